@@ -1,0 +1,32 @@
+//===- TesselOps.h - tessel operations --------------------------*- C++ -*-===//
+
+#ifndef TESSEL_DIALECT_TESSEL_IR_TESSELOPS_H
+#define TESSEL_DIALECT_TESSEL_IR_TESSELOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "tessel/Dialect/Tessel/IR/TesselAttrs.h"
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+
+namespace tessel {
+
+/// True for the element types tessel.matmul accepts for A and B.
+bool isMatmulInputElementType(mlir::Type type);
+
+/// True for the 8-bit float types of the AMD "FNUZ" family (gfx942).
+bool isFnuzFp8Type(mlir::Type type);
+
+/// True for the 8-bit float types of the OCP family (gfx950, gfx12).
+bool isOcpFp8Type(mlir::Type type);
+
+} // namespace tessel
+
+#define GET_OP_CLASSES
+#include "tessel/Dialect/Tessel/IR/TesselOps.h.inc"
+
+#endif // TESSEL_DIALECT_TESSEL_IR_TESSELOPS_H

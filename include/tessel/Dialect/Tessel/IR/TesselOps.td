@@ -1,0 +1,117 @@
+//===- TesselOps.td - tessel operations ---------------------*- tablegen -*-===//
+
+#ifndef TESSEL_DIALECT_TESSEL_IR_TESSELOPS_TD
+#define TESSEL_DIALECT_TESSEL_IR_TESSELOPS_TD
+
+include "tessel/Dialect/Tessel/IR/TesselDialect.td"
+include "tessel/Dialect/Tessel/IR/TesselAttrs.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// L0: problem ops
+//===----------------------------------------------------------------------===//
+
+def Tessel_MatmulOp : Tessel_Op<"matmul", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "C = epilogue(A x B, extras...) on memrefs";
+  let description = [{
+    Matrix multiplication `C[b, m, n] = sum_k A[b, m, k] * B[b, k, n]` on
+    rank-2 (`[M, K] x [K, N] -> [M, N]`) or rank-3 batched memrefs. Transposed
+    operands are memrefs with a strided layout (unit stride on M or N rather
+    than K); any dimension may be dynamic.
+
+    Element types of `A` and `B`: `f32`, `f16`, `bf16`, `i8`, and the 8-bit
+    floats `f8E4M3FNUZ`/`f8E5M2FNUZ` (gfx942) and `f8E4M3FN`/`f8E5M2` (gfx950).
+    `A` and `B` have the same element type, except that two 8-bit floats of
+    one family (FNUZ or OCP) may be mixed. The products are accumulated in
+    `i32` for `i8` inputs and in `f32` otherwise; `C` may be any float type or
+    `i32`.
+
+    Without an epilogue, the accumulator is converted to the element type of
+    `C`. An `epilogue` region fuses elementwise work into the store: its block
+    receives the accumulator element followed by one element of each extra
+    operand and yields the element stored to `C`. An extra operand is either a
+    scalar or a memref broadcastable to the shape of `C` with NumPy rules:
+    `memref<N>` is a bias along N (one value per column), `memref<Mx1>` a bias
+    along M, `memref<MxN>` a residual.
+
+    ```mlir
+    tessel.matmul ins(%a, %b : memref<?x4096xbf16>, memref<4096x4096xbf16, strided<[1, 4096]>>)
+                  outs(%c : memref<?x4096xbf16>)
+                  epilogue(%bias : memref<4096xf32>) {
+    ^bb0(%acc: f32, %bi: f32):
+      %s = arith.addf %acc, %bi : f32
+      %r = arith.truncf %s : f32 to bf16
+      tessel.yield %r : bf16
+    }
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$a, AnyMemRef:$b, AnyMemRef:$c,
+                       Variadic<AnyType>:$extras,
+                       OptionalAttr<Tessel_ConfigAttr>:$config);
+  let regions = (region MaxSizedRegion<1>:$epilogue);
+  let assemblyFormat = [{
+    `ins` `(` $a `,` $b `:` type($a) `,` type($b) `)`
+    `outs` `(` $c `:` type($c) `)`
+    custom<Epilogue>($extras, type($extras), $epilogue)
+    attr-dict
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The element type products are accumulated in: i32 for i8 inputs, f32
+    /// otherwise.
+    ::mlir::Type getAccumulatorType();
+    /// True for rank-3 (batched) operands.
+    bool isBatched() { return getA().getType().getRank() == 3; }
+  }];
+}
+
+def Tessel_AttentionOp : Tessel_Op<"attention"> {
+  let summary = "FlashAttention forward: O = softmax(scale * Q K^T [+ mask]) V";
+  let description = [{
+    Scaled dot-product attention on rank-4 memrefs `Q: [B, Hq, Sq, D]`,
+    `K, V: [B, Hkv, Skv, D]`, `O: [B, Hq, Sq, D]`. Grouped-query and
+    multi-query attention are expressed by `Hkv` dividing `Hq`: query head `h`
+    reads key/value head `h / (Hq / Hkv)`. `scale` multiplies the scores
+    before the softmax (default `1/sqrt(D)`); `causal` masks key positions
+    after the query position, aligned to the bottom-right corner when
+    `Sq != Skv`. The optional `lse` output `[B, Hq, Sq]` (f32) receives the
+    natural-log logsumexp of each score row. `Q`, `K` and `V` are `f16` or
+    `bf16`; sequence lengths may be dynamic, the head dimension `D` is static.
+
+    ```mlir
+    tessel.attention ins(%q, %k, %v : memref<2x32x?x128xf16>, memref<2x8x?x128xf16>, memref<2x8x?x128xf16>)
+                     outs(%o : memref<2x32x?x128xf16>) {causal, scale = 0.0883883 : f32}
+    ```
+  }];
+  let arguments = (ins Arg<AnyMemRef, "queries", [MemRead]>:$q,
+                       Arg<AnyMemRef, "keys", [MemRead]>:$k,
+                       Arg<AnyMemRef, "values", [MemRead]>:$v,
+                       Arg<AnyMemRef, "output", [MemWrite]>:$o,
+                       Arg<Optional<AnyMemRef>, "logsumexp", [MemWrite]>:$lse,
+                       OptionalAttr<F32Attr>:$scale,
+                       UnitAttr:$causal,
+                       OptionalAttr<Tessel_ConfigAttr>:$config);
+  let assemblyFormat = [{
+    `ins` `(` $q `,` $k `,` $v `:` type($q) `,` type($k) `,` type($v) `)`
+    `outs` `(` $o `:` type($o) `)`
+    (`lse` `(` $lse^ `:` type($lse) `)`)?
+    attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The softmax scale: the `scale` attribute, or 1/sqrt(D) when absent.
+    float getEffectiveScale();
+  }];
+}
+
+def Tessel_YieldOp : Tessel_Op<"yield", [Pure, ReturnLike, Terminator,
+                                          HasParent<"MatmulOp">]> {
+  let summary = "Yields the element an epilogue stores";
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+}
+
+#endif // TESSEL_DIALECT_TESSEL_IR_TESSELOPS_TD

@@ -1,0 +1,102 @@
+//===- Chip.h - AMD GPU chip table ------------------------------*- C++ -*-===//
+//
+// Facts about the chips Tessel targets, from
+// shared/reference/amd-matrix-cores.md (§3 parameters, §3.2 rates, §4
+// occupancy rules). Plain C++: no MLIR types.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_TARGET_CHIP_H
+#define TESSEL_TARGET_CHIP_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <string>
+
+namespace tessel {
+
+/// The element type classes matrix instructions are rated by.
+enum class MatrixType { F64, F32, XF32, F16, BF16, FP8, I8 };
+
+/// Which 8-bit float encoding a chip's matrix instructions interpret.
+enum class Fp8Format { None, Fnuz, Ocp };
+
+struct Chip {
+  llvm::StringRef name;         // LLVM processor name, e.g. "gfx942"
+  llvm::StringRef product;      // e.g. "MI300X"
+  llvm::StringRef architecture; // e.g. "CDNA3"
+  unsigned defaultWaveSize;     // 64 on CDNA, 32 on RDNA
+  bool supportsWave32;
+  unsigned numCUs;
+  unsigned simdsPerCU;
+  unsigned maxWavesPerSimd;
+  unsigned ldsBytesPerCU;
+  unsigned maxLdsBytesPerWorkgroup;
+  unsigned ldsBanks;
+  unsigned ldsBankBytes;
+  unsigned ldsAllocGranule;  // bytes
+  unsigned maxArchVgprs;     // addressable per lane
+  unsigned maxAccVgprs;      // 0 where the chip has no AccVGPRs
+  unsigned totalVgprsWave64; // unified file per lane slot (wave64)
+  unsigned vgprAllocGranuleWave64;
+  unsigned maxSgprs;         // addressable per wave
+  unsigned maxWorkgroupSize; // lanes
+  double clockGHz;           // peak engine clock
+  double memoryBandwidthTBs; // peak DRAM bandwidth
+  uint64_t l2Bytes;
+  Fp8Format fp8Format;
+  // Dense matrix FLOPs (or integer ops) per clock per CU, 0 if unsupported.
+  unsigned matrixOpsPerClockPerCU[7];
+
+  bool isCDNA() const { return maxAccVgprs != 0; }
+  bool isRDNA() const { return !isCDNA(); }
+  /// The numeric part of the name as LLVM encodes `__oclc_ISA_version`
+  /// (gfx942 -> 9402, gfx90a -> 9010, gfx1100 -> 11000).
+  unsigned isaVersion() const;
+
+  /// Dense matrix rate per CU per clock for `type` (0 if unsupported).
+  unsigned matrixOpsPerClock(MatrixType type) const {
+    return matrixOpsPerClockPerCU[static_cast<unsigned>(type)];
+  }
+  /// Peak dense matrix throughput of the whole chip in TFLOP/s (TOP/s for i8).
+  double peakMatrixTeraOps(MatrixType type) const;
+};
+
+/// All chips Tessel knows, in a stable order.
+llvm::ArrayRef<Chip> getKnownChips();
+
+/// The chip named `name`, or null.
+const Chip *lookupChip(llvm::StringRef name);
+
+/// "gfx90a, gfx942, gfx950, gfx1100, gfx1201": for error messages.
+std::string knownChipNames();
+
+llvm::StringRef stringifyMatrixType(MatrixType type);
+
+/// What a kernel uses of a compute unit, as read from its code object.
+struct KernelResourceUsage {
+  unsigned archVgprs = 0;
+  unsigned accVgprs = 0;
+  unsigned sgprs = 0;
+  unsigned ldsBytes = 0;
+  unsigned workgroupSize = 0; // lanes; 0 when unknown (then the maximum)
+  unsigned waveSize = 64;
+};
+
+/// Waves per SIMD a kernel can keep resident, and which resource limits it.
+struct Occupancy {
+  unsigned wavesPerSimd = 0;
+  unsigned byVgprs = 0;
+  unsigned bySgprs = 0;
+  unsigned byLds = 0;
+  llvm::StringRef limiter; // "VGPRs", "SGPRs", "LDS" or "wave slots"
+};
+
+/// Occupancy by the rules of amd-matrix-cores.md §4 (LLVM's AMDGPUBaseInfo).
+Occupancy computeOccupancy(const Chip &chip, const KernelResourceUsage &usage);
+
+} // namespace tessel
+
+#endif // TESSEL_TARGET_CHIP_H

@@ -1,0 +1,68 @@
+//===- Hsaco.h - gpu.module to HSACO code objects ---------------*- C++ -*-===//
+//
+// A gpu.module already in the LLVM and ROCDL dialects becomes LLVM IR, is
+// linked with the ROCm device libraries when it calls into them, optimized and
+// compiled by the AMDGPU backend, and linked by lld inside the process into an
+// HSACO code object. No subprocess, no /opt/rocm.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_TARGET_HSACO_H
+#define TESSEL_TARGET_HSACO_H
+
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir {
+class DialectRegistry;
+namespace gpu {
+class GPUModuleOp;
+} // namespace gpu
+} // namespace mlir
+
+namespace tessel {
+struct Chip;
+
+struct HsacoOptions {
+  /// LLVM optimization level of the device code (0-3).
+  unsigned optLevel = 3;
+  /// Directory holding ocml.bc and ockl.bc. Empty: $TESSEL_ROCM_DEVICE_LIBS,
+  /// else the directory configured at build time.
+  std::string deviceLibsDir;
+};
+
+/// What one gpu.module compiles to.
+struct GpuModuleBinary {
+  std::string llvmIR;        // optimized LLVM IR (text)
+  std::string isa;           // AMDGPU assembly (HsacoStage::ISA)
+  std::vector<char> hsaco;   // the linked code object (HsacoStage::HSACO)
+  bool linkedDeviceLibs = false;
+};
+
+/// The artifact to produce (the optimized LLVM IR comes with each).
+enum class HsacoStage { LLVMIR, ISA, HSACO };
+
+/// Registers the LLVM IR translations compileGpuModule needs (builtin, LLVM,
+/// ROCDL, GPU) in `registry`.
+void registerHsacoTranslations(mlir::DialectRegistry &registry);
+
+/// Compiles `module` (LLVM/ROCDL dialect) for `chip`. Errors are emitted as
+/// MLIR diagnostics at the module's location.
+mlir::FailureOr<GpuModuleBinary>
+compileGpuModule(mlir::gpu::GPUModuleOp module, const Chip &chip,
+                 const HsacoOptions &options, HsacoStage stage);
+
+/// The device library directory `options` resolves to.
+std::string resolveDeviceLibsDir(const HsacoOptions &options);
+
+/// Turns LLVM fatal errors (for instance an instruction the backend cannot
+/// select) into a one-line `error:` message and exit code 1 instead of an
+/// abort. For command-line tools.
+void installFatalErrorHandlerForTools(llvm::StringRef toolName);
+
+} // namespace tessel
+
+#endif // TESSEL_TARGET_HSACO_H

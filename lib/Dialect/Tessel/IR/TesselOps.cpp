@@ -1,0 +1,428 @@
+//===- TesselOps.cpp - tessel operations ------------------------*- C++ -*-===//
+//
+// Verifiers name the operand and the rule broken, so a user reading a
+// diagnostic on a generated kernel knows which argument to fix.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Dialect/Tessel/IR/TesselOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace tessel;
+
+//===----------------------------------------------------------------------===//
+// Element types
+//===----------------------------------------------------------------------===//
+
+bool tessel::isFnuzFp8Type(Type type) {
+  return isa<Float8E4M3FNUZType, Float8E5M2FNUZType>(type);
+}
+
+bool tessel::isOcpFp8Type(Type type) {
+  return isa<Float8E4M3FNType, Float8E5M2Type>(type);
+}
+
+bool tessel::isMatmulInputElementType(Type type) {
+  return type.isF32() || type.isF16() || type.isBF16() ||
+         type.isSignlessInteger(8) || isFnuzFp8Type(type) ||
+         isOcpFp8Type(type);
+}
+
+static constexpr llvm::StringLiteral kMatmulInputTypes =
+    "f32, f16, bf16, i8, f8E4M3FNUZ, f8E5M2FNUZ, f8E4M3FN or f8E5M2";
+
+//===----------------------------------------------------------------------===//
+// Shape helpers
+//===----------------------------------------------------------------------===//
+
+static std::string formatShape(ArrayRef<int64_t> shape) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "[";
+  llvm::interleaveComma(shape, os, [&](int64_t size) {
+    if (ShapedType::isDynamic(size))
+      os << "?";
+    else
+      os << size;
+  });
+  os << "]";
+  return text;
+}
+
+/// Two sizes agree unless both are static and differ.
+static bool sizesAgree(int64_t lhs, int64_t rhs) {
+  return ShapedType::isDynamic(lhs) || ShapedType::isDynamic(rhs) ||
+         lhs == rhs;
+}
+
+static std::string formatSize(int64_t size) {
+  return ShapedType::isDynamic(size) ? std::string("?") : std::to_string(size);
+}
+
+/// Checks that `type` has a strided layout with a unit stride in one of its
+/// two innermost dimensions (row- or column-major tiles).
+static LogicalResult verifyTileLayout(Operation *op, StringRef name,
+                                      MemRefType type) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return op->emitOpError() << "operand '" << name
+                             << "' must have a strided layout, got " << type;
+  int64_t rank = type.getRank();
+  bool rowMajor = strides[rank - 1] == 1 || type.getDimSize(rank - 1) == 1;
+  bool colMajor = strides[rank - 2] == 1 || type.getDimSize(rank - 2) == 1;
+  if (!rowMajor && !colMajor)
+    return op->emitOpError()
+           << "operand '" << name
+           << "' must have unit stride in one of its two innermost dimensions "
+              "(row- or column-major), got "
+           << type;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MatmulOp
+//===----------------------------------------------------------------------===//
+
+/// Parses `epilogue(%x, %y : t1, t2) { region }`, `epilogue { region }`, or
+/// nothing.
+static ParseResult
+parseEpilogue(OpAsmParser &parser,
+              SmallVectorImpl<OpAsmParser::UnresolvedOperand> &extras,
+              SmallVectorImpl<Type> &extraTypes, Region &region) {
+  if (failed(parser.parseOptionalKeyword("epilogue")))
+    return success();
+  if (succeeded(parser.parseOptionalLParen())) {
+    if (parser.parseOperandList(extras) || parser.parseColonTypeList(extraTypes) ||
+        parser.parseRParen())
+      return failure();
+  }
+  return parser.parseRegion(region, /*arguments=*/{});
+}
+
+static void printEpilogue(OpAsmPrinter &printer, MatmulOp op,
+                          OperandRange extras, TypeRange extraTypes,
+                          Region &region) {
+  if (region.empty() && extras.empty())
+    return;
+  printer << "epilogue";
+  if (!extras.empty()) {
+    printer << "(" << extras << " : ";
+    llvm::interleaveComma(extraTypes, printer);
+    printer << ")";
+  }
+  printer << " ";
+  printer.printRegion(region, /*printEntryBlockArgs=*/true,
+                      /*printBlockTerminators=*/true);
+}
+
+Type MatmulOp::getAccumulatorType() {
+  Type input = getA().getType().getElementType();
+  if (input.isSignlessInteger(8))
+    return IntegerType::get(getContext(), 32);
+  return Float32Type::get(getContext());
+}
+
+void MatmulOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  effects.emplace_back(MemoryEffects::Read::get(), &getAMutable());
+  effects.emplace_back(MemoryEffects::Read::get(), &getBMutable());
+  effects.emplace_back(MemoryEffects::Write::get(), &getCMutable());
+  for (OpOperand &extra : getExtrasMutable())
+    if (isa<MemRefType>(extra.get().getType()))
+      effects.emplace_back(MemoryEffects::Read::get(), &extra);
+}
+
+/// Checks the element types of A, B and C.
+static LogicalResult verifyMatmulElementTypes(MatmulOp op) {
+  Type aType = op.getA().getType().getElementType();
+  Type bType = op.getB().getType().getElementType();
+  Type cType = op.getC().getType().getElementType();
+  for (auto [name, type] : {std::pair<StringRef, Type>{"a", aType}, {"b", bType}})
+    if (!isMatmulInputElementType(type))
+      return op.emitOpError() << "operand '" << name << "' has element type "
+                              << type << ", expected " << kMatmulInputTypes;
+  bool sameFp8Family = (isFnuzFp8Type(aType) && isFnuzFp8Type(bType)) ||
+                       (isOcpFp8Type(aType) && isOcpFp8Type(bType));
+  if (aType != bType && !sameFp8Family)
+    return op.emitOpError()
+           << "operands 'a' and 'b' must have the same element type, or both "
+              "be 8-bit floats of one family (FNUZ or OCP); got "
+           << aType << " and " << bType;
+  if (!isa<FloatType>(cType) && !cType.isSignlessInteger(32))
+    return op.emitOpError() << "operand 'c' has element type " << cType
+                            << ", expected a float type or i32";
+  if (cType.isSignlessInteger(32) && !aType.isSignlessInteger(8) &&
+      op.getEpilogue().empty())
+    return op.emitOpError()
+           << "operand 'c' has element type i32 but the inputs are " << aType
+           << ": an i32 result needs i8 inputs or an epilogue that converts "
+              "the f32 accumulator";
+  return success();
+}
+
+/// Checks ranks, the M/N/K/batch agreement and the layouts of A, B and C.
+static LogicalResult verifyMatmulShapes(MatmulOp op) {
+  MemRefType aType = op.getA().getType(), bType = op.getB().getType(),
+             cType = op.getC().getType();
+  for (auto [name, type] : {std::pair<StringRef, MemRefType>{"a", aType},
+                            {"b", bType},
+                            {"c", cType}})
+    if (type.getRank() != 2 && type.getRank() != 3)
+      return op.emitOpError() << "operand '" << name
+                              << "' must be a memref of rank 2 ([M, K] style) "
+                                 "or 3 (batched), got rank "
+                              << type.getRank();
+  int64_t rank = aType.getRank();
+  if (bType.getRank() != rank || cType.getRank() != rank)
+    return op.emitOpError() << "operands 'a', 'b' and 'c' must have the same "
+                               "rank, got "
+                            << aType.getRank() << ", " << bType.getRank()
+                            << " and " << cType.getRank();
+
+  ArrayRef<int64_t> a = aType.getShape(), b = bType.getShape(),
+                    c = cType.getShape();
+  auto mismatch = [&](StringRef dim, StringRef lhs, int64_t lhsSize,
+                      StringRef rhs, int64_t rhsSize) {
+    return op.emitOpError()
+           << "dimension " << dim << " differs: '" << lhs << "' has "
+           << formatSize(lhsSize) << " but '" << rhs << "' has "
+           << formatSize(rhsSize) << " (a: " << formatShape(a)
+           << ", b: " << formatShape(b) << ", c: " << formatShape(c) << ")";
+  };
+  if (rank == 3) {
+    if (!sizesAgree(a[0], b[0]))
+      return mismatch("batch", "a", a[0], "b", b[0]);
+    if (!sizesAgree(a[0], c[0]))
+      return mismatch("batch", "a", a[0], "c", c[0]);
+  }
+  int64_t m = rank - 2, k = rank - 1;
+  if (!sizesAgree(a[k], b[m]))
+    return mismatch("K", "a", a[k], "b", b[m]);
+  if (!sizesAgree(a[m], c[m]))
+    return mismatch("M", "a", a[m], "c", c[m]);
+  if (!sizesAgree(b[k], c[k]))
+    return mismatch("N", "b", b[k], "c", c[k]);
+
+  for (auto [name, type] : {std::pair<StringRef, MemRefType>{"a", aType},
+                            {"b", bType},
+                            {"c", cType}})
+    if (failed(verifyTileLayout(op, name, type)))
+      return failure();
+  return success();
+}
+
+/// Checks that each extra operand is a scalar or a memref broadcastable to C.
+static LogicalResult verifyMatmulExtras(MatmulOp op) {
+  ArrayRef<int64_t> cShape = op.getC().getType().getShape();
+  for (auto [index, extra] : llvm::enumerate(op.getExtras())) {
+    Type type = extra.getType();
+    if (auto memref = dyn_cast<MemRefType>(type)) {
+      if (!memref.getElementType().isIntOrFloat())
+        return op.emitOpError() << "extra operand #" << index
+                                << " must have an integer or float element "
+                                   "type, got "
+                                << memref.getElementType();
+      ArrayRef<int64_t> shape = memref.getShape();
+      bool broadcastable = shape.size() <= cShape.size();
+      for (size_t i = 0; broadcastable && i < shape.size(); ++i) {
+        int64_t extraSize = shape[shape.size() - 1 - i];
+        int64_t cSize = cShape[cShape.size() - 1 - i];
+        broadcastable = extraSize == 1 || sizesAgree(extraSize, cSize);
+      }
+      if (!broadcastable)
+        return op.emitOpError()
+               << "extra operand #" << index << " of shape "
+               << formatShape(shape) << " is not broadcastable to 'c' of shape "
+               << formatShape(cShape)
+               << " (trailing dimensions must match or be 1)";
+      continue;
+    }
+    if (!type.isIntOrIndexOrFloat())
+      return op.emitOpError() << "extra operand #" << index
+                              << " must be a memref or an integer, index or "
+                                 "float scalar, got "
+                              << type;
+  }
+  return success();
+}
+
+LogicalResult MatmulOp::verify() {
+  if (failed(verifyMatmulShapes(*this)) ||
+      failed(verifyMatmulElementTypes(*this)) ||
+      failed(verifyMatmulExtras(*this)))
+    return failure();
+  if (!getExtras().empty() && getEpilogue().empty())
+    return emitOpError() << "has " << getExtras().size()
+                         << " extra operand(s) but no epilogue region to use "
+                            "them";
+  if (ConfigAttr config = getConfigAttr(); config && config.getTile().size() != 3)
+    return emitOpError() << "config tile must have 3 sizes [M, N, K] for "
+                            "matmul, got "
+                         << config.getTile().size();
+  return success();
+}
+
+/// The scalar an extra operand contributes to each epilogue invocation.
+static Type getExtraElementType(Type extraType) {
+  if (auto memref = dyn_cast<MemRefType>(extraType))
+    return memref.getElementType();
+  return extraType;
+}
+
+LogicalResult MatmulOp::verifyRegions() {
+  Region &region = getEpilogue();
+  if (region.empty())
+    return success();
+  Block &block = region.front();
+  size_t expectedArgs = 1 + getExtras().size();
+  if (block.getNumArguments() != expectedArgs)
+    return emitOpError() << "epilogue block must have " << expectedArgs
+                         << " arguments (the accumulator, then one per extra "
+                            "operand), got "
+                         << block.getNumArguments();
+  Type accType = getAccumulatorType();
+  if (block.getArgument(0).getType() != accType)
+    return emitOpError() << "epilogue argument #0 must be the accumulator type "
+                         << accType << ", got "
+                         << block.getArgument(0).getType();
+  for (auto [index, extra] : llvm::enumerate(getExtras())) {
+    Type expected = getExtraElementType(extra.getType());
+    Type actual = block.getArgument(index + 1).getType();
+    if (actual != expected)
+      return emitOpError() << "epilogue argument #" << index + 1
+                           << " must be the element type of extra operand #"
+                           << index << " (" << expected << "), got " << actual;
+  }
+  auto yield = dyn_cast<YieldOp>(block.getTerminator());
+  if (!yield)
+    return emitOpError() << "epilogue must end with tessel.yield";
+  Type cType = getC().getType().getElementType();
+  if (yield.getValues().size() != 1 ||
+      yield.getValues().front().getType() != cType)
+    return yield.emitOpError() << "must yield one value of the element type of "
+                                  "'c' ("
+                               << cType << ")";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// AttentionOp
+//===----------------------------------------------------------------------===//
+
+float AttentionOp::getEffectiveScale() {
+  if (std::optional<APFloat> scale = getScale())
+    return scale->convertToFloat();
+  int64_t headDim = getQ().getType().getDimSize(3);
+  return 1.0f / std::sqrt(static_cast<float>(headDim));
+}
+
+/// Checks ranks and the [B, H, S, D] agreement of Q, K, V and O.
+static LogicalResult verifyAttentionShapes(AttentionOp op) {
+  MemRefType q = op.getQ().getType(), k = op.getK().getType(),
+             v = op.getV().getType(), o = op.getO().getType();
+  for (auto [name, type] : {std::pair<StringRef, MemRefType>{"q", q},
+                            {"k", k},
+                            {"v", v},
+                            {"o", o}}) {
+    if (type.getRank() != 4)
+      return op.emitOpError()
+             << "operand '" << name
+             << "' must be a rank-4 memref [batch, heads, seq, head_dim], got "
+                "rank "
+             << type.getRank();
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(type.getStridesAndOffset(strides, offset)) || strides[3] != 1)
+      return op.emitOpError() << "operand '" << name
+                              << "' must be contiguous along head_dim (unit "
+                                 "innermost stride), got "
+                              << type;
+  }
+  auto mismatch = [&](StringRef what, StringRef lhs, MemRefType lhsType,
+                      StringRef rhs, MemRefType rhsType) {
+    return op.emitOpError() << what << " differs: '" << lhs << "' is "
+                            << formatShape(lhsType.getShape()) << " but '"
+                            << rhs << "' is "
+                            << formatShape(rhsType.getShape());
+  };
+  for (int dim = 0; dim < 4; ++dim)
+    if (!sizesAgree(k.getDimSize(dim), v.getDimSize(dim)))
+      return mismatch("shape", "k", k, "v", v);
+  for (int dim = 0; dim < 4; ++dim)
+    if (!sizesAgree(q.getDimSize(dim), o.getDimSize(dim)))
+      return mismatch("shape", "q", q, "o", o);
+  if (!sizesAgree(q.getDimSize(0), k.getDimSize(0)))
+    return mismatch("batch", "q", q, "k", k);
+  if (!sizesAgree(q.getDimSize(3), k.getDimSize(3)))
+    return mismatch("head_dim", "q", q, "k", k);
+  if (ShapedType::isDynamic(q.getDimSize(3)))
+    return op.emitOpError() << "operand 'q' must have a static head_dim, got "
+                            << formatShape(q.getShape());
+  int64_t hq = q.getDimSize(1), hkv = k.getDimSize(1);
+  if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hkv) &&
+      hq % hkv != 0)
+    return op.emitOpError() << "query heads (" << hq
+                            << ") must be a multiple of key/value heads ("
+                            << hkv << ") for grouped-query attention";
+  return success();
+}
+
+LogicalResult AttentionOp::verify() {
+  if (failed(verifyAttentionShapes(*this)))
+    return failure();
+  Type qType = getQ().getType().getElementType();
+  if (!qType.isF16() && !qType.isBF16())
+    return emitOpError() << "operand 'q' has element type " << qType
+                         << ", expected f16 or bf16";
+  for (auto [name, value] :
+       {std::pair<StringRef, Value>{"k", getK()}, {"v", getV()}}) {
+    Type type = cast<MemRefType>(value.getType()).getElementType();
+    if (type != qType)
+      return emitOpError() << "operand '" << name << "' has element type "
+                           << type << " but 'q' has " << qType
+                           << "; q, k and v must share one element type";
+  }
+  Type oType = getO().getType().getElementType();
+  if (!isa<FloatType>(oType))
+    return emitOpError() << "operand 'o' has element type " << oType
+                         << ", expected a float type";
+  if (Value lse = getLse()) {
+    auto lseType = cast<MemRefType>(lse.getType());
+    MemRefType qMemref = getQ().getType();
+    bool shapeOk = lseType.getRank() == 3;
+    for (int dim = 0; shapeOk && dim < 3; ++dim)
+      shapeOk = sizesAgree(lseType.getDimSize(dim), qMemref.getDimSize(dim));
+    if (!shapeOk)
+      return emitOpError() << "operand 'lse' must be [batch, heads, seq_q] = "
+                           << formatShape(qMemref.getShape().take_front(3))
+                           << ", got " << formatShape(lseType.getShape());
+    if (!lseType.getElementType().isF32())
+      return emitOpError() << "operand 'lse' must have element type f32, got "
+                           << lseType.getElementType();
+  }
+  if (std::optional<APFloat> scale = getScale()) {
+    float value = scale->convertToFloat();
+    if (!std::isfinite(value) || value <= 0.0f)
+      return emitOpError() << "scale must be a positive finite number, got "
+                           << value;
+  }
+  if (ConfigAttr config = getConfigAttr(); config && config.getTile().size() != 2)
+    return emitOpError() << "config tile must have 2 sizes [M, N] (query rows, "
+                            "keys per step) for attention, got "
+                         << config.getTile().size();
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "tessel/Dialect/Tessel/IR/TesselOps.cpp.inc"

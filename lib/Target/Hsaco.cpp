@@ -1,0 +1,372 @@
+//===- Hsaco.cpp - gpu.module to HSACO code objects -------------*- C++ -*-===//
+
+#include "tessel/Target/Hsaco.h"
+#include "tessel/Target/Chip.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "lld/Common/Driver.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IRReader/IRReader.h"
+#include "llvm/Linker/Linker.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <mutex>
+
+LLD_HAS_DRIVER(elf)
+
+extern "C" {
+void LLVMInitializeAMDGPUTargetInfo();
+void LLVMInitializeAMDGPUTarget();
+void LLVMInitializeAMDGPUTargetMC();
+void LLVMInitializeAMDGPUAsmPrinter();
+}
+
+using namespace mlir;
+using namespace tessel;
+
+#ifndef TESSEL_DEFAULT_ROCM_DEVICE_LIBS
+#define TESSEL_DEFAULT_ROCM_DEVICE_LIBS "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode"
+#endif
+
+static constexpr llvm::StringLiteral kAmdgpuTriple = "amdgcn-amd-amdhsa";
+
+void tessel::registerHsacoTranslations(DialectRegistry &registry) {
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerROCDLDialectTranslation(registry);
+  registerGPUDialectTranslation(registry);
+}
+
+std::string tessel::resolveDeviceLibsDir(const HsacoOptions &options) {
+  if (!options.deviceLibsDir.empty())
+    return options.deviceLibsDir;
+  if (std::optional<std::string> env =
+          llvm::sys::Process::GetEnv("TESSEL_ROCM_DEVICE_LIBS"))
+    if (!env->empty())
+      return *env;
+  return TESSEL_DEFAULT_ROCM_DEVICE_LIBS;
+}
+
+void tessel::installFatalErrorHandlerForTools(llvm::StringRef toolName) {
+  static std::string name;
+  name = toolName.str();
+  llvm::install_fatal_error_handler(
+      [](void *, const char *reason, bool) {
+        llvm::errs() << name << ": error: LLVM backend: " << reason << "\n";
+        llvm::errs().flush();
+        std::exit(1);
+      },
+      nullptr);
+}
+
+namespace {
+/// Collects the LLVM errors reported while compiling one module, so they
+/// become MLIR diagnostics instead of being printed (or ignored) by LLVM.
+struct LLVMErrorCollector {
+  std::vector<std::string> errors;
+
+  static void handle(const llvm::DiagnosticInfo *info, void *context) {
+    if (info->getSeverity() != llvm::DS_Error)
+      return;
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    llvm::DiagnosticPrinterRawOStream printer(os);
+    info->print(printer);
+    static_cast<LLVMErrorCollector *>(context)->errors.push_back(text);
+  }
+
+  /// Emits the collected errors at `loc`; failure if there were any.
+  LogicalResult flush(Location loc, StringRef stage) {
+    if (errors.empty())
+      return success();
+    InFlightDiagnostic diag = emitError(loc) << stage << " failed";
+    for (const std::string &error : errors)
+      diag.attachNote() << error;
+    errors.clear();
+    return failure();
+  }
+};
+} // namespace
+
+static void initializeAMDGPUTarget() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeAMDGPUTargetInfo();
+    LLVMInitializeAMDGPUTarget();
+    LLVMInitializeAMDGPUTargetMC();
+    LLVMInitializeAMDGPUAsmPrinter();
+  });
+}
+
+static FailureOr<std::unique_ptr<llvm::TargetMachine>>
+createTargetMachine(Location loc, const Chip &chip, unsigned optLevel) {
+  initializeAMDGPUTarget();
+  llvm::Triple triple(kAmdgpuTriple);
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return emitError(loc) << "AMDGPU target unavailable in LLVM: " << error;
+  llvm::CodeGenOptLevel level = optLevel == 0   ? llvm::CodeGenOptLevel::None
+                                : optLevel == 1 ? llvm::CodeGenOptLevel::Less
+                                : optLevel == 2
+                                    ? llvm::CodeGenOptLevel::Default
+                                    : llvm::CodeGenOptLevel::Aggressive;
+  std::string features =
+      chip.defaultWaveSize == 32 ? "+wavefrontsize32" : "+wavefrontsize64";
+  if (chip.isCDNA())
+    features.clear(); // CDNA is wave64 only; the feature is implied.
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, chip.name, features, llvm::TargetOptions(), llvm::Reloc::PIC_,
+      std::nullopt, level));
+  if (!machine)
+    return emitError(loc) << "could not create an AMDGPU target machine for "
+                          << chip.name;
+  return machine;
+}
+
+/// Names of functions the module calls but does not define, other than LLVM
+/// intrinsics.
+static SmallVector<std::string> getUndefinedFunctions(llvm::Module &module) {
+  SmallVector<std::string> names;
+  for (llvm::Function &function : module)
+    if (function.isDeclaration() && !function.isIntrinsic() &&
+        !function.use_empty())
+      names.push_back(function.getName().str());
+  return names;
+}
+
+static bool callsDeviceLibs(llvm::Module &module) {
+  return llvm::any_of(getUndefinedFunctions(module), [](StringRef name) {
+    return name.starts_with("__ocml_") || name.starts_with("__ockl_");
+  });
+}
+
+/// Gives the device libraries' `__oclc_*` control variables their values
+/// (instead of linking the oclc_*.bc files, which exist for only some chips
+/// in a given ROCm release).
+static void defineControlVariables(llvm::Module &module, const Chip &chip) {
+  const std::pair<StringRef, unsigned> i8Controls[] = {
+      {"__oclc_finite_only_opt", 0},
+      {"__oclc_unsafe_math_opt", 0},
+      {"__oclc_daz_opt", 0},
+      {"__oclc_correctly_rounded_sqrt32", 1},
+      {"__oclc_wavefrontsize64", chip.defaultWaveSize == 64 ? 1u : 0u},
+  };
+  const std::pair<StringRef, unsigned> i32Controls[] = {
+      {"__oclc_ISA_version", chip.isaVersion()},
+      {"__oclc_ABI_version", 500},
+  };
+  auto define = [&](StringRef name, unsigned bits, unsigned value) {
+    llvm::GlobalVariable *global = module.getGlobalVariable(name);
+    if (!global || !global->isDeclaration())
+      return;
+    global->setInitializer(llvm::ConstantInt::get(
+        llvm::IntegerType::get(module.getContext(), bits), value));
+    global->setConstant(true);
+    global->setLinkage(llvm::GlobalValue::PrivateLinkage);
+  };
+  for (auto [name, value] : i8Controls)
+    define(name, 8, value);
+  for (auto [name, value] : i32Controls)
+    define(name, 32, value);
+}
+
+/// Links ocml/ockl into `module` when it calls them, keeping only what is
+/// used.
+static LogicalResult linkDeviceLibraries(Location loc, llvm::Module &module,
+                                         const Chip &chip,
+                                         const HsacoOptions &options,
+                                         bool &linked) {
+  linked = false;
+  if (!callsDeviceLibs(module))
+    return success();
+  std::string dir = resolveDeviceLibsDir(options);
+  for (StringRef library : {"ocml.bc", "ockl.bc"}) {
+    llvm::SmallString<256> path(dir);
+    llvm::sys::path::append(path, library);
+    llvm::SMDiagnostic parseError;
+    std::unique_ptr<llvm::Module> libModule =
+        llvm::parseIRFile(path, parseError, module.getContext());
+    if (!libModule)
+      return emitError(loc)
+             << "cannot load ROCm device library '" << path
+             << "': " << parseError.getMessage()
+             << " (install rocm-device-libs or set TESSEL_ROCM_DEVICE_LIBS)";
+    libModule->setTargetTriple(module.getTargetTriple());
+    libModule->setDataLayout(module.getDataLayout());
+    if (llvm::Linker::linkModules(module, std::move(libModule),
+                                  llvm::Linker::Flags::LinkOnlyNeeded))
+      return emitError(loc) << "linking ROCm device library '" << path
+                            << "' failed";
+  }
+  defineControlVariables(module, chip);
+  // Only kernels are entry points: everything linked in becomes internal so
+  // the optimizer inlines it and drops what is unused.
+  for (llvm::Function &function : module)
+    if (!function.isDeclaration() &&
+        function.getCallingConv() != llvm::CallingConv::AMDGPU_KERNEL)
+      function.setLinkage(llvm::GlobalValue::InternalLinkage);
+  linked = true;
+  return success();
+}
+
+static void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine,
+                           unsigned optLevel) {
+  llvm::LoopAnalysisManager loopAM;
+  llvm::FunctionAnalysisManager functionAM;
+  llvm::CGSCCAnalysisManager cgsccAM;
+  llvm::ModuleAnalysisManager moduleAM;
+  llvm::PassBuilder builder(&machine);
+  builder.registerModuleAnalyses(moduleAM);
+  builder.registerCGSCCAnalyses(cgsccAM);
+  builder.registerFunctionAnalyses(functionAM);
+  builder.registerLoopAnalyses(loopAM);
+  builder.crossRegisterProxies(loopAM, functionAM, cgsccAM, moduleAM);
+  llvm::OptimizationLevel level = optLevel == 0   ? llvm::OptimizationLevel::O0
+                                  : optLevel == 1 ? llvm::OptimizationLevel::O1
+                                  : optLevel == 2 ? llvm::OptimizationLevel::O2
+                                                  : llvm::OptimizationLevel::O3;
+  llvm::ModulePassManager passes =
+      optLevel == 0 ? builder.buildO0DefaultPipeline(level)
+                    : builder.buildPerModuleDefaultPipeline(level);
+  passes.run(module, moduleAM);
+}
+
+static FailureOr<std::string> runCodegen(Location loc, llvm::Module &module,
+                                         llvm::TargetMachine &machine,
+                                         llvm::CodeGenFileType fileType) {
+  std::string buffer;
+  {
+    llvm::raw_string_ostream stream(buffer);
+    llvm::buffer_ostream pstream(stream);
+    llvm::legacy::PassManager passes;
+    if (machine.addPassesToEmitFile(passes, pstream, nullptr, fileType))
+      return emitError(loc) << "the AMDGPU backend cannot emit this file type";
+    passes.run(module);
+  }
+  return buffer;
+}
+
+/// Links a relocatable AMDGPU object into an HSACO shared object with the lld
+/// library. lld keeps global state, so links are serialized. Note that lld
+/// resets every llvm::cl option of the process to its default when it links:
+/// callers must read their command line before compiling.
+static FailureOr<std::vector<char>> linkWithLld(Location loc,
+                                                StringRef object) {
+  static std::mutex lldMutex;
+  llvm::SmallString<128> objectPath, hsacoPath;
+  if (llvm::sys::fs::createTemporaryFile("tessel", "o", objectPath) ||
+      llvm::sys::fs::createTemporaryFile("tessel", "hsaco", hsacoPath))
+    return emitError(loc) << "cannot create temporary files for linking";
+  llvm::FileRemover removeObject(objectPath), removeHsaco(hsacoPath);
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(objectPath, ec);
+    if (ec)
+      return emitError(loc) << "cannot write '" << objectPath
+                            << "': " << ec.message();
+    os << object;
+  }
+  std::string diagnostics;
+  llvm::raw_string_ostream diagStream(diagnostics);
+  {
+    std::lock_guard<std::mutex> lock(lldMutex);
+    const char *args[] = {"ld.lld",         "-shared", objectPath.c_str(),
+                          "-o",             hsacoPath.c_str(),
+                          "--no-undefined"};
+    lld::Result result = lld::lldMain(args, diagStream, diagStream,
+                                      {{lld::Gnu, &lld::elf::link}});
+    if (result.retCode != 0)
+      return emitError(loc) << "lld failed to link the code object: "
+                            << llvm::StringRef(diagnostics).trim();
+  }
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(hsacoPath);
+  if (!buffer)
+    return emitError(loc) << "cannot read the linked code object: "
+                          << buffer.getError().message();
+  StringRef bytes = (*buffer)->getBuffer();
+  return std::vector<char>(bytes.begin(), bytes.end());
+}
+
+FailureOr<GpuModuleBinary>
+tessel::compileGpuModule(gpu::GPUModuleOp gpuModule, const Chip &chip,
+                         const HsacoOptions &options, HsacoStage stage) {
+  Location loc = gpuModule.getLoc();
+  FailureOr<std::unique_ptr<llvm::TargetMachine>> machine =
+      createTargetMachine(loc, chip, options.optLevel);
+  if (failed(machine))
+    return failure();
+
+  llvm::LLVMContext llvmContext;
+  LLVMErrorCollector collector;
+  llvmContext.setDiagnosticHandlerCallBack(&LLVMErrorCollector::handle,
+                                           &collector);
+  std::unique_ptr<llvm::Module> module =
+      translateModuleToLLVMIR(gpuModule, llvmContext, gpuModule.getName());
+  if (!module)
+    return emitError(loc) << "cannot translate gpu.module '"
+                          << gpuModule.getName()
+                          << "' to LLVM IR (is it fully lowered to the LLVM "
+                             "and ROCDL dialects?)";
+  module->setTargetTriple(llvm::Triple(kAmdgpuTriple));
+  module->setDataLayout((*machine)->createDataLayout());
+
+  GpuModuleBinary binary;
+  if (failed(linkDeviceLibraries(loc, *module, chip, options,
+                                 binary.linkedDeviceLibs)))
+    return failure();
+  SmallVector<std::string> undefined = getUndefinedFunctions(*module);
+  if (!undefined.empty())
+    return emitError(loc) << "gpu.module '" << gpuModule.getName()
+                          << "' calls undefined function(s): "
+                          << llvm::join(undefined, ", ");
+
+  optimizeModule(*module, **machine, options.optLevel);
+  if (failed(collector.flush(loc, "LLVM optimization")))
+    return failure();
+  llvm::raw_string_ostream(binary.llvmIR) << *module;
+  if (stage == HsacoStage::LLVMIR)
+    return binary;
+
+  // Code generation consumes the module: one artifact per compile.
+  bool wantIsa = stage == HsacoStage::ISA;
+  FailureOr<std::string> code = runCodegen(
+      loc, *module, **machine,
+      wantIsa ? llvm::CodeGenFileType::AssemblyFile
+              : llvm::CodeGenFileType::ObjectFile);
+  if (failed(code) || failed(collector.flush(loc, "AMDGPU code generation")))
+    return failure();
+  if (wantIsa) {
+    binary.isa = std::move(*code);
+    return binary;
+  }
+  FailureOr<std::vector<char>> hsaco = linkWithLld(loc, *code);
+  if (failed(hsaco))
+    return failure();
+  binary.hsaco = std::move(*hsaco);
+  return binary;
+}

@@ -1,0 +1,263 @@
+//===- tesselc.cpp - Compile Tessel IR to HSACO -----------------*- C++ -*-===//
+//
+// tesselc in.mlir --chip=gfx942 [-o out] [--emit=mlir|llvm|isa|hsaco|report]
+//
+// Lowers the input with the tessel-to-rocdl pipeline and compiles each
+// gpu.module with the AMDGPU backend and in-process lld. Output is written
+// only when the whole compile succeeded.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/InitAllDialects.h"
+#include "tessel/Pipelines/Pipelines.h"
+#include "tessel/Target/Chip.h"
+#include "tessel/Target/Hsaco.h"
+#include "tessel/Target/KernelMetadata.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace tessel;
+
+namespace {
+enum class EmitKind { MLIR, LLVM, ISA, HSACO, Report };
+enum class ReportFormat { Text, JSON };
+} // namespace
+
+static llvm::cl::OptionCategory category("tesselc options");
+
+static llvm::cl::opt<std::string> inputFilename(llvm::cl::Positional,
+                                                llvm::cl::desc("<input.mlir>"),
+                                                llvm::cl::init("-"),
+                                                llvm::cl::cat(category));
+static llvm::cl::opt<std::string>
+    outputFilename("o", llvm::cl::desc("Output file ('-' for stdout)"),
+                   llvm::cl::value_desc("filename"), llvm::cl::init("-"),
+                   llvm::cl::cat(category));
+static llvm::cl::opt<std::string>
+    chipName("chip", llvm::cl::desc("Target chip (gfx90a, gfx942, gfx950, "
+                                    "gfx1100, gfx1201)"),
+             llvm::cl::init("gfx942"), llvm::cl::cat(category));
+static llvm::cl::opt<EmitKind> emitKind(
+    "emit", llvm::cl::desc("What to produce"), llvm::cl::init(EmitKind::HSACO),
+    llvm::cl::values(
+        clEnumValN(EmitKind::MLIR, "mlir", "MLIR after the lowering pipeline"),
+        clEnumValN(EmitKind::LLVM, "llvm", "optimized LLVM IR"),
+        clEnumValN(EmitKind::ISA, "isa", "AMDGPU assembly"),
+        clEnumValN(EmitKind::HSACO, "hsaco", "the HSACO code object"),
+        clEnumValN(EmitKind::Report, "report",
+                   "the kernel resource report of the code object")),
+    llvm::cl::cat(category));
+static llvm::cl::opt<ReportFormat> reportFormat(
+    "report-format", llvm::cl::desc("Format of --emit=report"),
+    llvm::cl::init(ReportFormat::Text),
+    llvm::cl::values(clEnumValN(ReportFormat::Text, "text", "readable table"),
+                     clEnumValN(ReportFormat::JSON, "json", "JSON")),
+    llvm::cl::cat(category));
+static llvm::cl::opt<unsigned> optLevel("opt-level",
+                                        llvm::cl::desc("LLVM -O level (0-3)"),
+                                        llvm::cl::init(3),
+                                        llvm::cl::cat(category));
+static llvm::cl::opt<std::string> deviceLibsDir(
+    "rocm-device-libs",
+    llvm::cl::desc("Directory of ocml.bc/ockl.bc (default: "
+                   "$TESSEL_ROCM_DEVICE_LIBS or the Debian path)"),
+    llvm::cl::init(""), llvm::cl::cat(category));
+static llvm::cl::opt<std::string> gpuModuleName(
+    "gpu-module",
+    llvm::cl::desc("Compile only the gpu.module with this name (required for "
+                   "--emit=hsaco when the input has several)"),
+    llvm::cl::init(""), llvm::cl::cat(category));
+
+/// The command line, copied out of the cl::opt globals right after parsing:
+/// the in-process lld resets every cl::opt of the process when it links.
+struct Settings {
+  std::string input, output, chip, deviceLibsDir, gpuModule;
+  EmitKind emit;
+  ReportFormat format;
+  unsigned optLevel;
+};
+
+static Settings snapshotCommandLine() {
+  return Settings{inputFilename,   outputFilename, chipName, deviceLibsDir,
+                  gpuModuleName,   emitKind,       reportFormat, optLevel};
+}
+
+static int fail(const llvm::Twine &message) {
+  llvm::errs() << "tesselc: error: " << message << "\n";
+  return 1;
+}
+
+/// Problem-level (L0) ops are not lowered by this version of the pipeline:
+/// say so at the op rather than failing later with a legalization error.
+static LogicalResult rejectUnloweredTesselOps(ModuleOp module) {
+  WalkResult result = module.walk([](Operation *op) {
+    if (!isa<TesselDialect>(op->getDialect()))
+      return WalkResult::advance();
+    op->emitError() << "'" << op->getName()
+                    << "' cannot be compiled yet: the lowering of the tessel "
+                       "problem level (L0) to GPU code is not part of this "
+                       "build; tesselc compiles gpu.module kernels";
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
+}
+
+static SmallVector<gpu::GPUModuleOp> selectGpuModules(ModuleOp module,
+                                                      StringRef name) {
+  SmallVector<gpu::GPUModuleOp> modules;
+  for (auto gpuModule : module.getOps<gpu::GPUModuleOp>())
+    if (name.empty() || gpuModule.getName() == name)
+      modules.push_back(gpuModule);
+  return modules;
+}
+
+static HsacoStage stageFor(EmitKind kind) {
+  switch (kind) {
+  case EmitKind::LLVM:
+    return HsacoStage::LLVMIR;
+  case EmitKind::ISA:
+    return HsacoStage::ISA;
+  default:
+    return HsacoStage::HSACO;
+  }
+}
+
+/// Renders what one compiled gpu.module contributes to the output.
+static LogicalResult renderBinary(const Settings &settings,
+                                  gpu::GPUModuleOp gpuModule,
+                                  const GpuModuleBinary &binary,
+                                  const Chip &chip, llvm::raw_ostream &os,
+                                  llvm::json::Array &jsonReports) {
+  switch (settings.emit) {
+  case EmitKind::LLVM:
+    os << binary.llvmIR;
+    return success();
+  case EmitKind::ISA:
+    os << binary.isa;
+    return success();
+  case EmitKind::HSACO:
+    os.write(binary.hsaco.data(), binary.hsaco.size());
+    return success();
+  case EmitKind::Report: {
+    llvm::Expected<CodeObjectMetadata> metadata =
+        readCodeObjectMetadata(binary.hsaco);
+    if (!metadata)
+      return gpuModule.emitError() << llvm::toString(metadata.takeError());
+    if (settings.format == ReportFormat::JSON)
+      jsonReports.push_back(kernelReportToJSON(*metadata, chip));
+    else
+      printKernelReport(os, *metadata, chip);
+    return success();
+  }
+  case EmitKind::MLIR:
+    break;
+  }
+  return failure();
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  installFatalErrorHandlerForTools("tesselc");
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
+  registerPassManagerCLOptions();
+  llvm::cl::HideUnrelatedOptions(category);
+  llvm::cl::ParseCommandLineOptions(argc, argv,
+                                    "Tessel compiler: MLIR to HSACO\n");
+
+  const Settings settings = snapshotCommandLine();
+  const Chip *chip = lookupChip(settings.chip);
+  if (!chip)
+    return fail("unknown chip '" + settings.chip +
+                "'; known chips: " + knownChipNames());
+  if (settings.optLevel > 3)
+    return fail("--opt-level must be 0, 1, 2 or 3");
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  std::string errorMessage;
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      openInputFile(settings.input, &errorMessage);
+  if (!input)
+    return fail(errorMessage);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module || failed(rejectUnloweredTesselOps(*module)))
+    return 1;
+
+  PassManager pm(&context);
+  if (failed(applyPassManagerCLOptions(pm)))
+    return 1;
+  TesselToROCDLOptions pipelineOptions;
+  pipelineOptions.chip = chip->name.str();
+  buildTesselToROCDLPipeline(pm, pipelineOptions);
+  if (failed(pm.run(*module)))
+    return 1;
+
+  // Everything is rendered into memory first so a failure never leaves a
+  // half-written output file behind.
+  std::string outputBuffer;
+  llvm::raw_string_ostream os(outputBuffer);
+  if (settings.emit == EmitKind::MLIR) {
+    module->print(os);
+  } else {
+    SmallVector<gpu::GPUModuleOp> gpuModules = selectGpuModules(*module, settings.gpuModule);
+    if (gpuModules.empty())
+      return fail(settings.gpuModule.empty()
+                      ? Twine("the input has no gpu.module to compile")
+                      : "the input has no gpu.module named '" +
+                            settings.gpuModule + "'");
+    if (settings.emit == EmitKind::HSACO && gpuModules.size() > 1)
+      return fail("the input has " + Twine(gpuModules.size()) +
+                  " gpu.modules but a code object holds one: pick it with "
+                  "--gpu-module=NAME");
+    HsacoOptions options;
+    options.optLevel = settings.optLevel;
+    options.deviceLibsDir = settings.deviceLibsDir;
+    llvm::json::Array jsonReports;
+    for (gpu::GPUModuleOp gpuModule : gpuModules) {
+      FailureOr<GpuModuleBinary> binary =
+          compileGpuModule(gpuModule, *chip, options, stageFor(settings.emit));
+      if (failed(binary) ||
+          failed(renderBinary(settings, gpuModule, *binary, *chip, os,
+                                  jsonReports)))
+        return 1;
+    }
+    if (settings.emit == EmitKind::Report &&
+        settings.format == ReportFormat::JSON)
+      os << llvm::formatv("{0:2}", llvm::json::Value(std::move(jsonReports)))
+         << "\n";
+  }
+
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      openOutputFile(settings.output, &errorMessage);
+  if (!output)
+    return fail(errorMessage);
+  output->os() << outputBuffer;
+  output->os().flush();
+  if (output->os().has_error()) {
+    output->os().clear_error();
+    return fail("cannot write '" + settings.output + "'");
+  }
+  output->keep();
+  return 0;
+}
