@@ -1,0 +1,130 @@
+//===- ChipTest.cpp - The chip table and occupancy rules --------*- C++ -*-===//
+
+#include "tessel/Target/Chip.h"
+
+#include "gtest/gtest.h"
+
+using namespace tessel;
+
+namespace {
+
+const Chip &chip(llvm::StringRef name) {
+  const Chip *found = lookupChip(name);
+  EXPECT_NE(found, nullptr) << name.str();
+  return *found;
+}
+
+TEST(ChipTest, KnowsTheFiveTargets) {
+  EXPECT_EQ(knownChipNames(), "gfx90a, gfx942, gfx950, gfx1100, gfx1201");
+  EXPECT_EQ(lookupChip("gfx908"), nullptr);
+  EXPECT_EQ(lookupChip(""), nullptr);
+}
+
+TEST(ChipTest, WaveSizesAndRegisterFiles) {
+  for (llvm::StringRef name : {"gfx90a", "gfx942", "gfx950"}) {
+    EXPECT_EQ(chip(name).defaultWaveSize, 64u);
+    EXPECT_TRUE(chip(name).isCDNA());
+    EXPECT_EQ(chip(name).maxAccVgprs, 256u);
+    EXPECT_EQ(chip(name).totalVgprsWave64, 512u);
+    EXPECT_EQ(chip(name).maxWavesPerSimd, 8u);
+  }
+  for (llvm::StringRef name : {"gfx1100", "gfx1201"}) {
+    EXPECT_EQ(chip(name).defaultWaveSize, 32u);
+    EXPECT_TRUE(chip(name).isRDNA());
+    EXPECT_EQ(chip(name).maxWavesPerSimd, 16u);
+  }
+}
+
+TEST(ChipTest, LdsSizes) {
+  EXPECT_EQ(chip("gfx942").ldsBytesPerCU, 64u * 1024);
+  EXPECT_EQ(chip("gfx950").ldsBytesPerCU, 160u * 1024);
+  EXPECT_EQ(chip("gfx950").maxLdsBytesPerWorkgroup, 160u * 1024);
+  EXPECT_EQ(chip("gfx1100").maxLdsBytesPerWorkgroup, 64u * 1024);
+  EXPECT_EQ(chip("gfx942").ldsBanks, 32u);
+}
+
+TEST(ChipTest, PeakRatesMatchTheReference) {
+  // amd-matrix-cores.md §3.2: MI300X 1307.4 TF bf16, 2614.9 TF fp8; MI355X
+  // 2.5 PF f16; RX 9070 XT 194.6 TF f16.
+  EXPECT_NEAR(chip("gfx942").peakMatrixTeraOps(MatrixType::BF16), 1307.4, 0.5);
+  EXPECT_NEAR(chip("gfx942").peakMatrixTeraOps(MatrixType::FP8), 2614.9, 0.5);
+  EXPECT_NEAR(chip("gfx942").peakMatrixTeraOps(MatrixType::F64), 163.4, 0.5);
+  EXPECT_NEAR(chip("gfx950").peakMatrixTeraOps(MatrixType::F16), 2516.6, 1.0);
+  EXPECT_NEAR(chip("gfx1201").peakMatrixTeraOps(MatrixType::F16), 194.6, 0.5);
+  EXPECT_NEAR(chip("gfx1100").peakMatrixTeraOps(MatrixType::F16), 122.9, 0.5);
+  // No xf32 on gfx950 and no fp8 on gfx90a or gfx11.
+  EXPECT_EQ(chip("gfx950").matrixOpsPerClock(MatrixType::XF32), 0u);
+  EXPECT_EQ(chip("gfx90a").matrixOpsPerClock(MatrixType::FP8), 0u);
+  EXPECT_EQ(chip("gfx1100").matrixOpsPerClock(MatrixType::FP8), 0u);
+  EXPECT_EQ(chip("gfx942").fp8Format, Fp8Format::Fnuz);
+  EXPECT_EQ(chip("gfx950").fp8Format, Fp8Format::Ocp);
+  EXPECT_EQ(chip("gfx1201").fp8Format, Fp8Format::Ocp);
+}
+
+TEST(ChipTest, IsaVersionEncoding) {
+  EXPECT_EQ(chip("gfx90a").isaVersion(), 9010u);
+  EXPECT_EQ(chip("gfx942").isaVersion(), 9402u);
+  EXPECT_EQ(chip("gfx950").isaVersion(), 9500u);
+  EXPECT_EQ(chip("gfx1100").isaVersion(), 11000u);
+  EXPECT_EQ(chip("gfx1201").isaVersion(), 12001u);
+}
+
+unsigned wavesWithVgprs(llvm::StringRef name, unsigned arch, unsigned acc = 0) {
+  KernelResourceUsage usage;
+  usage.archVgprs = arch;
+  usage.accVgprs = acc;
+  usage.waveSize = chip(name).defaultWaveSize;
+  return computeOccupancy(chip(name), usage).byVgprs;
+}
+
+TEST(ChipTest, VgprOccupancyTableOfTheReference) {
+  // amd-matrix-cores.md §4: <=64 -> 8, 65-72 -> 7, 73-80 -> 6, 81-96 -> 5,
+  // 97-128 -> 4, 129-168 -> 3, 169-256 -> 2, 257-512 -> 1.
+  const std::pair<unsigned, unsigned> table[] = {
+      {1, 8},   {64, 8},   {65, 7},   {72, 7},   {73, 6},  {80, 6},
+      {81, 5},  {96, 5},   {97, 4},   {128, 4},  {129, 3}, {168, 3},
+      {169, 2}, {256, 2},  {257, 1},  {512, 1}};
+  for (auto [vgprs, waves] : table)
+    EXPECT_EQ(wavesWithVgprs("gfx942", vgprs), waves) << vgprs << " VGPRs";
+  // AGPRs start at alignTo(arch, 4): 61 arch + 4 acc = 68 -> 7 waves.
+  EXPECT_EQ(wavesWithVgprs("gfx942", 61, 4), 7u);
+  EXPECT_EQ(wavesWithVgprs("gfx942", 128, 128), 2u);
+}
+
+TEST(ChipTest, Rdna3Wave32VgprOccupancy) {
+  // §4 contrast: w32 96 -> 16, 128 -> 10, 192 -> 8, 256 -> 5.
+  EXPECT_EQ(wavesWithVgprs("gfx1100", 96), 16u);
+  EXPECT_EQ(wavesWithVgprs("gfx1100", 128), 10u);
+  EXPECT_EQ(wavesWithVgprs("gfx1100", 192), 8u);
+  EXPECT_EQ(wavesWithVgprs("gfx1100", 256), 5u);
+}
+
+TEST(ChipTest, LdsAndSgprLimits) {
+  KernelResourceUsage usage;
+  usage.archVgprs = 32;
+  usage.sgprs = 40;
+  usage.workgroupSize = 256; // 4 waves
+  usage.ldsBytes = 32 * 1024;
+  // Two workgroups fit in 64 KiB: 8 waves over 4 SIMDs.
+  Occupancy occupancy = computeOccupancy(chip("gfx942"), usage);
+  EXPECT_EQ(occupancy.byLds, 2u);
+  EXPECT_EQ(occupancy.wavesPerSimd, 2u);
+  EXPECT_EQ(occupancy.limiter, "LDS");
+  // gfx950's 160 KiB holds five.
+  EXPECT_EQ(computeOccupancy(chip("gfx950"), usage).byLds, 5u);
+  // LDS is allocated in 512-byte granules: 32769 bytes take 33280.
+  usage.ldsBytes = 32 * 1024 + 1;
+  EXPECT_EQ(computeOccupancy(chip("gfx942"), usage).byLds, 1u);
+
+  usage.ldsBytes = 0;
+  usage.sgprs = 104;
+  occupancy = computeOccupancy(chip("gfx942"), usage);
+  EXPECT_EQ(occupancy.bySgprs, 7u);
+  EXPECT_EQ(occupancy.limiter, "SGPRs");
+  usage.sgprs = 20;
+  occupancy = computeOccupancy(chip("gfx942"), usage);
+  EXPECT_EQ(occupancy.wavesPerSimd, 8u);
+  EXPECT_EQ(occupancy.limiter, "wave slots");
+}
+
+} // namespace
