@@ -1,0 +1,474 @@
+// RUN: tessel-opt %s -split-input-file -verify-diagnostics
+
+//===----------------------------------------------------------------------===//
+// #tessel.config
+//===----------------------------------------------------------------------===//
+
+func.func @config_tile_arity(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: memref<64x64xf16>) {
+  // expected-error @+1 {{tile must have 3 sizes [M, N, K] (matmul) or 2 sizes [M, N] (attention), got 4}}
+  tessel.matmul ins(%a, %b : memref<64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf16>) {config = #tessel.config<tile = [64, 64, 32, 8], waves = [1, 1], stages = 1>}
+  return
+}
+
+// -----
+
+func.func @config_tile_power_of_two(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: memref<64x64xf16>) {
+  // expected-error @+1 {{tile sizes must be positive powers of two, got 96}}
+  tessel.matmul ins(%a, %b : memref<64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf16>) {config = #tessel.config<tile = [96, 64, 32], waves = [1, 1], stages = 1>}
+  return
+}
+
+// -----
+
+func.func @config_waves_arity(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: memref<64x64xf16>) {
+  // expected-error @+1 {{waves must have 2 counts [along M, along N], got 3}}
+  tessel.matmul ins(%a, %b : memref<64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf16>) {config = #tessel.config<tile = [64, 64, 32], waves = [1, 1, 1], stages = 1>}
+  return
+}
+
+// -----
+
+func.func @config_waves_power_of_two(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: memref<64x64xf16>) {
+  // expected-error @+1 {{wave counts must be positive powers of two, got 3}}
+  tessel.matmul ins(%a, %b : memref<64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf16>) {config = #tessel.config<tile = [64, 64, 32], waves = [3, 1], stages = 1>}
+  return
+}
+
+// -----
+
+func.func @config_tile_not_divisible(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: memref<64x64xf16>) {
+  // expected-error @+1 {{tile size 16 along N is not divisible by its 32 waves}}
+  tessel.matmul ins(%a, %b : memref<64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf16>) {config = #tessel.config<tile = [64, 16, 32], waves = [1, 32], stages = 1>}
+  return
+}
+
+// -----
+
+func.func @config_too_many_waves(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: memref<64x64xf16>) {
+  // expected-error @+1 {{a workgroup has at most 16 waves (1024 lanes of wave64), got 32}}
+  tessel.matmul ins(%a, %b : memref<64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf16>) {config = #tessel.config<tile = [256, 256, 32], waves = [8, 4], stages = 1>}
+  return
+}
+
+// -----
+
+func.func @config_stages(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: memref<64x64xf16>) {
+  // expected-error @+1 {{stages must be between 1 and 4, got 0}}
+  tessel.matmul ins(%a, %b : memref<64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf16>) {config = #tessel.config<tile = [64, 64, 32], waves = [1, 1], stages = 0>}
+  return
+}
+
+// -----
+
+func.func @config_instr(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: memref<64x64xf16>) {
+  // expected-error @+1 {{instr must name an MFMA or WMMA instruction (v_mfma_* or v_wmma_*), got "v_add_f32"}}
+  tessel.matmul ins(%a, %b : memref<64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf16>) {config = #tessel.config<tile = [64, 64, 32], waves = [1, 1], stages = 1, instr = "v_add_f32">}
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tessel.matmul: shapes and layouts
+//===----------------------------------------------------------------------===//
+
+func.func @matmul_rank(%a: memref<64xf16>, %b: memref<64x64xf16>, %c: memref<64x64xf16>) {
+  // expected-error @+1 {{operand 'a' must be a memref of rank 2 ([M, K] style) or 3 (batched), got rank 1}}
+  tessel.matmul ins(%a, %b : memref<64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf16>)
+  return
+}
+
+// -----
+
+func.func @matmul_rank_mismatch(%a: memref<2x64x64xf16>, %b: memref<64x64xf16>, %c: memref<64x64xf16>) {
+  // expected-error @+1 {{operands 'a', 'b' and 'c' must have the same rank, got 3, 2 and 2}}
+  tessel.matmul ins(%a, %b : memref<2x64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf16>)
+  return
+}
+
+// -----
+
+func.func @matmul_batch_ab(%a: memref<2x64x64xf16>, %b: memref<3x64x64xf16>, %c: memref<2x64x64xf16>) {
+  // expected-error @+1 {{dimension batch differs: 'a' has 2 but 'b' has 3}}
+  tessel.matmul ins(%a, %b : memref<2x64x64xf16>, memref<3x64x64xf16>) outs(%c : memref<2x64x64xf16>)
+  return
+}
+
+// -----
+
+func.func @matmul_batch_ac(%a: memref<2x64x64xf16>, %b: memref<?x64x64xf16>, %c: memref<4x64x64xf16>) {
+  // expected-error @+1 {{dimension batch differs: 'a' has 2 but 'c' has 4}}
+  tessel.matmul ins(%a, %b : memref<2x64x64xf16>, memref<?x64x64xf16>) outs(%c : memref<4x64x64xf16>)
+  return
+}
+
+// -----
+
+func.func @matmul_k(%a: memref<64x32xf16>, %b: memref<16x64xf16>, %c: memref<64x64xf16>) {
+  // expected-error @+1 {{dimension K differs: 'a' has 32 but 'b' has 16 (a: [64, 32], b: [16, 64], c: [64, 64])}}
+  tessel.matmul ins(%a, %b : memref<64x32xf16>, memref<16x64xf16>) outs(%c : memref<64x64xf16>)
+  return
+}
+
+// -----
+
+func.func @matmul_m(%a: memref<64x32xf16>, %b: memref<32x64xf16>, %c: memref<128x64xf16>) {
+  // expected-error @+1 {{dimension M differs: 'a' has 64 but 'c' has 128}}
+  tessel.matmul ins(%a, %b : memref<64x32xf16>, memref<32x64xf16>) outs(%c : memref<128x64xf16>)
+  return
+}
+
+// -----
+
+func.func @matmul_n(%a: memref<?x32xf16>, %b: memref<32x64xf16>, %c: memref<?x16xf16>) {
+  // expected-error @+1 {{dimension N differs: 'b' has 64 but 'c' has 16}}
+  tessel.matmul ins(%a, %b : memref<?x32xf16>, memref<32x64xf16>) outs(%c : memref<?x16xf16>)
+  return
+}
+
+// -----
+
+func.func @matmul_not_strided(%a: memref<64x32xf16, affine_map<(d0, d1) -> (d0 floordiv 2, d1)>>, %b: memref<32x64xf16>, %c: memref<64x64xf16>) {
+  // expected-error @+1 {{operand 'a' must have a strided layout}}
+  tessel.matmul ins(%a, %b : memref<64x32xf16, affine_map<(d0, d1) -> (d0 floordiv 2, d1)>>, memref<32x64xf16>) outs(%c : memref<64x64xf16>)
+  return
+}
+
+// -----
+
+func.func @matmul_no_unit_stride(%a: memref<64x32xf16>, %b: memref<32x64xf16, strided<[128, 2]>>, %c: memref<64x64xf16>) {
+  // expected-error @+1 {{operand 'b' must have unit stride in one of its two innermost dimensions (row- or column-major)}}
+  tessel.matmul ins(%a, %b : memref<64x32xf16>, memref<32x64xf16, strided<[128, 2]>>) outs(%c : memref<64x64xf16>)
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tessel.matmul: element types
+//===----------------------------------------------------------------------===//
+
+func.func @matmul_f64(%a: memref<64x32xf64>, %b: memref<32x64xf64>, %c: memref<64x64xf64>) {
+  // expected-error @+1 {{operand 'a' has element type 'f64', expected f32, f16, bf16, i8, f8E4M3FNUZ, f8E5M2FNUZ, f8E4M3FN or f8E5M2}}
+  tessel.matmul ins(%a, %b : memref<64x32xf64>, memref<32x64xf64>) outs(%c : memref<64x64xf64>)
+  return
+}
+
+// -----
+
+func.func @matmul_mixed(%a: memref<64x32xf16>, %b: memref<32x64xbf16>, %c: memref<64x64xf32>) {
+  // expected-error @+1 {{operands 'a' and 'b' must have the same element type, or both be 8-bit floats of one family (FNUZ or OCP); got 'f16' and 'bf16'}}
+  tessel.matmul ins(%a, %b : memref<64x32xf16>, memref<32x64xbf16>) outs(%c : memref<64x64xf32>)
+  return
+}
+
+// -----
+
+func.func @matmul_mixed_fp8_families(%a: memref<64x32xf8E4M3FNUZ>, %b: memref<32x64xf8E5M2>, %c: memref<64x64xf32>) {
+  // expected-error @+1 {{operands 'a' and 'b' must have the same element type, or both be 8-bit floats of one family (FNUZ or OCP)}}
+  tessel.matmul ins(%a, %b : memref<64x32xf8E4M3FNUZ>, memref<32x64xf8E5M2>) outs(%c : memref<64x64xf32>)
+  return
+}
+
+// -----
+
+func.func @matmul_c_type(%a: memref<64x32xi8>, %b: memref<32x64xi8>, %c: memref<64x64xi16>) {
+  // expected-error @+1 {{operand 'c' has element type 'i16', expected a float type or i32}}
+  tessel.matmul ins(%a, %b : memref<64x32xi8>, memref<32x64xi8>) outs(%c : memref<64x64xi16>)
+  return
+}
+
+// -----
+
+func.func @matmul_i32_from_float(%a: memref<64x32xf16>, %b: memref<32x64xf16>, %c: memref<64x64xi32>) {
+  // expected-error @+1 {{operand 'c' has element type i32 but the inputs are 'f16': an i32 result needs i8 inputs or an epilogue that converts the f32 accumulator}}
+  tessel.matmul ins(%a, %b : memref<64x32xf16>, memref<32x64xf16>) outs(%c : memref<64x64xi32>)
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tessel.matmul: config and extra operands
+//===----------------------------------------------------------------------===//
+
+func.func @matmul_config_arity(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: memref<64x64xf16>) {
+  // expected-error @+1 {{config tile must have 3 sizes [M, N, K] for matmul, got 2}}
+  tessel.matmul ins(%a, %b : memref<64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf16>) {config = #tessel.config<tile = [64, 64], waves = [1, 1], stages = 1>}
+  return
+}
+
+// -----
+
+func.func @matmul_extra_not_broadcastable(%a: memref<64x32xf16>, %b: memref<32x64xf16>, %c: memref<64x64xf16>, %bias: memref<64x2xf32>) {
+  // expected-error @+1 {{extra operand #0 of shape [64, 2] is not broadcastable to 'c' of shape [64, 64] (trailing dimensions must match or be 1)}}
+  tessel.matmul ins(%a, %b : memref<64x32xf16>, memref<32x64xf16>) outs(%c : memref<64x64xf16>) epilogue(%bias : memref<64x2xf32>) {
+  ^bb0(%acc: f32, %bi: f32):
+    %r = arith.truncf %acc : f32 to f16
+    tessel.yield %r : f16
+  }
+  return
+}
+
+// -----
+
+func.func @matmul_extra_rank(%a: memref<64x32xf16>, %b: memref<32x64xf16>, %c: memref<64x64xf16>, %bias: memref<2x64x64xf32>) {
+  // expected-error @+1 {{extra operand #0 of shape [2, 64, 64] is not broadcastable to 'c' of shape [64, 64]}}
+  tessel.matmul ins(%a, %b : memref<64x32xf16>, memref<32x64xf16>) outs(%c : memref<64x64xf16>) epilogue(%bias : memref<2x64x64xf32>) {
+  ^bb0(%acc: f32, %bi: f32):
+    %r = arith.truncf %acc : f32 to f16
+    tessel.yield %r : f16
+  }
+  return
+}
+
+// -----
+
+func.func @matmul_extra_element(%a: memref<64x32xf16>, %b: memref<32x64xf16>, %c: memref<64x64xf16>, %idx: memref<64xindex>) {
+  // expected-error @+1 {{extra operand #0 must have an integer or float element type, got 'index'}}
+  tessel.matmul ins(%a, %b : memref<64x32xf16>, memref<32x64xf16>) outs(%c : memref<64x64xf16>) epilogue(%idx : memref<64xindex>) {
+  ^bb0(%acc: f32, %i: index):
+    %r = arith.truncf %acc : f32 to f16
+    tessel.yield %r : f16
+  }
+  return
+}
+
+// -----
+
+func.func @matmul_extra_vector(%a: memref<64x32xf16>, %b: memref<32x64xf16>, %c: memref<64x64xf16>, %v: vector<4xf32>) {
+  // expected-error @+1 {{extra operand #0 must be a memref or an integer, index or float scalar, got 'vector<4xf32>'}}
+  tessel.matmul ins(%a, %b : memref<64x32xf16>, memref<32x64xf16>) outs(%c : memref<64x64xf16>) epilogue(%v : vector<4xf32>) {
+  ^bb0(%acc: f32, %x: vector<4xf32>):
+    %r = arith.truncf %acc : f32 to f16
+    tessel.yield %r : f16
+  }
+  return
+}
+
+// -----
+
+func.func @matmul_extras_without_epilogue(%a: memref<64x32xf16>, %b: memref<32x64xf16>, %c: memref<64x64xf16>, %s: f32) {
+  // expected-error @+1 {{has 1 extra operand(s) but no epilogue region to use them}}
+  "tessel.matmul"(%a, %b, %c, %s) ({}) : (memref<64x32xf16>, memref<32x64xf16>, memref<64x64xf16>, f32) -> ()
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tessel.matmul: epilogue region
+//===----------------------------------------------------------------------===//
+
+func.func @epilogue_arity(%a: memref<64x32xf16>, %b: memref<32x64xf16>, %c: memref<64x64xf16>, %s: f32) {
+  // expected-error @+1 {{epilogue block must have 2 arguments (the accumulator, then one per extra operand), got 1}}
+  tessel.matmul ins(%a, %b : memref<64x32xf16>, memref<32x64xf16>) outs(%c : memref<64x64xf16>) epilogue(%s : f32) {
+  ^bb0(%acc: f32):
+    %r = arith.truncf %acc : f32 to f16
+    tessel.yield %r : f16
+  }
+  return
+}
+
+// -----
+
+func.func @epilogue_accumulator_type(%a: memref<64x32xi8>, %b: memref<32x64xi8>, %c: memref<64x64xf16>) {
+  // expected-error @+1 {{epilogue argument #0 must be the accumulator type 'i32', got 'f32'}}
+  tessel.matmul ins(%a, %b : memref<64x32xi8>, memref<32x64xi8>) outs(%c : memref<64x64xf16>) epilogue {
+  ^bb0(%acc: f32):
+    %r = arith.truncf %acc : f32 to f16
+    tessel.yield %r : f16
+  }
+  return
+}
+
+// -----
+
+func.func @epilogue_extra_type(%a: memref<64x32xf16>, %b: memref<32x64xf16>, %c: memref<64x64xf16>, %bias: memref<64xf16>) {
+  // expected-error @+1 {{epilogue argument #1 must be the element type of extra operand #0 ('f16'), got 'f32'}}
+  tessel.matmul ins(%a, %b : memref<64x32xf16>, memref<32x64xf16>) outs(%c : memref<64x64xf16>) epilogue(%bias : memref<64xf16>) {
+  ^bb0(%acc: f32, %bi: f32):
+    %r = arith.truncf %acc : f32 to f16
+    tessel.yield %r : f16
+  }
+  return
+}
+
+// -----
+
+func.func @epilogue_yield_type(%a: memref<64x32xf16>, %b: memref<32x64xf16>, %c: memref<64x64xf16>) {
+  tessel.matmul ins(%a, %b : memref<64x32xf16>, memref<32x64xf16>) outs(%c : memref<64x64xf16>) epilogue {
+  ^bb0(%acc: f32):
+    // expected-error @+1 {{must yield one value of the element type of 'c' ('f16')}}
+    tessel.yield %acc : f32
+  }
+  return
+}
+
+// -----
+
+func.func @epilogue_yield_count(%a: memref<64x32xf16>, %b: memref<32x64xf16>, %c: memref<64x64xf16>) {
+  tessel.matmul ins(%a, %b : memref<64x32xf16>, memref<32x64xf16>) outs(%c : memref<64x64xf16>) epilogue {
+  ^bb0(%acc: f32):
+    %r = arith.truncf %acc : f32 to f16
+    // expected-error @+1 {{must yield one value of the element type of 'c' ('f16')}}
+    tessel.yield %r, %r : f16, f16
+  }
+  return
+}
+
+// -----
+
+func.func @epilogue_terminator(%a: memref<64x32xf16>, %b: memref<32x64xf16>, %c: memref<64x64xf16>) {
+  // expected-error @+1 {{epilogue must end with tessel.yield}}
+  tessel.matmul ins(%a, %b : memref<64x32xf16>, memref<32x64xf16>) outs(%c : memref<64x64xf16>) epilogue {
+  ^bb0(%acc: f32):
+    llvm.unreachable
+  }
+  return
+}
+
+// -----
+
+func.func @epilogue_two_blocks(%a: memref<64x32xf16>, %b: memref<32x64xf16>, %c: memref<64x64xf16>) {
+  // expected-error @+1 {{region #0 ('epilogue') failed to verify constraint: region with at most 1 blocks}}
+  tessel.matmul ins(%a, %b : memref<64x32xf16>, memref<32x64xf16>) outs(%c : memref<64x64xf16>) epilogue {
+  ^bb0(%acc: f32):
+    cf.br ^bb1
+  ^bb1:
+    %r = arith.constant 0.0 : f16
+    tessel.yield %r : f16
+  }
+  return
+}
+
+// -----
+
+func.func @yield_outside_matmul(%x: f16) {
+  // expected-error @+1 {{'tessel.yield' op expects parent op 'tessel.matmul'}}
+  tessel.yield %x : f16
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tessel.attention
+//===----------------------------------------------------------------------===//
+
+func.func @attention_rank(%q: memref<2x77x64xf16>, %k: memref<2x1x77x64xf16>, %v: memref<2x1x77x64xf16>, %o: memref<2x1x77x64xf16>) {
+  // expected-error @+1 {{operand 'q' must be a rank-4 memref [batch, heads, seq, head_dim], got rank 3}}
+  tessel.attention ins(%q, %k, %v : memref<2x77x64xf16>, memref<2x1x77x64xf16>, memref<2x1x77x64xf16>) outs(%o : memref<2x1x77x64xf16>)
+  return
+}
+
+// -----
+
+func.func @attention_head_dim_stride(%q: memref<1x1x77x64xf16, strided<[4928, 4928, 1, 77]>>, %k: memref<1x1x77x64xf16>, %v: memref<1x1x77x64xf16>, %o: memref<1x1x77x64xf16>) {
+  // expected-error @+1 {{operand 'q' must be contiguous along head_dim (unit innermost stride)}}
+  tessel.attention ins(%q, %k, %v : memref<1x1x77x64xf16, strided<[4928, 4928, 1, 77]>>, memref<1x1x77x64xf16>, memref<1x1x77x64xf16>) outs(%o : memref<1x1x77x64xf16>)
+  return
+}
+
+// -----
+
+func.func @attention_kv_shape(%q: memref<1x4x77x64xf16>, %k: memref<1x1x300x64xf16>, %v: memref<1x1x299x64xf16>, %o: memref<1x4x77x64xf16>) {
+  // expected-error @+1 {{shape differs: 'k' is [1, 1, 300, 64] but 'v' is [1, 1, 299, 64]}}
+  tessel.attention ins(%q, %k, %v : memref<1x4x77x64xf16>, memref<1x1x300x64xf16>, memref<1x1x299x64xf16>) outs(%o : memref<1x4x77x64xf16>)
+  return
+}
+
+// -----
+
+func.func @attention_o_shape(%q: memref<1x4x77x64xf16>, %k: memref<1x1x300x64xf16>, %v: memref<1x1x300x64xf16>, %o: memref<1x4x78x64xf16>) {
+  // expected-error @+1 {{shape differs: 'q' is [1, 4, 77, 64] but 'o' is [1, 4, 78, 64]}}
+  tessel.attention ins(%q, %k, %v : memref<1x4x77x64xf16>, memref<1x1x300x64xf16>, memref<1x1x300x64xf16>) outs(%o : memref<1x4x78x64xf16>)
+  return
+}
+
+// -----
+
+func.func @attention_batch(%q: memref<2x4x77x64xf16>, %k: memref<3x1x300x64xf16>, %v: memref<3x1x300x64xf16>, %o: memref<2x4x77x64xf16>) {
+  // expected-error @+1 {{batch differs: 'q' is [2, 4, 77, 64] but 'k' is [3, 1, 300, 64]}}
+  tessel.attention ins(%q, %k, %v : memref<2x4x77x64xf16>, memref<3x1x300x64xf16>, memref<3x1x300x64xf16>) outs(%o : memref<2x4x77x64xf16>)
+  return
+}
+
+// -----
+
+func.func @attention_head_dim(%q: memref<1x4x77x64xf16>, %k: memref<1x1x300x128xf16>, %v: memref<1x1x300x128xf16>, %o: memref<1x4x77x64xf16>) {
+  // expected-error @+1 {{head_dim differs: 'q' is [1, 4, 77, 64] but 'k' is [1, 1, 300, 128]}}
+  tessel.attention ins(%q, %k, %v : memref<1x4x77x64xf16>, memref<1x1x300x128xf16>, memref<1x1x300x128xf16>) outs(%o : memref<1x4x77x64xf16>)
+  return
+}
+
+// -----
+
+func.func @attention_dynamic_head_dim(%q: memref<1x4x77x?xf16>, %k: memref<1x1x300x?xf16>, %v: memref<1x1x300x?xf16>, %o: memref<1x4x77x?xf16>) {
+  // expected-error @+1 {{operand 'q' must have a static head_dim, got [1, 4, 77, ?]}}
+  tessel.attention ins(%q, %k, %v : memref<1x4x77x?xf16>, memref<1x1x300x?xf16>, memref<1x1x300x?xf16>) outs(%o : memref<1x4x77x?xf16>)
+  return
+}
+
+// -----
+
+func.func @attention_gqa_ratio(%q: memref<1x6x77x64xf16>, %k: memref<1x4x300x64xf16>, %v: memref<1x4x300x64xf16>, %o: memref<1x6x77x64xf16>) {
+  // expected-error @+1 {{query heads (6) must be a multiple of key/value heads (4) for grouped-query attention}}
+  tessel.attention ins(%q, %k, %v : memref<1x6x77x64xf16>, memref<1x4x300x64xf16>, memref<1x4x300x64xf16>) outs(%o : memref<1x6x77x64xf16>)
+  return
+}
+
+// -----
+
+func.func @attention_q_type(%q: memref<1x1x77x64xf32>, %k: memref<1x1x77x64xf32>, %v: memref<1x1x77x64xf32>, %o: memref<1x1x77x64xf32>) {
+  // expected-error @+1 {{operand 'q' has element type 'f32', expected f16 or bf16}}
+  tessel.attention ins(%q, %k, %v : memref<1x1x77x64xf32>, memref<1x1x77x64xf32>, memref<1x1x77x64xf32>) outs(%o : memref<1x1x77x64xf32>)
+  return
+}
+
+// -----
+
+func.func @attention_kv_type(%q: memref<1x1x77x64xf16>, %k: memref<1x1x77x64xf16>, %v: memref<1x1x77x64xbf16>, %o: memref<1x1x77x64xf16>) {
+  // expected-error @+1 {{operand 'v' has element type 'bf16' but 'q' has 'f16'; q, k and v must share one element type}}
+  tessel.attention ins(%q, %k, %v : memref<1x1x77x64xf16>, memref<1x1x77x64xf16>, memref<1x1x77x64xbf16>) outs(%o : memref<1x1x77x64xf16>)
+  return
+}
+
+// -----
+
+func.func @attention_o_type(%q: memref<1x1x77x64xf16>, %k: memref<1x1x77x64xf16>, %v: memref<1x1x77x64xf16>, %o: memref<1x1x77x64xi32>) {
+  // expected-error @+1 {{operand 'o' has element type 'i32', expected a float type}}
+  tessel.attention ins(%q, %k, %v : memref<1x1x77x64xf16>, memref<1x1x77x64xf16>, memref<1x1x77x64xf16>) outs(%o : memref<1x1x77x64xi32>)
+  return
+}
+
+// -----
+
+func.func @attention_lse_shape(%q: memref<1x2x77x64xf16>, %k: memref<1x1x77x64xf16>, %v: memref<1x1x77x64xf16>, %o: memref<1x2x77x64xf16>, %lse: memref<1x2x76xf32>) {
+  // expected-error @+1 {{operand 'lse' must be [batch, heads, seq_q] = [1, 2, 77], got [1, 2, 76]}}
+  tessel.attention ins(%q, %k, %v : memref<1x2x77x64xf16>, memref<1x1x77x64xf16>, memref<1x1x77x64xf16>) outs(%o : memref<1x2x77x64xf16>) lse(%lse : memref<1x2x76xf32>)
+  return
+}
+
+// -----
+
+func.func @attention_lse_type(%q: memref<1x2x77x64xf16>, %k: memref<1x1x77x64xf16>, %v: memref<1x1x77x64xf16>, %o: memref<1x2x77x64xf16>, %lse: memref<1x2x77xf16>) {
+  // expected-error @+1 {{operand 'lse' must have element type f32, got 'f16'}}
+  tessel.attention ins(%q, %k, %v : memref<1x2x77x64xf16>, memref<1x1x77x64xf16>, memref<1x1x77x64xf16>) outs(%o : memref<1x2x77x64xf16>) lse(%lse : memref<1x2x77xf16>)
+  return
+}
+
+// -----
+
+func.func @attention_scale(%q: memref<1x1x77x64xf16>, %k: memref<1x1x77x64xf16>, %v: memref<1x1x77x64xf16>, %o: memref<1x1x77x64xf16>) {
+  // expected-error @+1 {{scale must be a positive finite number, got -1}}
+  tessel.attention ins(%q, %k, %v : memref<1x1x77x64xf16>, memref<1x1x77x64xf16>, memref<1x1x77x64xf16>) outs(%o : memref<1x1x77x64xf16>) {scale = -1.0 : f32}
+  return
+}
+
+// -----
+
+func.func @attention_config_arity(%q: memref<1x1x77x64xf16>, %k: memref<1x1x77x64xf16>, %v: memref<1x1x77x64xf16>, %o: memref<1x1x77x64xf16>) {
+  // expected-error @+1 {{config tile must have 2 sizes [M, N] (query rows, keys per step) for attention, got 3}}
+  tessel.attention ins(%q, %k, %v : memref<1x1x77x64xf16>, memref<1x1x77x64xf16>, memref<1x1x77x64xf16>) outs(%o : memref<1x1x77x64xf16>) {config = #tessel.config<tile = [64, 64, 32], waves = [4, 1], stages = 1>}
+  return
+}

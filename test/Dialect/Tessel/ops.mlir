@@ -1,0 +1,126 @@
+// RUN: tessel-opt %s | FileCheck %s
+// RUN: tessel-opt %s | tessel-opt | FileCheck %s
+// RUN: tessel-opt %s --mlir-print-op-generic | tessel-opt | FileCheck %s
+
+// CHECK-LABEL: func.func @matmul_plain
+// CHECK-SAME: (%[[A:.*]]: memref<128x64xf16>, %[[B:.*]]: memref<64x32xf16>, %[[C:.*]]: memref<128x32xf16>)
+// CHECK: tessel.matmul ins(%[[A]], %[[B]] : memref<128x64xf16>, memref<64x32xf16>) outs(%[[C]] : memref<128x32xf16>)
+// CHECK-NOT: epilogue
+func.func @matmul_plain(%a: memref<128x64xf16>, %b: memref<64x32xf16>, %c: memref<128x32xf16>) {
+  tessel.matmul ins(%a, %b : memref<128x64xf16>, memref<64x32xf16>) outs(%c : memref<128x32xf16>)
+  return
+}
+
+// Transposed B (stored N x K) and dynamic M, with a config.
+// CHECK-LABEL: func.func @matmul_transposed_dynamic
+// CHECK: tessel.matmul ins(%{{.*}}, %{{.*}} : memref<?x4096xbf16>, memref<4096x4096xbf16, strided<[1, 4096]>>) outs(%{{.*}} : memref<?x4096xbf16>)
+// CHECK-SAME: {config = #tessel.config<tile = [256, 128, 64], waves = [2, 2], stages = 2, instr = "v_mfma_f32_32x32x8_bf16">}
+func.func @matmul_transposed_dynamic(%a: memref<?x4096xbf16>, %b: memref<4096x4096xbf16, strided<[1, 4096]>>, %c: memref<?x4096xbf16>) {
+  tessel.matmul ins(%a, %b : memref<?x4096xbf16>, memref<4096x4096xbf16, strided<[1, 4096]>>) outs(%c : memref<?x4096xbf16>)
+    {config = #tessel.config<tile = [256, 128, 64], waves = [2, 2], stages = 2, instr = "v_mfma_f32_32x32x8_bf16">}
+  return
+}
+
+// Config without an instruction.
+// CHECK-LABEL: func.func @matmul_config_no_instr
+// CHECK: config = #tessel.config<tile = [64, 64, 32], waves = [1, 1], stages = 1>
+func.func @matmul_config_no_instr(%a: memref<64x32xf32>, %b: memref<32x64xf32>, %c: memref<64x64xf32>) {
+  tessel.matmul ins(%a, %b : memref<64x32xf32>, memref<32x64xf32>) outs(%c : memref<64x64xf32>)
+    {config = #tessel.config<tile = [64, 64, 32], waves = [1, 1], stages = 1>}
+  return
+}
+
+// Batched, A column-major, bias along N fused with a cast.
+// CHECK-LABEL: func.func @matmul_batched_bias
+// CHECK: tessel.matmul ins(%{{.*}}, %{{.*}} : memref<8x?x?xbf16, strided<[?, 1, ?]>>, memref<8x?x256xbf16>) outs(%{{.*}} : memref<8x?x256xbf16>) epilogue(%[[BIAS:.*]] : memref<256xf32>) {
+// CHECK-NEXT: ^bb0(%[[ACC:.*]]: f32, %[[BI:.*]]: f32):
+// CHECK-NEXT:   %[[SUM:.*]] = arith.addf %[[ACC]], %[[BI]] : f32
+// CHECK-NEXT:   %[[OUT:.*]] = arith.truncf %[[SUM]] : f32 to bf16
+// CHECK-NEXT:   tessel.yield %[[OUT]] : bf16
+// CHECK-NEXT: }
+func.func @matmul_batched_bias(%a: memref<8x?x?xbf16, strided<[?, 1, ?]>>, %b: memref<8x?x256xbf16>,
+                               %c: memref<8x?x256xbf16>, %bias: memref<256xf32>) {
+  tessel.matmul ins(%a, %b : memref<8x?x?xbf16, strided<[?, 1, ?]>>, memref<8x?x256xbf16>) outs(%c : memref<8x?x256xbf16>)
+    epilogue(%bias : memref<256xf32>) {
+  ^bb0(%acc: f32, %bi: f32):
+    %s = arith.addf %acc, %bi : f32
+    %r = arith.truncf %s : f32 to bf16
+    tessel.yield %r : bf16
+  }
+  return
+}
+
+// An epilogue without extra operands (activation only), a bias along M, a
+// residual and a scalar.
+// CHECK-LABEL: func.func @matmul_epilogues
+// CHECK: epilogue {
+// CHECK-NEXT: ^bb0(%{{.*}}: f32):
+// CHECK: epilogue(%{{.*}}, %{{.*}}, %{{.*}} : memref<64x1xf32>, memref<64x32xf16>, f32) {
+// CHECK-NEXT: ^bb0(%{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f16, %{{.*}}: f32):
+func.func @matmul_epilogues(%a: memref<64x16xf16>, %b: memref<16x32xf16>, %c: memref<64x32xf16>,
+                            %rowBias: memref<64x1xf32>, %residual: memref<64x32xf16>, %alpha: f32) {
+  tessel.matmul ins(%a, %b : memref<64x16xf16>, memref<16x32xf16>) outs(%c : memref<64x32xf16>) epilogue {
+  ^bb0(%acc: f32):
+    %zero = arith.constant 0.0 : f32
+    %relu = arith.maximumf %acc, %zero : f32
+    %r = arith.truncf %relu : f32 to f16
+    tessel.yield %r : f16
+  }
+  tessel.matmul ins(%a, %b : memref<64x16xf16>, memref<16x32xf16>) outs(%c : memref<64x32xf16>)
+    epilogue(%rowBias, %residual, %alpha : memref<64x1xf32>, memref<64x32xf16>, f32) {
+  ^bb0(%acc: f32, %bias: f32, %res: f16, %s: f32):
+    %scaled = arith.mulf %acc, %s : f32
+    %biased = arith.addf %scaled, %bias : f32
+    %resf = arith.extf %res : f16 to f32
+    %sum = arith.addf %biased, %resf : f32
+    %r = arith.truncf %sum : f32 to f16
+    tessel.yield %r : f16
+  }
+  return
+}
+
+// i8 accumulates in i32; an f32 epilogue may write an i32 C from f32 inputs.
+// CHECK-LABEL: func.func @matmul_int
+// CHECK: tessel.matmul ins(%{{.*}}, %{{.*}} : memref<?x?xi8>, memref<?x?xi8>) outs(%{{.*}} : memref<?x?xi32>)
+// CHECK: ^bb0(%{{.*}}: f32):
+// CHECK: arith.fptosi
+func.func @matmul_int(%a: memref<?x?xi8>, %b: memref<?x?xi8>, %c: memref<?x?xi32>,
+                      %af: memref<32x32xf32>, %bf: memref<32x32xf32>, %ci: memref<32x32xi32>) {
+  tessel.matmul ins(%a, %b : memref<?x?xi8>, memref<?x?xi8>) outs(%c : memref<?x?xi32>)
+  tessel.matmul ins(%af, %bf : memref<32x32xf32>, memref<32x32xf32>) outs(%ci : memref<32x32xi32>) epilogue {
+  ^bb0(%acc: f32):
+    %r = arith.fptosi %acc : f32 to i32
+    tessel.yield %r : i32
+  }
+  return
+}
+
+// 8-bit floats: FNUZ (gfx942) with a mixed fp8 x bf8 pair, and OCP (gfx950).
+// CHECK-LABEL: func.func @matmul_fp8
+// CHECK: memref<64x64xf8E4M3FNUZ>, memref<64x64xf8E5M2FNUZ>
+// CHECK: memref<64x64xf8E4M3FN>, memref<64x64xf8E5M2>
+func.func @matmul_fp8(%a: memref<64x64xf8E4M3FNUZ>, %b: memref<64x64xf8E5M2FNUZ>,
+                      %a2: memref<64x64xf8E4M3FN>, %b2: memref<64x64xf8E5M2>, %c: memref<64x64xf32>) {
+  tessel.matmul ins(%a, %b : memref<64x64xf8E4M3FNUZ>, memref<64x64xf8E5M2FNUZ>) outs(%c : memref<64x64xf32>)
+  tessel.matmul ins(%a2, %b2 : memref<64x64xf8E4M3FN>, memref<64x64xf8E5M2>) outs(%c : memref<64x64xf32>)
+  return
+}
+
+// CHECK-LABEL: func.func @attention_gqa
+// CHECK: tessel.attention ins(%{{.*}}, %{{.*}}, %{{.*}} : memref<2x32x?x128xf16>, memref<2x8x?x128xf16>, memref<2x8x?x128xf16>) outs(%{{.*}} : memref<2x32x?x128xf16>) {causal, scale = 8.838830e-02 : f32}
+func.func @attention_gqa(%q: memref<2x32x?x128xf16>, %k: memref<2x8x?x128xf16>, %v: memref<2x8x?x128xf16>,
+                         %o: memref<2x32x?x128xf16>) {
+  tessel.attention ins(%q, %k, %v : memref<2x32x?x128xf16>, memref<2x8x?x128xf16>, memref<2x8x?x128xf16>)
+                   outs(%o : memref<2x32x?x128xf16>) {scale = 0.0883883 : f32, causal}
+  return
+}
+
+// CHECK-LABEL: func.func @attention_lse_config
+// CHECK: outs(%{{.*}} : memref<1x4x77x64xbf16>) lse(%{{.*}} : memref<1x4x77xf32>) {config = #tessel.config<tile = [128, 64], waves = [4, 1], stages = 1>}
+func.func @attention_lse_config(%q: memref<1x4x77x64xbf16>, %k: memref<1x1x300x64xbf16>, %v: memref<1x1x300x64xbf16>,
+                                %o: memref<1x4x77x64xbf16>, %lse: memref<1x4x77xf32>) {
+  tessel.attention ins(%q, %k, %v : memref<1x4x77x64xbf16>, memref<1x1x300x64xbf16>, memref<1x1x300x64xbf16>)
+                   outs(%o : memref<1x4x77x64xbf16>) lse(%lse : memref<1x4x77xf32>)
+                   {config = #tessel.config<tile = [128, 64], waves = [4, 1], stages = 1>}
+  return
+}
