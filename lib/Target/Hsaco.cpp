@@ -95,7 +95,10 @@ struct LLVMErrorCollector {
     llvm::raw_string_ostream os(text);
     llvm::DiagnosticPrinterRawOStream printer(os);
     info->print(printer);
-    static_cast<LLVMErrorCollector *>(context)->errors.push_back(text);
+    // Backend diagnostics carry no source location of their own.
+    llvm::StringRef message(text);
+    message.consume_front("<unknown>:0:0: ");
+    static_cast<LLVMErrorCollector *>(context)->errors.push_back(message.str());
   }
 
   /// Emits the collected errors at `loc`; failure if there were any.

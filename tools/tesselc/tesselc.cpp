@@ -199,6 +199,15 @@ int main(int argc, char **argv) {
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  context.printOpOnDiagnostic(false);
+  // Some conversions report an error yet let the pass succeed; any error
+  // stops the compile at the stage that reported it.
+  bool sawError = false;
+  ScopedDiagnosticHandler errorTracker(&context, [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error)
+      sawError = true;
+    return failure(); // let the SourceMgr handler print it
+  });
 
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module || failed(rejectUnloweredTesselOps(*module)))
@@ -210,7 +219,7 @@ int main(int argc, char **argv) {
   TesselToROCDLOptions pipelineOptions;
   pipelineOptions.chip = chip->name.str();
   buildTesselToROCDLPipeline(pm, pipelineOptions);
-  if (failed(pm.run(*module)))
+  if (failed(pm.run(*module)) || sawError)
     return 1;
 
   // Everything is rendered into memory first so a failure never leaves a
@@ -237,7 +246,7 @@ int main(int argc, char **argv) {
     for (gpu::GPUModuleOp gpuModule : gpuModules) {
       FailureOr<GpuModuleBinary> binary =
           compileGpuModule(gpuModule, *chip, options, stageFor(settings.emit));
-      if (failed(binary) ||
+      if (failed(binary) || sawError ||
           failed(renderBinary(settings, gpuModule, *binary, *chip, os,
                                   jsonReports)))
         return 1;

@@ -1,0 +1,6 @@
+gpu.module @broken {
+  gpu.func @k() kernel {
+    %c0 = arith.constant 0 : index
+    gpu.retur
+  }
+}
