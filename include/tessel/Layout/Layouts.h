@@ -1,0 +1,71 @@
+//===- Layouts.h - Named layouts and the LDS swizzle chooser ----*- C++ -*-===//
+//
+// Constructors of the linear layouts the compiler names: blocked layouts for
+// coalesced global access, swizzled LDS layouts, and the chooser that picks
+// the swizzle with the fewest bank conflicts for a tile's LDS write and read.
+// The matrix-instruction layouts are in tessel/Target/Mma.h.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_LAYOUT_LAYOUTS_H
+#define TESSEL_LAYOUT_LAYOUTS_H
+
+#include "tessel/Layout/LinearLayout.h"
+
+namespace tessel {
+
+/// A blocked layout over a tile of `shape`: each lane holds `sizePerThread`
+/// consecutive elements per dimension, lanes and then waves tile the
+/// dimensions in `order` (fastest first). A tile larger than the covered
+/// block repeats it in further registers; a smaller one is replicated
+/// (several lanes hold the same element).
+llvm::Expected<LinearLayout>
+blockedLayout(llvm::ArrayRef<int64_t> shape,
+              llvm::ArrayRef<int64_t> sizePerThread,
+              llvm::ArrayRef<int64_t> threadsPerWave,
+              llvm::ArrayRef<int64_t> wavesPerWorkgroup,
+              llvm::ArrayRef<int64_t> order);
+
+/// An LDS layout (`offset` -> tile) for a 2-D tile whose dimension `order[0]`
+/// is contiguous: element (r, c) lives at r * C + ((c / vec) ^ phase(r)) * vec
+/// + c % vec with phase(r) = (r / perPhase) % maxPhase. maxPhase = 1 is the
+/// plain row-major (or column-major) layout.
+llvm::Expected<LinearLayout> swizzledLdsLayout(llvm::ArrayRef<int64_t> shape,
+                                               int64_t vec, int64_t perPhase,
+                                               int64_t maxPhase,
+                                               llvm::ArrayRef<int64_t> order);
+
+struct SwizzleQuery {
+  llvm::SmallVector<int64_t, 2> shape;  ///< the LDS tile
+  llvm::SmallVector<int64_t, 2> order;  ///< contiguous dimension first
+  unsigned elementBytes = 2;
+  unsigned storeBytes = 16;             ///< per-lane width of the LDS write
+  unsigned numWaves = 1;                ///< waves writing the tile
+  LinearLayout readLayout;              ///< register layout reading the tile
+  unsigned readBytes = 16;              ///< per-lane width of the LDS read
+  LdsBanking banking;
+  unsigned waveSize = 64;
+};
+
+struct SwizzleChoice {
+  int64_t vec = 1, perPhase = 1, maxPhase = 1;
+  BankConflictReport write, read;
+  LinearLayout writeLayout; ///< the coalesced layout the write was analysed with
+  unsigned totalConflicts() const {
+    return write.conflictCycles + read.conflictCycles;
+  }
+};
+
+/// The layout of the write side of a query: each lane stores `storeBytes`
+/// along the contiguous dimension, lanes along it first, waves along the
+/// other dimension.
+llvm::Expected<LinearLayout> ldsWriteLayout(const SwizzleQuery &query);
+
+/// Searches every power-of-two (vec, perPhase, maxPhase) whose read and write
+/// stay vector accesses and returns the one with the fewest bank conflicts of
+/// the two together (ties: the smallest maxPhase, then the largest vec).
+llvm::Expected<SwizzleChoice> chooseSwizzle(const SwizzleQuery &query);
+
+} // namespace tessel
+
+#endif // TESSEL_LAYOUT_LAYOUTS_H
