@@ -409,6 +409,16 @@ static void appendSteps(SmallVector<LinearLayout::InDim, 4> &ins,
   }
 }
 
+/// The same layout over the transposed tile: (dim0, dim1) values swapped,
+/// names kept in place.
+static llvm::Expected<LinearLayout> swapTileDims(const LinearLayout &layout) {
+  LinearLayout swapped = layout.transposeOuts({1, 0});
+  return LinearLayout::get(
+      swapped.getInDims(),
+      {{dims::tileDim(0), swapped.getOutDims()[0].size},
+       {dims::tileDim(1), swapped.getOutDims()[1].size}});
+}
+
 static llvm::Error checkTileShape(ArrayRef<int64_t> shape, int64_t rows,
                                   int64_t cols, StringRef what) {
   if (shape.size() != 2)
@@ -493,8 +503,10 @@ tessel::mmaOperandLayout(const MmaInstr &instr, unsigned waveSize,
     llvm::Expected<MmaLayouts> base = getMmaLayouts(instr, waveSize);
     if (!base)
       return base.takeError();
-    LinearLayout hw = isA ? base->a : base->b.transposeOuts({1, 0});
-    ins.assign(hw.getInDims().begin(), hw.getInDims().end());
+    llvm::Expected<LinearLayout> hw = isA ? base->a : swapTileDims(base->b);
+    if (!hw)
+      return hw.takeError();
+    ins.assign(hw->getInDims().begin(), hw->getInDims().end());
   } else {
     // kWidth consecutive k per lane, lane groups of `x` lanes step by kWidth.
     ins = {{dims::kRegister.str(), {}}, {dims::kLane.str(), {}}};
@@ -519,5 +531,5 @@ tessel::mmaOperandLayout(const MmaInstr &instr, unsigned waveSize,
                               {dims::tileDim(1), int32_t(xk[1])}});
   if (!layout || isA)
     return layout;
-  return layout->transposeOuts({1, 0});
+  return swapTileDims(*layout);
 }

@@ -127,8 +127,8 @@ public:
   /// Only the named inputs and outputs (bases projected on those outputs).
   LinearLayout sublayout(llvm::ArrayRef<std::string> inNames,
                          llvm::ArrayRef<std::string> outNames) const;
-  /// Same with output dimensions renamed/reordered: `order[i]` is the index
-  /// in getOutDims() of the new i-th output dimension.
+  /// Same map with the output dimensions (names, sizes and values) reordered:
+  /// `order[i]` is the index in getOutDims() of the new i-th dimension.
   LinearLayout transposeOuts(llvm::ArrayRef<unsigned> order) const;
   /// Same layout with input dimension `from` renamed to `to`.
   LinearLayout renameInDim(llvm::StringRef from, llvm::StringRef to) const;
