@@ -472,3 +472,102 @@ func.func @attention_config_arity(%q: memref<1x1x77x64xf16>, %k: memref<1x1x77x6
   tessel.attention ins(%q, %k, %v : memref<1x1x77x64xf16>, memref<1x1x77x64xf16>, memref<1x1x77x64xf16>) outs(%o : memref<1x1x77x64xf16>) {config = #tessel.config<tile = [64, 64, 32], waves = [4, 1], stages = 1>}
   return
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Layout attributes
+//===----------------------------------------------------------------------===//
+
+// expected-error @+1 {{sizePerThread, threadsPerWave, waves and order must have one entry per tile dimension}}
+func.func private @blocked_rank() attributes {l = #tessel.blocked<sizePerThread = [1, 8], threadsPerWave = [8, 8], waves = [4], order = [1, 0]>}
+
+// -----
+
+// expected-error @+1 {{sizePerThread, threadsPerWave and waves must be positive powers of two}}
+func.func private @blocked_power_of_two() attributes {l = #tessel.blocked<sizePerThread = [1, 6], threadsPerWave = [8, 8], waves = [4, 1], order = [1, 0]>}
+
+// -----
+
+// expected-error @+1 {{order must be a permutation of 0..1}}
+func.func private @blocked_order() attributes {l = #tessel.blocked<sizePerThread = [1, 8], threadsPerWave = [8, 8], waves = [4, 1], order = [1, 1]>}
+
+// -----
+
+// expected-error @+1 {{threadsPerWave must multiply to a wave (32 or 64 lanes), got 16}}
+func.func private @blocked_lanes() attributes {l = #tessel.blocked<sizePerThread = [1, 8], threadsPerWave = [4, 4], waves = [4, 1], order = [1, 0]>}
+
+// -----
+
+// expected-error @+1 {{unknown matrix instruction "v_mfma_f32_64x64x8_f16" (not in the matrix-instruction catalogue)}}
+func.func private @mma_unknown() attributes {l = #tessel.mma<"v_mfma_f32_64x64x8_f16", waves = [1, 1]>}
+
+// -----
+
+// expected-error @+1 {{"v_wmma_f32_16x16x16_f16" has different layouts on gfx11 and gfx12: name the chip (chip = "gfx1100" or "gfx1201")}}
+func.func private @mma_ambiguous() attributes {l = #tessel.mma<"v_wmma_f32_16x16x16_f16", waves = [1, 1]>}
+
+// -----
+
+// expected-error @+1 {{unknown chip "gfx1030"; known chips: gfx90a, gfx942, gfx950, gfx1100, gfx1201}}
+func.func private @mma_chip() attributes {l = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [1, 1], chip = "gfx1030">}
+
+// -----
+
+// expected-error @+1 {{"v_mfma_f32_16x16x8_xf32" is not available on gfx950 (it is on gfx942)}}
+func.func private @mma_not_on_chip() attributes {l = #tessel.mma<"v_mfma_f32_16x16x8_xf32", waves = [1, 1], chip = "gfx950">}
+
+// -----
+
+// expected-error @+1 {{waves must be two positive powers of two [along M, along N]}}
+func.func private @mma_waves() attributes {l = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [3, 1]>}
+
+// -----
+
+// expected-error @+1 {{"v_mfma_f32_32x32x8_f16" does not run in wave32}}
+func.func private @mma_wave_size() attributes {l = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [1, 1], waveSize = 32>}
+
+// -----
+
+// expected-error @+1 {{kWidth must be a power-of-two multiple of the 4 elements per lane of v_mfma_f32_16x16x16_f16, got 2}}
+func.func private @operand_kwidth() attributes {l = #tessel.mma_operand<a, #tessel.mma<"v_mfma_f32_16x16x16_f16", waves = [1, 1]>, kWidth = 2>}
+
+// -----
+
+// expected-error @+1 {{kWidth of a WMMA operand must be its 8 elements per lane, got 16}}
+func.func private @operand_wmma_kwidth() attributes {l = #tessel.mma_operand<b, #tessel.mma<"v_wmma_f32_16x16x16_f16", waves = [1, 1], chip = "gfx1201">, kWidth = 16>}
+
+// -----
+
+// expected-error @+1 {{expected operand 'a' or 'b', got 'c'}}
+func.func private @operand_index() attributes {l = #tessel.mma_operand<c, #tessel.mma<"v_mfma_f32_16x16x16_f16", waves = [1, 1]>, kWidth = 4>}
+
+// -----
+
+// expected-error @+1 {{vec, perPhase and maxPhase must be positive powers of two}}
+func.func private @swizzle_power_of_two() attributes {l = #tessel.swizzle<vec = 8, perPhase = 3, maxPhase = 8>}
+
+// -----
+
+// expected-error @+1 {{order must be [1, 0] or [0, 1]}}
+func.func private @swizzle_order() attributes {l = #tessel.swizzle<vec = 8, perPhase = 1, maxPhase = 8, order = [2, 0]>}
+
+// -----
+
+// expected-error @+1 {{every basis must have the same number (at least one) of coordinates}}
+func.func private @linear_ragged() attributes {l = #tessel.linear<register = [[0, 1]], lane = [[1]]>}
+
+// -----
+
+// expected-error @+1 {{unknown input dimension 'thread'; expected register, lane, wave, block or offset}}
+func.func private @linear_dim() attributes {l = #tessel.linear<thread = [[0, 1]]>}
+
+// -----
+
+// expected-error @+1 {{'lane' appears twice}}
+func.func private @linear_twice() attributes {l = #tessel.linear<lane = [[0, 1]], lane = [[1, 0]]>}
+
+// -----
+
+// expected-error @+1 {{basis coordinates must be non-negative}}
+func.func private @linear_negative() attributes {l = #tessel.linear<lane = [[0, -1]]>}

@@ -1,12 +1,139 @@
 //===- TesselAttrs.cpp - tessel attributes ----------------------*- C++ -*-===//
 
 #include "tessel/Dialect/Tessel/IR/TesselAttrs.h"
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Layout/Layouts.h"
 
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace tessel;
+
+//===----------------------------------------------------------------------===//
+// Custom directives
+//===----------------------------------------------------------------------===//
+
+/// `a` or `b`.
+static ParseResult parseOperandIndex(AsmParser &parser, unsigned &index) {
+  StringRef keyword;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseKeyword(&keyword))
+    return failure();
+  if (keyword != "a" && keyword != "b")
+    return parser.emitError(loc) << "expected operand 'a' or 'b', got '"
+                                 << keyword << "'";
+  index = keyword == "a" ? 0 : 1;
+  return success();
+}
+
+static void printOperandIndex(AsmPrinter &printer, unsigned index) {
+  printer << (index == 0 ? "a" : "b");
+}
+
+/// `waves = [m, n]`, then the optional `, chip = "gfx..."` and
+/// `, waveSize = N` of #tessel.mma, in that order.
+static ParseResult parseMmaOptions(AsmParser &parser,
+                                   SmallVector<int64_t> &waves,
+                                   std::string &chip, unsigned &waveSize) {
+  if (parser.parseKeyword("waves") || parser.parseEqual() ||
+      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+        return parser.parseInteger(waves.emplace_back());
+      }))
+    return failure();
+  waveSize = 0;
+  bool sawWaveSize = false;
+  while (succeeded(parser.parseOptionalComma())) {
+    StringRef keyword;
+    SMLoc loc = parser.getCurrentLocation();
+    if (parser.parseKeyword(&keyword) || parser.parseEqual())
+      return failure();
+    if (keyword == "chip" && chip.empty() && !sawWaveSize) {
+      if (parser.parseString(&chip))
+        return failure();
+    } else if (keyword == "waveSize" && !sawWaveSize) {
+      sawWaveSize = true;
+      if (parser.parseInteger(waveSize))
+        return failure();
+    } else {
+      return parser.emitError(loc)
+             << "expected 'chip' and then 'waveSize', got '" << keyword << "'";
+    }
+  }
+  return success();
+}
+
+static void printMmaOptions(AsmPrinter &printer, ArrayRef<int64_t> waves,
+                            StringRef chip, unsigned waveSize) {
+  printer << "waves = [";
+  llvm::interleaveComma(waves, printer);
+  printer << "]";
+  if (!chip.empty())
+    printer << ", chip = \"" << chip << "\"";
+  if (waveSize)
+    printer << ", waveSize = " << waveSize;
+}
+
+#include "tessel/Dialect/Tessel/IR/TesselAttrInterfaces.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "tessel/Dialect/Tessel/IR/TesselAttrs.cpp.inc"
+
+void TesselDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "tessel/Dialect/Tessel/IR/TesselAttrs.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// Turns a layout-library error into a diagnostic.
+static FailureOr<LinearLayout>
+toDiagnostic(llvm::Expected<LinearLayout> layout,
+             function_ref<InFlightDiagnostic()> emitError) {
+  if (layout)
+    return std::move(*layout);
+  InFlightDiagnostic diag = emitError();
+  diag << llvm::toString(layout.takeError());
+  return diag;
+}
+
+static bool allPowersOfTwo(ArrayRef<int64_t> values) {
+  return llvm::all_of(values, [](int64_t value) {
+    return value > 0 && llvm::isPowerOf2_64(value);
+  });
+}
+
+static bool isPermutation(ArrayRef<int64_t> order) {
+  SmallVector<int64_t> sorted(order);
+  llvm::sort(sorted);
+  for (auto [index, value] : llvm::enumerate(sorted))
+    if (value != int64_t(index))
+      return false;
+  return true;
+}
+
+FailureOr<LinearLayout>
+tessel::getLinearLayout(Attribute attr, ArrayRef<int64_t> shape,
+                        function_ref<InFlightDiagnostic()> emitError) {
+  auto layout = dyn_cast<LayoutAttrInterface>(attr);
+  if (!layout) {
+    InFlightDiagnostic diag = emitError();
+    diag << "attribute " << attr << " is not a tessel layout";
+    return diag;
+  }
+  return layout.toLinearLayout(shape, emitError);
+}
+
+//===----------------------------------------------------------------------===//
+// ConfigAttr
+//===----------------------------------------------------------------------===//
 
 LogicalResult
 ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
@@ -48,4 +175,302 @@ ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 int64_t ConfigAttr::getNumWaves() const {
   return getWaves()[0] * getWaves()[1];
+}
+
+//===----------------------------------------------------------------------===//
+// BlockedAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult BlockedAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  ArrayRef<int64_t> sizePerThread,
+                                  ArrayRef<int64_t> threadsPerWave,
+                                  ArrayRef<int64_t> waves,
+                                  ArrayRef<int64_t> order) {
+  size_t rank = sizePerThread.size();
+  if (rank == 0 || threadsPerWave.size() != rank || waves.size() != rank ||
+      order.size() != rank)
+    return emitError() << "sizePerThread, threadsPerWave, waves and order "
+                          "must have one entry per tile dimension";
+  if (!allPowersOfTwo(sizePerThread) || !allPowersOfTwo(threadsPerWave) ||
+      !allPowersOfTwo(waves))
+    return emitError() << "sizePerThread, threadsPerWave and waves must be "
+                          "positive powers of two";
+  if (!isPermutation(order))
+    return emitError() << "order must be a permutation of 0.." << rank - 1;
+  int64_t lanes = 1;
+  for (int64_t count : threadsPerWave)
+    lanes *= count;
+  if (lanes != 32 && lanes != 64)
+    return emitError() << "threadsPerWave must multiply to a wave (32 or 64 "
+                          "lanes), got "
+                       << lanes;
+  return success();
+}
+
+FailureOr<LinearLayout>
+BlockedAttr::toLinearLayout(ArrayRef<int64_t> shape,
+                            function_ref<InFlightDiagnostic()> emitError) const {
+  return toDiagnostic(blockedLayout(shape, getSizePerThread(),
+                                    getThreadsPerWave(), getWaves(),
+                                    getOrder()),
+                      emitError);
+}
+
+//===----------------------------------------------------------------------===//
+// MmaAttr
+//===----------------------------------------------------------------------===//
+
+/// The catalogue entry `instr` names on `chip` (or, without a chip, its only
+/// family), with a diagnostic when there is none or several.
+static FailureOr<const MmaInstr *>
+resolveInstruction(StringRef instr, StringRef chipName,
+                   function_ref<InFlightDiagnostic()> emitError) {
+  SmallVector<const MmaInstr *, 2> candidates = lookupMmaByName(instr);
+  if (candidates.empty())
+    return emitError() << "unknown matrix instruction \"" << instr
+                       << "\" (not in the matrix-instruction catalogue)";
+  if (chipName.empty()) {
+    if (candidates.size() > 1)
+      return emitError() << "\"" << instr
+                         << "\" has different layouts on gfx11 and gfx12: "
+                            "name the chip (chip = \"gfx1100\" or "
+                            "\"gfx1201\")";
+    return candidates.front();
+  }
+  const Chip *chip = lookupChip(chipName);
+  if (!chip)
+    return emitError() << "unknown chip \"" << chipName
+                       << "\"; known chips: " << knownChipNames();
+  for (const MmaInstr *candidate : candidates)
+    if (candidate->isAvailableOn(*chip))
+      return candidate;
+  return emitError() << "\"" << instr << "\" is not available on "
+                     << chipName << " (it is on "
+                     << candidates.front()->getChipNames() << ")";
+}
+
+LogicalResult MmaAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                              StringRef instr, ArrayRef<int64_t> waves,
+                              StringRef chip, unsigned waveSize) {
+  FailureOr<const MmaInstr *> resolved =
+      resolveInstruction(instr, chip, emitError);
+  if (failed(resolved))
+    return failure();
+  if (waves.size() != 2 || !allPowersOfTwo(waves))
+    return emitError() << "waves must be two positive powers of two [along "
+                          "M, along N]";
+  if (waveSize != 0 &&
+      !llvm::is_contained((*resolved)->getWaveSizes(), waveSize))
+    return emitError() << "\"" << instr << "\" does not run in wave"
+                       << waveSize;
+  return success();
+}
+
+const MmaInstr &MmaAttr::getInstruction() const {
+  return **resolveInstruction(getInstr(), getChip(), [&] {
+    return emitError(UnknownLoc::get(getContext()));
+  });
+}
+
+unsigned MmaAttr::getEffectiveWaveSize() const {
+  if (getWaveSize())
+    return getWaveSize();
+  if (!getInstruction().isWmma())
+    return 64;
+  const Chip *chip = lookupChip(getChip());
+  return chip ? chip->defaultWaveSize : 32;
+}
+
+FailureOr<LinearLayout>
+MmaAttr::toLinearLayout(ArrayRef<int64_t> shape,
+                        function_ref<InFlightDiagnostic()> emitError) const {
+  return toDiagnostic(mmaAccumulatorLayout(getInstruction(),
+                                           getEffectiveWaveSize(),
+                                           getWaves()[0], getWaves()[1],
+                                           shape),
+                      emitError);
+}
+
+//===----------------------------------------------------------------------===//
+// MmaOperandAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+MmaOperandAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                       unsigned operandIndex, MmaAttr parent, int64_t kWidth) {
+  if (operandIndex > 1)
+    return emitError() << "operand must be a or b";
+  if (!parent)
+    return emitError() << "expected a #tessel.mma parent layout";
+  const MmaInstr &instr = parent.getInstruction();
+  int64_t perLane =
+      instr.getOperandElementsPerLane(parent.getEffectiveWaveSize());
+  if (kWidth <= 0 || !llvm::isPowerOf2_64(kWidth) || kWidth % perLane)
+    return emitError() << "kWidth must be a power-of-two multiple of the "
+                       << perLane << " elements per lane of " << instr.name
+                       << ", got " << kWidth;
+  if (instr.isWmma() && kWidth != perLane)
+    return emitError() << "kWidth of a WMMA operand must be its " << perLane
+                       << " elements per lane, got " << kWidth;
+  return success();
+}
+
+FailureOr<LinearLayout> MmaOperandAttr::toLinearLayout(
+    ArrayRef<int64_t> shape,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  MmaAttr parent = getParent();
+  return toDiagnostic(
+      mmaOperandLayout(parent.getInstruction(), parent.getEffectiveWaveSize(),
+                       parent.getWaves()[0], parent.getWaves()[1],
+                       getOperandIndex() == 0 ? MmaOperand::A : MmaOperand::B,
+                       getKWidth(), shape),
+      emitError);
+}
+
+//===----------------------------------------------------------------------===//
+// SwizzleAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult SwizzleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  int64_t vec, int64_t perPhase,
+                                  int64_t maxPhase, ArrayRef<int64_t> order) {
+  if (!allPowersOfTwo({vec, perPhase, maxPhase}))
+    return emitError() << "vec, perPhase and maxPhase must be positive powers "
+                          "of two";
+  if (!order.empty() && (order.size() != 2 || !isPermutation(order)))
+    return emitError() << "order must be [1, 0] or [0, 1]";
+  return success();
+}
+
+SmallVector<int64_t, 2> SwizzleAttr::getEffectiveOrder() const {
+  if (getOrder().empty())
+    return {1, 0};
+  return SmallVector<int64_t, 2>(getOrder());
+}
+
+FailureOr<LinearLayout>
+SwizzleAttr::toLinearLayout(ArrayRef<int64_t> shape,
+                            function_ref<InFlightDiagnostic()> emitError) const {
+  return toDiagnostic(swizzledLdsLayout(shape, getVec(), getPerPhase(),
+                                        getMaxPhase(), getEffectiveOrder()),
+                      emitError);
+}
+
+//===----------------------------------------------------------------------===//
+// LinearAttr
+//===----------------------------------------------------------------------===//
+
+static constexpr StringLiteral kLinearInDims[] = {
+    dims::kRegister, dims::kLane, dims::kWave, dims::kBlock, dims::kOffset};
+
+SmallVector<std::pair<StringRef, ArrayRef<int64_t>>, 5>
+LinearAttr::getAllBases() const {
+  return {{kLinearInDims[0], getRegisterBases()},
+          {kLinearInDims[1], getLaneBases()},
+          {kLinearInDims[2], getWaveBases()},
+          {kLinearInDims[3], getBlockBases()},
+          {kLinearInDims[4], getOffsetBases()}};
+}
+
+LogicalResult LinearAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 unsigned rank, ArrayRef<int64_t> registerBases,
+                                 ArrayRef<int64_t> laneBases,
+                                 ArrayRef<int64_t> waveBases,
+                                 ArrayRef<int64_t> blockBases,
+                                 ArrayRef<int64_t> offsetBases) {
+  ArrayRef<int64_t> all[] = {registerBases, laneBases, waveBases, blockBases,
+                             offsetBases};
+  for (auto [name, bases] : llvm::zip(kLinearInDims, all)) {
+    if (!bases.empty() && rank == 0)
+      return emitError() << "bases of '" << name << "' have no coordinates";
+    if (rank && bases.size() % rank)
+      return emitError() << "every basis must have " << rank
+                         << " coordinates";
+    if (llvm::any_of(bases, [](int64_t v) { return v < 0; }))
+      return emitError() << "basis coordinates must be non-negative";
+  }
+  return success();
+}
+
+Attribute LinearAttr::parse(AsmParser &parser, Type) {
+  unsigned rank = 0;
+  SmallVector<SmallVector<int64_t>, 5> flat(std::size(kLinearInDims));
+  SmallVector<bool, 5> seen(std::size(kLinearInDims), false);
+  auto parseBasis = [&](SmallVector<int64_t> &into) -> ParseResult {
+    SMLoc loc = parser.getCurrentLocation();
+    SmallVector<int64_t, 4> basis;
+    if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+          return parser.parseInteger(basis.emplace_back());
+        }))
+      return failure();
+    if (rank == 0)
+      rank = basis.size();
+    if (basis.size() != rank || rank == 0)
+      return parser.emitError(loc) << "every basis must have the same number "
+                                      "(at least one) of coordinates";
+    into.append(basis.begin(), basis.end());
+    return success();
+  };
+  auto parseEntry = [&]() -> ParseResult {
+    StringRef name;
+    SMLoc loc = parser.getCurrentLocation();
+    if (parser.parseKeyword(&name) || parser.parseEqual())
+      return failure();
+    const auto *it = llvm::find(kLinearInDims, name);
+    if (it == std::end(kLinearInDims))
+      return parser.emitError(loc)
+             << "unknown input dimension '" << name
+             << "'; expected register, lane, wave, block or offset";
+    size_t index = it - std::begin(kLinearInDims);
+    if (seen[index])
+      return parser.emitError(loc) << "'" << name << "' appears twice";
+    seen[index] = true;
+    return parser.parseCommaSeparatedList(
+        AsmParser::Delimiter::Square, [&] { return parseBasis(flat[index]); });
+  };
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::LessGreater,
+                                     parseEntry))
+    return {};
+  return parser.getChecked<LinearAttr>(parser.getContext(), rank, flat[0],
+                                       flat[1], flat[2], flat[3], flat[4]);
+}
+
+void LinearAttr::print(AsmPrinter &printer) const {
+  printer << "<";
+  bool first = true;
+  for (auto [name, bases] : getAllBases()) {
+    if (bases.empty())
+      continue;
+    printer << (first ? "" : ", ") << name << " = [";
+    first = false;
+    for (size_t i = 0; i < bases.size(); i += getRank()) {
+      printer << (i ? ", [" : "[");
+      llvm::interleaveComma(bases.slice(i, getRank()), printer);
+      printer << "]";
+    }
+    printer << "]";
+  }
+  printer << ">";
+}
+
+FailureOr<LinearLayout>
+LinearAttr::toLinearLayout(ArrayRef<int64_t> shape,
+                           function_ref<InFlightDiagnostic()> emitError) const {
+  if (getRank() && getRank() != shape.size())
+    return emitError() << "the bases have " << getRank()
+                       << " coordinates but the tile has rank "
+                       << shape.size();
+  SmallVector<LinearLayout::InDim, 5> ins;
+  for (auto [name, bases] : getAllBases()) {
+    if (bases.empty())
+      continue;
+    LinearLayout::InDim in{name.str(), {}};
+    for (size_t i = 0; i < bases.size(); i += getRank())
+      in.bases.emplace_back(bases.begin() + i, bases.begin() + i + getRank());
+    ins.push_back(std::move(in));
+  }
+  SmallVector<LinearLayout::OutDim, 4> outs;
+  for (auto [d, size] : llvm::enumerate(shape))
+    outs.push_back({dims::tileDim(d), int32_t(size)});
+  return toDiagnostic(LinearLayout::get(ins, outs), emitError);
 }

@@ -16,11 +16,5 @@ void TesselDialect::initialize() {
 #define GET_OP_LIST
 #include "tessel/Dialect/Tessel/IR/TesselOps.cpp.inc"
       >();
-  addAttributes<
-#define GET_ATTRDEF_LIST
-#include "tessel/Dialect/Tessel/IR/TesselAttrs.cpp.inc"
-      >();
+  registerAttributes();
 }
-
-#define GET_ATTRDEF_CLASSES
-#include "tessel/Dialect/Tessel/IR/TesselAttrs.cpp.inc"

@@ -49,4 +49,176 @@ def Tessel_ConfigAttr : Tessel_Attr<"Config", "config"> {
   }];
 }
 
+
+//===----------------------------------------------------------------------===//
+// Layouts
+//===----------------------------------------------------------------------===//
+
+def Tessel_LayoutAttrInterface : AttrInterface<"LayoutAttrInterface"> {
+  let cppNamespace = "::tessel";
+  let description = [{
+    An attribute that describes how a tile is laid out: over registers, lanes
+    and waves (a distributed layout) or over LDS offsets (a memory layout).
+    Every such attribute is a constructor of a linear layout over GF(2)
+    (`tessel/Layout/LinearLayout.h`).
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        The linear layout of a tile of `shape`, or a diagnostic through
+        `emitError` when the attribute does not fit that tile.
+      }],
+      "::llvm::FailureOr<::tessel::LinearLayout>", "toLinearLayout",
+      (ins "::llvm::ArrayRef<int64_t>":$shape,
+           "::llvm::function_ref<::mlir::InFlightDiagnostic()>":$emitError)>,
+  ];
+}
+
+class Tessel_LayoutAttr<string name, string attrMnemonic>
+    : Tessel_Attr<name, attrMnemonic,
+                  [DeclareAttrInterfaceMethods<Tessel_LayoutAttrInterface>]>;
+
+def Tessel_BlockedAttr : Tessel_LayoutAttr<"Blocked", "blocked"> {
+  let summary = "Blocked distribution for coalesced global access";
+  let description = [{
+    Each lane holds `sizePerThread` consecutive elements per tile dimension;
+    the lanes of a wave (`threadsPerWave`) and then the waves of the
+    workgroup (`waves`) tile the dimensions, fastest first in `order`. A tile
+    larger than the covered block repeats it in further registers; a smaller
+    one is replicated across lanes.
+
+    ```mlir
+    // 8 bf16 (16 bytes) per lane along K, 8x8 lanes, 4 waves along M.
+    #tessel.blocked<sizePerThread = [1, 8], threadsPerWave = [8, 8],
+                    waves = [4, 1], order = [1, 0]>
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$sizePerThread,
+                        ArrayRefParameter<"int64_t">:$threadsPerWave,
+                        ArrayRefParameter<"int64_t">:$waves,
+                        ArrayRefParameter<"int64_t">:$order);
+  let assemblyFormat = [{
+    `<` `sizePerThread` `=` `[` $sizePerThread `]` `,`
+        `threadsPerWave` `=` `[` $threadsPerWave `]` `,`
+        `waves` `=` `[` $waves `]` `,` `order` `=` `[` $order `]` `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
+def Tessel_MmaAttr : Tessel_LayoutAttr<"Mma", "mma"> {
+  let summary = "Accumulator layout of a matrix instruction over waves";
+  let description = [{
+    The C/D (accumulator) layout of the MFMA or WMMA instruction `instr`
+    (the gfx942 spelling, from the matrix-instruction catalogue) over a
+    workgroup tile: `waves = [along M, along N]` waves tile the instruction's
+    block (wave index = waveM * wavesN + waveN), then every wave repeats its
+    block along N and then M in further registers. Registers are in hardware
+    element order: register `j` is element `j` of the LLVM accumulator
+    vector. `chip` picks between families whose layouts differ (required
+    for WMMA, where gfx11 and gfx12 differ); `waveSize` picks wave32 or
+    wave64 for WMMA (default: the chip's).
+
+    ```mlir
+    #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [2, 2]>
+    #tessel.mma<"v_wmma_f32_16x16x16_f16", waves = [1, 1], chip = "gfx1201">
+    ```
+  }];
+  let parameters = (ins StringRefParameter<"instruction mnemonic">:$instr,
+                        ArrayRefParameter<"int64_t">:$waves,
+                        StringRefParameter<"chip", [{""}]>:$chip,
+                        DefaultValuedParameter<"unsigned", "0">:$waveSize);
+  let assemblyFormat = [{
+    `<` $instr `,` custom<MmaOptions>($waves, $chip, $waveSize) `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The catalogue entry this attribute names (verified to exist).
+    const ::tessel::MmaInstr &getInstruction() const;
+    /// The wave size the layout is for: 64 for MFMA, `waveSize` or the
+    /// chip's default for WMMA.
+    unsigned getEffectiveWaveSize() const;
+  }];
+}
+
+def Tessel_MmaOperandAttr : Tessel_LayoutAttr<"MmaOperand", "mma_operand"> {
+  let summary = "Operand layout (A or B) of a matrix instruction";
+  let description = [{
+    The register layout operand `a` ([M, K] tile) or `b` ([K, N] tile) of a
+    dot whose accumulator has the layout `parent` needs. Each lane holds
+    `kWidth` consecutive K elements per instruction group: `kWidth` equal to
+    the instruction's elements per lane is the hardware layout; a multiple of
+    it (MFMA only) packs several instructions' K into one run, which wider
+    LDS reads can fetch at once. Waves along the other dimension hold copies.
+
+    ```mlir
+    #tessel.mma_operand<a, #tessel.mma<"v_mfma_f32_16x16x16_f16", waves = [1, 1]>, kWidth = 4>
+    ```
+  }];
+  let parameters = (ins "unsigned":$operandIndex,
+                        "MmaAttr":$parent,
+                        "int64_t":$kWidth);
+  let assemblyFormat = [{
+    `<` custom<OperandIndex>($operandIndex) `,` qualified($parent) `,`
+        `kWidth` `=` $kWidth `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
+def Tessel_SwizzleAttr : Tessel_LayoutAttr<"Swizzle", "swizzle"> {
+  let summary = "Swizzled LDS layout of a 2-D tile";
+  let description = [{
+    An LDS (memory) layout for a 2-D tile whose dimension `order[0]` is
+    contiguous (default `order = [1, 0]`: rows of dim1). Element `(r, c)` is
+    stored at `r * C + ((c / vec) ^ phase(r)) * vec + c % vec` with
+    `phase(r) = (r / perPhase) % maxPhase`: groups of `vec` elements move
+    together (so vector accesses stay whole) and rows rotate their groups so
+    that column accesses spread over the banks. `maxPhase = 1` is no swizzle.
+
+    ```mlir
+    #tessel.swizzle<vec = 8, perPhase = 1, maxPhase = 8>
+    ```
+  }];
+  let parameters = (ins "int64_t":$vec, "int64_t":$perPhase,
+                        "int64_t":$maxPhase,
+                        OptionalArrayRefParameter<"int64_t">:$order);
+  let assemblyFormat = [{
+    `<` `vec` `=` $vec `,` `perPhase` `=` $perPhase `,` `maxPhase` `=`
+        $maxPhase (`,` `order` `=` `[` $order^ `]`)? `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// `order`, or [1, 0] when absent.
+    ::llvm::SmallVector<int64_t, 2> getEffectiveOrder() const;
+  }];
+}
+
+def Tessel_LinearAttr : Tessel_LayoutAttr<"Linear", "linear"> {
+  let summary = "A linear layout given by its bases";
+  let description = [{
+    The general case: for each input dimension (`register`, `lane`, `wave`,
+    `block`, or `offset` for a memory layout) the tile coordinates of each
+    of its bits, lowest first. The image of an input is the XOR of the bases
+    of its set bits. Dimensions not listed have size 1.
+
+    ```mlir
+    // 2 registers and 4 lanes over an 4x2 tile: lane l, register r hold (l, r).
+    #tessel.linear<register = [[0, 1]], lane = [[1, 0], [2, 0]]>
+    ```
+  }];
+  // Each input's bases, flattened (`rank` values per basis), in the fixed
+  // order register, lane, wave, block, offset.
+  let parameters = (ins "unsigned":$rank,
+                        ArrayRefParameter<"int64_t">:$registerBases,
+                        ArrayRefParameter<"int64_t">:$laneBases,
+                        ArrayRefParameter<"int64_t">:$waveBases,
+                        ArrayRefParameter<"int64_t">:$blockBases,
+                        ArrayRefParameter<"int64_t">:$offsetBases);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// (input name, flattened bases) in the fixed order.
+    ::llvm::SmallVector<std::pair<::llvm::StringRef, ::llvm::ArrayRef<int64_t>>, 5>
+    getAllBases() const;
+  }];
+}
+
 #endif // TESSEL_DIALECT_TESSEL_IR_TESSELATTRS_TD

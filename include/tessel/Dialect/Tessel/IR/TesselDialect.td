@@ -24,6 +24,9 @@ def Tessel_Dialect : Dialect {
   }];
   let useDefaultAttributePrinterParser = 1;
   let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let extraClassDeclaration = [{
+    void registerAttributes();
+  }];
 }
 
 class Tessel_Op<string mnemonic, list<Trait> traits = []>

@@ -1,0 +1,38 @@
+// Every layout attribute parses, prints and parses back.
+// RUN: tessel-opt %s | FileCheck %s
+// RUN: tessel-opt %s | tessel-opt | FileCheck %s
+// RUN: tessel-opt %s --mlir-print-op-generic | tessel-opt | FileCheck %s
+
+// CHECK-LABEL: func.func private @blocked
+// CHECK-SAME: layout = #tessel.blocked<sizePerThread = [1, 8], threadsPerWave = [8, 8], waves = [4, 1], order = [1, 0]>
+func.func private @blocked() attributes {layout = #tessel.blocked<sizePerThread = [1, 8], threadsPerWave = [8, 8], waves = [4, 1], order = [1, 0]>}
+
+// CHECK-LABEL: func.func private @mma
+// CHECK-SAME: cdna = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [2, 2]>
+// CHECK-SAME: legacy = #tessel.mma<"v_mfma_f32_32x32x8bf16_1k", waves = [1, 4], chip = "gfx90a">
+// CHECK-SAME: rdna = #tessel.mma<"v_wmma_f32_16x16x16_f16", waves = [1, 1], chip = "gfx1201", waveSize = 64>
+func.func private @mma() attributes {
+  cdna = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [2, 2]>,
+  legacy = #tessel.mma<"v_mfma_f32_32x32x8bf16_1k", waves = [1, 4], chip = "gfx90a">,
+  rdna = #tessel.mma<"v_wmma_f32_16x16x16_f16", waves = [1, 1], chip = "gfx1201", waveSize = 64>}
+
+// CHECK-LABEL: func.func private @mma_operand
+// CHECK-SAME: a = #tessel.mma_operand<a, #tessel.mma<"v_mfma_f32_16x16x16_f16", waves = [1, 1]>, kWidth = 4>
+// CHECK-SAME: b = #tessel.mma_operand<b, #tessel.mma<"v_mfma_f32_16x16x32_fp8_fp8", waves = [2, 1]>, kWidth = 16>
+func.func private @mma_operand() attributes {
+  a = #tessel.mma_operand<a, #tessel.mma<"v_mfma_f32_16x16x16_f16", waves = [1, 1]>, kWidth = 4>,
+  b = #tessel.mma_operand<b, #tessel.mma<"v_mfma_f32_16x16x32_fp8_fp8", waves = [2, 1]>, kWidth = 16>}
+
+// CHECK-LABEL: func.func private @swizzle
+// CHECK-SAME: plain = #tessel.swizzle<vec = 8, perPhase = 1, maxPhase = 8>
+// CHECK-SAME: transposed = #tessel.swizzle<vec = 4, perPhase = 2, maxPhase = 4, order = [0, 1]>
+func.func private @swizzle() attributes {
+  plain = #tessel.swizzle<vec = 8, perPhase = 1, maxPhase = 8>,
+  transposed = #tessel.swizzle<vec = 4, perPhase = 2, maxPhase = 4, order = [0, 1]>}
+
+// CHECK-LABEL: func.func private @linear
+// CHECK-SAME: distributed = #tessel.linear<register = {{\[\[}}0, 1]], lane = {{\[\[}}1, 0], [2, 0]], wave = {{\[\[}}0, 0]]>
+// CHECK-SAME: memory = #tessel.linear<offset = {{\[\[}}0, 1], [1, 1]]>
+func.func private @linear() attributes {
+  distributed = #tessel.linear<register = [[0, 1]], lane = [[1, 0], [2, 0]], wave = [[0, 0]]>,
+  memory = #tessel.linear<offset = [[0, 1], [1, 1]]>}
