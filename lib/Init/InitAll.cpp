@@ -2,6 +2,7 @@
 
 #include "tessel/InitAllDialects.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Emulator/Passes.h"
 #include "tessel/Pipelines/Pipelines.h"
 #include "tessel/Target/Hsaco.h"
 
@@ -60,4 +61,5 @@ void tessel::registerAllPasses() {
   mlir::registerSCFToControlFlowPass();
   mlir::registerReconcileUnrealizedCastsPass();
   registerTesselPipelines();
+  registerTesselEmulatorPasses();
 }

@@ -1,0 +1,26 @@
+//===- Passes.h - Emulator passes -------------------------------*- C++ -*-===//
+
+#ifndef TESSEL_EMULATOR_PASSES_H
+#define TESSEL_EMULATOR_PASSES_H
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace tessel {
+
+#define GEN_PASS_DECL
+#include "tessel/Emulator/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "tessel/Emulator/Passes.h.inc"
+
+/// Names of the runtime entry points the lowering calls.
+namespace emu {
+inline constexpr llvm::StringLiteral kLdsBytesAttr = "tessel.emu.lds_bytes";
+inline constexpr llvm::StringLiteral kChipAttr = "tessel.emu.chip";
+} // namespace emu
+
+} // namespace tessel
+
+#endif // TESSEL_EMULATOR_PASSES_H

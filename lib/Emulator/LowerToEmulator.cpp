@@ -1,0 +1,571 @@
+//===- LowerToEmulator.cpp - gpu.module kernels to host code ----*- C++ -*-===//
+//
+// The kernels the AMDGPU backend would compile become host functions the
+// emulator's SIMT runtime runs once per lane. Everything a lane cannot do on
+// its own (know its ids, meet its wave or workgroup, touch LDS or a buffer
+// resource) becomes a call into the runtime (RuntimeABI.h); every memory
+// access is preceded by a check call. See the pass description in
+// tessel/Emulator/Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuntimeABI.h"
+#include "tessel/Emulator/Passes.h"
+#include "tessel/Target/Chip.h"
+#include "tessel/Target/Mma.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
+#include "llvm/ADT/StringSwitch.h"
+
+namespace tessel {
+#define GEN_PASS_DEF_TESSELLOWERTOEMULATORPASS
+#include "tessel/Emulator/Passes.h.inc"
+} // namespace tessel
+
+using namespace mlir;
+using namespace tessel;
+
+namespace {
+
+/// Rewrites the functions of one host module (a former gpu.module body).
+class KernelLowering {
+public:
+  KernelLowering(ModuleOp host, const Chip &chip)
+      : host(host), chip(chip), layout(host) {}
+
+  LogicalResult run();
+
+private:
+  MLIRContext *ctx() { return host.getContext(); }
+  Type i1() { return IntegerType::get(ctx(), 1); }
+  Type i32() { return IntegerType::get(ctx(), 32); }
+  Type i64() { return IntegerType::get(ctx(), 64); }
+  Type f32() { return Float32Type::get(ctx()); }
+  Type ptr(unsigned space = 0) { return LLVM::LLVMPointerType::get(ctx(), space); }
+  Type voidType() { return LLVM::LLVMVoidType::get(ctx()); }
+
+  Value constI32(OpBuilder &b, Location loc, int64_t value) {
+    return LLVM::ConstantOp::create(b, loc, i32(), value);
+  }
+  Value constI64(OpBuilder &b, Location loc, int64_t value) {
+    return LLVM::ConstantOp::create(b, loc, i64(), value);
+  }
+  int64_t sizeOf(Type type) { return layout.getTypeSize(type); }
+
+  /// Calls runtime entry point `__tessel_emu_<name>`, declaring it first.
+  Value call(OpBuilder &b, Location loc, StringRef name, Type result,
+             ValueRange args);
+  /// A stack slot for a `type` in the entry block of the enclosing function
+  /// (so that loops do not grow the lane's stack).
+  Value slot(OpBuilder &b, Location loc, Type type);
+  /// `value` stored to a fresh slot; returns the slot.
+  Value spill(OpBuilder &b, Location loc, Value value);
+  /// Casts `value` (an integer or float of 32 or 64 bits, or a pointer) to a
+  /// pointer of address space 0.
+  Value toFlatPointer(OpBuilder &b, Location loc, Value pointer);
+
+  LogicalResult lowerLdsGlobals();
+  void lowerPrivateAllocas();
+  LogicalResult lowerRocdlOp(Operation *op);
+  LogicalResult lowerMma(Operation *op, StringRef mnemonic);
+  void instrumentAccess(Operation *op, Value pointer, Type valueType,
+                        bool isWrite);
+  void instrumentMaskedAccess(Operation *op, Value pointer, Value mask,
+                              Type valueType, bool isWrite);
+  void cleanUpKernelAttributes();
+
+  ModuleOp host;
+  const Chip &chip;
+  DataLayout layout;
+};
+
+} // namespace
+
+Value KernelLowering::call(OpBuilder &b, Location loc, StringRef name,
+                           Type result, ValueRange args) {
+  std::string symbol = ("__tessel_emu_" + name).str();
+  auto callee = host.lookupSymbol<LLVM::LLVMFuncOp>(symbol);
+  if (!callee) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(host.getBody());
+    SmallVector<Type> argTypes(args.getTypes());
+    callee = LLVM::LLVMFuncOp::create(
+        b, loc, symbol, LLVM::LLVMFunctionType::get(result, argTypes));
+  }
+  auto op = LLVM::CallOp::create(b, loc, callee, args);
+  return op.getNumResults() ? op.getResult() : Value();
+}
+
+Value KernelLowering::slot(OpBuilder &b, Location loc, Type type) {
+  auto function = b.getInsertionBlock()
+                      ->getParentOp()
+                      ->getParentOfType<LLVM::LLVMFuncOp>();
+  if (!function)
+    function = cast<LLVM::LLVMFuncOp>(b.getInsertionBlock()->getParentOp());
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&function.getBody().front());
+  Value one = constI64(b, loc, 1);
+  return LLVM::AllocaOp::create(b, loc, ptr(), type, one,
+                                /*alignment=*/16);
+}
+
+Value KernelLowering::spill(OpBuilder &b, Location loc, Value value) {
+  Value memory = slot(b, loc, value.getType());
+  LLVM::StoreOp::create(b, loc, value, memory);
+  return memory;
+}
+
+Value KernelLowering::toFlatPointer(OpBuilder &b, Location loc,
+                                    Value pointer) {
+  auto type = cast<LLVM::LLVMPointerType>(pointer.getType());
+  if (type.getAddressSpace() == 0)
+    return pointer;
+  return LLVM::AddrSpaceCastOp::create(b, loc, ptr(), pointer);
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+LogicalResult KernelLowering::lowerLdsGlobals() {
+  llvm::StringMap<LLVM::GlobalOp> ldsGlobals;
+  for (auto global : host.getOps<LLVM::GlobalOp>()) {
+    if (global.getAddrSpace() != 3)
+      continue;
+    if (global.getInitializerRegion().getBlocks().size() ||
+        global.getValueAttr())
+      return global.emitError() << "LDS global '" << global.getSymName()
+                                << "' has an initializer; LDS starts "
+                                   "undefined on AMD GPUs";
+    ldsGlobals[global.getSymName()] = global;
+  }
+  // Each function lays out the LDS globals it uses, in order of first use,
+  // from offset 0 of its workgroup's LDS (kernels call no functions that
+  // touch LDS once inlined).
+  for (auto function : host.getOps<LLVM::LLVMFuncOp>()) {
+    llvm::StringMap<int64_t> offsets;
+    int64_t ldsBytes = 0;
+    SmallVector<LLVM::AddressOfOp> uses;
+    function.walk([&](LLVM::AddressOfOp addressOf) {
+      auto it = ldsGlobals.find(addressOf.getGlobalName());
+      if (it == ldsGlobals.end())
+        return;
+      uses.push_back(addressOf);
+      if (offsets.count(addressOf.getGlobalName()))
+        return;
+      LLVM::GlobalOp global = it->second;
+      int64_t alignment =
+          std::max<int64_t>(global.getAlignment().value_or(16), 1);
+      ldsBytes = llvm::alignTo(ldsBytes, alignment);
+      offsets[global.getSymName()] = ldsBytes;
+      ldsBytes += sizeOf(global.getType());
+    });
+    for (LLVM::AddressOfOp addressOf : uses) {
+      OpBuilder b(addressOf);
+      Location loc = addressOf.getLoc();
+      Value base = call(b, loc, "lds", ptr(),
+                        {constI64(b, loc, offsets[addressOf.getGlobalName()])});
+      Value cast =
+          LLVM::AddrSpaceCastOp::create(b, loc, addressOf.getType(), base);
+      addressOf.replaceAllUsesWith(cast);
+      addressOf.erase();
+    }
+    function->setAttr(emu::kLdsBytesAttr,
+                      IntegerAttr::get(IntegerType::get(ctx(), 64), ldsBytes));
+  }
+  for (auto &entry : ldsGlobals)
+    entry.second.erase();
+  return success();
+}
+
+void KernelLowering::lowerPrivateAllocas() {
+  // The host data layout puts allocas in address space 0.
+  SmallVector<LLVM::AllocaOp> allocas;
+  host.walk([&](LLVM::AllocaOp alloca) {
+    if (alloca.getType().getAddressSpace() != 0)
+      allocas.push_back(alloca);
+  });
+  for (LLVM::AllocaOp alloca : allocas) {
+    OpBuilder b(alloca);
+    auto hostAlloca = LLVM::AllocaOp::create(
+        b, alloca.getLoc(), ptr(), alloca.getElemType(), alloca.getArraySize(),
+        alloca.getAlignment().value_or(0));
+    Value cast = LLVM::AddrSpaceCastOp::create(b, alloca.getLoc(),
+                                               alloca.getType(), hostAlloca);
+    alloca.replaceAllUsesWith(cast);
+    alloca.erase();
+  }
+}
+
+void KernelLowering::instrumentAccess(Operation *op, Value pointer,
+                                      Type valueType, bool isWrite) {
+  unsigned space =
+      cast<LLVM::LLVMPointerType>(pointer.getType()).getAddressSpace();
+  if (space == 5)
+    return; // private memory: the lane's own stack
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  int32_t kind = (isWrite ? emu::abi::kWriteBit : 0) |
+                 int32_t(space << emu::abi::kAddressSpaceShift);
+  call(b, loc, "check", voidType(),
+       {toFlatPointer(b, loc, pointer), constI64(b, loc, sizeOf(valueType)),
+        constI32(b, loc, kind)});
+}
+
+void KernelLowering::instrumentMaskedAccess(Operation *op, Value pointer,
+                                            Value mask, Type valueType,
+                                            bool isWrite) {
+  unsigned space =
+      cast<LLVM::LLVMPointerType>(pointer.getType()).getAddressSpace();
+  if (space == 5)
+    return;
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  auto vectorType = cast<VectorType>(valueType);
+  int64_t count = vectorType.getNumElements();
+  auto byteMask = VectorType::get({count}, IntegerType::get(ctx(), 8));
+  Value bytes = LLVM::ZExtOp::create(b, loc, byteMask, mask);
+  int32_t kind = (isWrite ? emu::abi::kWriteBit : 0) |
+                 int32_t(space << emu::abi::kAddressSpaceShift);
+  call(b, loc, "check_masked", voidType(),
+       {toFlatPointer(b, loc, pointer),
+        constI64(b, loc, sizeOf(vectorType.getElementType())),
+        constI64(b, loc, count), spill(b, loc, bytes),
+        constI32(b, loc, kind)});
+}
+
+//===----------------------------------------------------------------------===//
+// ROCDL operations
+//===----------------------------------------------------------------------===//
+
+/// `rocdl.mfma.f32.32x32x8bf16.1k` -> `v_mfma_f32_32x32x8bf16_1k`.
+static std::string mnemonicOf(StringRef opName) {
+  std::string name = ("v_" + opName.drop_front(strlen("rocdl."))).str();
+  for (char &c : name)
+    if (c == '.')
+      c = '_';
+  return name;
+}
+
+LogicalResult KernelLowering::lowerMma(Operation *op, StringRef mnemonic) {
+  const MmaInstr *instr = lookupMma(mnemonic, chip);
+  if (!instr)
+    return op->emitError() << "'" << op->getName() << "' (" << mnemonic
+                           << ") is not a matrix instruction of " << chip.name
+                           << " in the catalogue";
+  SmallVector<Value> operands;
+  int32_t flags = 0;
+  if (instr->isWmma()) {
+    operands.assign(op->operand_begin(), op->operand_end());
+    if (auto signA = op->getAttrOfType<BoolAttr>("signA"))
+      flags |= signA.getValue() ? 0 : emu::abi::kMmaUnsignedA;
+    if (auto signB = op->getAttrOfType<BoolAttr>("signB"))
+      flags |= signB.getValue() ? 0 : emu::abi::kMmaUnsignedB;
+    auto opsel = op->getAttrOfType<BoolAttr>("opsel");
+    auto clamp = op->getAttrOfType<BoolAttr>("clamp");
+    if ((opsel && opsel.getValue()) || (clamp && clamp.getValue()))
+      return op->emitError() << "the emulator models " << mnemonic
+                             << " without opsel and clamp";
+  } else {
+    // (a, b, c, cbsz, abid, blgp): the modifiers must be zero.
+    operands.assign(op->operand_begin(), op->operand_begin() + 3);
+    for (Value modifier : op->getOperands().drop_front(3)) {
+      APInt value;
+      auto constant = modifier.getDefiningOp<LLVM::ConstantOp>();
+      auto attr = constant ? dyn_cast<IntegerAttr>(constant.getValue())
+                           : IntegerAttr();
+      if (!attr || attr.getInt() != 0)
+        return op->emitError() << "the emulator models " << mnemonic
+                               << " without cbsz/abid/blgp modifiers";
+    }
+  }
+  if (operands.size() != 3)
+    return op->emitError() << "expected A, B and C operands";
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  int64_t index = instr - getMmaCatalogue().data();
+  Value result = slot(b, loc, op->getResult(0).getType());
+  call(b, loc, "mma", voidType(),
+       {constI32(b, loc, index), spill(b, loc, operands[0]),
+        spill(b, loc, operands[1]), spill(b, loc, operands[2]), result,
+        constI32(b, loc, flags)});
+  Value value = LLVM::LoadOp::create(b, loc, op->getResult(0).getType(), result);
+  op->getResult(0).replaceAllUsesWith(value);
+  op->erase();
+  return success();
+}
+
+/// The dimension (0, 1, 2) of an `...x/y/z` op name.
+static int64_t dimOf(StringRef name) {
+  return name.back() - 'x';
+}
+
+LogicalResult KernelLowering::lowerRocdlOp(Operation *op) {
+  StringRef name = op->getName().getStringRef();
+  StringRef rest = name.drop_front(strlen("rocdl."));
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  auto replaceWith = [&](Value value) {
+    Type type = op->getResult(0).getType();
+    if (value.getType() != type) {
+      if (isa<IntegerType>(type) && isa<IntegerType>(value.getType()))
+        value = type.getIntOrFloatBitWidth() >
+                        value.getType().getIntOrFloatBitWidth()
+                    ? LLVM::ZExtOp::create(b, loc, type, value).getResult()
+                    : LLVM::TruncOp::create(b, loc, type, value).getResult();
+      else
+        value = LLVM::BitcastOp::create(b, loc, type, value);
+    }
+    op->getResult(0).replaceAllUsesWith(value);
+    op->erase();
+    return success();
+  };
+
+  // Ids and sizes.
+  for (auto [prefix, entry] :
+       {std::pair{"workitem.id.", "workitem_id"},
+        {"workgroup.id.", "workgroup_id"},
+        {"workgroup.dim.", "workgroup_dim"},
+        {"grid.dim.", "grid_dim"}})
+    if (rest.starts_with(prefix))
+      return replaceWith(
+          call(b, loc, entry, i32(), {constI32(b, loc, dimOf(rest))}));
+  if (rest == "wavefrontsize")
+    return replaceWith(call(b, loc, "wave_size", i32(), {}));
+  if (rest == "mbcnt.lo" || rest == "mbcnt.hi")
+    return replaceWith(call(
+        b, loc, "mbcnt", i32(),
+        {constI32(b, loc, rest == "mbcnt.hi"), op->getOperand(0),
+         op->getOperand(1)}));
+
+  // Synchronization and scheduling.
+  if (rest == "barrier" || rest == "s.barrier") {
+    call(b, loc, "barrier", voidType(), {});
+    op->erase();
+    return success();
+  }
+  if (op->getNumResults() == 0 &&
+      llvm::is_contained({"s.waitcnt", "sched.barrier", "sched.group.barrier",
+                          "s.setprio", "iglp.opt", "s.nop", "s.sleep",
+                          "s.wait.dscnt", "s.wait.loadcnt",
+                          "s.wait.storecnt", "s.wait.expcnt",
+                          "s.wait.asynccnt", "global.prefetch",
+                          "flat.prefetch"},
+                         rest)) {
+    op->erase();
+    return success();
+  }
+
+  // Wave collectives.
+  if (rest.starts_with("mfma.") || rest.starts_with("wmma."))
+    return lowerMma(op, mnemonicOf(name));
+  if (rest == "ds_bpermute" || rest == "ds_swizzle") {
+    SmallVector<Value> args;
+    for (Value operand : op->getOperands())
+      args.push_back(operand.getType() == i32()
+                         ? operand
+                         : LLVM::BitcastOp::create(b, loc, i32(), operand)
+                               .getResult());
+    return replaceWith(call(b, loc, rest, i32(), args));
+  }
+  if (rest == "readlane" || rest == "readfirstlane") {
+    Type type = op->getResult(0).getType();
+    Value result = slot(b, loc, type);
+    Value lane = rest == "readlane" ? op->getOperand(1)
+                                    : constI32(b, loc, -1);
+    call(b, loc, "readlane", voidType(),
+         {spill(b, loc, op->getOperand(0)), result,
+          constI32(b, loc, sizeOf(type)), lane});
+    return replaceWith(LLVM::LoadOp::create(b, loc, type, result));
+  }
+  if (auto dpp = dyn_cast<ROCDL::DPPUpdateOp>(op)) {
+    Type type = dpp.getType();
+    Value result = slot(b, loc, type);
+    call(b, loc, "dpp", voidType(),
+         {spill(b, loc, dpp.getOld()), spill(b, loc, dpp.getSrc()), result,
+          constI32(b, loc, sizeOf(type)), constI32(b, loc, dpp.getDppCtrl()),
+          constI32(b, loc, dpp.getRowMask()),
+          constI32(b, loc, dpp.getBankMask()),
+          constI32(b, loc, dpp.getBoundCtrl())});
+    return replaceWith(LLVM::LoadOp::create(b, loc, type, result));
+  }
+  if (rest == "ballot") {
+    Value predicate = LLVM::ZExtOp::create(b, loc, i32(), op->getOperand(0));
+    return replaceWith(call(b, loc, "ballot", i64(), {predicate}));
+  }
+
+  // Buffer resources.
+  if (auto make = dyn_cast<ROCDL::MakeBufferRsrcOp>(op)) {
+    Value stride = LLVM::ZExtOp::create(b, loc, i32(), make.getStride());
+    Value rsrc = call(b, loc, "make_buffer_rsrc", ptr(),
+                      {toFlatPointer(b, loc, make.getBase()),
+                       make.getNumRecords(), stride, make.getFlags()});
+    return replaceWith(
+        LLVM::AddrSpaceCastOp::create(b, loc, make.getType(), rsrc));
+  }
+  if (auto load = dyn_cast<ROCDL::RawPtrBufferLoadOp>(op)) {
+    Type type = load.getType();
+    Value result = slot(b, loc, type);
+    call(b, loc, "buffer_load", voidType(),
+         {toFlatPointer(b, loc, load.getRsrc()), load.getOffset(),
+          load.getSoffset(), result, constI32(b, loc, sizeOf(type))});
+    return replaceWith(LLVM::LoadOp::create(b, loc, type, result));
+  }
+  if (auto store = dyn_cast<ROCDL::RawPtrBufferStoreOp>(op)) {
+    call(b, loc, "buffer_store", voidType(),
+         {spill(b, loc, store.getVdata()), toFlatPointer(b, loc, store.getRsrc()),
+          store.getOffset(), store.getSoffset(),
+          constI32(b, loc, sizeOf(store.getVdata().getType()))});
+    op->erase();
+    return success();
+  }
+
+  // 8-bit float conversions.
+  if (auto cvt = dyn_cast<ROCDL::CvtF32Fp8Op>(op))
+    return replaceWith(call(b, loc, "cvt_f32_fp8", f32(),
+                            {cvt.getSrcA(), constI32(b, loc, cvt.getByteSel()),
+                             constI32(b, loc, 0)}));
+  if (auto cvt = dyn_cast<ROCDL::CvtF32Bf8Op>(op))
+    return replaceWith(call(b, loc, "cvt_f32_fp8", f32(),
+                            {cvt.getSrcA(), constI32(b, loc, cvt.getByteSel()),
+                             constI32(b, loc, 1)}));
+  if (isa<ROCDL::CvtPkF32Fp8Op, ROCDL::CvtPkF32Bf8Op>(op)) {
+    // Two f32 from the low or high 16 bits of the source.
+    bool isBf8 = isa<ROCDL::CvtPkF32Bf8Op>(op);
+    bool high = op->getAttrOfType<BoolAttr>("wordSel").getValue();
+    Type type = op->getResult(0).getType();
+    Value vector = LLVM::UndefOp::create(b, loc, type);
+    for (int i = 0; i < 2; ++i) {
+      Value element =
+          call(b, loc, "cvt_f32_fp8", f32(),
+               {op->getOperand(0), constI32(b, loc, 2 * high + i),
+                constI32(b, loc, isBf8)});
+      vector = LLVM::InsertElementOp::create(b, loc, vector, element,
+                                             constI32(b, loc, i));
+    }
+    return replaceWith(vector);
+  }
+  if (isa<ROCDL::CvtPkFp8F32Op, ROCDL::CvtPkBf8F32Op>(op)) {
+    bool isBf8 = isa<ROCDL::CvtPkBf8F32Op>(op);
+    bool high = op->getAttrOfType<BoolAttr>("wordSel").getValue();
+    return replaceWith(call(
+        b, loc, "cvt_pk_fp8_f32", i32(),
+        {op->getOperand(0), op->getOperand(1), op->getOperand(2),
+         constI32(b, loc, high), constI32(b, loc, isBf8)}));
+  }
+
+  // Transcendental approximations (f32 only).
+  std::optional<int32_t> math = llvm::StringSwitch<std::optional<int32_t>>(rest)
+                                    .Case("exp2", emu::abi::kExp2)
+                                    .Case("exp", emu::abi::kExp2)
+                                    .Case("log", emu::abi::kLog2)
+                                    .Case("sqrt", emu::abi::kSqrt)
+                                    .Case("rcp", emu::abi::kRcp)
+                                    .Case("sin", emu::abi::kSin)
+                                    .Case("cos", emu::abi::kCos)
+                                    .Case("tanh", emu::abi::kTanh)
+                                    .Default(std::nullopt);
+  if (math && op->getNumOperands() == 1 && op->getOperand(0).getType() == f32())
+    return replaceWith(call(b, loc, "math_f32", f32(),
+                            {constI32(b, loc, *math), op->getOperand(0)}));
+  if (rest == "fmed3" && op->getResult(0).getType() == f32())
+    return replaceWith(call(b, loc, "fmed3_f32", f32(),
+                            SmallVector<Value>(op->getOperands())));
+
+  return op->emitError() << "'" << name
+                         << "' is not supported by the emulator";
+}
+
+void KernelLowering::cleanUpKernelAttributes() {
+  for (auto function : host.getOps<LLVM::LLVMFuncOp>()) {
+    bool isKernel = function->hasAttr("rocdl.kernel") ||
+                    function->hasAttr(gpu::GPUDialect::getKernelFuncAttrName());
+    SmallVector<StringAttr> drop;
+    for (NamedAttribute attr : function->getDiscardableAttrs())
+      if (attr.getName().getValue().starts_with("rocdl.") ||
+          attr.getName().getValue().starts_with("gpu."))
+        drop.push_back(attr.getName());
+    for (StringAttr name : drop)
+      function->removeAttr(name);
+    if (isKernel)
+      function->setAttr("tessel.emu.kernel", UnitAttr::get(ctx()));
+    // Host code is not AMDGPU code: no amdgpu_kernel calling convention.
+    function.setCConv(LLVM::CConv::C);
+  }
+}
+
+LogicalResult KernelLowering::run() {
+  cleanUpKernelAttributes();
+  if (failed(lowerLdsGlobals()))
+    return failure();
+  lowerPrivateAllocas();
+
+  SmallVector<Operation *> rocdlOps, accesses;
+  host.walk([&](Operation *op) {
+    if (isa<ROCDL::ROCDLDialect>(op->getDialect()))
+      rocdlOps.push_back(op);
+    else if (isa<LLVM::LoadOp, LLVM::StoreOp, LLVM::AtomicRMWOp,
+                 LLVM::AtomicCmpXchgOp, LLVM::MaskedLoadOp,
+                 LLVM::MaskedStoreOp>(op))
+      accesses.push_back(op);
+  });
+  // Accesses first: the lowering of collectives adds loads and stores of its
+  // own stack slots, which need no checks.
+  for (Operation *op : accesses) {
+    if (auto load = dyn_cast<LLVM::LoadOp>(op))
+      instrumentAccess(op, load.getAddr(), load.getType(), false);
+    else if (auto store = dyn_cast<LLVM::StoreOp>(op))
+      instrumentAccess(op, store.getAddr(), store.getValue().getType(), true);
+    else if (auto rmw = dyn_cast<LLVM::AtomicRMWOp>(op))
+      instrumentAccess(op, rmw.getPtr(), rmw.getVal().getType(), true);
+    else if (auto cmpxchg = dyn_cast<LLVM::AtomicCmpXchgOp>(op))
+      instrumentAccess(op, cmpxchg.getPtr(), cmpxchg.getVal().getType(),
+                       true);
+    else if (auto load = dyn_cast<LLVM::MaskedLoadOp>(op))
+      instrumentMaskedAccess(op, load.getData(), load.getMask(),
+                             load.getType(), false);
+    else if (auto store = dyn_cast<LLVM::MaskedStoreOp>(op))
+      instrumentMaskedAccess(op, store.getData(), store.getMask(),
+                             store.getValue().getType(), true);
+  }
+  bool failedAny = false;
+  for (Operation *op : rocdlOps)
+    failedAny |= failed(lowerRocdlOp(op));
+  return failure(failedAny);
+}
+
+namespace {
+struct LowerToEmulatorPass
+    : public tessel::impl::TesselLowerToEmulatorPassBase<LowerToEmulatorPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    const Chip *target = lookupChip(chip);
+    if (!target) {
+      module.emitError() << "unknown chip '" << chip
+                         << "'; known chips: " << knownChipNames();
+      return signalPassFailure();
+    }
+    SmallVector<gpu::GPUModuleOp> gpuModules(
+        module.getOps<gpu::GPUModuleOp>());
+    for (gpu::GPUModuleOp gpuModule : gpuModules) {
+      OpBuilder b(gpuModule);
+      auto host = ModuleOp::create(b, gpuModule.getLoc(), gpuModule.getName());
+      host->setAttr(emu::kChipAttr, b.getStringAttr(target->name));
+      // Move the body over; the gpu.module's data layout is the AMDGPU one
+      // and stays behind.
+      Block &body = gpuModule.getBodyRegion().front();
+      for (Operation &op : llvm::make_early_inc_range(body))
+        op.moveBefore(host.getBody(), host.getBody()->end());
+      gpuModule.erase();
+      if (failed(KernelLowering(host, *target).run()))
+        return signalPassFailure();
+    }
+  }
+};
+} // namespace

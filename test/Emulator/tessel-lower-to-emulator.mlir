@@ -1,0 +1,51 @@
+// RUN: tessel-opt %s --split-input-file --tessel-to-rocdl="chip=gfx942" --tessel-lower-to-emulator="chip=gfx942" --verify-diagnostics | FileCheck %s
+
+// The gpu.module becomes a host module of the same name; ids, LDS, barriers
+// and MFMAs become runtime calls; every global and LDS access is checked.
+// CHECK-LABEL: module @kernels attributes {tessel.emu.chip = "gfx942"}
+// CHECK-NOT: gpu.module
+// CHECK: llvm.func @__tessel_emu_
+// CHECK-LABEL: llvm.func @tile(
+// CHECK-SAME: tessel.emu.kernel
+// CHECK-SAME: tessel.emu.lds_bytes = 512 : i64
+// CHECK-NOT: rocdl.
+// CHECK: %[[ID:.*]] = llvm.call @__tessel_emu_workitem_id(%{{.*}}) : (i32) -> i32
+// CHECK: %[[BASE:.*]] = llvm.call @__tessel_emu_lds(%{{.*}}) : (i64) -> !llvm.ptr
+// CHECK: llvm.addrspacecast %[[BASE]] : !llvm.ptr to !llvm.ptr<3>
+// CHECK: llvm.call @__tessel_emu_check(%{{.*}}, %{{.*}}, %{{.*}}) : (!llvm.ptr, i64, i32) -> ()
+// CHECK-NEXT: llvm.load %{{.*}} : !llvm.ptr -> vector<4xf16>
+// CHECK: llvm.call @__tessel_emu_check({{.*}}) : (!llvm.ptr, i64, i32) -> ()
+// CHECK-NEXT: llvm.store %{{.*}}, %{{.*}} : vector<4xf16>, !llvm.ptr<3>
+// CHECK: llvm.call @__tessel_emu_barrier() : () -> ()
+// CHECK: llvm.call @__tessel_emu_mma(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32) -> ()
+// CHECK-NOT: rocdl.
+gpu.module @kernels {
+  gpu.func @tile(%a: memref<64x4xf16>, %c: memref<64x16xf32>)
+      workgroup(%lds: memref<64x4xf16, #gpu.address_space<workgroup>>) kernel
+      attributes {known_block_size = array<i32: 64, 1, 1>} {
+    %lane = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %va = vector.load %a[%lane, %c0] : memref<64x4xf16>, vector<4xf16>
+    vector.store %va, %lds[%lane, %c0] : memref<64x4xf16, #gpu.address_space<workgroup>>, vector<4xf16>
+    gpu.barrier
+    %vl = vector.load %lds[%lane, %c0] : memref<64x4xf16, #gpu.address_space<workgroup>>, vector<4xf16>
+    %vc = vector.load %c[%lane, %c0] : memref<64x16xf32>, vector<16xf32>
+    %r = amdgpu.mfma 32x32x8 %vl * %vl + %vc blgp = none : vector<4xf16>, vector<4xf16>, vector<16xf32>
+    vector.store %r, %c[%lane, %c0] : memref<64x16xf32>, vector<16xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Ops the emulator does not model are errors naming them.
+gpu.module @unsupported {
+  gpu.func @k(%x: memref<64xi32>) kernel {
+    %tid = gpu.thread_id x
+    %v = memref.load %x[%tid] : memref<64xi32>
+    // expected-error @+1 {{'rocdl.permlanex16' is not supported by the emulator}}
+    %p = rocdl.permlanex16 %v, %v, %v, %v, 0, 0 : i32, i32
+    memref.store %p, %x[%tid] : memref<64xi32>
+    gpu.return
+  }
+}
