@@ -9,9 +9,9 @@
 // CHECK-SAME: tessel.emu.kernel
 // CHECK-SAME: tessel.emu.lds_bytes = 512 : i64
 // CHECK-NOT: rocdl.
-// CHECK: %[[ID:.*]] = llvm.call @__tessel_emu_workitem_id(%{{.*}}) : (i32) -> i32
 // CHECK: %[[BASE:.*]] = llvm.call @__tessel_emu_lds(%{{.*}}) : (i64) -> !llvm.ptr
 // CHECK: llvm.addrspacecast %[[BASE]] : !llvm.ptr to !llvm.ptr<3>
+// CHECK: %[[ID:.*]] = llvm.call @__tessel_emu_workitem_id(%{{.*}}) : (i32) -> i32
 // CHECK: llvm.call @__tessel_emu_check(%{{.*}}, %{{.*}}, %{{.*}}) : (!llvm.ptr, i64, i32) -> ()
 // CHECK-NEXT: llvm.load %{{.*}} : !llvm.ptr -> vector<4xf16>
 // CHECK: llvm.call @__tessel_emu_check({{.*}}) : (!llvm.ptr, i64, i32) -> ()
