@@ -20,6 +20,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace tessel {
 #define GEN_PASS_DEF_TESSELLOWERTOEMULATORPASS
@@ -109,8 +110,12 @@ Value KernelLowering::slot(OpBuilder &b, Location loc, Type type) {
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&function.getBody().front());
   Value one = constI64(b, loc, 1);
+  // The host loads and stores the slot with the type's natural alignment
+  // (64 bytes for <16 x float> with AVX-512): give it at least that.
+  uint64_t alignment =
+      std::max<uint64_t>(16, llvm::PowerOf2Ceil(sizeOf(type)));
   return LLVM::AllocaOp::create(b, loc, ptr(), type, one,
-                                /*alignment=*/16);
+                                std::min<uint64_t>(alignment, 128));
 }
 
 Value KernelLowering::spill(OpBuilder &b, Location loc, Value value) {

@@ -2,6 +2,8 @@
 
 #include "tessel/InitAllDialects.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Conversion/Passes.h"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
 #include "tessel/Emulator/Passes.h"
 #include "tessel/Pipelines/Pipelines.h"
 #include "tessel/Target/Hsaco.h"
@@ -27,12 +29,14 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
 void tessel::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<TesselDialect, mlir::amdgpu::AMDGPUDialect,
+                  mlir::tensor::TensorDialect,
                   mlir::arith::ArithDialect, mlir::cf::ControlFlowDialect,
                   mlir::func::FuncDialect, mlir::gpu::GPUDialect,
                   mlir::LLVM::LLVMDialect, mlir::ROCDL::ROCDLDialect,
@@ -62,4 +66,6 @@ void tessel::registerAllPasses() {
   mlir::registerReconcileUnrealizedCastsPass();
   registerTesselPipelines();
   registerTesselEmulatorPasses();
+  registerTesselTransformsPasses();
+  registerTesselConversionPasses();
 }

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "MatmulCheck.h"
 #include "tessel/Emulator/Emulator.h"
 #include "tessel/Emulator/Passes.h"
 #include "tessel/InitAllDialects.h"
@@ -19,6 +20,7 @@
 #include "tessel/Support/Npy.h"
 #include "tessel/Target/Chip.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -66,6 +68,13 @@ static cl::list<std::string>
               cl::desc("One per kernel argument, in order: a .npy file for a "
                        "memref, a number for a scalar"),
               cl::cat(category));
+static cl::opt<int64_t> dynamicSize(
+    "dynamic-size",
+    cl::desc("Size of every dynamic dimension of a problem-level kernel "
+             "run on random data"),
+    cl::init(77), cl::cat(category));
+static cl::opt<unsigned> seed("seed", cl::desc("Random seed of the inputs"),
+                              cl::init(1), cl::cat(category));
 static cl::opt<std::string>
     outDir("out-dir",
            cl::desc("Write every memref argument to DIR/arg<i>.npy after "
@@ -139,8 +148,10 @@ static void forEachElement(const MemrefArgument &argument,
 }
 
 static llvm::Error loadMemref(MemrefArgument &argument, unsigned index,
-                              llvm::StringRef path) {
-  llvm::Expected<NpyArray> array = readNpy(path);
+                              llvm::StringRef path,
+                              std::optional<NpyArray> given = std::nullopt) {
+  llvm::Expected<NpyArray> array =
+      given ? llvm::Expected<NpyArray>(std::move(*given)) : readNpy(path);
   if (!array)
     return array.takeError();
   MemRefType type = argument.type;
@@ -251,70 +262,127 @@ static llvm::Error packScalar(PackedArguments &packed, Type type,
       "argument {0}: scalars of type {1} are not supported", index, type));
 }
 
-static llvm::Error writeBack(const MemrefArgument &argument, unsigned index,
-                             llvm::StringRef dir) {
+/// The logical array the argument's buffer holds now.
+static NpyArray gatherArray(const MemrefArgument &argument) {
   NpyArray out = argument.array;
   forEachElement(argument, [&](int64_t logical, int64_t element) {
     std::memcpy(&out.data[logical * argument.elementBytes],
                 &argument.buffer[element * argument.elementBytes],
                 argument.elementBytes);
   });
+  return out;
+}
+
+static llvm::Error writeBack(const MemrefArgument &argument, unsigned index,
+                             llvm::StringRef dir) {
+  NpyArray out = gatherArray(argument);
   llvm::SmallString<128> path(dir);
   llvm::sys::path::append(path, "arg" + std::to_string(index) + ".npy");
   return writeNpy(path, out);
 }
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM initLLVM(argc, argv);
-  cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(argc, argv, "Tessel kernel runner\n");
+static double millisecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - start)
+      .count();
+}
 
-  if (device == "hip")
-    return fail("--device=hip is not available in this build: the HIP "
-                "runtime is part of the JIT library; use --device=emu");
-  if (device != "emu")
-    return fail("unknown device '" + device + "'; expected emu or hip");
-  const Chip *chip = lookupChip(chipName);
-  if (!chip)
-    return fail("unknown chip '" + chipName +
-                "'; known chips: " + knownChipNames());
+/// Lowers the module's remaining gpu.modules for the emulator and compiles
+/// the one named `moduleName`.
+static llvm::Expected<std::unique_ptr<emu::Emulator>>
+compileForEmulator(ModuleOp module, llvm::StringRef moduleName,
+                   const Chip &chip, bool fromL2) {
+  PassManager pm(module.getContext());
+  TesselToROCDLOptions pipelineOptions;
+  pipelineOptions.chip = chip.name.str();
+  if (fromL2)
+    buildGPUToROCDLPipeline(pm, pipelineOptions);
+  else
+    buildTesselToROCDLPipeline(pm, pipelineOptions);
+  TesselLowerToEmulatorPassOptions emulatorOptions;
+  emulatorOptions.chip = chip.name.str();
+  pm.addPass(createTesselLowerToEmulatorPass(emulatorOptions));
+  if (failed(pm.run(module)))
+    return llvm::createStringError("lowering failed");
+  for (auto nested : module.getOps<ModuleOp>())
+    if (nested.getName() == moduleName)
+      return emu::Emulator::create(nested, chip);
+  return llvm::createStringError("the lowering produced no host module '" +
+                                 moduleName + "'");
+}
+
+/// Packs given (`argValues`) or generated (`generated[i]`) arguments.
+struct KernelArguments {
+  std::vector<MemrefArgument> memrefs;
+  PackedArguments packed;
+  std::vector<emu::BufferRegion> buffers;
+};
+
+static llvm::Error
+packArguments(FunctionType signature, KernelArguments &arguments,
+              llvm::ArrayRef<std::optional<HostArray>> generated) {
+  arguments.memrefs.resize(signature.getNumInputs());
+  for (auto [index, type] : llvm::enumerate(signature.getInputs())) {
+    bool given = index < argValues.size();
+    if (auto memref = dyn_cast<MemRefType>(type)) {
+      MemrefArgument &argument = arguments.memrefs[index];
+      argument.type = memref;
+      std::optional<NpyArray> array;
+      if (!given)
+        array = generated[index]->npy;
+      if (llvm::Error error = loadMemref(argument, index,
+                                         given ? argValues[index] : "", array))
+        return error;
+      packMemref(arguments.packed, argument);
+      arguments.buffers.push_back({"argument " + std::to_string(index),
+                                   argument.buffer.data(),
+                                   argument.buffer.size()});
+      continue;
+    }
+    std::string text =
+        given ? argValues[index]
+              : std::to_string(generated[index] ? generated[index]->values[0]
+                                                : 0.0);
+    if (type.isIndex() || isa<IntegerType>(type))
+      text = given ? argValues[index]
+                   : std::to_string(int64_t(generated[index]->values[0]));
+    if (llvm::Error error = packScalar(arguments.packed, type, index, text))
+      return error;
+  }
+  return llvm::Error::success();
+}
+
+static llvm::Error writeOutputs(const KernelArguments &arguments) {
+  if (outDir.empty())
+    return llvm::Error::success();
+  if (std::error_code ec = llvm::sys::fs::create_directories(outDir))
+    return llvm::createStringError("cannot create '" + outDir +
+                                   "': " + ec.message());
+  for (auto [index, argument] : llvm::enumerate(arguments.memrefs))
+    if (argument.type)
+      if (llvm::Error error = writeBack(argument, index, outDir))
+        return error;
+  return llvm::Error::success();
+}
+
+/// Runs one gpu.func kernel on the given arguments.
+static int runGpuKernel(ModuleOp module, const Chip &chip) {
   std::optional<std::array<unsigned, 3>> grid = parseDims(gridText);
   if (!grid)
     return fail("--grid must be X[,Y[,Z]] with positive sizes, got '" +
                 gridText + "'");
   if (kernelName.empty())
     return fail("--kernel NAME is required");
-
-  DialectRegistry registry;
-  registerAllDialects(registry);
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  std::string errorMessage;
-  std::unique_ptr<llvm::MemoryBuffer> input =
-      openInputFile(inputFilename, &errorMessage);
-  if (!input)
-    return fail(errorMessage);
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
-  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  context.printOpOnDiagnostic(false);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  if (!module)
-    return 1;
-
-  // The kernel, and the gpu.module holding it.
   gpu::GPUFuncOp kernel;
-  gpu::GPUModuleOp kernelModule;
-  module->walk([&](gpu::GPUFuncOp function) {
-    if (function.getName() == kernelName && function.isKernel()) {
+  module.walk([&](gpu::GPUFuncOp function) {
+    if (function.getName() == kernelName && function.isKernel())
       kernel = function;
-      kernelModule = function->getParentOfType<gpu::GPUModuleOp>();
-    }
   });
   if (!kernel)
     return fail("no gpu.func kernel named '" + kernelName + "' in '" +
                 inputFilename + "'");
-  std::string moduleName = kernelModule.getName().str();
+  std::string moduleName =
+      kernel->getParentOfType<gpu::GPUModuleOp>().getName().str();
   std::array<unsigned, 3> block = {1, 1, 1};
   if (!blockText.empty()) {
     std::optional<std::array<unsigned, 3>> parsed = parseDims(blockText);
@@ -335,74 +403,235 @@ int main(int argc, char **argv) {
     return fail("kernel '" + kernelName + "' takes " +
                 llvm::Twine(signature.getNumInputs()) + " arguments, got " +
                 llvm::Twine(argValues.size()) + " --arg");
-
-  std::vector<MemrefArgument> memrefs(signature.getNumInputs());
-  PackedArguments packed;
-  std::vector<emu::BufferRegion> buffers;
-  for (auto [index, type] : llvm::enumerate(signature.getInputs())) {
-    if (auto memref = dyn_cast<MemRefType>(type)) {
-      memrefs[index].type = memref;
-      if (llvm::Error error = loadMemref(memrefs[index], index, argValues[index]))
-        return fail(llvm::toString(std::move(error)));
-      packMemref(packed, memrefs[index]);
-      buffers.push_back({"argument " + std::to_string(index),
-                         memrefs[index].buffer.data(),
-                         memrefs[index].buffer.size()});
-      continue;
-    }
-    if (llvm::Error error = packScalar(packed, type, index, argValues[index]))
-      return fail(llvm::toString(std::move(error)));
-  }
-
-  // Lower exactly as tesselc does, then for the host.
-  PassManager pm(&context);
-  TesselToROCDLOptions pipelineOptions;
-  pipelineOptions.chip = chip->name.str();
-  buildTesselToROCDLPipeline(pm, pipelineOptions);
-  TesselLowerToEmulatorPassOptions emulatorOptions;
-  emulatorOptions.chip = chip->name.str();
-  pm.addPass(createTesselLowerToEmulatorPass(emulatorOptions));
-  if (failed(pm.run(*module)))
-    return 1;
-  ModuleOp host;
-  for (auto nested : module->getOps<ModuleOp>())
-    if (nested.getName() == moduleName)
-      host = nested;
-  if (!host)
-    return fail("the lowering produced no host module '" + moduleName + "'");
+  KernelArguments arguments;
+  if (llvm::Error error = packArguments(signature, arguments, {}))
+    return fail(llvm::toString(std::move(error)));
 
   auto start = std::chrono::steady_clock::now();
   llvm::Expected<std::unique_ptr<emu::Emulator>> emulator =
-      emu::Emulator::create(host, *chip);
+      compileForEmulator(module, moduleName, chip, /*fromL2=*/false);
   if (!emulator)
-    return fail("cannot JIT-compile the kernels: " +
+    return fail("cannot compile the kernels: " +
                 llvm::toString(emulator.takeError()));
-  auto compiled = std::chrono::steady_clock::now();
+  double compileMs = millisecondsSince(start);
+  start = std::chrono::steady_clock::now();
   emu::LaunchDims dims;
   dims.grid = *grid;
   dims.block = block;
   emu::LaunchStats stats;
-  if (llvm::Error error = (*emulator)->launch(kernelName, dims, packed.slots,
-                                              buffers, &stats))
+  if (llvm::Error error =
+          (*emulator)->launch(kernelName, dims, arguments.packed.slots,
+                              arguments.buffers, &stats))
     return fail(llvm::toString(std::move(error)));
-  auto ran = std::chrono::steady_clock::now();
-  auto ms = [](auto from, auto to) {
-    return std::chrono::duration<double, std::milli>(to - from).count();
-  };
   llvm::outs() << llvm::formatv(
       "{0} on emu ({1}): grid {2}x{3}x{4}, block {5}x{6}x{7}: {8} lanes, {9} "
       "barriers, {10} wave collectives; compile {11:f1} ms, run {12:f1} ms\n",
-      kernelName, chip->name, dims.grid[0], dims.grid[1], dims.grid[2],
+      kernelName, chip.name, dims.grid[0], dims.grid[1], dims.grid[2],
       dims.block[0], dims.block[1], dims.block[2], stats.lanes, stats.barriers,
-      stats.collectives, ms(start, compiled), ms(compiled, ran));
-
-  if (!outDir.empty()) {
-    if (std::error_code ec = llvm::sys::fs::create_directories(outDir))
-      return fail("cannot create '" + outDir + "': " + ec.message());
-    for (auto [index, argument] : llvm::enumerate(memrefs))
-      if (argument.type)
-        if (llvm::Error error = writeBack(argument, index, outDir))
-          return fail(llvm::toString(std::move(error)));
-  }
+      stats.collectives, compileMs, millisecondsSince(start));
+  if (llvm::Error error = writeOutputs(arguments))
+    return fail(llvm::toString(std::move(error)));
   return 0;
+}
+
+/// One problem-level kernel and what checking it needs.
+struct Problem {
+  std::string name;
+  MatmulOp matmul; // in the unlowered copy of the module
+  FunctionType signature;
+};
+
+/// Compiles every problem-level kernel of `module`, runs each on random (or
+/// given) inputs and checks it against the host reference.
+static int runProblems(ModuleOp module, ArrayRef<Problem> problems,
+                       const Chip &chip) {
+  if (!argValues.empty() && problems.size() > 1 && kernelName.empty())
+    return fail("--arg needs --kernel NAME when the file holds several "
+                "kernels");
+  PassManager toGPU(module.getContext());
+  TesselToROCDLOptions options;
+  options.chip = chip.name.str();
+  buildTesselToGPUPipeline(toGPU, options);
+  auto start = std::chrono::steady_clock::now();
+  if (failed(toGPU.run(module)))
+    return 1;
+  // Launch facts from the lowered kernels.
+  llvm::StringMap<std::pair<unsigned, std::array<int64_t, 2>>> launch;
+  module.walk([&](gpu::GPUFuncOp kernel) {
+    auto tile = kernel->getAttrOfType<DenseI64ArrayAttr>("tessel.tile");
+    std::optional<llvm::ArrayRef<int32_t>> block = kernel.getKnownBlockSize();
+    if (tile && block)
+      launch[kernel.getName()] = {unsigned((*block)[0]),
+                                  {tile[0], tile[1]}};
+  });
+  llvm::Expected<std::unique_ptr<emu::Emulator>> emulator =
+      compileForEmulator(module, "tessel_kernels", chip, /*fromL2=*/true);
+  if (!emulator)
+    return fail("cannot compile the kernels: " +
+                llvm::toString(emulator.takeError()));
+  double compileMs = millisecondsSince(start);
+
+  bool allPassed = true;
+  std::mt19937 rng(seed);
+  for (const Problem &problem : problems) {
+    if (!kernelName.empty() && problem.name != kernelName)
+      continue;
+    MatmulOp matmul = problem.matmul;
+    MatmulSizes sizes = getMatmulSizes(matmul, dynamicSize);
+    SmallVector<int64_t> aSizes = {sizes.m, sizes.k},
+                         bSizes = {sizes.k, sizes.n},
+                         cSizes = {sizes.m, sizes.n};
+    if (sizes.batch) {
+      aSizes.insert(aSizes.begin(), sizes.batch);
+      bSizes.insert(bSizes.begin(), sizes.batch);
+      cSizes.insert(cSizes.begin(), sizes.batch);
+    }
+    // Inputs by argument, and the host arrays of A, B and the extras.
+    auto function = matmul->getParentOfType<func::FuncOp>();
+    std::vector<std::optional<HostArray>> generated(
+        function.getNumArguments());
+    auto roleOf = [&](Value value) -> SmallVector<int64_t> {
+      if (value == matmul.getA())
+        return aSizes;
+      if (value == matmul.getB())
+        return bSizes;
+      return cSizes;
+    };
+    for (BlockArgument argument : function.getArguments()) {
+      Type type = argument.getType();
+      if (auto memref = dyn_cast<MemRefType>(type))
+        generated[argument.getArgNumber()] = makeRandomArray(
+            memref.getElementType(),
+            concreteShape(memref, roleOf(argument)), rng);
+      else
+        generated[argument.getArgNumber()] =
+            makeRandomArray(type, {1}, rng);
+    }
+    if (!argValues.empty() && argValues.size() != function.getNumArguments())
+      return fail("kernel '" + problem.name + "' takes " +
+                  llvm::Twine(function.getNumArguments()) +
+                  " arguments, got " + llvm::Twine(argValues.size()) +
+                  " --arg");
+    KernelArguments arguments;
+    if (llvm::Error error =
+            packArguments(problem.signature, arguments, generated))
+      return fail(llvm::toString(std::move(error)));
+    // What the kernel actually reads (given files or generated data).
+    auto hostOf = [&](Value value) -> HostArray {
+      auto argument = cast<BlockArgument>(value);
+      MemrefArgument &memref = arguments.memrefs[argument.getArgNumber()];
+      if (memref.type) {
+        NpyArray now = gatherArray(memref);
+        std::vector<double> values =
+            decodeArray(memref.type.getElementType(), now);
+        return {std::move(now), std::move(values)};
+      }
+      return *generated[argument.getArgNumber()];
+    };
+
+    auto [blockSize, tile] = launch.lookup(problem.name);
+    if (!blockSize)
+      return fail("kernel '" + problem.name + "' was not lowered");
+    emu::LaunchDims dims;
+    dims.grid = {unsigned(llvm::divideCeil(sizes.n, tile[1])),
+                 unsigned(llvm::divideCeil(sizes.m, tile[0])),
+                 unsigned(std::max<int64_t>(sizes.batch, 1))};
+    dims.block = {blockSize, 1, 1};
+    auto runStart = std::chrono::steady_clock::now();
+    emu::LaunchStats stats;
+    if (dims.grid[0] && dims.grid[1])
+      if (llvm::Error error =
+              (*emulator)->launch(problem.name, dims, arguments.packed.slots,
+                                  arguments.buffers, &stats))
+        return fail(llvm::toString(std::move(error)));
+    double runMs = millisecondsSince(runStart);
+    if (llvm::Error error = writeOutputs(arguments))
+      return fail(llvm::toString(std::move(error)));
+
+    HostArray a = hostOf(matmul.getA()), b = hostOf(matmul.getB());
+    std::vector<HostArray> extras;
+    for (Value extra : matmul.getExtras())
+      extras.push_back(hostOf(extra));
+    SmallVector<const HostArray *> extraPointers;
+    for (const HostArray &extra : extras)
+      extraPointers.push_back(&extra);
+    FailureOr<std::vector<double>> expected =
+        computeMatmulReference(matmul, sizes, a, b, extraPointers);
+    if (failed(expected))
+      return 1;
+    Type cElement = matmul.getC().getType().getElementType();
+    HostArray c = hostOf(matmul.getC());
+    Comparison comparison =
+        compareResults(cElement, c.values, *expected, sizes.k);
+    allPassed &= comparison.passed;
+    ConfigAttr config = matmul.getConfigAttr();
+    std::string shape = llvm::formatv("{0}{1}x{2}x{3}",
+                                      sizes.batch ? std::to_string(sizes.batch) + "x" : "",
+                                      sizes.m, sizes.n, sizes.k)
+                            .str();
+    llvm::outs() << llvm::formatv(
+        "{0}: {1} {2} x {3} -> {4} on {5} (emu){6}: max abs error {7:e2}, "
+        "max rel error {8:e2} (tolerance {9:e1}), {10} workgroups, run "
+        "{11:f1} ms: {12}\n",
+        problem.name, shape, matmul.getA().getType().getElementType(),
+        matmul.getB().getType().getElementType(), cElement, chip.name,
+        config ? " " + std::string(llvm::formatv("{0}", Attribute(config)))
+               : std::string(),
+        comparison.maxAbsError, comparison.maxRelError, comparison.tolerance,
+        stats.workgroups, runMs, comparison.passed ? "PASS" : "FAIL");
+  }
+  llvm::outs() << llvm::formatv("compile {0:f1} ms\n", compileMs);
+  return allPassed ? 0 : 1;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(argc, argv, "Tessel kernel runner\n");
+
+  if (device == "hip")
+    return fail("--device=hip is not available in this build: the HIP "
+                "runtime is part of the JIT library; use --device=emu");
+  if (device != "emu")
+    return fail("unknown device '" + device + "'; expected emu or hip");
+  const Chip *chip = lookupChip(chipName);
+  if (!chip)
+    return fail("unknown chip '" + chipName +
+                "'; known chips: " + knownChipNames());
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  std::string errorMessage;
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      openInputFile(inputFilename, &errorMessage);
+  if (!input)
+    return fail(errorMessage);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  context.printOpOnDiagnostic(false);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1;
+
+  // Problem-level kernels are checked against the host reference; the
+  // unlowered copy keeps their ops for it.
+  OwningOpRef<ModuleOp> original(cast<ModuleOp>((*module)->clone()));
+  SmallVector<Problem> problems;
+  bool attention = false;
+  original->walk([&](func::FuncOp function) {
+    function.walk([&](MatmulOp matmul) {
+      problems.push_back({function.getName().str(), matmul,
+                          function.getFunctionType()});
+    });
+    function.walk([&](AttentionOp) { attention = true; });
+  });
+  if (attention)
+    return fail("tessel.attention kernels cannot be run yet: the attention "
+                "lowering is not part of this build");
+  if (!problems.empty())
+    return runProblems(*module, problems, *chip);
+  return runGpuKernel(*module, *chip);
 }

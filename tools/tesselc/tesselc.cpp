@@ -100,21 +100,6 @@ static int fail(const llvm::Twine &message) {
   return 1;
 }
 
-/// Problem-level (L0) ops are not lowered by this version of the pipeline:
-/// say so at the op rather than failing later with a legalization error.
-static LogicalResult rejectUnloweredTesselOps(ModuleOp module) {
-  WalkResult result = module.walk([](Operation *op) {
-    if (!isa<TesselDialect>(op->getDialect()))
-      return WalkResult::advance();
-    op->emitError() << "'" << op->getName()
-                    << "' cannot be compiled yet: the lowering of the tessel "
-                       "problem level (L0) to GPU code is not part of this "
-                       "build; tesselc compiles gpu.module kernels";
-    return WalkResult::interrupt();
-  });
-  return failure(result.wasInterrupted());
-}
-
 static SmallVector<gpu::GPUModuleOp> selectGpuModules(ModuleOp module,
                                                       StringRef name) {
   SmallVector<gpu::GPUModuleOp> modules;
@@ -210,7 +195,7 @@ int main(int argc, char **argv) {
   });
 
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  if (!module || failed(rejectUnloweredTesselOps(*module)))
+  if (!module)
     return 1;
 
   PassManager pm(&context);

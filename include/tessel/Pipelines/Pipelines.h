@@ -24,11 +24,19 @@ struct TesselToROCDLOptions
 };
 
 /// Lowers a module to gpu.module kernels in the LLVM and ROCDL dialects, ready
-/// for HSACO emission. Today it starts at the per-lane GPU level (L2:
-/// gpu/amdgpu/vector/memref/arith/math/scf); the tile-level passes join it
-/// in front as they land.
+/// for HSACO emission: problem ops (L0) become tile programs (L1) and
+/// per-lane kernels (L2, buildTesselToGPUPipeline), which become ROCDL (L3,
+/// buildGPUToROCDLPipeline). Input already at L2 passes the first half
+/// untouched.
 void buildTesselToROCDLPipeline(mlir::OpPassManager &pm,
                                 const TesselToROCDLOptions &options);
+/// L0 -> L2: select-config, tile, select-mfma, promote-lds, pipeline,
+/// lower-to-gpu.
+void buildTesselToGPUPipeline(mlir::OpPassManager &pm,
+                              const TesselToROCDLOptions &options);
+/// L2 -> L3: the upstream GPU/AMDGPU to ROCDL conversions.
+void buildGPUToROCDLPipeline(mlir::OpPassManager &pm,
+                             const TesselToROCDLOptions &options);
 
 /// Registers `tessel-to-rocdl` with the pass registry.
 void registerTesselPipelines();

@@ -208,16 +208,20 @@ def decode(raw, elem, chip, fmt_override=None, xf32_mode="rne"):
     return raw.astype(np.float64)
 
 
-def lowbit_min(v):
-    """Smallest power of two dividing every finite nonzero value of v."""
-    v = np.asarray(v, dtype=np.float64).ravel()
-    v = v[np.isfinite(v) & (v != 0)]
-    if v.size == 0:
-        return math.inf
-    m, e = np.frexp(v)
+def lowbits(v):
+    """Elementwise largest power of two dividing v (inf for 0, NaN, inf)."""
+    v = np.asarray(v, dtype=np.float64)
+    ok = np.isfinite(v) & (v != 0)
+    m, e = np.frexp(np.where(ok, v, 1.0))
     p = np.abs(np.ldexp(m, 53)).astype(np.int64)
-    low = (p & -p).astype(np.float64)
-    return float(np.min(np.ldexp(low, e - 53)))
+    low = np.ldexp((p & -p).astype(np.float64), e - 53)
+    return np.where(ok, low, np.inf)
+
+
+def product_units(A, B):
+    """(M, N) array: the unit every product A[m,k]*B[k,n] is a multiple of."""
+    la, lb = lowbits(A), lowbits(B)
+    return np.min(la[:, :, None] * lb[None, :, :], axis=1)
 
 
 # ---------------------------------------------------------------------------
@@ -275,6 +279,45 @@ class Spec:
                      for e in (self.a_elem, self.b_elem))
 
 
+# Spot listings from AMD's calculator (amd-matrix-cores.md, Appendix A):
+# (instr, chip, operand, lane, [(row, col) for registers 0, 1, ...]).
+SPOT = [
+    ("v_mfma_f32_32x32x8_f16", "gfx942", "a", 32, [(0, 4), (0, 5), (0, 6), (0, 7)]),
+    ("v_mfma_f32_32x32x8_f16", "gfx942", "b", 63, [(4, 31), (5, 31), (6, 31), (7, 31)]),
+    ("v_mfma_f32_32x32x8_f16", "gfx942", "c", 32,
+     [(4, 0), (5, 0), (6, 0), (7, 0), (12, 0), (13, 0), (14, 0), (15, 0),
+      (20, 0), (21, 0), (22, 0), (23, 0), (28, 0), (29, 0), (30, 0), (31, 0)]),
+    ("v_mfma_f32_16x16x16_f16", "gfx942", "a", 47, [(15, 8), (15, 9), (15, 10), (15, 11)]),
+    ("v_mfma_f32_16x16x16_f16", "gfx942", "b", 16, [(4, 0), (5, 0), (6, 0), (7, 0)]),
+    ("v_mfma_f32_16x16x16_f16", "gfx942", "c", 47, [(8, 15), (9, 15), (10, 15), (11, 15)]),
+    ("v_mfma_f32_16x16x32_fp8_fp8", "gfx942", "a", 63,
+     [(15, 24), (15, 25), (15, 26), (15, 27), (15, 28), (15, 29), (15, 30), (15, 31)]),
+    ("v_mfma_f32_16x16x32_fp8_fp8", "gfx942", "b", 16,
+     [(8, 0), (9, 0), (10, 0), (11, 0), (12, 0), (13, 0), (14, 0), (15, 0)]),
+    ("v_wmma_f32_16x16x16_f16", "gfx1100", "a", 16, [(0, k) for k in range(16)]),
+    ("v_wmma_f32_16x16x16_f16", "gfx1100", "b", 31, [(k, 15) for k in range(16)]),
+    ("v_wmma_f32_16x16x16_f16", "gfx1100", "c", 16,
+     [(1, 0), (3, 0), (5, 0), (7, 0), (9, 0), (11, 0), (13, 0), (15, 0)]),
+    ("v_wmma_f32_16x16x16_f16", "gfx1201", "a", 16,
+     [(0, 4), (0, 5), (0, 6), (0, 7), (0, 12), (0, 13), (0, 14), (0, 15)]),
+    ("v_wmma_f32_16x16x16_f16", "gfx1201", "b", 15,
+     [(0, 15), (1, 15), (2, 15), (3, 15), (8, 15), (9, 15), (10, 15), (11, 15)]),
+    ("v_wmma_f32_16x16x16_f16", "gfx1201", "c", 31,
+     [(8, 15), (9, 15), (10, 15), (11, 15), (12, 15), (13, 15), (14, 15), (15, 15)]),
+]
+
+
+def layout_self_test():
+    for name, chip, operand, lane, want in SPOT:
+        spec = Spec(name, chip)
+        fn = {"a": spec.a_map, "b": spec.b_map, "c": spec.c_map}[operand]
+        got = [fn(lane, r) for r in range(len(want))]
+        if got != want:
+            raise Internal("layout formula disagrees with the calculator: %s %s "
+                           "%s lane %d: %s, want %s"
+                           % (name, chip, operand, lane, got, want))
+
+
 def build_index(fn, nlanes, nregs, shape, replicas):
     """(row, col) -> list of (lane, reg) holding it; checks coverage."""
     holders = {}
@@ -323,16 +366,21 @@ def k_index(spec, which):
     return k
 
 
-def gen_fp8(elem, primary, rng):
-    """fp8 bits; primary elements from a low exponent window (subnormals
-    included), others from a high one, so each product low*high stays within
-    a few binades and every sum is exact. No encoding that is NaN or inf in
-    either the FNUZ or the OCP reading (0x80, E4M3 S.1111.111, E5M2 exp 31)."""
+def gen_fp8(elem, partner, primary, rng):
+    """fp8 bits; primary elements from a low exponent-field window (with the
+    subnormals), the others from a high one; A is primary at even k and B at
+    odd k, so every product is low*high, all within a few binades, and every
+    sum is exact. With a partner of the other format (bf8 x fp8) the bf8 high
+    window is lowered so both pairings land in the same binades. No encoding
+    that is NaN or inf in either the FNUZ or the OCP reading (0x80,
+    E4M3 S.1111.111, E5M2 exponent 31)."""
     shape = primary.shape
     if elem == "fp8":
         mb, low, high = 3, (0, 4), (11, 15)
-    else:
+    elif partner == "bf8":
         mb, low, high = 2, (0, 5), (25, 30)
+    else:
+        mb, low, high = 2, (0, 5), (13, 18)
     e_lo = rng.integers(low[0], low[1] + 1, shape)
     e_hi = rng.integers(high[0], high[1] + 1, shape)
     exp = np.where(primary, e_lo, e_hi)
@@ -402,7 +450,8 @@ def gen_operand(spec, which, rng):
     elif elem == "i8":
         raw = rng.integers(-128, 128, shape).astype("|i1")
     else:
-        raw = gen_fp8(elem, primary, rng)
+        raw = gen_fp8(elem, spec.b_elem if which == "a" else spec.a_elem,
+                      primary, rng)
     if spec.replicas > 1:  # gfx11: as a correct compiler would, copy lanes
         raw = np.concatenate([raw] * spec.replicas, axis=0)
     if spec.scalar_ab:
@@ -410,12 +459,14 @@ def gen_operand(spec, which, rng):
     return np.ascontiguousarray(raw)
 
 
-def gen_acc(spec, a_vals_list, b_vals_list, rng):
+def gen_acc(spec, logical_ab, rng):
+    """C: integers for i32; else random multiples of the coarsest unit the
+    products of some output share (over every chip's reading), so that C
+    matters but keeps the sums exact."""
     shape = (spec.wave, spec.nacc)
     if spec.acc == "i32":
         return rng.integers(-(1 << 20), (1 << 20) + 1, shape).astype("<i4")
-    unit = max(lowbit_min(a) * lowbit_min(b)
-               for a, b in zip(a_vals_list, b_vals_list))
+    unit = max(float(np.min(product_units(A, B))) for A, B in logical_ab)
     if not math.isfinite(unit):
         unit = 1.0
     c = rng.integers(-(1 << 12), (1 << 12) + 1, shape) * unit
@@ -462,17 +513,17 @@ class Reference:
         self.d = d
 
     def check_exact(self):
-        """Every partial sum of C + sum_k A*B is a multiple of one unit u
-        with magnitude < 2^24 u, so it is exact in f32 in any order."""
+        """For every output, all partial sums of C + sum_k A*B are multiples
+        of one unit u with magnitude < 2^24 u: exact in f32 in any order."""
         A = np.nan_to_num(self.A, nan=0.0)
         B = np.nan_to_num(self.B, nan=0.0)
-        unit = min(lowbit_min(A) * lowbit_min(B), lowbit_min(self.C))
-        if not math.isfinite(unit):
-            return
+        unit = np.minimum(product_units(A, B), lowbits(self.C))
         bound = np.abs(self.C) + np.abs(A) @ np.abs(B)
-        if bound.max() >= 2.0 ** 24 * unit:
+        with np.errstate(invalid="ignore"):
+            ratio = np.where(np.isfinite(unit), bound / unit, 0.0)
+        if ratio.max() >= 2.0 ** 24:
             raise Internal("inputs are not exactly summable in f32 (%g units)"
-                           % (bound.max() / unit))
+                           % ratio.max())
 
 
 def compare(spec, ref, got):
@@ -575,8 +626,10 @@ def run_tool(tool, spec, chip, workdir, kpath, paths):
     except (OSError, subprocess.TimeoutExpired) as e:
         return None, "cannot run %s: %s" % (tool, e)
     if r.returncode != 0:
-        return None, ("tessel-run exited %d: %s"
-                      % (r.returncode, (r.stderr or r.stdout).strip()[-2000:]))
+        how = ("died of signal %d" % -r.returncode if r.returncode < 0
+               else "exited %d" % r.returncode)
+        text = (r.stderr or r.stdout).strip()
+        return None, "tessel-run %s\n%s" % (how, text[-3000:])
     res = []
     for i in range(4):
         p = os.path.join(out, "arg%d.npy" % i)
@@ -653,11 +706,15 @@ def diagnose(spec, chip, a, b, c, got):
 def generate(spec, rng, chips):
     a = gen_operand(spec, "a", rng)
     b = gen_operand(spec, "b", rng)
-    a_vals, b_vals = [], []
+    logical = []
     for ch in chips:
-        a_vals.append(decode(a, spec.a_elem, ch))
-        b_vals.append(decode(b, spec.b_elem, ch))
-    c = gen_acc(spec, a_vals, b_vals, rng)
+        s = Spec(spec.name, ch)
+        ha = build_index(s.a_map, s.wave, s.kpl, (s.M, s.K), s.replicas)
+        hb = build_index(s.b_map, s.wave, s.kpl, (s.K, s.N), s.replicas)
+        A = decode(gather(a.reshape(s.wave, s.kpl), ha, (s.M, s.K)), s.a_elem, ch)
+        B = decode(gather(b.reshape(s.wave, s.kpl), hb, (s.K, s.N)), s.b_elem, ch)
+        logical.append((A, B))
+    c = gen_acc(spec, logical, rng)
     return a, b, c
 
 
@@ -696,6 +753,7 @@ def main(argv):
     ap.add_argument("--list", action="store_true")
     args = ap.parse_args(argv)
     fp8_self_test()
+    layout_self_test()
     if args.list:
         for name, v in sorted(INSTRS.items()):
             print("%-32s %s" % (name, " ".join(v[7])))

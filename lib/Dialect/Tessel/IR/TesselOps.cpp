@@ -424,5 +424,126 @@ LogicalResult AttentionOp::verify() {
   return success();
 }
 
+
+//===----------------------------------------------------------------------===//
+// L1: tile program
+//===----------------------------------------------------------------------===//
+
+FailureOr<LinearLayout>
+tessel::getTileLayout(RankedTensorType type,
+                      function_ref<InFlightDiagnostic()> emitError) {
+  if (!type.getEncoding())
+    return emitError() << "tile " << type
+                       << " has no layout encoding (#tessel.blocked, "
+                          "#tessel.mma, ...)";
+  FailureOr<LinearLayout> layout =
+      getLinearLayout(type.getEncoding(), type.getShape(), emitError);
+  if (failed(layout))
+    return failure();
+  if (layout->hasInDim(dims::kOffset))
+    return emitError() << "tile " << type
+                       << " has a memory layout; tiles in registers need a "
+                          "distributed one";
+  if (!layout->isSurjective())
+    return emitError() << "the layout of tile " << type
+                       << " leaves elements without a holder";
+  return layout;
+}
+
+/// Checks a global tile access: a 2-D tile over the last two dimensions of
+/// a memref, one index per memref dimension, same element type.
+static LogicalResult verifyGlobalTileAccess(Operation *op, MemRefType memref,
+                                            RankedTensorType tile,
+                                            size_t numIndices) {
+  auto emitError = [&] { return op->emitOpError(); };
+  if (tile.getRank() != 2)
+    return op->emitOpError() << "tiles are 2-D, got " << tile;
+  if (memref.getRank() < 2)
+    return op->emitOpError()
+           << "the memref must have rank 2 or more (the tile covers its last "
+              "two dimensions), got "
+           << memref;
+  if (numIndices != size_t(memref.getRank()))
+    return op->emitOpError() << "expected " << memref.getRank()
+                             << " indices, one per memref dimension, got "
+                             << numIndices;
+  if (memref.getElementType() != tile.getElementType())
+    return op->emitOpError() << "tile element type " << tile.getElementType()
+                             << " differs from the memref's "
+                             << memref.getElementType();
+  if (!memref.getLayout().isIdentity() &&
+      !isa<StridedLayoutAttr>(memref.getLayout()))
+    return op->emitOpError() << "the memref must have a strided layout";
+  return failure(failed(getTileLayout(tile, emitError)));
+}
+
+LogicalResult LoadOp::verify() {
+  return verifyGlobalTileAccess(*this, getSource().getType(),
+                                getResult().getType(), getIndices().size());
+}
+
+LogicalResult StoreOp::verify() {
+  return verifyGlobalTileAccess(*this, getDest().getType(),
+                                getValue().getType(), getIndices().size());
+}
+
+static LogicalResult verifyLocalAccess(Operation *op, LdsType buffer,
+                                       RankedTensorType tile) {
+  auto emitError = [&] { return op->emitOpError(); };
+  if (tile.getShape() != buffer.getShape())
+    return op->emitOpError() << "tile " << tile << " does not match the "
+                             << "LDS buffer's tile shape";
+  if (tile.getElementType() != buffer.getElementType())
+    return op->emitOpError() << "tile element type " << tile.getElementType()
+                             << " differs from the LDS buffer's "
+                             << buffer.getElementType();
+  return failure(failed(getTileLayout(tile, emitError)));
+}
+
+LogicalResult LocalStoreOp::verify() {
+  return verifyLocalAccess(*this, getBuffer().getType(),
+                           getValue().getType());
+}
+
+LogicalResult LocalLoadOp::verify() {
+  return verifyLocalAccess(*this, getBuffer().getType(),
+                           getResult().getType());
+}
+
+LogicalResult DotOp::verify() {
+  RankedTensorType a = getA().getType(), b = getB().getType(),
+                   c = getC().getType();
+  if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
+    return emitOpError() << "operands must be 2-D tiles";
+  if (a.getDimSize(1) != b.getDimSize(0))
+    return emitOpError() << "K of A (" << a.getDimSize(1)
+                         << ") differs from K of B (" << b.getDimSize(0) << ")";
+  if (c.getDimSize(0) != a.getDimSize(0) || c.getDimSize(1) != b.getDimSize(1))
+    return emitOpError() << "accumulator " << c << " is not [M, N] = ["
+                         << a.getDimSize(0) << ", " << b.getDimSize(1) << "]";
+  Type accType = c.getElementType();
+  bool integer = a.getElementType().isSignlessInteger(8);
+  if (integer ? !accType.isSignlessInteger(32) : !accType.isF32())
+    return emitOpError() << "accumulates in " << (integer ? "i32" : "f32")
+                         << " for " << a.getElementType() << " inputs, got "
+                         << accType;
+  if (getXf32() && !a.getElementType().isF32())
+    return emitOpError() << "xf32 applies to f32 operands only";
+  auto emitError = [&] { return emitOpError(); };
+  for (Value operand : {getA(), getB(), getC()})
+    if (failed(getTileLayout(cast<RankedTensorType>(operand.getType()),
+                             emitError)))
+      return failure();
+  return success();
+}
+
+LogicalResult ConvertLayoutOp::verify() {
+  auto emitError = [&] { return emitOpError(); };
+  if (failed(getTileLayout(getSource().getType(), emitError)) ||
+      failed(getTileLayout(getResult().getType(), emitError)))
+    return failure();
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "tessel/Dialect/Tessel/IR/TesselOps.cpp.inc"

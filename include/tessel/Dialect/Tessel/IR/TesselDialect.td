@@ -23,9 +23,11 @@ def Tessel_Dialect : Dialect {
     matrix instruction); without it the compiler chooses one.
   }];
   let useDefaultAttributePrinterParser = 1;
+  let useDefaultTypePrinterParser = 1;
   let dependentDialects = ["::mlir::arith::ArithDialect"];
   let extraClassDeclaration = [{
     void registerAttributes();
+    void registerTypes();
   }];
 }
 

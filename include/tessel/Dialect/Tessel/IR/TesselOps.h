@@ -12,6 +12,7 @@
 
 #include "tessel/Dialect/Tessel/IR/TesselAttrs.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Dialect/Tessel/IR/TesselTypes.h"
 
 namespace tessel {
 
@@ -23,6 +24,12 @@ bool isFnuzFp8Type(mlir::Type type);
 
 /// True for the 8-bit float types of the OCP family (gfx950, gfx12).
 bool isOcpFp8Type(mlir::Type type);
+
+/// The distributed layout (register/lane/wave -> tile) of a tile type: its
+/// encoding must be a layout attribute that fits its shape.
+llvm::FailureOr<LinearLayout>
+getTileLayout(mlir::RankedTensorType type,
+              llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
 
 } // namespace tessel
 

@@ -5,6 +5,7 @@
 
 include "tessel/Dialect/Tessel/IR/TesselDialect.td"
 include "tessel/Dialect/Tessel/IR/TesselAttrs.td"
+include "tessel/Dialect/Tessel/IR/TesselTypes.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
@@ -112,6 +113,120 @@ def Tessel_YieldOp : Tessel_Op<"yield", [Pure, ReturnLike, Terminator,
   let summary = "Yields the element an epilogue stores";
   let arguments = (ins Variadic<AnyType>:$values);
   let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+}
+
+
+//===----------------------------------------------------------------------===//
+// L1: the tile program
+//===----------------------------------------------------------------------===//
+
+def Tessel_Tile : RankedTensorOf<[AnyType]>;
+
+def Tessel_ProgramIdOp : Tessel_Op<"program_id", [Pure]> {
+  let summary = "Index of the workgroup along one grid dimension";
+  let description = [{
+    The coordinate (0: x, 1: y, 2: z) of the workgroup running the tile
+    program. Matmul kernels put N tiles along x, M tiles along y and the
+    batch along z.
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<2>]>:$dim);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$dim attr-dict";
+}
+
+def Tessel_LoadOp : Tessel_Op<"load"> {
+  let summary = "Load a distributed tile from global memory, masked";
+  let description = [{
+    Loads the 2-D tile whose first element is `source[indices]` (the tile
+    covers the last two memref dimensions); elements outside the memref's
+    bounds read as zero. The result's encoding says which lane holds which
+    element; the lowering vectorizes along the memref's contiguous
+    dimension where the layout allows.
+
+    ```mlir
+    %a = tessel.load %A[%m0, %k0] : memref<?x4096xbf16> -> tensor<128x64xbf16, #blocked>
+    ```
+  }];
+  let arguments = (ins Arg<AnyMemRef, "", [MemRead]>:$source,
+                       Variadic<Index>:$indices);
+  let results = (outs Tessel_Tile:$result);
+  let assemblyFormat = [{
+    $source `[` $indices `]` attr-dict `:` type($source) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tessel_StoreOp : Tessel_Op<"store"> {
+  let summary = "Store a distributed tile to global memory, masked";
+  let description = [{
+    Stores `value` as the 2-D tile whose first element is `dest[indices]`;
+    elements outside the memref's bounds are not written.
+  }];
+  let arguments = (ins Tessel_Tile:$value,
+                       Arg<AnyMemRef, "", [MemWrite]>:$dest,
+                       Variadic<Index>:$indices);
+  let assemblyFormat = [{
+    $value `,` $dest `[` $indices `]` attr-dict `:` type($value) `,` type($dest)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tessel_LocalAllocOp : Tessel_Op<"local_alloc"> {
+  let summary = "Allocate a tile buffer in LDS";
+  let results = (outs Arg<Tessel_LdsType, "", [MemAlloc]>:$buffer);
+  let assemblyFormat = "attr-dict `:` qualified(type($buffer))";
+}
+
+def Tessel_LocalStoreOp : Tessel_Op<"local_store"> {
+  let summary = "Store a distributed tile into one slot of an LDS buffer";
+  let arguments = (ins Tessel_Tile:$value,
+                       Arg<Tessel_LdsType, "", [MemWrite]>:$buffer,
+                       Index:$slot);
+  let assemblyFormat = [{
+    $value `,` $buffer `[` $slot `]` attr-dict `:` type($value) `,`
+    qualified(type($buffer))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tessel_LocalLoadOp : Tessel_Op<"local_load"> {
+  let summary = "Load a distributed tile from one slot of an LDS buffer";
+  let arguments = (ins Arg<Tessel_LdsType, "", [MemRead]>:$buffer,
+                       Index:$slot);
+  let results = (outs Tessel_Tile:$result);
+  let assemblyFormat = [{
+    $buffer `[` $slot `]` attr-dict `:` qualified(type($buffer)) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tessel_DotOp : Tessel_Op<"dot", [Pure,
+    AllTypesMatch<["c", "result"]>]> {
+  let summary = "D = A x B + C on distributed tiles";
+  let description = [{
+    A matrix product of an `[M, K]` and a `[K, N]` tile accumulated into an
+    `[M, N]` tile of f32 (i32 for i8 inputs). After `tessel-select-mfma` the
+    accumulator is in a `#tessel.mma` layout and the operands in the
+    matching `#tessel.mma_operand` layouts; `xf32` asks for the reduced
+    precision f32 instructions (gfx942).
+  }];
+  let arguments = (ins Tessel_Tile:$a, Tessel_Tile:$b, Tessel_Tile:$c,
+                       UnitAttr:$xf32);
+  let results = (outs Tessel_Tile:$result);
+  let assemblyFormat = [{
+    $a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tessel_ConvertLayoutOp : Tessel_Op<"convert_layout", [Pure,
+    SameOperandsAndResultShape, SameOperandsAndResultElementType]> {
+  let summary = "Redistribute a tile to another layout";
+  let arguments = (ins Tessel_Tile:$source);
+  let results = (outs Tessel_Tile:$result);
+  let assemblyFormat = "$source attr-dict `:` type($source) `->` type($result)";
+  let hasVerifier = 1;
 }
 
 #endif // TESSEL_DIALECT_TESSEL_IR_TESSELOPS_TD

@@ -1,0 +1,40 @@
+//===- Passes.td - tessel conversion passes -------------------*- tablegen -*-===//
+
+#ifndef TESSEL_CONVERSION_PASSES_TD
+#define TESSEL_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TesselLowerToGPUPass : Pass<"tessel-lower-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Lower tile programs (L1) to per-lane GPU kernels (L2)";
+  let description = [{
+    Moves every tile program (a `func.func` with `tessel.workgroup_size`)
+    into a `gpu.func` kernel of the `gpu.module @tessel_kernels` and
+    distributes it: each tile becomes the vector of the values the current
+    lane holds in its layout (element r of the vector is register r), each
+    op the per-lane code of its layout's linear map:
+
+    * `tessel.load`/`tessel.store`: vector loads and stores along the
+      memref's contiguous dimension as wide as the layout and the sizes
+      allow (16 bytes at most), masked by the memref bounds (loads read a
+      clamped in-bounds address and select zero, stores are predicated);
+    * `tessel.local_alloc`: workgroup memory; `tessel.local_store`/
+      `tessel.local_load`: vector LDS accesses at the swizzled offsets, a
+      replicated value written by one lane only;
+    * `tessel.dot`: one `amdgpu.mfma` per instruction tile and K step;
+    * `tessel.convert_layout`: nothing for equal layouts, else a round trip
+      through LDS;
+    * `arith`/`math` on tiles: the same ops on the vectors.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", "\"gfx942\"", "Target chip">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::amdgpu::AMDGPUDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+#endif // TESSEL_CONVERSION_PASSES_TD

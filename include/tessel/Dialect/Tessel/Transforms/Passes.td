@@ -1,0 +1,98 @@
+//===- Passes.td - tessel transformation passes ---------------*- tablegen -*-===//
+
+#ifndef TESSEL_DIALECT_TESSEL_TRANSFORMS_PASSES_TD
+#define TESSEL_DIALECT_TESSEL_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TesselPipelinePass
+    : Pass<"tessel-pipeline", "::mlir::func::FuncOp"> {
+  let summary = "Software-pipeline the K loop: prefetch the next K step";
+  let description = [{
+    In a tile program whose K loop loads its operand tiles from global
+    memory and stores them to LDS, issues the global loads of step k + 1
+    before the LDS reads and MFMAs of step k, so their latency hides behind
+    the math. The loaded tiles travel to the next iteration as loop-carried
+    values; the first step's loads move in front of the loop. Kernels whose
+    config has `stages = 1` are left alone.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numPipelined", "num-pipelined", "K loops pipelined">,
+  ];
+}
+
+def TesselPromoteLdsPass
+    : Pass<"tessel-promote-lds", "::mlir::func::FuncOp"> {
+  let summary = "Route dot operands through LDS with a conflict-free swizzle";
+  let description = [{
+    Replaces every `tessel.convert_layout` of a tile loaded from global
+    memory into a `#tessel.mma_operand` layout by a trip through an LDS
+    buffer: the coalesced tile is written with `tessel.local_store` and read
+    back in the operand layout with `tessel.local_load`. The buffer's
+    swizzle is the one the swizzle chooser finds for that write and read
+    (zero bank conflicts where one exists); barriers keep the next
+    iteration's writes behind this iteration's reads.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", "\"gfx942\"",
+           "Chip whose LDS banking to optimize for">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def TesselSelectConfigPass
+    : Pass<"tessel-select-config", "::mlir::func::FuncOp"> {
+  let summary = "Choose tiles, waves, stages and the matrix instruction";
+  let description = [{
+    Gives every `tessel.matmul` without a `#tessel.config` the default one
+    for the chip, its element types and its shape, and checks every config
+    (chosen or given) against the chip before any code exists: the
+    instruction must be one the chip has for these types, the LDS buffers
+    must fit the chip's LDS, and the accumulator and operand registers the
+    register file. An impossible config is an error naming the budget it
+    breaks.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", "\"gfx942\"", "Target chip">,
+  ];
+}
+
+def TesselSelectMfmaPass
+    : Pass<"tessel-select-mfma", "::mlir::func::FuncOp"> {
+  let summary = "Give dots the MFMA operand layouts of their instruction";
+  let description = [{
+    For every `tessel.dot` whose accumulator is in a `#tessel.mma` layout,
+    picks the operands' K packing (`kWidth`: the instruction's elements per
+    lane, doubled where a lane can then read 16 bytes of LDS at once) and
+    converts the operands to the matching `#tessel.mma_operand` layouts.
+    Checks the instruction is available on the chip.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", "\"gfx942\"", "Target chip">,
+  ];
+}
+
+def TesselTilePass : Pass<"tessel-tile", "::mlir::func::FuncOp"> {
+  let summary = "Lower problem ops (L0) to tile programs (L1)";
+  let description = [{
+    Turns a function holding one configured `tessel.matmul` into the program
+    one workgroup runs: its tile of C (`tessel.program_id` 0 along N, 1
+    along M, 2 along the batch), a K loop of masked `tessel.load`s of the A
+    and B tiles in coalesced `#tessel.blocked` layouts feeding `tessel.dot`
+    into an accumulator in the config instruction's `#tessel.mma` layout,
+    then the epilogue applied elementwise to the accumulator tile (extra
+    operands loaded through broadcasting views) and a masked `tessel.store`.
+    Tails in M, N and K are masked: nothing is read or written out of
+    bounds. The function gets `tessel.workgroup_size` and `tessel.tile`
+    (the grid is ceil(N / tile[1]) x ceil(M / tile[0]) x batch).
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+#endif // TESSEL_DIALECT_TESSEL_TRANSFORMS_PASSES_TD

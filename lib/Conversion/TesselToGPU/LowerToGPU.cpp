@@ -1,0 +1,802 @@
+//===- LowerToGPU.cpp - Tile programs (L1) to GPU kernels (L2) --*- C++ -*-===//
+//
+// Each tile value becomes the vector of the elements the current lane holds:
+// element r is register r of its layout, whose tile coordinates are
+// layout(r, lane, wave). Since layouts are linear over GF(2), the
+// coordinates are the XOR of a lane/wave part, computed once per layout at
+// the top of the kernel, and a constant per register.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Conversion/Passes.h"
+#include "tessel/Dialect/Tessel/IR/TesselOps.h"
+#include "tessel/Target/Chip.h"
+
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace tessel {
+#define GEN_PASS_DEF_TESSELLOWERTOGPUPASS
+#include "tessel/Conversion/Passes.h.inc"
+} // namespace tessel
+
+using namespace mlir;
+using namespace tessel;
+
+namespace {
+
+/// A layout's per-lane part: the coordinates (or LDS offset) of register 0
+/// for the current lane, and the constant part of each register.
+struct LaneMap {
+  LinearLayout layout;
+  SmallVector<Value> laneCoords; // index values, one per output dimension
+};
+
+/// Lowers the body of one tile program into a gpu.func.
+class KernelLowering {
+public:
+  KernelLowering(gpu::GPUFuncOp kernel, const Chip &chip)
+      : kernel(kernel), chip(chip), b(kernel.getContext()) {}
+
+  LogicalResult lower(func::FuncOp function);
+
+private:
+  Location loc() { return currentLoc; }
+  Value constIndex(int64_t value) {
+    return arith::ConstantIndexOp::create(b, loc(), value);
+  }
+  Value xorIndex(Value lhs, int64_t constant) {
+    if (constant == 0)
+      return lhs;
+    return arith::XOrIOp::create(b, loc(), lhs, constIndex(constant));
+  }
+  VectorType vectorTypeOf(RankedTensorType type, const LinearLayout &layout) {
+    return VectorType::get({layout.getInDimSize(dims::kRegister)},
+                           type.getElementType());
+  }
+
+  /// The lane part of `layout`: coordinates of register 0, built at the top
+  /// of the kernel.
+  SmallVector<Value> laneCoordinates(const LinearLayout &layout);
+  /// Predicate "this lane is the one that writes", for layouts in which
+  /// several lanes hold the same elements: their distinguishing bits are 0.
+  Value canonicalHolder(const LinearLayout &layout);
+
+  LogicalResult lowerBlock(Block &source);
+  LogicalResult lowerOp(Operation &op);
+  LogicalResult lowerLoad(LoadOp op);
+  LogicalResult lowerStore(StoreOp op);
+  LogicalResult lowerLocalStore(LocalStoreOp op);
+  LogicalResult lowerLocalLoad(LocalLoadOp op);
+  LogicalResult lowerDot(DotOp op);
+  LogicalResult lowerConvert(ConvertLayoutOp op);
+  LogicalResult lowerFor(scf::ForOp op);
+  LogicalResult lowerElementwise(Operation &op);
+
+  /// Stores `vector` (in `layout`) to LDS at the offsets of `toOffset`
+  /// (register/lane/wave -> offset) from `base`, and loads back.
+  void storeToLds(Value memory, Value base, Value vector,
+                  const LinearLayout &toOffset, Type element);
+  Value loadFromLds(Value memory, Value base, const LinearLayout &toOffset,
+                    VectorType type);
+  FailureOr<LinearLayout> offsetsOf(Operation *op, RankedTensorType tile,
+                                    LdsType buffer);
+
+  gpu::GPUFuncOp kernel;
+  const Chip &chip;
+  OpBuilder b;
+  Location currentLoc = UnknownLoc::get(kernel.getContext());
+  IRMapping mapping;
+  Value lane, wave; // index
+  Operation *prologueEnd = nullptr; // last op of the lane computations
+  DenseMap<Value, Value> ldsMemory; // local_alloc result -> workgroup memref
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Lane parts of layouts
+//===----------------------------------------------------------------------===//
+
+SmallVector<Value> KernelLowering::laneCoordinates(const LinearLayout &layout) {
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointAfter(prologueEnd);
+  SmallVector<Value> coords;
+  for (unsigned d = 0; d < layout.getOutDims().size(); ++d) {
+    Value coord = constIndex(0);
+    for (auto [name, id] : {std::pair{dims::kLane, lane}, {dims::kWave, wave}}) {
+      for (int32_t bit = 0; bit < layout.getInDimSizeLog2(name); ++bit) {
+        int32_t basis = layout.getBasis(name, bit)[d];
+        if (basis == 0)
+          continue;
+        // ((id >> bit) & 1) * basis
+        Value shifted = arith::ShRUIOp::create(b, loc(), id, constIndex(bit));
+        Value bitValue =
+            arith::AndIOp::create(b, loc(), shifted, constIndex(1));
+        Value term =
+            arith::MulIOp::create(b, loc(), bitValue, constIndex(basis));
+        coord = arith::XOrIOp::create(b, loc(), coord, term);
+      }
+    }
+    coords.push_back(coord);
+    prologueEnd = coord.getDefiningOp();
+  }
+  return coords;
+}
+
+Value KernelLowering::canonicalHolder(const LinearLayout &layout) {
+  Value holder;
+  for (auto [name, id] : {std::pair{dims::kLane, lane}, {dims::kWave, wave}}) {
+    int64_t mask = 0;
+    for (int32_t bit = 0; bit < layout.getInDimSizeLog2(name); ++bit)
+      if (llvm::all_of(layout.getBasis(name, bit),
+                       [](int32_t v) { return v == 0; }))
+        mask |= int64_t(1) << bit;
+    if (!mask)
+      continue;
+    Value bits = arith::AndIOp::create(b, loc(), id, constIndex(mask));
+    Value zero = arith::CmpIOp::create(b, loc(), arith::CmpIPredicate::eq,
+                                       bits, constIndex(0));
+    holder = holder ? arith::AndIOp::create(b, loc(), holder, zero).getResult()
+                    : zero;
+  }
+  return holder;
+}
+
+/// The largest power-of-two run of registers 0..v-1 that `layout` maps to
+/// consecutive positions along output `dim` (and nowhere else), with every
+/// other basis a multiple of v along `dim`, up to `maxElements`.
+static int64_t contiguousRun(const LinearLayout &layout, unsigned dim,
+                             int64_t maxElements) {
+  int64_t run = 1;
+  int32_t registerBits = layout.getInDimSizeLog2(dims::kRegister);
+  for (int32_t bit = 0; bit < registerBits && run * 2 <= maxElements; ++bit) {
+    ArrayRef<int32_t> basis = layout.getBasis(dims::kRegister, bit);
+    bool next = true;
+    for (auto [d, value] : llvm::enumerate(basis))
+      next &= d == dim ? value == (1 << bit) : value == 0;
+    if (!next)
+      break;
+    run *= 2;
+  }
+  // Everything else must keep runs aligned.
+  auto aligned = [&](ArrayRef<int32_t> basis) {
+    return basis[dim] % run == 0;
+  };
+  while (run > 1) {
+    bool ok = true;
+    for (const LinearLayout::InDim &in : layout.getInDims())
+      for (auto [bit, basis] : llvm::enumerate(in.bases))
+        if (!(in.name == dims::kRegister && int64_t(1) << bit < run) &&
+            !aligned(basis))
+          ok = false;
+    if (ok)
+      break;
+    run /= 2;
+  }
+  return run;
+}
+
+//===----------------------------------------------------------------------===//
+// Global memory
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Addressing of a tile access to a memref: which dimension is contiguous,
+/// how many elements one vector access covers, and the bounds.
+struct GlobalAccess {
+  int64_t rank;
+  unsigned tileContiguous; // tile dimension along the memref's unit stride
+  int64_t vector;          // elements per access
+  SmallVector<Value> sizes;
+  /// The memref to access, with the contiguous dimension last (a transposed
+  /// view when it is the second to last), and whether it is transposed.
+  Value view;
+  bool transposed = false;
+
+  /// `indices` (in the memref's order) for the view.
+  SmallVector<Value> forView(SmallVector<Value> indices) const {
+    if (transposed)
+      std::swap(indices[rank - 2], indices[rank - 1]);
+    return indices;
+  }
+};
+} // namespace
+
+static GlobalAccess analyzeGlobalAccess(OpBuilder &b, Location loc,
+                                        Value memref,
+                                        const LinearLayout &layout,
+                                        unsigned elementBytes) {
+  auto type = cast<MemRefType>(memref.getType());
+  GlobalAccess access;
+  access.rank = type.getRank();
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  bool strided = succeeded(type.getStridesAndOffset(strides, offset));
+  int64_t last = access.rank - 1;
+  access.tileContiguous = 1;
+  if (strided && strides[last - 1] == 1 && strides[last] != 1)
+    access.tileContiguous = 0;
+  int64_t memrefDim = last - 1 + access.tileContiguous;
+  bool unitStride = strided && strides[memrefDim] == 1;
+  access.vector =
+      unitStride ? contiguousRun(layout, access.tileContiguous,
+                                 std::max<unsigned>(1, 16 / elementBytes))
+                 : 1;
+  // Whole vectors must be in or out of bounds: the size along the
+  // contiguous dimension must be a multiple of the vector.
+  int64_t size = type.getDimSize(memrefDim);
+  while (access.vector > 1 &&
+         (ShapedType::isDynamic(size) || size % access.vector))
+    access.vector /= 2;
+  for (int64_t d = 0; d < access.rank; ++d)
+    access.sizes.push_back(memref::DimOp::create(b, loc, memref, d));
+  access.view = memref;
+  if (access.vector > 1 && access.tileContiguous == 0) {
+    SmallVector<unsigned> permutation;
+    for (int64_t d = 0; d < access.rank; ++d)
+      permutation.push_back(d);
+    std::swap(permutation[last - 1], permutation[last]);
+    access.view = memref::TransposeOp::create(
+        b, loc, memref,
+        AffineMapAttr::get(
+            AffineMap::getPermutationMap(permutation, b.getContext())));
+    access.transposed = true;
+  }
+  return access;
+}
+
+LogicalResult KernelLowering::lowerLoad(LoadOp op) {
+  RankedTensorType tile = op.getResult().getType();
+  auto emitError = [&] { return op.emitOpError(); };
+  FailureOr<LinearLayout> layout = getTileLayout(tile, emitError);
+  if (failed(layout))
+    return failure();
+  Value memref = mapping.lookup(op.getSource());
+  Type element = tile.getElementType();
+  unsigned elementBytes =
+      llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
+  GlobalAccess access =
+      analyzeGlobalAccess(b, loc(), memref, *layout, elementBytes);
+  SmallVector<Value> laneCoords = laneCoordinates(*layout);
+  SmallVector<Value> base = llvm::map_to_vector(
+      op.getIndices(), [&](Value v) { return mapping.lookup(v); });
+
+  VectorType resultType = vectorTypeOf(tile, *layout);
+  auto sliceType = VectorType::get({access.vector}, element);
+  Value zeros = arith::ConstantOp::create(
+      b, loc(), sliceType, b.getZeroAttr(sliceType));
+  Value result = arith::ConstantOp::create(b, loc(), resultType,
+                                           b.getZeroAttr(resultType));
+  int64_t registers = resultType.getNumElements();
+  for (int64_t r = 0; r < registers; r += access.vector) {
+    SmallVector<int32_t, 4> regCoords =
+        layout->apply({int32_t(r), 0, 0});
+    SmallVector<Value> indices(base.begin(), base.end() - 2);
+    Value valid;
+    for (unsigned d = 0; d < 2; ++d) {
+      int64_t memrefDim = access.rank - 2 + d;
+      Value coord = xorIndex(laneCoords[d], regCoords[d]);
+      Value index = arith::AddIOp::create(b, loc(), base[memrefDim], coord);
+      Value inBounds = arith::CmpIOp::create(
+          b, loc(), arith::CmpIPredicate::ult, index, access.sizes[memrefDim]);
+      valid = valid ? arith::AndIOp::create(b, loc(), valid, inBounds)
+                          .getResult()
+                    : inBounds;
+      // Read a clamped, always in-bounds address and select zero.
+      int64_t span = d == access.tileContiguous ? access.vector : 1;
+      Value limit = arith::SubIOp::create(b, loc(), access.sizes[memrefDim],
+                                          constIndex(span));
+      limit = arith::MaxSIOp::create(b, loc(), limit, constIndex(0));
+      indices.push_back(arith::MinUIOp::create(b, loc(), index, limit));
+    }
+    Value slice;
+    if (access.vector == 1) {
+      Value scalar = memref::LoadOp::create(b, loc(), memref, indices);
+      slice = vector::BroadcastOp::create(b, loc(), sliceType, scalar);
+    } else {
+      slice = vector::LoadOp::create(b, loc(), sliceType, access.view,
+                                     access.forView(indices));
+    }
+    slice = arith::SelectOp::create(b, loc(), valid, slice, zeros);
+    result = vector::InsertStridedSliceOp::create(b, loc(), slice, result,
+                                                  ArrayRef<int64_t>{r},
+                                                  ArrayRef<int64_t>{1});
+  }
+  mapping.map(op.getResult(), result);
+  return success();
+}
+
+LogicalResult KernelLowering::lowerStore(StoreOp op) {
+  RankedTensorType tile = op.getValue().getType();
+  auto emitError = [&] { return op.emitOpError(); };
+  FailureOr<LinearLayout> layout = getTileLayout(tile, emitError);
+  if (failed(layout))
+    return failure();
+  Value memref = mapping.lookup(op.getDest());
+  Value value = mapping.lookup(op.getValue());
+  Type element = tile.getElementType();
+  unsigned elementBytes =
+      llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
+  GlobalAccess access =
+      analyzeGlobalAccess(b, loc(), memref, *layout, elementBytes);
+  SmallVector<Value> laneCoords = laneCoordinates(*layout);
+  SmallVector<Value> base = llvm::map_to_vector(
+      op.getIndices(), [&](Value v) { return mapping.lookup(v); });
+  Value holder = canonicalHolder(*layout);
+  int64_t registers = layout->getInDimSize(dims::kRegister);
+  for (int64_t r = 0; r < registers; r += access.vector) {
+    SmallVector<int32_t, 4> regCoords = layout->apply({int32_t(r), 0, 0});
+    // A register holding what a lower one holds is not stored twice.
+    bool duplicate = false;
+    for (int64_t earlier = 0; earlier < r; earlier += access.vector)
+      duplicate |= layout->apply({int32_t(earlier), 0, 0}) == regCoords;
+    if (duplicate)
+      continue;
+    SmallVector<Value> indices(base.begin(), base.end() - 2);
+    Value valid = holder;
+    for (unsigned d = 0; d < 2; ++d) {
+      int64_t memrefDim = access.rank - 2 + d;
+      Value index = arith::AddIOp::create(
+          b, loc(), base[memrefDim], xorIndex(laneCoords[d], regCoords[d]));
+      Value inBounds = arith::CmpIOp::create(
+          b, loc(), arith::CmpIPredicate::ult, index, access.sizes[memrefDim]);
+      valid = valid ? arith::AndIOp::create(b, loc(), valid, inBounds)
+                          .getResult()
+                    : inBounds;
+      indices.push_back(index);
+    }
+    Value slice = vector::ExtractStridedSliceOp::create(
+        b, loc(), value, ArrayRef<int64_t>{r},
+        ArrayRef<int64_t>{access.vector}, ArrayRef<int64_t>{1});
+    auto ifOp = scf::IfOp::create(b, loc(), valid, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    if (access.vector == 1) {
+      Value scalar = vector::ExtractOp::create(b, loc(), slice,
+                                               ArrayRef<int64_t>{0});
+      memref::StoreOp::create(b, loc(), scalar, memref, indices);
+    } else {
+      vector::StoreOp::create(b, loc(), slice, access.view,
+                              access.forView(indices));
+    }
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// LDS
+//===----------------------------------------------------------------------===//
+
+FailureOr<LinearLayout> KernelLowering::offsetsOf(Operation *op,
+                                                  RankedTensorType tile,
+                                                  LdsType buffer) {
+  auto emitError = [&] { return op->emitOpError(); };
+  FailureOr<LinearLayout> layout = getTileLayout(tile, emitError);
+  FailureOr<LinearLayout> memory =
+      getLinearLayout(buffer.getLayout(), buffer.getShape(), emitError);
+  if (failed(layout) || failed(memory))
+    return failure();
+  llvm::Expected<LinearLayout> inverse = memory->invert();
+  if (!inverse)
+    return op->emitOpError() << llvm::toString(inverse.takeError());
+  llvm::Expected<LinearLayout> composed = layout->compose(*inverse);
+  if (!composed)
+    return op->emitOpError() << llvm::toString(composed.takeError());
+  return *composed;
+}
+
+void KernelLowering::storeToLds(Value memory, Value base, Value vector,
+                                const LinearLayout &toOffset, Type element) {
+  unsigned elementBytes =
+      llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
+  int64_t run = contiguousRun(toOffset, 0, 16 / elementBytes);
+  Value laneOffset = laneCoordinates(toOffset)[0];
+  Value start = arith::AddIOp::create(b, loc(), base, laneOffset);
+  Value holder = canonicalHolder(toOffset);
+  scf::IfOp guard;
+  OpBuilder::InsertionGuard insertion(b);
+  if (holder) {
+    guard = scf::IfOp::create(b, loc(), holder, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(&guard.getThenRegion().front());
+  }
+  int64_t registers = toOffset.getInDimSize(dims::kRegister);
+  llvm::SmallDenseSet<int32_t> written;
+  for (int64_t r = 0; r < registers; r += run) {
+    int32_t regOffset = toOffset.apply({int32_t(r), 0, 0})[0];
+    if (!written.insert(regOffset).second)
+      continue; // a register repeating a lower one
+    Value offset = xorIndex(start, regOffset);
+    Value slice = vector::ExtractStridedSliceOp::create(
+        b, loc(), vector, ArrayRef<int64_t>{r}, ArrayRef<int64_t>{run},
+        ArrayRef<int64_t>{1});
+    vector::StoreOp::create(b, loc(), slice, memory, ValueRange{offset},
+                            /*nontemporal=*/false,
+                            llvm::MaybeAlign(run * elementBytes));
+  }
+}
+
+Value KernelLowering::loadFromLds(Value memory, Value base,
+                                  const LinearLayout &toOffset,
+                                  VectorType type) {
+  unsigned elementBytes =
+      llvm::divideCeil(type.getElementType().getIntOrFloatBitWidth(), 8);
+  int64_t run = contiguousRun(toOffset, 0, 16 / elementBytes);
+  Value laneOffset = laneCoordinates(toOffset)[0];
+  Value start = arith::AddIOp::create(b, loc(), base, laneOffset);
+  Value result =
+      arith::ConstantOp::create(b, loc(), type, b.getZeroAttr(type));
+  auto sliceType = VectorType::get({run}, type.getElementType());
+  for (int64_t r = 0; r < type.getNumElements(); r += run) {
+    int32_t regOffset = toOffset.apply({int32_t(r), 0, 0})[0];
+    Value offset = xorIndex(start, regOffset);
+    Value slice = vector::LoadOp::create(b, loc(), sliceType, memory,
+                                         ValueRange{offset},
+                                         /*nontemporal=*/false,
+                                         llvm::MaybeAlign(run * elementBytes));
+    result = vector::InsertStridedSliceOp::create(
+        b, loc(), slice, result, ArrayRef<int64_t>{r}, ArrayRef<int64_t>{1});
+  }
+  return result;
+}
+
+LogicalResult KernelLowering::lowerLocalStore(LocalStoreOp op) {
+  LdsType buffer = op.getBuffer().getType();
+  FailureOr<LinearLayout> toOffset =
+      offsetsOf(op, op.getValue().getType(), buffer);
+  if (failed(toOffset))
+    return failure();
+  Value slotBase = arith::MulIOp::create(b, loc(), mapping.lookup(op.getSlot()),
+                                         constIndex(buffer.getSlotElements()));
+  storeToLds(ldsMemory.lookup(op.getBuffer()), slotBase,
+             mapping.lookup(op.getValue()), *toOffset,
+             buffer.getElementType());
+  return success();
+}
+
+LogicalResult KernelLowering::lowerLocalLoad(LocalLoadOp op) {
+  LdsType buffer = op.getBuffer().getType();
+  RankedTensorType tile = op.getResult().getType();
+  FailureOr<LinearLayout> toOffset = offsetsOf(op, tile, buffer);
+  if (failed(toOffset))
+    return failure();
+  Value slotBase = arith::MulIOp::create(b, loc(), mapping.lookup(op.getSlot()),
+                                         constIndex(buffer.getSlotElements()));
+  VectorType type = VectorType::get(
+      {toOffset->getInDimSize(dims::kRegister)}, tile.getElementType());
+  mapping.map(op.getResult(), loadFromLds(ldsMemory.lookup(op.getBuffer()),
+                                          slotBase, *toOffset, type));
+  return success();
+}
+
+LogicalResult KernelLowering::lowerConvert(ConvertLayoutOp op) {
+  RankedTensorType source = op.getSource().getType();
+  RankedTensorType result = op.getResult().getType();
+  auto emitError = [&] { return op.emitOpError(); };
+  FailureOr<LinearLayout> from = getTileLayout(source, emitError);
+  FailureOr<LinearLayout> to = getTileLayout(result, emitError);
+  if (failed(from) || failed(to))
+    return failure();
+  if (*from == *to) {
+    mapping.map(op.getResult(), mapping.lookup(op.getSource()));
+    return success();
+  }
+  // Through a scratch tile in LDS, row-major.
+  auto ldsType = LdsType::get(
+      b.getContext(), 1, source.getShape(), source.getElementType(),
+      SwizzleAttr::get(b.getContext(), 1, 1, 1, {}));
+  auto scratchType = MemRefType::get(
+      {ldsType.getSlotElements()}, source.getElementType(), AffineMap(),
+      gpu::AddressSpaceAttr::get(b.getContext(),
+                                 gpu::AddressSpace::Workgroup));
+  Value scratch = kernel.addWorkgroupAttribution(scratchType, op.getLoc());
+  FailureOr<LinearLayout> storeOffsets = offsetsOf(op, source, ldsType);
+  FailureOr<LinearLayout> loadOffsets = offsetsOf(op, result, ldsType);
+  if (failed(storeOffsets) || failed(loadOffsets))
+    return failure();
+  gpu::BarrierOp::create(b, loc());
+  storeToLds(scratch, constIndex(0), mapping.lookup(op.getSource()),
+             *storeOffsets, source.getElementType());
+  gpu::BarrierOp::create(b, loc());
+  mapping.map(op.getResult(),
+              loadFromLds(scratch, constIndex(0), *loadOffsets,
+                          vectorTypeOf(result, *to)));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Dot
+//===----------------------------------------------------------------------===//
+
+LogicalResult KernelLowering::lowerDot(DotOp op) {
+  auto accLayout = cast<MmaAttr>(op.getC().getType().getEncoding());
+  auto aLayout = dyn_cast<MmaOperandAttr>(op.getA().getType().getEncoding());
+  auto bLayout = dyn_cast<MmaOperandAttr>(op.getB().getType().getEncoding());
+  if (!aLayout || !bLayout || aLayout.getKWidth() != bLayout.getKWidth())
+    return op.emitOpError()
+           << "operands must be in matching #tessel.mma_operand layouts: run "
+              "tessel-select-mfma";
+  const MmaInstr &instr = accLayout.getInstruction();
+  unsigned waveSize = accLayout.getEffectiveWaveSize();
+  int64_t kWidth = aLayout.getKWidth();
+  int64_t perLane = instr.getOperandElementsPerLane(waveSize);
+  int64_t accPerLane = instr.getAccumulatorElementsPerLane(waveSize);
+  ArrayRef<int64_t> waves = accLayout.getWaves();
+  RankedTensorType cType = op.getC().getType();
+  int64_t tileK = op.getA().getType().getDimSize(1);
+  int64_t groupK = kWidth * (waveSize / instr.m);
+  int64_t repM = cType.getDimSize(0) / (instr.m * waves[0]);
+  int64_t repN = cType.getDimSize(1) / (instr.n * waves[1]);
+  int64_t repK = tileK / groupK;
+
+  Value a = mapping.lookup(op.getA()), bVector = mapping.lookup(op.getB());
+  Value acc = mapping.lookup(op.getC());
+  Type aElement = op.getA().getType().getElementType();
+  auto operandSlice = [&](Value vector, int64_t offset) -> Value {
+    Value slice = vector::ExtractStridedSliceOp::create(
+        b, loc(), vector, ArrayRef<int64_t>{offset},
+        ArrayRef<int64_t>{perLane}, ArrayRef<int64_t>{1});
+    if (perLane == 1)
+      return vector::ExtractOp::create(b, loc(), slice, ArrayRef<int64_t>{0});
+    return slice;
+  };
+  for (int64_t m = 0; m < repM; ++m) {
+    for (int64_t n = 0; n < repN; ++n) {
+      int64_t accOffset = (m * repN + n) * accPerLane;
+      Value tileAcc = vector::ExtractStridedSliceOp::create(
+          b, loc(), acc, ArrayRef<int64_t>{accOffset},
+          ArrayRef<int64_t>{accPerLane}, ArrayRef<int64_t>{1});
+      for (int64_t k = 0; k < repK; ++k) {
+        for (int64_t part = 0; part < kWidth / perLane; ++part) {
+          Value aSlice =
+              operandSlice(a, (m * repK + k) * kWidth + part * perLane);
+          Value bSlice =
+              operandSlice(bVector, (n * repK + k) * kWidth + part * perLane);
+          auto mfma = amdgpu::MFMAOp::create(
+              b, loc(), tileAcc.getType(), instr.m, instr.n, instr.k,
+              /*blocks=*/1, aSlice, bSlice, tileAcc);
+          if (op.getXf32())
+            mfma.setReducePrecision(true);
+          tileAcc = mfma.getResult();
+        }
+      }
+      acc = vector::InsertStridedSliceOp::create(b, loc(), tileAcc, acc,
+                                                 ArrayRef<int64_t>{accOffset},
+                                                 ArrayRef<int64_t>{1});
+    }
+  }
+  (void)aElement;
+  mapping.map(op.getResult(), acc);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Control flow and elementwise ops
+//===----------------------------------------------------------------------===//
+
+/// The per-lane type of a value: tiles become vectors.
+static FailureOr<Type> lowerType(Type type, Operation *op) {
+  auto tile = dyn_cast<RankedTensorType>(type);
+  if (!tile)
+    return type;
+  auto emitError = [&] { return op->emitOpError(); };
+  FailureOr<LinearLayout> layout = getTileLayout(tile, emitError);
+  if (failed(layout))
+    return failure();
+  return Type(VectorType::get({layout->getInDimSize(dims::kRegister)},
+                              tile.getElementType()));
+}
+
+LogicalResult KernelLowering::lowerFor(scf::ForOp op) {
+  SmallVector<Value> inits =
+      llvm::map_to_vector(op.getInitArgs(), [&](Value v) {
+        return mapping.lookup(v);
+      });
+  auto loop = scf::ForOp::create(
+      b, loc(), mapping.lookup(op.getLowerBound()),
+      mapping.lookup(op.getUpperBound()), mapping.lookup(op.getStep()), inits);
+  mapping.map(op.getInductionVar(), loop.getInductionVar());
+  for (auto [from, to] :
+       llvm::zip(op.getRegionIterArgs(), loop.getRegionIterArgs()))
+    mapping.map(from, to);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  if (failed(lowerBlock(*op.getBody())))
+    return failure();
+  mapping.map(op.getResults(), loop.getResults());
+  return success();
+}
+
+LogicalResult KernelLowering::lowerElementwise(Operation &op) {
+  std::optional<Attribute> layout;
+  for (Value operand : op.getOperands())
+    if (auto tile = dyn_cast<RankedTensorType>(operand.getType())) {
+      if (layout && *layout != tile.getEncoding())
+        return op.emitOpError()
+               << "operands of an elementwise op on tiles must share one "
+                  "layout";
+      layout = tile.getEncoding();
+    }
+  OperationState state(op.getLoc(), op.getName());
+  for (Value operand : op.getOperands())
+    state.addOperands(mapping.lookup(operand));
+  for (Type type : op.getResultTypes()) {
+    FailureOr<Type> lowered = lowerType(type, &op);
+    if (failed(lowered))
+      return failure();
+    state.addTypes(*lowered);
+  }
+  state.addAttributes(op.getAttrs());
+  Operation *clone = b.create(state);
+  mapping.map(op.getResults(), clone->getResults());
+  return success();
+}
+
+LogicalResult KernelLowering::lowerOp(Operation &op) {
+  currentLoc = op.getLoc();
+  if (auto pid = dyn_cast<ProgramIdOp>(op)) {
+    gpu::Dimension dim = pid.getDim() == 0   ? gpu::Dimension::x
+                         : pid.getDim() == 1 ? gpu::Dimension::y
+                                             : gpu::Dimension::z;
+    mapping.map(pid.getResult(), gpu::BlockIdOp::create(b, loc(), dim));
+    return success();
+  }
+  if (auto load = dyn_cast<LoadOp>(op))
+    return lowerLoad(load);
+  if (auto store = dyn_cast<StoreOp>(op))
+    return lowerStore(store);
+  if (auto alloc = dyn_cast<LocalAllocOp>(op)) {
+    LdsType type = alloc.getBuffer().getType();
+    auto memoryType = MemRefType::get(
+        {type.getSlots() * type.getSlotElements()}, type.getElementType(),
+        AffineMap(),
+        gpu::AddressSpaceAttr::get(b.getContext(),
+                                   gpu::AddressSpace::Workgroup));
+    ldsMemory[alloc.getBuffer()] =
+        kernel.addWorkgroupAttribution(memoryType, alloc.getLoc());
+    return success();
+  }
+  if (auto store = dyn_cast<LocalStoreOp>(op))
+    return lowerLocalStore(store);
+  if (auto load = dyn_cast<LocalLoadOp>(op))
+    return lowerLocalLoad(load);
+  if (auto dot = dyn_cast<DotOp>(op))
+    return lowerDot(dot);
+  if (auto convert = dyn_cast<ConvertLayoutOp>(op))
+    return lowerConvert(convert);
+  if (auto loop = dyn_cast<scf::ForOp>(op))
+    return lowerFor(loop);
+  if (auto yield = dyn_cast<scf::YieldOp>(op)) {
+    scf::YieldOp::create(
+        b, loc(), llvm::map_to_vector(yield.getOperands(), [&](Value v) {
+          return mapping.lookup(v);
+        }));
+    return success();
+  }
+  if (isa<func::ReturnOp>(op)) {
+    gpu::ReturnOp::create(b, loc());
+    return success();
+  }
+  if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+    if (auto tile = dyn_cast<RankedTensorType>(constant.getType())) {
+      auto splat = dyn_cast<SplatElementsAttr>(constant.getValue());
+      if (!splat)
+        return op.emitOpError() << "only splat tile constants are supported";
+      FailureOr<Type> type = lowerType(tile, &op);
+      if (failed(type))
+        return failure();
+      mapping.map(constant.getResult(),
+                  arith::ConstantOp::create(
+                      b, loc(), cast<VectorType>(*type),
+                      SplatElementsAttr::get(cast<VectorType>(*type),
+                                             splat.getSplatValue<Attribute>())));
+      return success();
+    }
+  }
+  if (auto splat = dyn_cast<tensor::SplatOp>(op)) {
+    FailureOr<Type> type = lowerType(splat.getType(), &op);
+    if (failed(type))
+      return failure();
+    mapping.map(splat.getResult(),
+                vector::BroadcastOp::create(b, loc(), *type,
+                                            mapping.lookup(splat.getInput())));
+    return success();
+  }
+  bool onTiles = llvm::any_of(op.getOperandTypes(), [](Type type) {
+    return isa<RankedTensorType>(type);
+  });
+  if (onTiles) {
+    if (!op.hasTrait<OpTrait::Elementwise>())
+      return op.emitOpError() << "on tiles cannot be lowered to GPU code";
+    return lowerElementwise(op);
+  }
+  if (op.getNumRegions() != 0)
+    return op.emitOpError() << "with regions cannot be lowered to GPU code";
+  b.clone(op, mapping);
+  return success();
+}
+
+LogicalResult KernelLowering::lowerBlock(Block &source) {
+  for (Operation &op : source)
+    if (failed(lowerOp(op)))
+      return failure();
+  return success();
+}
+
+LogicalResult KernelLowering::lower(func::FuncOp function) {
+  Block &entry = kernel.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  currentLoc = function.getLoc();
+  for (auto [from, to] :
+       llvm::zip(function.getArguments(), kernel.getArguments()))
+    mapping.map(from, to);
+  Value thread = gpu::ThreadIdOp::create(b, loc(), gpu::Dimension::x);
+  Value waveSize = constIndex(chip.defaultWaveSize);
+  lane = arith::RemUIOp::create(b, loc(), thread, waveSize);
+  wave = arith::DivUIOp::create(b, loc(), thread, waveSize);
+  prologueEnd = wave.getDefiningOp();
+  return lowerBlock(function.getBody().front());
+}
+
+namespace {
+struct LowerToGPUPass
+    : public tessel::impl::TesselLowerToGPUPassBase<LowerToGPUPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    const Chip *target = lookupChip(chip);
+    if (!target) {
+      module.emitError() << "unknown chip '" << chip
+                         << "'; known chips: " << knownChipNames();
+      return signalPassFailure();
+    }
+    SmallVector<func::FuncOp> programs;
+    for (auto function : module.getOps<func::FuncOp>())
+      if (function->hasAttr("tessel.workgroup_size"))
+        programs.push_back(function);
+    if (programs.empty())
+      return;
+    OpBuilder b(module.getBodyRegion());
+    b.setInsertionPointToEnd(module.getBody());
+    auto gpuModule = module.lookupSymbol<gpu::GPUModuleOp>("tessel_kernels");
+    if (!gpuModule)
+      gpuModule = gpu::GPUModuleOp::create(b, module.getLoc(), "tessel_kernels");
+    for (func::FuncOp function : programs) {
+      if (function.getNumResults() != 0) {
+        function.emitError() << "a kernel returns nothing";
+        return signalPassFailure();
+      }
+      int64_t workgroupSize =
+          function->getAttrOfType<IntegerAttr>("tessel.workgroup_size")
+              .getInt();
+      OpBuilder inModule(gpuModule.getBodyRegion());
+      inModule.setInsertionPointToEnd(gpuModule.getBody());
+      auto kernel = gpu::GPUFuncOp::create(inModule, function.getLoc(),
+                                           function.getName(),
+                                           function.getFunctionType());
+      kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                      inModule.getUnitAttr());
+      kernel.setKnownBlockSizeAttr(DenseI32ArrayAttr::get(
+          &getContext(), {int32_t(workgroupSize), 1, 1}));
+      for (StringRef name : {"tessel.tile", "tessel.config"})
+        if (Attribute attr = function->getAttr(name))
+          kernel->setAttr(name, attr);
+      if (failed(KernelLowering(kernel, *target).lower(function)))
+        return signalPassFailure();
+      function.erase();
+    }
+    // Register slices become shuffles, which the LLVM lowering knows.
+    RewritePatternSet patterns(&getContext());
+    vector::populateVectorInsertExtractStridedSliceTransforms(patterns);
+    if (failed(applyPatternsGreedily(gpuModule, std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,221 @@
+//===- KernelConfig.cpp - Matmul kernel configurations ----------*- C++ -*-===//
+
+#include "tessel/Dialect/Tessel/Transforms/KernelConfig.h"
+#include "tessel/Dialect/Tessel/IR/TesselOps.h"
+
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace tessel;
+
+std::optional<MmaElement> tessel::getMmaElement(Type type) {
+  if (type.isF32())
+    return MmaElement::F32;
+  if (type.isF16())
+    return MmaElement::F16;
+  if (type.isBF16())
+    return MmaElement::Bf16;
+  if (isa<Float8E4M3FNUZType, Float8E4M3FNType>(type))
+    return MmaElement::Fp8;
+  if (isa<Float8E5M2FNUZType, Float8E5M2Type>(type))
+    return MmaElement::Bf8;
+  if (type.isSignlessInteger(8))
+    return MmaElement::I8;
+  return std::nullopt;
+}
+
+std::string tessel::explainUnsupportedTypes(const Chip &chip, Type a, Type b) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  bool fp8 = isFnuzFp8Type(a) || isOcpFp8Type(a) || isFnuzFp8Type(b) ||
+             isOcpFp8Type(b);
+  if (fp8 && chip.fp8Format == Fp8Format::None) {
+    os << chip.name << " has no 8-bit float matrix instructions";
+  } else if ((isOcpFp8Type(a) || isOcpFp8Type(b)) &&
+             chip.fp8Format == Fp8Format::Fnuz) {
+    os << chip.name
+       << " multiplies the FNUZ 8-bit floats (f8E4M3FNUZ, f8E5M2FNUZ), not "
+          "the OCP ones (f8E4M3FN, f8E5M2, gfx950)";
+  } else if ((isFnuzFp8Type(a) || isFnuzFp8Type(b)) &&
+             chip.fp8Format == Fp8Format::Ocp) {
+    os << chip.name
+       << " multiplies the OCP 8-bit floats (f8E4M3FN, f8E5M2), not the "
+          "FNUZ ones (f8E4M3FNUZ, f8E5M2FNUZ, gfx942)";
+  } else if (!chooseMmaInstr(chip, a, b, 32) &&
+             !chooseMmaInstr(chip, a, b, 16)) {
+    os << chip.name << " has no matrix instruction multiplying " << a
+       << " by " << b;
+  }
+  return text;
+}
+
+const MmaInstr *tessel::chooseMmaInstr(const Chip &chip, Type a, Type b,
+                                       unsigned m, bool xf32) {
+  std::optional<MmaElement> elementA = getMmaElement(a),
+                            elementB = getMmaElement(b);
+  if (!elementA || !elementB)
+    return nullptr;
+  if (xf32 && *elementA == MmaElement::F32)
+    elementA = elementB = MmaElement::Xf32;
+  // The 8-bit float types must be the chip's flavour.
+  if ((isFnuzFp8Type(a) || isFnuzFp8Type(b)) &&
+      chip.fp8Format != Fp8Format::Fnuz)
+    return nullptr;
+  if ((isOcpFp8Type(a) || isOcpFp8Type(b)) && chip.fp8Format != Fp8Format::Ocp)
+    return nullptr;
+  const MmaInstr *best = nullptr;
+  double bestRate = 0;
+  for (const MmaInstr &instr : getMmaCatalogue()) {
+    if (instr.isWmma() || instr.m != m || instr.a != *elementA ||
+        instr.b != *elementB || !instr.isAvailableOn(chip))
+      continue;
+    double rate = double(instr.getFlops()) / instr.getCycles(chip);
+    if (rate > bestRate) {
+      best = &instr;
+      bestRate = rate;
+    }
+  }
+  return best;
+}
+
+static int64_t bytesOf(Type type) {
+  return llvm::divideCeil(type.getIntOrFloatBitWidth(), 8);
+}
+
+/// A tile size for a problem size: the preferred size, or the smallest
+/// power of two covering a smaller problem (but at least `minimum`).
+static int64_t tileFor(int64_t size, int64_t preferred, int64_t minimum) {
+  if (ShapedType::isDynamic(size) || size >= preferred)
+    return preferred;
+  return std::max<int64_t>(minimum, llvm::PowerOf2Ceil(size));
+}
+
+ConfigAttr tessel::getDefaultMatmulConfig(MLIRContext *context,
+                                          const Chip &chip, Type a, Type b,
+                                          int64_t m, int64_t n, int64_t k) {
+  // 32x32 instructions unless the problem is thin.
+  auto small = [](int64_t size) {
+    return !ShapedType::isDynamic(size) && size <= 16;
+  };
+  unsigned instrM = small(m) || small(n) ? 16 : 32;
+  const MmaInstr *instr = chooseMmaInstr(chip, a, b, instrM);
+  if (!instr)
+    instr = chooseMmaInstr(chip, a, b, 48 - instrM);
+  if (!instr)
+    return {};
+  int64_t tileM = tileFor(m, 128, instr->m);
+  int64_t tileN = tileFor(n, 128, instr->n);
+  int64_t wavesM = std::min<int64_t>(2, tileM / instr->m);
+  int64_t wavesN = std::min<int64_t>(2, tileN / instr->n);
+  // 128 bytes of K per row, at least two instructions' worth (so a lane
+  // can read 16 bytes of LDS at once), not far past a small K.
+  int64_t groupK = 2 * instr->k;
+  int64_t tileK = std::max<int64_t>(groupK, 128 / bytesOf(a));
+  if (!ShapedType::isDynamic(k))
+    tileK = std::max<int64_t>(groupK,
+                              std::min<int64_t>(tileK, llvm::PowerOf2Ceil(k)));
+  SmallVector<int64_t> tile = {tileM, tileN, tileK};
+  SmallVector<int64_t> waves = {wavesM, wavesN};
+  return ConfigAttr::get(context, tile, waves, /*stages=*/2,
+                         StringAttr::get(context, instr->name));
+}
+
+MatmulResources tessel::estimateMatmulResources(ConfigAttr config, Type a,
+                                                Type b, unsigned waveSize) {
+  ArrayRef<int64_t> tile = config.getTile();
+  int64_t lanes = waveSize * config.getNumWaves();
+  int64_t tileM = tile[0], tileN = tile[1], tileK = tile[2];
+  MatmulResources resources;
+  resources.ldsBytes = tileM * tileK * bytesOf(a) + tileK * tileN * bytesOf(b);
+  resources.accumulatorVgprs = tileM * tileN / lanes; // 32-bit accumulators
+  // Operands: each wave reads its rows of A and columns of B; the prefetched
+  // tiles of the next K step are spread over all lanes.
+  int64_t operandBytes =
+      tileM / config.getWaves()[0] * tileK * bytesOf(a) / waveSize +
+      tileN / config.getWaves()[1] * tileK * bytesOf(b) / waveSize;
+  int64_t prefetchBytes = config.getStages() > 1 ? resources.ldsBytes / lanes
+                                                 : 0;
+  resources.operandVgprs = llvm::divideCeil(operandBytes + prefetchBytes, 4);
+  return resources;
+}
+
+LogicalResult
+tessel::checkMatmulConfig(ConfigAttr config, const Chip &chip, Type a, Type b,
+                          function_ref<InFlightDiagnostic()> emitError) {
+  if (!chip.isCDNA())
+    return emitError() << "tessel.matmul kernels target the MFMA chips "
+                          "(gfx90a, gfx942, gfx950), not "
+                       << chip.name;
+  ArrayRef<int64_t> tile = config.getTile();
+  if (tile.size() != 3)
+    return emitError() << "a matmul config has tile = [M, N, K]";
+  std::string why = explainUnsupportedTypes(chip, a, b);
+  if (!why.empty())
+    return emitError() << why;
+  if (!config.getInstr())
+    return emitError() << "the config names no instruction";
+  StringRef name = config.getInstr().getValue();
+  const MmaInstr *instr = lookupMma(name, chip);
+  if (!instr)
+    return emitError() << "instruction " << name << " is not available on "
+                       << chip.name;
+  std::optional<MmaElement> elementA = getMmaElement(a),
+                            elementB = getMmaElement(b);
+  bool xf32 = instr->a == MmaElement::Xf32 && elementA == MmaElement::F32 &&
+              elementB == MmaElement::F32;
+  if (!xf32 && (instr->a != elementA || instr->b != elementB))
+    return emitError() << "instruction " << name << " multiplies "
+                       << stringifyMmaElement(instr->a) << " by "
+                       << stringifyMmaElement(instr->b) << ", not " << a
+                       << " by " << b;
+  ArrayRef<int64_t> waves = config.getWaves();
+  if (tile[0] % (instr->m * waves[0]) || tile[1] % (instr->n * waves[1]))
+    return emitError() << "tile " << tile[0] << "x" << tile[1]
+                       << " is not a multiple of " << instr->m << "x"
+                       << instr->n << " instruction tiles times " << waves[0]
+                       << "x" << waves[1] << " waves";
+  if (tile[2] % (2 * instr->k))
+    return emitError() << "tile K " << tile[2] << " is not a multiple of "
+                       << 2 * instr->k << " (two steps of " << name << ")";
+  MatmulResources resources =
+      estimateMatmulResources(config, a, b, chip.defaultWaveSize);
+  if (resources.ldsBytes > chip.maxLdsBytesPerWorkgroup)
+    return emitError() << "the config needs " << resources.ldsBytes
+                       << " bytes of LDS, over the "
+                       << chip.maxLdsBytesPerWorkgroup << " of " << chip.name;
+  int64_t registerBudget = chip.maxArchVgprs + chip.maxAccVgprs;
+  if (resources.totalVgprs() > registerBudget)
+    return emitError() << "the config needs about " << resources.totalVgprs()
+                       << " VGPRs per lane (" << resources.accumulatorVgprs
+                       << " for the accumulator), over the " << registerBudget
+                       << " of " << chip.name;
+  return success();
+}
+
+BlockedAttr tessel::getCoalescedLayout(MLIRContext *context,
+                                       ArrayRef<int64_t> shape,
+                                       int64_t contiguousDim,
+                                       unsigned elementBytes,
+                                       unsigned numWaves, unsigned waveSize) {
+  int64_t other = 1 - contiguousDim;
+  SmallVector<int64_t, 2> perThread(2, 1), threads(2, 1), waves(2, 1);
+  perThread[contiguousDim] =
+      std::min<int64_t>(16 / elementBytes, shape[contiguousDim]);
+  threads[contiguousDim] = std::min<int64_t>(
+      waveSize, shape[contiguousDim] / perThread[contiguousDim]);
+  threads[other] = waveSize / threads[contiguousDim];
+  waves[other] = numWaves;
+  SmallVector<int64_t, 2> order = {contiguousDim, other};
+  return BlockedAttr::get(context, perThread, threads, waves, order);
+}
+
+int64_t tessel::getContiguousTileDim(MemRefType type) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return 1;
+  int64_t rank = type.getRank();
+  if (strides[rank - 2] == 1 && strides[rank - 1] != 1)
+    return 0;
+  return 1;
+}

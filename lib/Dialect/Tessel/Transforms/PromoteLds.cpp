@@ -1,0 +1,141 @@
+//===- PromoteLds.cpp - Dot operands through swizzled LDS -------*- C++ -*-===//
+
+#include "tessel/Dialect/Tessel/IR/TesselOps.h"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
+#include "tessel/Layout/Layouts.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "tessel-promote-lds"
+
+namespace tessel {
+#define GEN_PASS_DEF_TESSELPROMOTELDSPASS
+#include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
+} // namespace tessel
+
+using namespace mlir;
+using namespace tessel;
+
+namespace {
+
+/// A convert_layout of a globally loaded tile into an MFMA operand layout.
+struct Promotion {
+  ConvertLayoutOp convert;
+  BlockedAttr writeLayout;
+  MmaOperandAttr readLayout;
+};
+
+struct PromoteLdsPass
+    : public tessel::impl::TesselPromoteLdsPassBase<PromoteLdsPass> {
+  using Base::Base;
+
+  /// The swizzled LDS buffer type for one promotion.
+  FailureOr<LdsType> chooseBuffer(Promotion promotion,
+                                  const Chip &target);
+  void runOnOperation() override;
+};
+
+} // namespace
+
+FailureOr<LdsType> PromoteLdsPass::chooseBuffer(Promotion promotion,
+                                                const Chip &target) {
+  ConvertLayoutOp convert = promotion.convert;
+  RankedTensorType type = convert.getResult().getType();
+  auto emitError = [&] { return convert.emitOpError(); };
+  FailureOr<LinearLayout> readLayout = getTileLayout(type, emitError);
+  if (failed(readLayout))
+    return failure();
+  unsigned elementBytes =
+      llvm::divideCeil(type.getElementType().getIntOrFloatBitWidth(), 8);
+  BlockedAttr write = promotion.writeLayout;
+  int64_t contiguous = write.getOrder()[0];
+  SwizzleQuery query;
+  query.shape.assign(type.getShape().begin(), type.getShape().end());
+  query.order = {contiguous, 1 - contiguous};
+  query.elementBytes = elementBytes;
+  query.storeBytes = write.getSizePerThread()[contiguous] * elementBytes;
+  int64_t waves = 1;
+  for (int64_t count : write.getWaves())
+    waves *= count;
+  query.numWaves = waves;
+  query.readLayout = *readLayout;
+  // The operand's K run is one access when K is contiguous in LDS.
+  int64_t kDim = promotion.readLayout.getOperandIndex() == 0 ? 1 : 0;
+  query.readBytes = contiguous == kDim
+                        ? promotion.readLayout.getKWidth() * elementBytes
+                        : elementBytes;
+  query.readBytes = std::min<unsigned>(query.readBytes, 16);
+  query.banking = {target.ldsBanks, target.ldsBankBytes};
+  query.waveSize = target.defaultWaveSize;
+  llvm::Expected<SwizzleChoice> choice = chooseSwizzle(query);
+  if (!choice) {
+    convert.emitOpError() << "no LDS layout for this operand: "
+                          << llvm::toString(choice.takeError());
+    return failure();
+  }
+  LLVM_DEBUG(llvm::dbgs() << "swizzle vec=" << choice->vec << " perPhase="
+                          << choice->perPhase << " maxPhase="
+                          << choice->maxPhase << ": "
+                          << choice->write.conflictCycles << " write and "
+                          << choice->read.conflictCycles
+                          << " read conflict cycles\n");
+  SmallVector<int64_t> order;
+  if (contiguous != 1)
+    order = {0, 1};
+  auto swizzle = SwizzleAttr::get(&getContext(), choice->vec,
+                                  choice->perPhase, choice->maxPhase, order);
+  return LdsType::get(&getContext(), /*slots=*/1, type.getShape(),
+                      type.getElementType(), swizzle);
+}
+
+void PromoteLdsPass::runOnOperation() {
+  const Chip *target = lookupChip(chip);
+  if (!target) {
+    getOperation().emitError() << "unknown chip '" << chip
+                               << "'; known chips: " << knownChipNames();
+    return signalPassFailure();
+  }
+  // Promotions grouped by block, in order.
+  llvm::MapVector<Block *, SmallVector<Promotion>> byBlock;
+  getOperation().walk([&](ConvertLayoutOp convert) {
+    auto load = convert.getSource().getDefiningOp<LoadOp>();
+    auto write = dyn_cast_or_null<BlockedAttr>(
+        convert.getSource().getType().getEncoding());
+    auto read = dyn_cast_or_null<MmaOperandAttr>(
+        convert.getResult().getType().getEncoding());
+    if (load && write && read)
+      byBlock[convert->getBlock()].push_back({convert, write, read});
+  });
+  Block &entry = getOperation().getBody().front();
+  for (auto &[block, promotions] : byBlock) {
+    // One write phase for all the block's operands, fenced on both sides:
+    // the barrier before keeps it behind the previous iteration's reads, the
+    // one after in front of this iteration's.
+    OpBuilder b(promotions.front().convert);
+    Location loc = promotions.front().convert.getLoc();
+    Value slot = arith::ConstantIndexOp::create(b, loc, 0);
+    gpu::BarrierOp::create(b, loc);
+    SmallVector<Value> buffers;
+    for (Promotion &promotion : promotions) {
+      FailureOr<LdsType> type = chooseBuffer(promotion, *target);
+      if (failed(type))
+        return signalPassFailure();
+      OpBuilder atEntry(&entry, entry.begin());
+      Value buffer = LocalAllocOp::create(atEntry, loc, *type);
+      LocalStoreOp::create(b, loc, promotion.convert.getSource(), buffer,
+                           slot);
+      buffers.push_back(buffer);
+    }
+    gpu::BarrierOp::create(b, loc);
+    for (auto [promotion, buffer] : llvm::zip(promotions, buffers)) {
+      ConvertLayoutOp convert = promotion.convert;
+      OpBuilder at(convert);
+      Value loaded = LocalLoadOp::create(at, convert.getLoc(),
+                                         convert.getType(), buffer, slot);
+      convert.replaceAllUsesWith(loaded);
+      convert.erase();
+    }
+  }
+}
