@@ -1,7 +1,13 @@
 // Every layout attribute parses, prints and parses back.
-// RUN: tessel-opt %s | FileCheck %s
-// RUN: tessel-opt %s | tessel-opt | FileCheck %s
-// RUN: tessel-opt %s --mlir-print-op-generic | tessel-opt | FileCheck %s
+// RUN: tessel-opt %s --mlir-print-local-scope | FileCheck %s
+// RUN: tessel-opt %s | tessel-opt --mlir-print-local-scope | FileCheck %s
+// RUN: tessel-opt %s --mlir-print-op-generic | tessel-opt --mlir-print-local-scope | FileCheck %s
+// Without local scope, layouts print as aliases (#mma, #blocked, ...).
+// RUN: tessel-opt %s | FileCheck %s --check-prefix=ALIAS
+// ALIAS-DAG: #blocked = #tessel.blocked<
+// ALIAS-DAG: #mma = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [2, 2]>
+// ALIAS-DAG: #swizzle = #tessel.swizzle<vec = 8, perPhase = 1, maxPhase = 8>
+// ALIAS-DAG: #mma_operand = #tessel.mma_operand<a,
 
 // CHECK-LABEL: func.func private @blocked
 // CHECK-SAME: layout = #tessel.blocked<sizePerThread = [1, 8], threadsPerWave = [8, 8], waves = [4, 1], order = [1, 0]>

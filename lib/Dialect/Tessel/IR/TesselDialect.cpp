@@ -7,6 +7,7 @@
 #include "tessel/Dialect/Tessel/IR/TesselTypes.h"
 
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -15,7 +16,30 @@ using namespace tessel;
 
 #include "tessel/Dialect/Tessel/IR/TesselOpsDialect.cpp.inc"
 
+namespace {
+/// Short aliases for the layouts tile programs are full of, as Triton's
+/// #blocked and #mma: `#mma = #tessel.mma<...>` at the top of the module.
+struct TesselOpAsmInterface : public OpAsmDialectInterface {
+  using OpAsmDialectInterface::OpAsmDialectInterface;
+
+  AliasResult getAlias(Attribute attr, raw_ostream &os) const override {
+    if (isa<MmaAttr>(attr))
+      os << "mma";
+    else if (isa<MmaOperandAttr>(attr))
+      os << "mma_operand";
+    else if (isa<BlockedAttr>(attr))
+      os << "blocked";
+    else if (isa<SwizzleAttr>(attr))
+      os << "swizzle";
+    else
+      return AliasResult::NoAlias;
+    return AliasResult::OverridableAlias;
+  }
+};
+} // namespace
+
 void TesselDialect::initialize() {
+  addInterfaces<TesselOpAsmInterface>();
   addOperations<
 #define GET_OP_LIST
 #include "tessel/Dialect/Tessel/IR/TesselOps.cpp.inc"

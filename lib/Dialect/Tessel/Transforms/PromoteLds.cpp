@@ -32,15 +32,16 @@ struct PromoteLdsPass
   using Base::Base;
 
   /// The swizzled LDS buffer type for one promotion.
-  FailureOr<LdsType> chooseBuffer(Promotion promotion,
-                                  const Chip &target);
+  FailureOr<LdsType> chooseBuffer(Promotion promotion, const Chip &target,
+                                  SwizzleChoice &choice);
   void runOnOperation() override;
 };
 
 } // namespace
 
 FailureOr<LdsType> PromoteLdsPass::chooseBuffer(Promotion promotion,
-                                                const Chip &target) {
+                                                const Chip &target,
+                                                SwizzleChoice &chosen) {
   ConvertLayoutOp convert = promotion.convert;
   RankedTensorType type = convert.getResult().getType();
   auto emitError = [&] { return convert.emitOpError(); };
@@ -81,6 +82,7 @@ FailureOr<LdsType> PromoteLdsPass::chooseBuffer(Promotion promotion,
                           << choice->write.conflictCycles << " write and "
                           << choice->read.conflictCycles
                           << " read conflict cycles\n");
+  chosen = *choice;
   SmallVector<int64_t> order;
   if (contiguous != 1)
     order = {0, 1};
@@ -119,11 +121,19 @@ void PromoteLdsPass::runOnOperation() {
     gpu::BarrierOp::create(b, loc);
     SmallVector<Value> buffers;
     for (Promotion &promotion : promotions) {
-      FailureOr<LdsType> type = chooseBuffer(promotion, *target);
+      SwizzleChoice choice;
+      FailureOr<LdsType> type = chooseBuffer(promotion, *target, choice);
       if (failed(type))
         return signalPassFailure();
       OpBuilder atEntry(&entry, entry.begin());
-      Value buffer = LocalAllocOp::create(atEntry, loc, *type);
+      auto alloc = LocalAllocOp::create(atEntry, loc, *type);
+      // The bank analysis of the chosen layout, for whoever reads the IR:
+      // extra cycles per wave-wide access of the write and of the read.
+      alloc->setAttr("tessel.write_conflicts",
+                     atEntry.getF64FloatAttr(choice.write.perAccess()));
+      alloc->setAttr("tessel.read_conflicts",
+                     atEntry.getF64FloatAttr(choice.read.perAccess()));
+      Value buffer = alloc;
       LocalStoreOp::create(b, loc, promotion.convert.getSource(), buffer,
                            slot);
       buffers.push_back(buffer);

@@ -33,7 +33,9 @@ def TesselPromoteLdsPass
     back in the operand layout with `tessel.local_load`. The buffer's
     swizzle is the one the swizzle chooser finds for that write and read
     (zero bank conflicts where one exists); barriers keep the next
-    iteration's writes behind this iteration's reads.
+    iteration's writes behind this iteration's reads. Each `local_alloc`
+    carries the bank analysis of its layout: `tessel.write_conflicts` and
+    `tessel.read_conflicts`, the extra cycles per wave-wide LDS access.
   }];
   let options = [
     Option<"chip", "chip", "std::string", "\"gfx942\"",

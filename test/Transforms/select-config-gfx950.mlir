@@ -1,0 +1,27 @@
+// RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx950}))' --verify-diagnostics | FileCheck %s
+
+// gfx950 reaches its full f16/bf16 rate only with the double-K instructions.
+// CHECK-LABEL: func.func @large_bf16
+// CHECK: tessel.matmul
+// CHECK-SAME: config = #tessel.config<tile = [128, 128, 64], waves = [2, 2], stages = 2, instr = "v_mfma_f32_32x32x16_bf16">
+func.func @large_bf16(%a: memref<4096x4096xbf16>, %b: memref<4096x4096xbf16>, %c: memref<4096x4096xbf16>) {
+  tessel.matmul ins(%a, %b : memref<4096x4096xbf16>, memref<4096x4096xbf16>) outs(%c : memref<4096x4096xbf16>)
+  return
+}
+
+// -----
+
+// xf32 was removed from gfx950.
+func.func @xf32(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x64xf32>) {
+  // expected-error @+1 {{'tessel.matmul' op instruction v_mfma_f32_32x32x4_xf32 is not available on gfx950}}
+  tessel.matmul ins(%a, %b : memref<64x64xf32>, memref<64x64xf32>) outs(%c : memref<64x64xf32>) {config = #tessel.config<tile = [64, 64, 32], waves = [1, 1], stages = 1, instr = "v_mfma_f32_32x32x4_xf32">}
+  return
+}
+
+// -----
+
+func.func @fnuz_on_gfx950(%a: memref<64x64xf8E4M3FNUZ>, %b: memref<64x64xf8E4M3FNUZ>, %c: memref<64x64xf32>) {
+  // expected-error @+1 {{'tessel.matmul' op gfx950 multiplies the OCP 8-bit floats (f8E4M3FN, f8E5M2), not the FNUZ ones (f8E4M3FNUZ, f8E5M2FNUZ, gfx942)}}
+  tessel.matmul ins(%a, %b : memref<64x64xf8E4M3FNUZ>, memref<64x64xf8E4M3FNUZ>) outs(%c : memref<64x64xf32>)
+  return
+}

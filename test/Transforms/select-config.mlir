@@ -1,0 +1,92 @@
+// RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}))' --verify-diagnostics | FileCheck %s
+
+// Large bf16: 128x128 tiles of 2x2 waves, 64 elements (128 bytes) of K,
+// the fastest 32x32 bf16 instruction of the chip (the double-K one on
+// gfx950).
+// CHECK-LABEL: func.func @large_bf16
+// CHECK: tessel.matmul
+// CHECK-SAME: config = #tessel.config<tile = [128, 128, 64], waves = [2, 2], stages = 2, instr = "v_mfma_f32_32x32x8_bf16">
+func.func @large_bf16(%a: memref<4096x4096xbf16>, %b: memref<4096x4096xbf16>, %c: memref<4096x4096xbf16>) {
+  tessel.matmul ins(%a, %b : memref<4096x4096xbf16>, memref<4096x4096xbf16>) outs(%c : memref<4096x4096xbf16>)
+  return
+}
+
+// -----
+
+// Thin problems get 16x16 instructions and small tiles; dynamic sizes the
+// default tile.
+// CHECK-LABEL: func.func @thin_f32
+// CHECK: tessel.matmul
+// CHECK-SAME: config = #tessel.config<tile = [16, 128, 32], waves = [1, 2], stages = 2, instr = "v_mfma_f32_16x16x4_f32">
+func.func @thin_f32(%a: memref<16x?xf32>, %b: memref<?x4096xf32>, %c: memref<16x4096xf32>) {
+  tessel.matmul ins(%a, %b : memref<16x?xf32>, memref<?x4096xf32>) outs(%c : memref<16x4096xf32>)
+  return
+}
+
+// -----
+
+// A given config without an instruction gets one; fp8 needs the chip's
+// flavour (gfx942 FNUZ).
+// CHECK-LABEL: func.func @fp8_given_tile
+// CHECK: tessel.matmul
+// CHECK-SAME: config = #tessel.config<tile = [64, 64, 128], waves = [1, 1], stages = 1, instr = "v_mfma_f32_32x32x16_fp8_fp8">
+func.func @fp8_given_tile(%a: memref<64x128xf8E4M3FNUZ>, %b: memref<128x64xf8E4M3FNUZ>, %c: memref<64x64xf32>) {
+  tessel.matmul ins(%a, %b : memref<64x128xf8E4M3FNUZ>, memref<128x64xf8E4M3FNUZ>) outs(%c : memref<64x64xf32>) {config = #tessel.config<tile = [64, 64, 128], waves = [1, 1], stages = 1>}
+  return
+}
+
+// -----
+
+func.func @lds_over_budget(%a: memref<1024x1024xbf16>, %b: memref<1024x1024xbf16>, %c: memref<1024x1024xbf16>) {
+  // expected-error @+1 {{'tessel.matmul' op the config needs 262144 bytes of LDS, over the 65536 of gfx942}}
+  tessel.matmul ins(%a, %b : memref<1024x1024xbf16>, memref<1024x1024xbf16>) outs(%c : memref<1024x1024xbf16>) {config = #tessel.config<tile = [256, 256, 256], waves = [2, 2], stages = 1, instr = "v_mfma_f32_32x32x8_bf16">}
+  return
+}
+
+// -----
+
+func.func @registers_over_budget(%a: memref<1024x1024xf32>, %b: memref<1024x1024xf32>, %c: memref<1024x1024xf32>) {
+  // expected-error @+1 {{'tessel.matmul' op the config needs about 1088 VGPRs per lane (1024 for the accumulator), over the 512 of gfx942}}
+  tessel.matmul ins(%a, %b : memref<1024x1024xf32>, memref<1024x1024xf32>) outs(%c : memref<1024x1024xf32>) {config = #tessel.config<tile = [256, 256, 8], waves = [1, 1], stages = 1, instr = "v_mfma_f32_32x32x2_f32">}
+  return
+}
+
+// -----
+
+func.func @double_k_not_on_chip(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: memref<64x64xf32>) {
+  // expected-error @+1 {{'tessel.matmul' op instruction v_mfma_f32_32x32x16_f16 is not available on gfx942}}
+  tessel.matmul ins(%a, %b : memref<64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf32>) {config = #tessel.config<tile = [64, 64, 32], waves = [1, 1], stages = 1, instr = "v_mfma_f32_32x32x16_f16">}
+  return
+}
+
+// -----
+
+func.func @wrong_types(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: memref<64x64xf32>) {
+  // expected-error @+1 {{'tessel.matmul' op instruction v_mfma_f32_32x32x8_bf16 multiplies bf16 by bf16, not 'f16' by 'f16'}}
+  tessel.matmul ins(%a, %b : memref<64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf32>) {config = #tessel.config<tile = [64, 64, 32], waves = [1, 1], stages = 1, instr = "v_mfma_f32_32x32x8_bf16">}
+  return
+}
+
+// -----
+
+func.func @tile_not_multiple(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: memref<64x64xf32>) {
+  // expected-error @+1 {{'tessel.matmul' op tile 64x32 is not a multiple of 32x32 instruction tiles times 1x2 waves}}
+  tessel.matmul ins(%a, %b : memref<64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf32>) {config = #tessel.config<tile = [64, 32, 32], waves = [1, 2], stages = 1, instr = "v_mfma_f32_32x32x8_f16">}
+  return
+}
+
+// -----
+
+func.func @k_not_multiple(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: memref<64x64xf32>) {
+  // expected-error @+1 {{'tessel.matmul' op tile K 8 is not a multiple of 16 (two steps of v_mfma_f32_32x32x8_f16)}}
+  tessel.matmul ins(%a, %b : memref<64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf32>) {config = #tessel.config<tile = [64, 64, 8], waves = [1, 1], stages = 1, instr = "v_mfma_f32_32x32x8_f16">}
+  return
+}
+
+// -----
+
+func.func @ocp_on_gfx942(%a: memref<64x64xf8E4M3FN>, %b: memref<64x64xf8E4M3FN>, %c: memref<64x64xf32>) {
+  // expected-error @+1 {{'tessel.matmul' op gfx942 multiplies the FNUZ 8-bit floats (f8E4M3FNUZ, f8E5M2FNUZ), not the OCP ones (f8E4M3FN, f8E5M2, gfx950)}}
+  tessel.matmul ins(%a, %b : memref<64x64xf8E4M3FN>, memref<64x64xf8E4M3FN>) outs(%c : memref<64x64xf32>)
+  return
+}

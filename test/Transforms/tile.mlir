@@ -1,0 +1,87 @@
+// RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-tile))' --verify-diagnostics | FileCheck %s
+
+// A batched f16 matmul with a bias along N and relu: workgroup (x, y, z) =
+// (N tile, M tile, batch), a K loop of masked loads in coalesced layouts
+// into a dot whose accumulator is in the instruction's layout, then the
+// epilogue on the accumulator tile and a masked store.
+// CHECK-DAG: #[[$MMA:mma[0-9]*]] = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [2, 2]>
+// CHECK-DAG: #[[$BLKA:blocked[0-9]*]] = #tessel.blocked<sizePerThread = [1, 8], threadsPerWave = [16, 4], waves = [4, 1], order = [1, 0]>
+// CHECK-DAG: #[[$BLKB:blocked[0-9]*]] = #tessel.blocked<sizePerThread = [1, 8], threadsPerWave = [8, 8], waves = [4, 1], order = [1, 0]>
+// CHECK-LABEL: func.func @batched
+// CHECK-SAME: (%[[A:.*]]: memref<2x64x32xf16>, %[[B:.*]]: memref<2x32x64xf16>, %[[C:.*]]: memref<2x64x64xf16>, %[[BIAS:.*]]: memref<64xf32>)
+// CHECK-SAME: tessel.tile = array<i64: 64, 64>, tessel.workgroup_size = 256 : i64
+// CHECK-DAG: %[[PN:.*]] = tessel.program_id 0
+// CHECK-DAG: %[[PM:.*]] = tessel.program_id 1
+// CHECK-DAG: %[[PB:.*]] = tessel.program_id 2
+// CHECK: %[[M0:.*]] = arith.muli %[[PM]], %{{.*}} : index
+// CHECK: %[[N0:.*]] = arith.muli %[[PN]], %{{.*}} : index
+// CHECK: %[[K:.*]] = memref.dim %[[A]], %{{.*}} : memref<2x64x32xf16>
+// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #[[$MMA]]>
+// CHECK: %[[ACC:.*]] = scf.for %[[K0:.*]] = %{{.*}} to %[[K]] step %{{.*}} iter_args(%[[SUM:.*]] = %[[ZERO]])
+// CHECK:   %[[TA:.*]] = tessel.load %[[A]][%[[PB]], %[[M0]], %[[K0]]] : memref<2x64x32xf16> -> tensor<64x32xf16, #[[$BLKA]]>
+// CHECK:   %[[TB:.*]] = tessel.load %[[B]][%[[PB]], %[[K0]], %[[N0]]] : memref<2x32x64xf16> -> tensor<32x64xf16, #[[$BLKB]]>
+// CHECK:   %[[D:.*]] = tessel.dot %[[TA]], %[[TB]], %[[SUM]]
+// CHECK:   scf.yield %[[D]]
+// The bias is read through a view broadcasting it along batch and M.
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [%{{.*}}, %{{.*}}, %{{.*}}], strides: [0, 0, %{{.*}}]
+// CHECK: %[[TBIAS:.*]] = tessel.load %{{.*}}[%[[PB]], %[[M0]], %[[N0]]] {{.*}} -> tensor<64x64xf32, #[[$MMA]]>
+// CHECK: %[[SUMB:.*]] = arith.addf %[[ACC]], %[[TBIAS]] : tensor<64x64xf32, #[[$MMA]]>
+// CHECK: %[[RELU:.*]] = arith.maximumf %[[SUMB]], %{{.*}} : tensor<64x64xf32, #[[$MMA]]>
+// CHECK: %[[OUT:.*]] = arith.truncf %[[RELU]] : tensor<64x64xf32, #[[$MMA]]> to tensor<64x64xf16, #[[$MMA]]>
+// CHECK: tessel.store %[[OUT]], %[[C]][%[[PB]], %[[M0]], %[[N0]]]
+// CHECK-NOT: tessel.matmul
+func.func @batched(%arg0: memref<2x64x32xf16>, %arg1: memref<2x32x64xf16>, %arg2: memref<2x64x64xf16>, %arg3: memref<64xf32>) {
+  tessel.matmul ins(%arg0, %arg1 : memref<2x64x32xf16>, memref<2x32x64xf16>) outs(%arg2 : memref<2x64x64xf16>) epilogue(%arg3 : memref<64xf32>) {
+  ^bb0(%acc: f32, %bias: f32):
+    %0 = arith.addf %acc, %bias : f32
+    %cst = arith.constant 0.000000e+00 : f32
+    %1 = arith.maximumf %0, %cst : f32
+    %2 = arith.truncf %1 : f32 to f16
+    tessel.yield %2 : f16
+  } {config = #tessel.config<tile = [64, 64, 32], waves = [2, 2], stages = 2, instr = "v_mfma_f32_32x32x8_f16">}
+  return
+}
+
+// -----
+
+// A transposed B (K contiguous) is loaded K-major; i8 accumulates in i32 and
+// C = i32 needs no conversion.
+// CHECK-DAG: #[[$BT:blocked[0-9]*]] = #tessel.blocked<sizePerThread = [16, 1], threadsPerWave = [4, 16], waves = [1, 1], order = [0, 1]>
+// CHECK-DAG: #[[$MMAI:mma[0-9]*]] = #tessel.mma<"v_mfma_i32_32x32x16_i8", waves = [1, 1]>
+// CHECK-LABEL: func.func @transposed_i8
+// CHECK: tessel.load %{{.*}} : memref<64x32xi8, strided<[1, 64]>> -> tensor<64x32xi8, #[[$BT]]>
+// CHECK: tessel.dot {{.*}} -> tensor<32x32xi32, #[[$MMAI]]>
+// CHECK-NOT: arith.trunc
+// CHECK: tessel.store
+func.func @transposed_i8(%a: memref<32x64xi8>, %b: memref<64x32xi8, strided<[1, 64]>>, %c: memref<32x32xi32>) {
+  tessel.matmul ins(%a, %b : memref<32x64xi8>, memref<64x32xi8, strided<[1, 64]>>) outs(%c : memref<32x32xi32>) {config = #tessel.config<tile = [32, 32, 64], waves = [1, 1], stages = 1, instr = "v_mfma_i32_32x32x16_i8">}
+  return
+}
+
+// -----
+
+func.func @unconfigured(%a: memref<32x64xf16>, %b: memref<64x32xf16>, %c: memref<32x32xf16>) {
+  // expected-error @+1 {{'tessel.matmul' op has no #tessel.config: run tessel-select-config first}}
+  tessel.matmul ins(%a, %b : memref<32x64xf16>, memref<64x32xf16>) outs(%c : memref<32x32xf16>)
+  return
+}
+
+// -----
+
+func.func @not_elementwise(%a: memref<32x64xf16>, %b: memref<64x32xf16>, %c: memref<32x32xf32>, %s: memref<32xf32>) {
+  tessel.matmul ins(%a, %b : memref<32x64xf16>, memref<64x32xf16>) outs(%c : memref<32x32xf32>) epilogue(%s : memref<32xf32>) {
+  ^bb0(%acc: f32, %x: f32):
+    // expected-error @+1 {{'ub.poison' op cannot be applied to a tile: epilogue ops must be elementwise (arith, math)}}
+    %0 = ub.poison : f32
+    tessel.yield %0 : f32
+  } {config = #tessel.config<tile = [32, 32, 16], waves = [1, 1], stages = 1, instr = "v_mfma_f32_32x32x8_f16">}
+  return
+}
+
+// -----
+
+func.func @attention(%q: memref<1x1x16x64xf16>, %k: memref<1x1x16x64xf16>, %v: memref<1x1x16x64xf16>, %o: memref<1x1x16x64xf16>) {
+  // expected-error @+1 {{'tessel.attention' op cannot be tiled yet: the attention lowering is not part of this build}}
+  tessel.attention ins(%q, %k, %v : memref<1x1x16x64xf16>, memref<1x1x16x64xf16>, memref<1x1x16x64xf16>) outs(%o : memref<1x1x16x64xf16>)
+  return
+}
