@@ -11,6 +11,7 @@
 
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 
+#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -118,9 +119,29 @@ static cl::opt<float> scale("scale",
 static cl::opt<bool> withLse("lse", cl::desc("Also output the logsumexp"),
                              cl::sub(attentionCommand));
 
+static cl::opt<std::string> configText(
+    "config",
+    cl::desc("A #tessel.config<...> for the kernel (default: the compiler "
+             "chooses one)"),
+    cl::init(""), cl::sub(matmulCommand), cl::sub(attentionCommand));
+
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "tessel-gen: error: " << message << "\n";
   return 1;
+}
+
+/// The --config attribute, null when absent, failure when malformed.
+static FailureOr<ConfigAttr> parseConfig(MLIRContext &context) {
+  if (configText.empty())
+    return ConfigAttr();
+  Attribute attr = parseAttribute(configText, &context);
+  auto config = dyn_cast_or_null<ConfigAttr>(attr);
+  if (!config) {
+    fail("--config must be a #tessel.config<...> attribute, got '" +
+         configText + "'");
+    return failure();
+  }
+  return config;
 }
 
 static FailureOr<Type> parseElementType(MLIRContext &context, StringRef name) {
@@ -321,9 +342,12 @@ static FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, Location loc) {
   Block *body = func.addEntryBlock();
   builder.setInsertionPointToStart(body);
   SmallVector<Value> extras(body->getArguments().drop_front(3));
+  FailureOr<ConfigAttr> config = parseConfig(*builder.getContext());
+  if (failed(config))
+    return failure();
   auto matmul = MatmulOp::create(builder, loc, body->getArgument(0),
                                  body->getArgument(1), body->getArgument(2),
-                                 extras, /*config=*/nullptr);
+                                 extras, *config);
   bool needsEpilogue = !extras.empty() || activation != "none";
   if (needsEpilogue) {
     OpBuilder::InsertionGuard guard(builder);
@@ -362,6 +386,9 @@ static FailureOr<func::FuncOp> buildAttention(OpBuilder &builder,
   if (withLse)
     argTypes.push_back(MemRefType::get({b, heads, sq}, builder.getF32Type()));
   std::string name = kernelName.empty() ? "attention" : kernelName.getValue();
+  FailureOr<ConfigAttr> config = parseConfig(context);
+  if (failed(config))
+    return failure();
   auto func = func::FuncOp::create(builder, loc, name,
                                    builder.getFunctionType(argTypes, {}));
   Block *body = func.addEntryBlock();
@@ -372,7 +399,7 @@ static FailureOr<func::FuncOp> buildAttention(OpBuilder &builder,
   AttentionOp::create(builder, loc, body->getArgument(0), body->getArgument(1),
                       body->getArgument(2), body->getArgument(3), lse,
                       scaleAttr, causal ? builder.getUnitAttr() : UnitAttr(),
-                      /*config=*/nullptr);
+                      *config);
   func::ReturnOp::create(builder, loc);
   return func;
 }

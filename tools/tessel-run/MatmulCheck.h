@@ -60,8 +60,10 @@ struct Comparison {
   double maxAbsError = 0, maxRelError = 0, tolerance = 0;
   bool passed = false;
 };
+/// `reducedPrecision`: the products used xf32 (10-bit mantissa) operands.
 Comparison compareResults(mlir::Type cType, llvm::ArrayRef<double> got,
-                          llvm::ArrayRef<double> expected, int64_t k);
+                          llvm::ArrayRef<double> expected, int64_t k,
+                          bool reducedPrecision = false);
 
 } // namespace tessel
 

@@ -561,10 +561,12 @@ static int runProblems(ModuleOp module, ArrayRef<Problem> problems,
       return 1;
     Type cElement = matmul.getC().getType().getElementType();
     HostArray c = hostOf(matmul.getC());
-    Comparison comparison =
-        compareResults(cElement, c.values, *expected, sizes.k);
-    allPassed &= comparison.passed;
     ConfigAttr config = matmul.getConfigAttr();
+    bool xf32 = config && config.getInstr() &&
+                config.getInstr().getValue().ends_with("_xf32");
+    Comparison comparison =
+        compareResults(cElement, c.values, *expected, sizes.k, xf32);
+    allPassed &= comparison.passed;
     std::string shape = llvm::formatv("{0}{1}x{2}x{3}",
                                       sizes.batch ? std::to_string(sizes.batch) + "x" : "",
                                       sizes.m, sizes.n, sizes.k)

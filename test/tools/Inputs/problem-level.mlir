@@ -1,6 +1,6 @@
-// The problem level (L0) is not lowered by this build.
-func.func @gemm(%a: memref<128x64xf16>, %b: memref<64x32xf16>,
-                %c: memref<128x32xf16>) {
-  tessel.matmul ins(%a, %b : memref<128x64xf16>, memref<64x32xf16>) outs(%c : memref<128x32xf16>)
+// Attention is not lowered by this build yet.
+func.func @fa(%q: memref<1x2x64x64xf16>, %k: memref<1x2x64x64xf16>,
+              %v: memref<1x2x64x64xf16>, %o: memref<1x2x64x64xf16>) {
+  tessel.attention ins(%q, %k, %v : memref<1x2x64x64xf16>, memref<1x2x64x64xf16>, memref<1x2x64x64xf16>) outs(%o : memref<1x2x64x64xf16>)
   return
 }
