@@ -21,7 +21,9 @@ def TesselLowerToGPUPass : Pass<"tessel-lower-to-gpu", "::mlir::ModuleOp"> {
     * `tessel.local_alloc`: workgroup memory; `tessel.local_store`/
       `tessel.local_load`: vector LDS accesses at the swizzled offsets, a
       replicated value written by one lane only;
-    * `tessel.dot`: one `amdgpu.mfma` per instruction tile and K step;
+    * `tessel.dot`: one `amdgpu.mfma` per instruction tile and K step; in a
+      pipelined K loop, `rocdl.sched.group.barrier`s ask the backend to
+      interleave the next step's LDS reads with the MFMAs;
     * `tessel.convert_layout`: nothing for equal layouts, else a round trip
       through LDS;
     * `arith`/`math` on tiles: the same ops on the vectors.
@@ -32,6 +34,7 @@ def TesselLowerToGPUPass : Pass<"tessel-lower-to-gpu", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::amdgpu::AMDGPUDialect",
                            "::mlir::vector::VectorDialect",
+                           "::mlir::ROCDL::ROCDLDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect"];

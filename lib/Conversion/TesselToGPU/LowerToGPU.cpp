@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -573,6 +574,24 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
   }
   (void)aElement;
   mapping.map(op.getResult(), acc);
+
+  // In a pipelined K loop the LDS reads of the next step are independent of
+  // these MFMAs: ask the backend's scheduler to interleave them, one read
+  // after each MFMA, so the reads' latency hides behind the matrix pipe.
+  Block *block = op->getBlock();
+  bool readsAhead = isa<scf::ForOp>(op->getParentOp()) &&
+                    llvm::any_of(block->getOps<LocalLoadOp>(),
+                                 [&](LocalLoadOp load) {
+                                   return load->isBeforeInBlock(op);
+                                 });
+  if (readsAhead) {
+    constexpr uint32_t kMfmaMask = 0x8, kDsReadMask = 0x100;
+    int64_t mfmas = repM * repN * repK * (kWidth / perLane);
+    for (int64_t i = 0; i < mfmas; ++i) {
+      ROCDL::SchedGroupBarrier::create(b, loc(), kMfmaMask, 1, 0);
+      ROCDL::SchedGroupBarrier::create(b, loc(), kDsReadMask, 1, 0);
+    }
+  }
   return success();
 }
 

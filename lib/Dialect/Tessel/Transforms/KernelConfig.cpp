@@ -107,10 +107,12 @@ ConfigAttr tessel::getDefaultMatmulConfig(MLIRContext *context,
   int64_t tileN = tileFor(n, 128, instr->n);
   int64_t wavesM = std::min<int64_t>(2, tileM / instr->m);
   int64_t wavesN = std::min<int64_t>(2, tileN / instr->n);
-  // 128 bytes of K per row, at least two instructions' worth (so a lane
-  // can read 16 bytes of LDS at once), not far past a small K.
+  // 64 bytes of K per row (two LDS slots of a 128x128 16-bit tile pair
+  // then take 32 KiB, leaving room for a second workgroup per CU), at least
+  // two instructions' worth (so a lane can read 16 bytes of LDS at once),
+  // not far past a small K.
   int64_t groupK = 2 * instr->k;
-  int64_t tileK = std::max<int64_t>(groupK, 128 / bytesOf(a));
+  int64_t tileK = std::max<int64_t>(groupK, 64 / bytesOf(a));
   if (!ShapedType::isDynamic(k))
     tileK = std::max<int64_t>(groupK,
                               std::min<int64_t>(tileK, llvm::PowerOf2Ceil(k)));
@@ -126,15 +128,18 @@ MatmulResources tessel::estimateMatmulResources(ConfigAttr config, Type a,
   int64_t lanes = waveSize * config.getNumWaves();
   int64_t tileM = tile[0], tileN = tile[1], tileK = tile[2];
   MatmulResources resources;
-  resources.ldsBytes = tileM * tileK * bytesOf(a) + tileK * tileN * bytesOf(b);
+  // The pipelined loop (stages > 1) keeps two slots of each tile in LDS.
+  int64_t slots = config.getStages() > 1 ? 2 : 1;
+  int64_t stageBytes = tileM * tileK * bytesOf(a) + tileK * tileN * bytesOf(b);
+  resources.ldsBytes = slots * stageBytes;
   resources.accumulatorVgprs = tileM * tileN / lanes; // 32-bit accumulators
-  // Operands: each wave reads its rows of A and columns of B; the prefetched
-  // tiles of the next K step are spread over all lanes.
+  // Operands: each wave reads its rows of A and columns of B (two steps'
+  // worth when pipelined); the prefetched tiles of a later K step are spread
+  // over all lanes.
   int64_t operandBytes =
-      tileM / config.getWaves()[0] * tileK * bytesOf(a) / waveSize +
-      tileN / config.getWaves()[1] * tileK * bytesOf(b) / waveSize;
-  int64_t prefetchBytes = config.getStages() > 1 ? resources.ldsBytes / lanes
-                                                 : 0;
+      slots * (tileM / config.getWaves()[0] * tileK * bytesOf(a) / waveSize +
+               tileN / config.getWaves()[1] * tileK * bytesOf(b) / waveSize);
+  int64_t prefetchBytes = config.getStages() > 1 ? stageBytes / lanes : 0;
   resources.operandVgprs = llvm::divideCeil(operandBytes + prefetchBytes, 4);
   return resources;
 }

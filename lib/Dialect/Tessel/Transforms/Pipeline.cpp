@@ -1,4 +1,26 @@
 //===- Pipeline.cpp - Prefetch the next K step ------------------*- C++ -*-===//
+//
+// The K loop promote-lds leaves is, per iteration:
+//
+//   g = load(k)                     global -> registers
+//   barrier; local_store(g); barrier
+//   r = local_load(); acc = dot(r, acc)
+//
+// which waits for each global load and each LDS read before the MFMAs. The
+// pipelined loop keeps two LDS slots and two steps in flight:
+//
+//   prologue: local_store(slot 0, load(lb)); barrier; r = local_load(slot 0)
+//             g = load(lb + step)
+//   loop:     local_store(next slot, g); g' = load(k + 2 step); barrier
+//             r' = local_load(next slot); acc = dot(r, acc)
+//
+// so the global loads of step k + 2 and the LDS reads of step k + 1 are in
+// flight while the MFMAs of step k run (the backend interleaves the
+// independent LDS reads and MFMAs). One barrier per step suffices: a slot
+// is rewritten two steps after it was read, with the barrier of the step
+// between.
+//
+//===----------------------------------------------------------------------===//
 
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
@@ -14,73 +36,175 @@ namespace tessel {
 using namespace mlir;
 using namespace tessel;
 
-/// Global loads of `loop` whose tiles only go to LDS and whose indices are
-/// the induction variable or defined outside the loop: those can be issued
-/// one step early.
-static SmallVector<LoadOp> findPrefetchableLoads(scf::ForOp loop) {
-  SmallVector<LoadOp> loads;
-  for (auto load : loop.getBody()->getOps<LoadOp>()) {
-    bool onlyToLds = llvm::all_of(load->getUsers(), [](Operation *user) {
-      return isa<LocalStoreOp>(user);
-    });
-    bool indicesKnown = llvm::all_of(load->getOperands(), [&](Value operand) {
-      return operand == loop.getInductionVar() ||
-             !loop->isAncestor(operand.getParentRegion()->getParentOp());
-    });
-    if (onlyToLds && indicesKnown && !load->use_empty())
-      loads.push_back(load);
-  }
-  return loads;
+namespace {
+
+/// The parts of a K loop body in promote-lds' shape.
+struct LoopShape {
+  SmallVector<LoadOp> loads;           // global loads, only feeding LDS
+  SmallVector<LocalStoreOp> stores;    // between the two barriers
+  SmallVector<LocalLoadOp> localLoads; // after the second barrier
+  gpu::BarrierOp before, after;
+};
+
+} // namespace
+
+/// Whether `value` is usable before `loop` (the induction variable aside).
+static bool definedOutside(Value value, scf::ForOp loop) {
+  return !loop->isAncestor(value.getParentRegion()->getParentOp());
 }
 
-static void pipeline(scf::ForOp loop, SmallVector<LoadOp> loads) {
+/// Recognizes the loop body promote-lds produces; nothing else is
+/// pipelined.
+static std::optional<LoopShape> matchLoop(scf::ForOp loop) {
+  LoopShape shape;
+  Block *body = loop.getBody();
+  for (Operation &op : body->without_terminator()) {
+    if (auto load = dyn_cast<LoadOp>(op)) {
+      bool onlyToLds = !load->use_empty() &&
+                       llvm::all_of(load->getUsers(), [](Operation *user) {
+                         return isa<LocalStoreOp>(user);
+                       });
+      bool indicesKnown =
+          llvm::all_of(load.getIndices(), [&](Value index) {
+            return index == loop.getInductionVar() ||
+                   definedOutside(index, loop);
+          }) &&
+          definedOutside(load.getSource(), loop);
+      if (!onlyToLds || !indicesKnown || shape.before)
+        return std::nullopt;
+      shape.loads.push_back(load);
+    } else if (auto barrier = dyn_cast<gpu::BarrierOp>(op)) {
+      if (!shape.before)
+        shape.before = barrier;
+      else if (!shape.after)
+        shape.after = barrier;
+      else
+        return std::nullopt;
+    } else if (auto store = dyn_cast<LocalStoreOp>(op)) {
+      if (!shape.before || shape.after || !definedOutside(store.getSlot(), loop) ||
+          !definedOutside(store.getBuffer(), loop))
+        return std::nullopt;
+      shape.stores.push_back(store);
+    } else if (auto localLoad = dyn_cast<LocalLoadOp>(op)) {
+      if (!shape.after)
+        return std::nullopt;
+      shape.localLoads.push_back(localLoad);
+    }
+  }
+  if (shape.loads.empty() || !shape.after ||
+      shape.stores.size() != shape.loads.size() ||
+      shape.localLoads.size() != shape.stores.size())
+    return std::nullopt;
+  // Every buffer has one slot, to become two.
+  for (LocalStoreOp store : shape.stores)
+    if (store.getBuffer().getType().getSlots() != 1)
+      return std::nullopt;
+  return shape;
+}
+
+/// Doubles the slots of an LDS buffer.
+static void doubleSlots(Value buffer) {
+  auto type = cast<LdsType>(buffer.getType());
+  buffer.setType(LdsType::get(type.getContext(), 2, type.getShape(),
+                              type.getElementType(), type.getLayout()));
+}
+
+static void pipeline(scf::ForOp loop, LoopShape &shape) {
   OpBuilder b(loop);
   Location loc = loop.getLoc();
+  Value lb = loop.getLowerBound(), step = loop.getStep();
   Value iv = loop.getInductionVar();
-  // The first step's tiles, before the loop.
+  for (LocalStoreOp store : shape.stores)
+    doubleSlots(store.getBuffer());
+
+  // Prologue: step 0 into slot 0 and its operand registers; step 1 in
+  // registers.
+  auto loadAt = [&](Value k) {
+    IRMapping at;
+    at.map(iv, k);
+    SmallVector<Value> tiles;
+    for (LoadOp load : shape.loads)
+      tiles.push_back(b.clone(*load, at)->getResult(0));
+    return tiles;
+  };
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value two = arith::ConstantIndexOp::create(b, loc, 2);
+  SmallVector<Value> first = loadAt(lb);
+  // A store feeds from the load at the same position (promote-lds order).
+  auto storeAll = [&](ArrayRef<Value> tiles, Value slot) {
+    for (LocalStoreOp store : shape.stores) {
+      auto it = llvm::find(shape.loads, store.getValue().getDefiningOp<LoadOp>());
+      Value tile = tiles[it - shape.loads.begin()];
+      LocalStoreOp::create(b, store.getLoc(), tile, store.getBuffer(), slot);
+    }
+  };
+  auto loadOperands = [&](Value slot) {
+    SmallVector<Value> operands;
+    for (LocalLoadOp localLoad : shape.localLoads)
+      operands.push_back(LocalLoadOp::create(b, localLoad.getLoc(),
+                                             localLoad.getType(),
+                                             localLoad.getBuffer(), slot));
+    return operands;
+  };
+  storeAll(first, zero);
+  gpu::BarrierOp::create(b, loc);
+  SmallVector<Value> operands = loadOperands(zero);
+  SmallVector<Value> second =
+      loadAt(arith::AddIOp::create(b, loc, lb, step));
+
   SmallVector<Value> inits(loop.getInitArgs());
-  for (LoadOp load : loads) {
-    IRMapping first;
-    first.map(iv, loop.getLowerBound());
-    inits.push_back(b.clone(*load, first)->getResult(0));
-  }
-  auto pipelined = scf::ForOp::create(b, loc, loop.getLowerBound(),
-                                      loop.getUpperBound(), loop.getStep(),
+  unsigned numOld = inits.size();
+  inits.append(operands);
+  inits.append(second);
+  auto pipelined = scf::ForOp::create(b, loc, lb, loop.getUpperBound(), step,
                                       inits);
   Block *body = pipelined.getBody();
   b.setInsertionPointToStart(body);
-  IRMapping mapping;
-  mapping.map(iv, pipelined.getInductionVar());
-  unsigned numOld = loop.getInitArgs().size();
-  for (unsigned i = 0; i < numOld; ++i)
-    mapping.map(loop.getRegionIterArgs()[i], pipelined.getRegionIterArgs()[i]);
-  for (auto [index, load] : llvm::enumerate(loads))
-    mapping.map(LoadOp(load).getResult(),
-                pipelined.getRegionIterArgs()[numOld + index]);
+  Value newIv = pipelined.getInductionVar();
+  ValueRange iters = pipelined.getRegionIterArgs();
+  ValueRange operandIters = iters.slice(numOld, operands.size());
+  ValueRange tileIters = iters.slice(numOld + operands.size(), second.size());
 
-  // The next step's tiles go out once this step's are in LDS, ahead of the
-  // LDS reads and MFMAs they overlap with.
-  SmallVector<Value> next;
-  auto issueNext = [&] {
-    IRMapping step;
-    step.map(iv, arith::AddIOp::create(b, loc, pipelined.getInductionVar(),
-                                       pipelined.getStep()));
-    for (LoadOp load : loads)
-      next.push_back(b.clone(*load, step)->getResult(0));
-  };
-  for (Operation &op : loop.getBody()->without_terminator()) {
-    if (isa<LoadOp>(op) && llvm::is_contained(loads, cast<LoadOp>(op)))
-      continue;
-    if (next.empty() && isa<LocalLoadOp>(op))
-      issueNext();
-    b.clone(op, mapping);
-  }
-  if (next.empty())
-    issueNext();
+  // This step writes the next step's tiles into the other slot.
+  Value index = arith::DivUIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, newIv, lb), step);
+  Value nextSlot = arith::RemUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, index, one), two);
+  storeAll(SmallVector<Value>(tileIters), nextSlot);
+  Value twoSteps = arith::MulIOp::create(b, loc, step, two);
+  IRMapping ahead;
+  ahead.map(iv, arith::AddIOp::create(b, loc, newIv, twoSteps));
+  SmallVector<Value> nextTiles;
+  for (LoadOp load : shape.loads)
+    nextTiles.push_back(b.clone(*load, ahead)->getResult(0));
+  gpu::BarrierOp::create(b, loc);
+  SmallVector<Value> nextOperands = loadOperands(nextSlot);
+
+  // The rest of the body computes on the operands loaded a step earlier.
+  IRMapping mapping;
+  mapping.map(iv, newIv);
+  for (unsigned i = 0; i < numOld; ++i)
+    mapping.map(loop.getRegionIterArgs()[i], iters[i]);
+  for (auto [localLoad, value] : llvm::zip(shape.localLoads, operandIters))
+    mapping.map(localLoad.getResult(), value);
+  DenseSet<Operation *> replaced;
+  for (LoadOp load : shape.loads)
+    replaced.insert(load);
+  for (LocalStoreOp store : shape.stores)
+    replaced.insert(store);
+  for (LocalLoadOp localLoad : shape.localLoads)
+    replaced.insert(localLoad);
+  replaced.insert(shape.before);
+  replaced.insert(shape.after);
+  for (Operation &op : loop.getBody()->without_terminator())
+    if (!replaced.contains(&op))
+      b.clone(op, mapping);
   SmallVector<Value> yields;
   for (Value value : loop.getBody()->getTerminator()->getOperands())
     yields.push_back(mapping.lookupOrDefault(value));
-  yields.append(next);
+  yields.append(nextOperands);
+  yields.append(nextTiles);
   scf::YieldOp::create(b, loc, yields);
   loop->replaceAllUsesWith(pipelined->getResults().take_front(numOld));
   loop.erase();
@@ -99,10 +223,10 @@ struct PipelinePass
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
     for (scf::ForOp loop : loops) {
-      SmallVector<LoadOp> loads = findPrefetchableLoads(loop);
-      if (loads.empty())
+      std::optional<LoopShape> shape = matchLoop(loop);
+      if (!shape)
         continue;
-      pipeline(loop, loads);
+      pipeline(loop, *shape);
       ++numPipelined;
     }
   }

@@ -117,7 +117,8 @@ void PromoteLdsPass::runOnOperation() {
     // one after in front of this iteration's.
     OpBuilder b(promotions.front().convert);
     Location loc = promotions.front().convert.getLoc();
-    Value slot = arith::ConstantIndexOp::create(b, loc, 0);
+    OpBuilder atStart(&entry, entry.begin());
+    Value slot = arith::ConstantIndexOp::create(atStart, loc, 0);
     gpu::BarrierOp::create(b, loc);
     SmallVector<Value> buffers;
     for (Promotion &promotion : promotions) {
