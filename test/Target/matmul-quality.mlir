@@ -1,0 +1,46 @@
+// Kernel quality of the default gfx942 bf16 4096x4096x4096 GEMM (both
+// operands K-contiguous), as an AMD kernel engineer would check it.
+//
+// RUN: tessel-gen matmul -m 4096 -n 4096 -k 4096 -t bf16 --transpose-b > %t.mlir
+// RUN: tesselc %t.mlir --chip=gfx942 --emit=report | FileCheck %s --check-prefix=REPORT
+// RUN: tesselc %t.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=ISA
+// RUN: tessel-opt %t.mlir --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942},tessel-tile,tessel-select-mfma,tessel-promote-lds))' | FileCheck %s --check-prefix=LDS
+
+// No scratch, no spills; the occupancy and what limits it are reported.
+// REPORT: kernel matmul (amdgcn-amd-amdhsa--gfx942)
+// REPORT: workgroup         256x1x1
+// REPORT: LDS bytes         32768
+// REPORT: scratch bytes     0
+// REPORT: VGPR spills       0
+// REPORT: SGPR spills       0
+// REPORT: occupancy         2 waves/SIMD of 8, limited by
+
+// 128-bit global loads and 128-bit LDS writes and reads; in the K loop the
+// chosen instruction, with the next step's LDS reads interleaved with it.
+// ISA-LABEL: matmul:
+// ISA-NOT: scratch_
+// ISA: global_load_dwordx4
+// ISA: ds_write_b128
+// ISA: ds_read_b128
+// ISA: .LBB0_1:
+// ISA: ds_write_b128
+// ISA: global_load_dwordx4
+// ISA: s_barrier
+// ISA-NEXT: ds_read_b128
+// ISA-NEXT: v_mfma_f32_32x32x8_bf16
+// ISA-NOT: v_mfma
+// ISA: ds_read_b128
+// ISA-NOT: ds_read
+// ISA: v_mfma_f32_32x32x8_bf16
+// ISA-NOT: v_mfma
+// ISA: ds_read_b128
+// ISA-NOT: ds_read
+// ISA: v_mfma_f32_32x32x8_bf16
+// ISA: s_cbranch_vccnz .LBB0_1
+// ISA-NOT: ds_read_b64
+// ISA-NOT: ds_read_u16
+// ISA: .private_segment_fixed_size: 0
+
+// Zero bank conflicts by the layout analysis, for the writes and the reads
+// of both operands.
+// LDS-COUNT-2: tessel.local_alloc {tessel.read_conflicts = 0.000000e+00 : f64, tessel.write_conflicts = 0.000000e+00 : f64}
