@@ -98,7 +98,7 @@ llvm::Error SimtRuntime::run(LaunchStats &stats) {
 
   SimtRuntime *previous = activeRuntime;
   activeRuntime = this;
-  auto restore = llvm::make_scope_exit([&] { activeRuntime = previous; });
+  llvm::scope_exit restore([&] { activeRuntime = previous; });
   lanes.resize(laneCount);
   for (Lane &lane : lanes)
     lane.stack.reset(new char[kLaneStackBytes]);

@@ -151,8 +151,8 @@ static FailureOr<Type> parseElementType(MLIRContext &context, StringRef name) {
                   .Case("bf16", BFloat16Type::get(&context))
                   .Case("i8", IntegerType::get(&context, 8))
                   .Case("i32", IntegerType::get(&context, 32))
-                  .Cases("fp8", "f8E4M3FNUZ", Float8E4M3FNUZType::get(&context))
-                  .Cases("bf8", "f8E5M2FNUZ", Float8E5M2FNUZType::get(&context))
+                  .Cases({"fp8", "f8E4M3FNUZ"}, Float8E4M3FNUZType::get(&context))
+                  .Cases({"bf8", "f8E5M2FNUZ"}, Float8E5M2FNUZType::get(&context))
                   .Case("f8E4M3FN", Float8E4M3FNType::get(&context))
                   .Case("f8E5M2", Float8E5M2Type::get(&context))
                   .Default(Type());

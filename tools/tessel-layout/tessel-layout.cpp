@@ -107,9 +107,9 @@ static std::optional<SmallVector<int64_t, 4>> parseShape(StringRef text) {
 
 static std::optional<unsigned> elementBytes(StringRef type) {
   return llvm::StringSwitch<std::optional<unsigned>>(type)
-      .Cases("f32", "i32", 4u)
-      .Cases("f16", "bf16", 2u)
-      .Cases("fp8", "bf8", "i8", 1u)
+      .Cases({"f32", "i32"}, 4u)
+      .Cases({"f16", "bf16"}, 2u)
+      .Cases({"fp8", "bf8", "i8"}, 1u)
       .Default(std::nullopt);
 }
 

@@ -78,6 +78,9 @@ private:
   LogicalResult lowerDot(DotOp op);
   LogicalResult lowerConvert(ConvertLayoutOp op);
   LogicalResult lowerFor(scf::ForOp op);
+  LogicalResult lowerReduce(ReduceOp op);
+  LogicalResult lowerBroadcast(BroadcastOp op);
+  LogicalResult lowerIota(IotaOp op);
   LogicalResult lowerElementwise(Operation &op);
 
   /// Stores `vector` (in `layout`) to LDS at the offsets of `toOffset`
@@ -596,6 +599,143 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
 }
 
 //===----------------------------------------------------------------------===//
+// Reductions, broadcasts and coordinates
+//===----------------------------------------------------------------------===//
+
+/// Whether every basis of `layout` moves along one tile dimension only.
+static bool basesAreAxisAligned(const LinearLayout &layout) {
+  for (const LinearLayout::InDim &in : layout.getInDims())
+    for (const auto &basis : in.bases)
+      if (llvm::count_if(basis, [](int32_t v) { return v != 0; }) > 1)
+        return false;
+  return true;
+}
+
+LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
+  RankedTensorType type = op.getSource().getType();
+  auto emitError = [&] { return op.emitOpError(); };
+  FailureOr<LinearLayout> layout = getTileLayout(type, emitError);
+  if (failed(layout))
+    return failure();
+  unsigned axis = op.getAxis();
+  if (!basesAreAxisAligned(*layout))
+    return op.emitOpError() << "reductions need a layout whose bases move "
+                               "along one dimension each";
+  for (int32_t bit = 0; bit < layout->getInDimSizeLog2(dims::kWave); ++bit)
+    if (layout->getBasis(dims::kWave, bit)[axis] != 0)
+      return op.emitOpError() << "the reduced dimension is split across "
+                                 "waves; reductions stay within a wave";
+  bool isMax = op.getKind() == "max";
+  auto combine = [&](Value x, Value y) -> Value {
+    if (isa<FloatType>(x.getType()))
+      return isMax ? arith::MaximumFOp::create(b, loc(), x, y).getResult()
+                   : arith::AddFOp::create(b, loc(), x, y).getResult();
+    return isMax ? arith::MaxSIOp::create(b, loc(), x, y).getResult()
+                 : arith::AddIOp::create(b, loc(), x, y).getResult();
+  };
+  Value source = mapping.lookup(op.getSource());
+  int64_t registers = layout->getInDimSize(dims::kRegister);
+  // Registers along the axis fold into the one whose axis bits are zero.
+  int64_t axisMask = 0;
+  for (int32_t bit = 0; bit < layout->getInDimSizeLog2(dims::kRegister); ++bit)
+    if (layout->getBasis(dims::kRegister, bit)[axis] != 0)
+      axisMask |= int64_t(1) << bit;
+  llvm::SmallDenseMap<int64_t, Value> partial;
+  for (int64_t r = 0; r < registers; ++r) {
+    Value element = vector::ExtractOp::create(b, loc(), source,
+                                              ArrayRef<int64_t>{r});
+    int64_t representative = r & ~axisMask;
+    auto it = partial.find(representative);
+    partial[representative] =
+        it == partial.end() ? element : combine(it->second, element);
+  }
+  // Then across the lanes holding the rest of the axis: a butterfly.
+  int32_t waveSize = chip.defaultWaveSize;
+  for (int32_t bit = 0; bit < layout->getInDimSizeLog2(dims::kLane); ++bit) {
+    if (layout->getBasis(dims::kLane, bit)[axis] == 0)
+      continue;
+    Value offset = arith::ConstantIntOp::create(b, loc(), 1 << bit, 32);
+    Value width = arith::ConstantIntOp::create(b, loc(), waveSize, 32);
+    for (auto &[representative, value] : partial) {
+      auto shuffle = gpu::ShuffleOp::create(b, loc(), value, offset, width,
+                                            gpu::ShuffleMode::XOR);
+      value = combine(value, shuffle.getShuffleResult());
+    }
+  }
+  SmallVector<Value> elements;
+  for (int64_t r = 0; r < registers; ++r)
+    elements.push_back(partial[r & ~axisMask]);
+  mapping.map(op.getResult(),
+              vector::FromElementsOp::create(
+                  b, loc(), cast<VectorType>(source.getType()), elements));
+  return success();
+}
+
+LogicalResult KernelLowering::lowerBroadcast(BroadcastOp op) {
+  RankedTensorType sourceType = op.getSource().getType(),
+                   resultType = op.getResult().getType();
+  auto emitError = [&] { return op.emitOpError(); };
+  FailureOr<LinearLayout> from = getTileLayout(sourceType, emitError);
+  FailureOr<LinearLayout> to = getTileLayout(resultType, emitError);
+  if (failed(from) || failed(to))
+    return failure();
+  // The rows a lane holds must come from the same lane and wave bits.
+  for (StringRef name : {dims::kLane, dims::kWave}) {
+    if (from->getInDimSizeLog2(name) != to->getInDimSizeLog2(name))
+      return op.emitOpError() << "layouts of different " << name << " counts";
+    for (int32_t bit = 0; bit < from->getInDimSizeLog2(name); ++bit)
+      if (from->getBasis(name, bit)[0] != to->getBasis(name, bit)[0])
+        return op.emitOpError()
+               << "the rows of the two layouts are not held by the same "
+                  "lanes: broadcast within a lane is impossible";
+  }
+  Value source = mapping.lookup(op.getSource());
+  SmallVector<Value> elements;
+  for (int64_t r = 0; r < to->getInDimSize(dims::kRegister); ++r) {
+    int32_t row = to->apply({int32_t(r), 0, 0})[0];
+    std::optional<int64_t> holder;
+    for (int64_t s = 0; s < from->getInDimSize(dims::kRegister) && !holder;
+         ++s)
+      if (from->apply({int32_t(s), 0, 0})[0] == row)
+        holder = s;
+    if (!holder)
+      return op.emitOpError() << "row " << row
+                              << " of the result has no register in the source";
+    elements.push_back(
+        vector::ExtractOp::create(b, loc(), source, ArrayRef<int64_t>{*holder}));
+  }
+  mapping.map(op.getResult(),
+              vector::FromElementsOp::create(
+                  b, loc(),
+                  VectorType::get({int64_t(elements.size())},
+                                  resultType.getElementType()),
+                  elements));
+  return success();
+}
+
+LogicalResult KernelLowering::lowerIota(IotaOp op) {
+  RankedTensorType type = op.getResult().getType();
+  auto emitError = [&] { return op.emitOpError(); };
+  FailureOr<LinearLayout> layout = getTileLayout(type, emitError);
+  if (failed(layout))
+    return failure();
+  unsigned dim = op.getDim();
+  Value lanePart = laneCoordinates(*layout)[dim];
+  SmallVector<Value> elements;
+  for (int64_t r = 0; r < layout->getInDimSize(dims::kRegister); ++r) {
+    Value coord = xorIndex(lanePart, layout->apply({int32_t(r), 0, 0})[dim]);
+    elements.push_back(
+        arith::IndexCastOp::create(b, loc(), b.getI32Type(), coord));
+  }
+  mapping.map(op.getResult(),
+              vector::FromElementsOp::create(
+                  b, loc(),
+                  VectorType::get({int64_t(elements.size())}, b.getI32Type()),
+                  elements));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Control flow and elementwise ops
 //===----------------------------------------------------------------------===//
 
@@ -689,6 +829,12 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
     return lowerDot(dot);
   if (auto convert = dyn_cast<ConvertLayoutOp>(op))
     return lowerConvert(convert);
+  if (auto reduce = dyn_cast<ReduceOp>(op))
+    return lowerReduce(reduce);
+  if (auto broadcast = dyn_cast<BroadcastOp>(op))
+    return lowerBroadcast(broadcast);
+  if (auto iota = dyn_cast<IotaOp>(op))
+    return lowerIota(iota);
   if (auto loop = dyn_cast<scf::ForOp>(op))
     return lowerFor(loop);
   if (auto yield = dyn_cast<scf::YieldOp>(op)) {

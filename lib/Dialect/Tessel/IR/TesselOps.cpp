@@ -545,5 +545,35 @@ LogicalResult ConvertLayoutOp::verify() {
   return success();
 }
 
+LogicalResult ReduceOp::verify() {
+  if (getKind() != "max" && getKind() != "add")
+    return emitOpError() << "kind must be max or add, got '" << getKind()
+                         << "'";
+  auto emitError = [&] { return emitOpError(); };
+  return failure(failed(getTileLayout(getSource().getType(), emitError)));
+}
+
+LogicalResult BroadcastOp::verify() {
+  RankedTensorType source = getSource().getType(), result = getResult().getType();
+  if (source.getRank() != 2 || result.getRank() != 2 ||
+      source.getDimSize(0) != result.getDimSize(0))
+    return emitOpError() << "broadcasts rows: " << source << " and " << result
+                         << " must be 2-D tiles of the same number of rows";
+  if (source.getElementType() != result.getElementType())
+    return emitOpError() << "element types differ";
+  auto emitError = [&] { return emitOpError(); };
+  if (failed(getTileLayout(source, emitError)) ||
+      failed(getTileLayout(result, emitError)))
+    return failure();
+  return success();
+}
+
+LogicalResult IotaOp::verify() {
+  if (!getResult().getType().getElementType().isSignlessInteger(32))
+    return emitOpError() << "produces i32 coordinates";
+  auto emitError = [&] { return emitOpError(); };
+  return failure(failed(getTileLayout(getResult().getType(), emitError)));
+}
+
 #define GET_OP_CLASSES
 #include "tessel/Dialect/Tessel/IR/TesselOps.cpp.inc"

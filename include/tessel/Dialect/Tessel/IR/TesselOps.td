@@ -229,4 +229,55 @@ def Tessel_ConvertLayoutOp : Tessel_Op<"convert_layout", [Pure,
   let hasVerifier = 1;
 }
 
+def Tessel_ReduceOp : Tessel_Op<"reduce", [Pure, AllTypesMatch<["source", "result"]>]> {
+  let summary = "All-reduce a tile along one dimension";
+  let description = [{
+    Every element becomes the maximum (`max`) or the sum (`add`) of the
+    elements of its row (`axis = 1`) or column (`axis = 0`); the result keeps
+    the tile's shape and layout, so a row statistic sits next to the
+    elements it was computed from (the online softmax of attention). The
+    lowering reduces within each lane's registers, then across lanes with a
+    butterfly of shuffles; the reduced dimension must not be split across
+    waves.
+
+    ```mlir
+    %m = tessel.reduce max %s along 1 : tensor<64x64xf32, #mma>
+    ```
+  }];
+  let arguments = (ins Tessel_Tile:$source,
+                       ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<1>]>:$axis,
+                       StrAttr:$kind);
+  let results = (outs Tessel_Tile:$result);
+  let assemblyFormat = "$kind $source `along` $axis attr-dict `:` type($source)";
+  let hasVerifier = 1;
+}
+
+def Tessel_BroadcastOp : Tessel_Op<"broadcast", [Pure]> {
+  let summary = "Broadcast per-row values to a tile of another width";
+  let description = [{
+    `source` holds one value per row, replicated along its columns (the
+    result of `tessel.reduce ... along 1`); the result holds the same row
+    values in a tile of the same number of rows and any number of columns,
+    in the same layout family. The lowering moves registers within each
+    lane.
+  }];
+  let arguments = (ins Tessel_Tile:$source);
+  let results = (outs Tessel_Tile:$result);
+  let assemblyFormat = "$source attr-dict `:` type($source) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tessel_IotaOp : Tessel_Op<"iota", [Pure]> {
+  let summary = "The coordinate of each element of a tile along a dimension";
+  let description = [{
+    A tile of i32 whose every element is its own coordinate along `dim`
+    within the tile: the building block of masks (causal attention,
+    sequence tails).
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<1>]>:$dim);
+  let results = (outs Tessel_Tile:$result);
+  let assemblyFormat = "$dim attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 #endif // TESSEL_DIALECT_TESSEL_IR_TESSELOPS_TD
