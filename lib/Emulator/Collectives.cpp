@@ -709,3 +709,18 @@ uint32_t emu::mbcntHi(unsigned lane, uint32_t mask, uint32_t add) {
   uint64_t below = (uint64_t(1) << std::min(high, 32u)) - 1;
   return add + llvm::popcount(uint64_t(mask) & below);
 }
+
+std::pair<llvm::SmallVector<uint32_t, 64>, llvm::SmallVector<uint32_t, 64>>
+emu::permlaneSwap(llvm::ArrayRef<uint32_t> old, llvm::ArrayRef<uint32_t> src,
+                  unsigned rows) {
+  llvm::SmallVector<uint32_t, 64> newOld(old.begin(), old.end());
+  llvm::SmallVector<uint32_t, 64> newSrc(src.begin(), src.end());
+  for (unsigned lane = 0; lane < old.size(); ++lane) {
+    bool oddRow = (lane / rows) % 2;
+    if (oddRow)
+      newOld[lane] = src[lane - rows];
+    else if (lane + rows < src.size())
+      newSrc[lane] = old[lane + rows];
+  }
+  return {newOld, newSrc};
+}

@@ -377,6 +377,23 @@ LogicalResult KernelLowering::lowerRocdlOp(Operation *op) {
                                .getResult());
     return replaceWith(call(b, loc, rest, i32(), args));
   }
+  if (rest == "permlane16.swap" || rest == "permlane32.swap") {
+    // (old, src) -> {new old, new src}, through a two-word slot.
+    Type pair = op->getResult(0).getType();
+    Value result = slot(b, loc, LLVM::LLVMArrayType::get(i32(), 2));
+    call(b, loc, "permlane_swap", voidType(),
+         {op->getOperand(0), op->getOperand(1),
+          constI32(b, loc, rest == "permlane16.swap" ? 16 : 32), result});
+    Value words = LLVM::LoadOp::create(b, loc, LLVM::LLVMArrayType::get(i32(), 2),
+                                       result);
+    Value value = LLVM::UndefOp::create(b, loc, pair);
+    for (int64_t i = 0; i < 2; ++i)
+      value = LLVM::InsertValueOp::create(
+          b, loc, value, LLVM::ExtractValueOp::create(b, loc, words, i), i);
+    op->getResult(0).replaceAllUsesWith(value);
+    op->erase();
+    return success();
+  }
   if (rest == "readlane" || rest == "readfirstlane") {
     Type type = op->getResult(0).getType();
     Value result = slot(b, loc, type);

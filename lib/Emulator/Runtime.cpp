@@ -196,6 +196,8 @@ static llvm::StringRef describeCollective(const CollectiveRequest &request) {
     return "readlane";
   case CollectiveKind::Ballot:
     return "ballot";
+  case CollectiveKind::PermlaneSwap:
+    return "permlane swap";
   }
   return "collective";
 }
@@ -321,6 +323,20 @@ llvm::Error SimtRuntime::executeCollective(llvm::ArrayRef<Lane *> wave) {
     for (Lane *lane : wave)
       std::memcpy(lane->request.output, wave[source]->request.inputs[0],
                   bytes);
+    return llvm::Error::success();
+  }
+  case CollectiveKind::PermlaneSwap: {
+    llvm::SmallVector<uint32_t, 64> old, src;
+    for (Lane *lane : wave) {
+      old.push_back(lane->request.value);
+      src.push_back(lane->request.address);
+    }
+    auto [newOld, newSrc] = permlaneSwap(old, src, first.params[0]);
+    for (auto [index, lane] : llvm::enumerate(wave)) {
+      auto *result = static_cast<int32_t *>(lane->request.output);
+      result[0] = newOld[index];
+      result[1] = newSrc[index];
+    }
     return llvm::Error::success();
   }
   case CollectiveKind::Ballot: {
@@ -550,6 +566,17 @@ int32_t __tessel_emu_ds_swizzle(int32_t value, int32_t pattern) {
   request.value = value;
   runtime().waitAtCollective(request);
   return runtime().currentLane().request.result;
+}
+
+void __tessel_emu_permlane_swap(int32_t old, int32_t src, int32_t rows,
+                                int32_t *result) {
+  CollectiveRequest request;
+  request.kind = CollectiveKind::PermlaneSwap;
+  request.params[0] = rows;
+  request.value = old;
+  request.address = src;
+  request.output = result;
+  runtime().waitAtCollective(request);
 }
 
 void __tessel_emu_dpp(const void *old, const void *src, void *dst,

@@ -34,6 +34,7 @@ enum class CollectiveKind {
   Dpp,
   Readlane,
   Ballot,
+  PermlaneSwap,
 };
 
 /// What a lane brings to a collective and gets back from it.

@@ -45,6 +45,7 @@ enum MathOp : int32_t {
   X(mma)                                                                       \
   X(ds_bpermute)                                                               \
   X(ds_swizzle)                                                                \
+  X(permlane_swap)                                                             \
   X(dpp)                                                                       \
   X(readlane)                                                                  \
   X(ballot)                                                                    \
@@ -71,6 +72,8 @@ void __tessel_emu_mma(int32_t instr, const void *a, const void *b,
                       const void *c, void *d, int32_t flags);
 int32_t __tessel_emu_ds_bpermute(int32_t address, int32_t value);
 int32_t __tessel_emu_ds_swizzle(int32_t value, int32_t pattern);
+void __tessel_emu_permlane_swap(int32_t old, int32_t src, int32_t rows,
+                                int32_t *result);
 void __tessel_emu_dpp(const void *old, const void *src, void *dst,
                       int32_t bytes, int32_t ctrl, int32_t rowMask,
                       int32_t bankMask, int32_t boundCtrl);

@@ -54,6 +54,21 @@ computeMatmulReference(MatmulOp op, const MatmulSizes &sizes,
                        const HostArray &a, const HostArray &b,
                        llvm::ArrayRef<const HostArray *> extras);
 
+/// Concrete sizes of one attention problem.
+struct AttentionSizes {
+  int64_t batch = 0, heads = 0, kvHeads = 0, seqQ = 0, seqKV = 0, headDim = 0;
+};
+AttentionSizes getAttentionSizes(AttentionOp op, int64_t dynamicSize);
+
+/// O and the natural logsumexp per row, in double precision: softmax(scale
+/// Q K^T) V with the causal mask aligned bottom-right; a row that sees no
+/// key gets O = 0 and logsumexp -inf.
+void computeAttentionReference(const AttentionSizes &sizes, double scale,
+                               bool causal, const HostArray &q,
+                               const HostArray &k, const HostArray &v,
+                               std::vector<double> &o,
+                               std::vector<double> &lse);
+
 /// Max absolute error and max error relative to the largest reference
 /// magnitude, and whether that is within the tolerance of C's type.
 struct Comparison {

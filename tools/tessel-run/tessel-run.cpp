@@ -38,6 +38,7 @@
 
 #include <chrono>
 #include <deque>
+#include <functional>
 
 using namespace mlir;
 using namespace tessel;
@@ -437,9 +438,24 @@ static int runGpuKernel(ModuleOp module, const Chip &chip) {
 /// One problem-level kernel and what checking it needs.
 struct Problem {
   std::string name;
-  MatmulOp matmul; // in the unlowered copy of the module
+  Operation *op; // tessel.matmul or tessel.attention, in the unlowered copy
   FunctionType signature;
 };
+
+/// The line tessel-run prints for one checked kernel.
+static void printVerdict(llvm::StringRef name, llvm::StringRef what,
+                         const Chip &chip, ConfigAttr config,
+                         const Comparison &comparison,
+                         const emu::LaunchStats &stats, double runMs) {
+  llvm::outs() << llvm::formatv(
+      "{0}: {1} on {2} (emu){3}: max abs error {4:e2}, max rel error {5:e2} "
+      "(tolerance {6:e1}), {7} workgroups, run {8:f1} ms: {9}\n",
+      name, what, chip.name,
+      config ? " " + std::string(llvm::formatv("{0}", Attribute(config)))
+             : std::string(),
+      comparison.maxAbsError, comparison.maxRelError, comparison.tolerance,
+      stats.workgroups, runMs, comparison.passed ? "PASS" : "FAIL");
+}
 
 /// Compiles every problem-level kernel of `module`, runs each on random (or
 /// given) inputs and checks it against the host reference.
@@ -476,27 +492,40 @@ static int runProblems(ModuleOp module, ArrayRef<Problem> problems,
   for (const Problem &problem : problems) {
     if (!kernelName.empty() && problem.name != kernelName)
       continue;
-    MatmulOp matmul = problem.matmul;
-    MatmulSizes sizes = getMatmulSizes(matmul, dynamicSize);
-    SmallVector<int64_t> aSizes = {sizes.m, sizes.k},
-                         bSizes = {sizes.k, sizes.n},
-                         cSizes = {sizes.m, sizes.n};
-    if (sizes.batch) {
-      aSizes.insert(aSizes.begin(), sizes.batch);
-      bSizes.insert(bSizes.begin(), sizes.batch);
-      cSizes.insert(cSizes.begin(), sizes.batch);
+    auto matmul = dyn_cast<MatmulOp>(problem.op);
+    auto attention = dyn_cast<AttentionOp>(problem.op);
+    auto function = problem.op->getParentOfType<func::FuncOp>();
+    // The concrete shape each argument plays, by role.
+    MatmulSizes sizes;
+    AttentionSizes attentionSizes;
+    std::function<SmallVector<int64_t>(Value)> roleOf;
+    if (matmul) {
+      sizes = getMatmulSizes(matmul, dynamicSize);
+      auto withBatch = [&](SmallVector<int64_t> shape) {
+        if (sizes.batch)
+          shape.insert(shape.begin(), sizes.batch);
+        return shape;
+      };
+      roleOf = [&, withBatch](Value value) -> SmallVector<int64_t> {
+        if (value == matmul.getA())
+          return withBatch({sizes.m, sizes.k});
+        if (value == matmul.getB())
+          return withBatch({sizes.k, sizes.n});
+        return withBatch({sizes.m, sizes.n});
+      };
+    } else {
+      attentionSizes = getAttentionSizes(attention, dynamicSize);
+      const AttentionSizes &a = attentionSizes;
+      roleOf = [&](Value value) -> SmallVector<int64_t> {
+        if (value == attention.getK() || value == attention.getV())
+          return {a.batch, a.kvHeads, a.seqKV, a.headDim};
+        if (value == attention.getLse())
+          return {a.batch, a.heads, a.seqQ};
+        return {a.batch, a.heads, a.seqQ, a.headDim};
+      };
     }
-    // Inputs by argument, and the host arrays of A, B and the extras.
-    auto function = matmul->getParentOfType<func::FuncOp>();
     std::vector<std::optional<HostArray>> generated(
         function.getNumArguments());
-    auto roleOf = [&](Value value) -> SmallVector<int64_t> {
-      if (value == matmul.getA())
-        return aSizes;
-      if (value == matmul.getB())
-        return bSizes;
-      return cSizes;
-    };
     for (BlockArgument argument : function.getArguments()) {
       Type type = argument.getType();
       if (auto memref = dyn_cast<MemRefType>(type))
@@ -533,13 +562,18 @@ static int runProblems(ModuleOp module, ArrayRef<Problem> problems,
     if (!blockSize)
       return fail("kernel '" + problem.name + "' was not lowered");
     emu::LaunchDims dims;
-    dims.grid = {unsigned(llvm::divideCeil(sizes.n, tile[1])),
-                 unsigned(llvm::divideCeil(sizes.m, tile[0])),
-                 unsigned(std::max<int64_t>(sizes.batch, 1))};
+    if (matmul)
+      dims.grid = {unsigned(llvm::divideCeil(sizes.n, tile[1])),
+                   unsigned(llvm::divideCeil(sizes.m, tile[0])),
+                   unsigned(std::max<int64_t>(sizes.batch, 1))};
+    else
+      dims.grid = {unsigned(llvm::divideCeil(attentionSizes.seqQ, tile[0])),
+                   unsigned(attentionSizes.heads),
+                   unsigned(attentionSizes.batch)};
     dims.block = {blockSize, 1, 1};
     auto runStart = std::chrono::steady_clock::now();
     emu::LaunchStats stats;
-    if (dims.grid[0] && dims.grid[1])
+    if (dims.grid[0] && dims.grid[1] && dims.grid[2])
       if (llvm::Error error =
               (*emulator)->launch(problem.name, dims, arguments.packed.slots,
                                   arguments.buffers, &stats))
@@ -548,6 +582,34 @@ static int runProblems(ModuleOp module, ArrayRef<Problem> problems,
     if (llvm::Error error = writeOutputs(arguments))
       return fail(llvm::toString(std::move(error)));
 
+    if (attention) {
+      std::vector<double> expectedO, expectedLse;
+      computeAttentionReference(
+          attentionSizes, attention.getEffectiveScale(), attention.getCausal(),
+          hostOf(attention.getQ()), hostOf(attention.getK()),
+          hostOf(attention.getV()), expectedO, expectedLse);
+      Type oElement = attention.getO().getType().getElementType();
+      Comparison comparison = compareResults(
+          oElement, hostOf(attention.getO()).values, expectedO,
+          attentionSizes.seqKV);
+      if (Value lse = attention.getLse()) {
+        Comparison lseComparison = compareResults(
+            Float32Type::get(module.getContext()), hostOf(lse).values,
+            expectedLse, attentionSizes.seqKV);
+        comparison.passed &= lseComparison.passed;
+        comparison.maxRelError =
+            std::max(comparison.maxRelError, lseComparison.maxRelError);
+      }
+      allPassed &= comparison.passed;
+      const AttentionSizes &a = attentionSizes;
+      std::string what = llvm::formatv(
+          "{0}x{1}x{2}x{3} (kv heads {4}, kv length {5}{6}) {7}", a.batch,
+          a.heads, a.seqQ, a.headDim, a.kvHeads, a.seqKV,
+          attention.getCausal() ? ", causal" : "", oElement);
+      printVerdict(problem.name, what, chip, attention.getConfigAttr(),
+                   comparison, stats, runMs);
+      continue;
+    }
     HostArray a = hostOf(matmul.getA()), b = hostOf(matmul.getB());
     std::vector<HostArray> extras;
     for (Value extra : matmul.getExtras())
@@ -567,20 +629,13 @@ static int runProblems(ModuleOp module, ArrayRef<Problem> problems,
     Comparison comparison =
         compareResults(cElement, c.values, *expected, sizes.k, xf32);
     allPassed &= comparison.passed;
-    std::string shape = llvm::formatv("{0}{1}x{2}x{3}",
-                                      sizes.batch ? std::to_string(sizes.batch) + "x" : "",
-                                      sizes.m, sizes.n, sizes.k)
-                            .str();
-    llvm::outs() << llvm::formatv(
-        "{0}: {1} {2} x {3} -> {4} on {5} (emu){6}: max abs error {7:e2}, "
-        "max rel error {8:e2} (tolerance {9:e1}), {10} workgroups, run "
-        "{11:f1} ms: {12}\n",
-        problem.name, shape, matmul.getA().getType().getElementType(),
-        matmul.getB().getType().getElementType(), cElement, chip.name,
-        config ? " " + std::string(llvm::formatv("{0}", Attribute(config)))
-               : std::string(),
-        comparison.maxAbsError, comparison.maxRelError, comparison.tolerance,
-        stats.workgroups, runMs, comparison.passed ? "PASS" : "FAIL");
+    std::string what =
+        llvm::formatv("{0}{1}x{2}x{3} {4} x {5} -> {6}",
+                      sizes.batch ? std::to_string(sizes.batch) + "x" : "",
+                      sizes.m, sizes.n, sizes.k,
+                      matmul.getA().getType().getElementType(),
+                      matmul.getB().getType().getElementType(), cElement);
+    printVerdict(problem.name, what, chip, config, comparison, stats, runMs);
   }
   llvm::outs() << llvm::formatv("compile {0:f1} ms\n", compileMs);
   return allPassed ? 0 : 1;
@@ -622,17 +677,13 @@ int main(int argc, char **argv) {
   // unlowered copy keeps their ops for it.
   OwningOpRef<ModuleOp> original(cast<ModuleOp>((*module)->clone()));
   SmallVector<Problem> problems;
-  bool attention = false;
   original->walk([&](func::FuncOp function) {
-    function.walk([&](MatmulOp matmul) {
-      problems.push_back({function.getName().str(), matmul,
-                          function.getFunctionType()});
+    function.walk([&](Operation *op) {
+      if (isa<MatmulOp, AttentionOp>(op))
+        problems.push_back({function.getName().str(), op,
+                            function.getFunctionType()});
     });
-    function.walk([&](AttentionOp) { attention = true; });
   });
-  if (attention)
-    return fail("tessel.attention kernels cannot be run yet: the attention "
-                "lowering is not part of this build");
   if (!problems.empty())
     return runProblems(*module, problems, *chip);
   return runGpuKernel(*module, *chip);

@@ -1194,4 +1194,27 @@ TEST(CollectivesLanes, Mbcnt) {
   EXPECT_EQ(mbcntLo(63, 0x80000001u, 0), 2u);
 }
 
+
+TEST(CollectivesLanes, PermlaneSwap) {
+  // Swapping a value with itself across 32 lanes is a xor-32 shuffle once
+  // the unchanged half is taken from the second result (what MLIR's
+  // lowering of gpu.shuffle does on gfx950).
+  llvm::SmallVector<uint32_t, 64> values;
+  for (uint32_t lane = 0; lane < 64; ++lane)
+    values.push_back(100 + lane);
+  auto [old32, src32] = permlaneSwap(values, values, 32);
+  for (uint32_t lane = 0; lane < 64; ++lane) {
+    uint32_t chosen = old32[lane] == values[lane] ? src32[lane] : old32[lane];
+    EXPECT_EQ(chosen, 100 + (lane ^ 32)) << lane;
+  }
+  auto [old16, src16] = permlaneSwap(values, values, 16);
+  for (uint32_t lane = 0; lane < 64; ++lane) {
+    uint32_t chosen = old16[lane] == values[lane] ? src16[lane] : old16[lane];
+    EXPECT_EQ(chosen, 100 + (lane ^ 16)) << lane;
+  }
+  // Rows not involved keep their values: the even rows of `old`.
+  EXPECT_EQ(old16[3], values[3]);
+  EXPECT_EQ(src16[20], values[20]);
+}
+
 } // namespace

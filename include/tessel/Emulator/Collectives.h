@@ -119,6 +119,15 @@ updateDpp(llvm::ArrayRef<uint32_t> old, llvm::ArrayRef<uint32_t> src,
           uint32_t dppCtrl, uint32_t rowMask, uint32_t bankMask,
           bool boundCtrl);
 
+/// v_permlane16_swap_b32 / v_permlane32_swap_b32 (gfx950), `rows` 16 or
+/// 32: the odd `rows`-lane rows of `old` trade places with the even rows of
+/// `src` (lane L of an odd row of the new `old` gets lane L - rows of `src`,
+/// lane L of an even row of the new `src` gets lane L + rows of `old`).
+/// Returns the new (old, src).
+std::pair<llvm::SmallVector<uint32_t, 64>, llvm::SmallVector<uint32_t, 64>>
+permlaneSwap(llvm::ArrayRef<uint32_t> old, llvm::ArrayRef<uint32_t> src,
+             unsigned rows);
+
 /// mbcnt_lo(mask, add) for lane L: add + popcount(mask & ((1 << min(L, 32))
 /// - 1)) over the low 32 lanes; mbcnt_hi(mask, add): add + popcount(mask &
 /// ((1 << max(L - 32, 0)) - 1)) over the high 32 lanes.

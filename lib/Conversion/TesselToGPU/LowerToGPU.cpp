@@ -646,19 +646,17 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
                                               ArrayRef<int64_t>{r});
     int64_t representative = r & ~axisMask;
     auto it = partial.find(representative);
-    partial[representative] =
-        it == partial.end() ? element : combine(it->second, element);
+    Value folded = it == partial.end() ? element : combine(it->second, element);
+    partial[representative] = folded;
   }
   // Then across the lanes holding the rest of the axis: a butterfly.
   int32_t waveSize = chip.defaultWaveSize;
   for (int32_t bit = 0; bit < layout->getInDimSizeLog2(dims::kLane); ++bit) {
     if (layout->getBasis(dims::kLane, bit)[axis] == 0)
       continue;
-    Value offset = arith::ConstantIntOp::create(b, loc(), 1 << bit, 32);
-    Value width = arith::ConstantIntOp::create(b, loc(), waveSize, 32);
     for (auto &[representative, value] : partial) {
-      auto shuffle = gpu::ShuffleOp::create(b, loc(), value, offset, width,
-                                            gpu::ShuffleMode::XOR);
+      auto shuffle = gpu::ShuffleOp::create(b, loc(), value, 1 << bit,
+                                            waveSize, gpu::ShuffleMode::XOR);
       value = combine(value, shuffle.getShuffleResult());
     }
   }

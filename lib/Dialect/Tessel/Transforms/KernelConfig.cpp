@@ -197,6 +197,80 @@ tessel::checkMatmulConfig(ConfigAttr config, const Chip &chip, Type a, Type b,
   return success();
 }
 
+ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
+                                             const Chip &chip, Type element,
+                                             int64_t seqQ) {
+  const MmaInstr *instr = chooseMmaInstr(chip, element, element, 32);
+  if (!instr)
+    return {};
+  int64_t blockM =
+      !ShapedType::isDynamic(seqQ) && seqQ <= 32 ? 32 : 64;
+  SmallVector<int64_t> tile = {blockM, 64};
+  SmallVector<int64_t> waves = {blockM / 32, 1};
+  return ConfigAttr::get(context, tile, waves, /*stages=*/1,
+                         StringAttr::get(context, instr->name));
+}
+
+LogicalResult tessel::checkAttentionConfig(
+    ConfigAttr config, const Chip &chip, Type element, int64_t headDim,
+    function_ref<InFlightDiagnostic()> emitError) {
+  if (!chip.isCDNA())
+    return emitError() << "tessel.attention kernels target the MFMA chips "
+                          "(gfx90a, gfx942, gfx950), not "
+                       << chip.name;
+  ArrayRef<int64_t> tile = config.getTile();
+  if (!config.getInstr())
+    return emitError() << "the config names no instruction";
+  StringRef name = config.getInstr().getValue();
+  const MmaInstr *instr = lookupMma(name, chip);
+  if (!instr)
+    return emitError() << "instruction " << name << " is not available on "
+                       << chip.name;
+  if (instr->a != getMmaElement(element) || instr->b != getMmaElement(element))
+    return emitError() << "instruction " << name << " does not multiply "
+                       << element;
+  ArrayRef<int64_t> waves = config.getWaves();
+  if (waves[1] != 1)
+    return emitError() << "attention splits query rows over waves: waves "
+                          "must be [n, 1], got ["
+                       << waves[0] << ", " << waves[1] << "]";
+  if (tile[0] % (instr->m * waves[0]) || tile[1] % instr->n ||
+      headDim % instr->n)
+    return emitError() << "blocks " << tile[0] << "x" << tile[1]
+                       << " and head dim " << headDim
+                       << " must be multiples of the " << instr->m << "x"
+                       << instr->n << " instruction tile";
+  if (headDim % (2 * instr->k) || tile[1] % (2 * instr->k))
+    return emitError() << "head dim " << headDim << " and key block "
+                       << tile[1] << " must be multiples of " << 2 * instr->k
+                       << " (two steps of " << name << ")";
+  int64_t bytes = bytesOf(element), lanes = 64 * waves[0];
+  int64_t blockM = tile[0], blockN = tile[1];
+  // Q, K and V tiles and P's trip to its operand layout go through LDS.
+  int64_t ldsBytes = (blockM * headDim + 2 * blockN * headDim +
+                      blockM * blockN) *
+                     bytes;
+  if (ldsBytes > chip.maxLdsBytesPerWorkgroup)
+    return emitError() << "the config needs " << ldsBytes
+                       << " bytes of LDS, over the "
+                       << chip.maxLdsBytesPerWorkgroup << " of " << chip.name;
+  // S, the row max and sum (kept as tiles), O, and the operands: Q and P
+  // per wave, K and V whole.
+  int64_t vgprs =
+      3 * blockM * blockN / lanes + blockM * headDim / lanes +
+      llvm::divideCeil((blockM / waves[0] * (headDim + blockN) +
+                        2 * blockN * headDim) *
+                           bytes,
+                       4 * 64);
+  int64_t budget = chip.maxArchVgprs + chip.maxAccVgprs;
+  if (vgprs > budget)
+    return emitError() << "head dim " << headDim << " needs about " << vgprs
+                       << " VGPRs per lane with " << blockM << "x" << blockN
+                       << " blocks, over the " << budget << " of "
+                       << chip.name;
+  return success();
+}
+
 BlockedAttr tessel::getCoalescedLayout(MLIRContext *context,
                                        ArrayRef<int64_t> shape,
                                        int64_t contiguousDim,

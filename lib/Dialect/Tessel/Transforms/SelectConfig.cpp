@@ -67,6 +67,30 @@ struct SelectConfigPass
       return WalkResult::advance();
     });
     if (result.wasInterrupted())
+      return signalPassFailure();
+    result = getOperation().walk([&](AttentionOp attention) {
+      Type element = attention.getQ().getType().getElementType();
+      ConfigAttr config = attention.getConfigAttr();
+      if (!config) {
+        config = getDefaultAttentionConfig(
+            &getContext(), *target, element,
+            attention.getQ().getType().getDimSize(2));
+        if (!config) {
+          attention.emitOpError() << target->name
+                                  << " has no matrix instruction for "
+                                  << element;
+          return WalkResult::interrupt();
+        }
+        attention.setConfigAttr(config);
+      }
+      if (failed(checkAttentionConfig(
+              config, *target, element,
+              attention.getQ().getType().getDimSize(3),
+              [&] { return attention.emitOpError(); })))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
       signalPassFailure();
   }
 };

@@ -6,6 +6,9 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <limits>
 
 namespace tessel {
 #define GEN_PASS_DEF_TESSELTILEPASS
@@ -222,6 +225,228 @@ LogicalResult MatmulTiler::run() {
   return success();
 }
 
+
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Builds the FlashAttention-2 forward tile program of one attention op:
+/// one workgroup per (query block, head, batch); a loop over key/value
+/// blocks computing S = Q K^T, the online softmax (running row max and sum
+/// in the exp2 domain, the scale folded in), and O += P V; then O / l and
+/// the optional logsumexp.
+class AttentionTiler {
+public:
+  AttentionTiler(AttentionOp op)
+      : op(op), b(op), loc(op.getLoc()), config(op.getConfigAttr()) {}
+
+  LogicalResult run();
+
+private:
+  Value constIndex(int64_t value) {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  }
+  Value dim(Value memref, int64_t index) {
+    return memref::DimOp::create(b, loc, memref, index);
+  }
+  RankedTensorType tile(ArrayRef<int64_t> shape, Type element,
+                        Attribute layout) {
+    return RankedTensorType::get(shape, element, layout);
+  }
+  Value splat(RankedTensorType type, double value) {
+    return arith::ConstantOp::create(
+        b, loc, type,
+        SplatElementsAttr::get(type, b.getFloatAttr(type.getElementType(),
+                                                    value)));
+  }
+  Value splatValue(RankedTensorType type, Value scalar) {
+    return tensor::SplatOp::create(b, loc, type, scalar);
+  }
+
+  AttentionOp op;
+  OpBuilder b;
+  Location loc;
+  ConfigAttr config;
+};
+
+} // namespace
+
+LogicalResult AttentionTiler::run() {
+  MLIRContext *context = b.getContext();
+  ArrayRef<int64_t> tileSizes = config.getTile();
+  int64_t blockM = tileSizes[0], blockN = tileSizes[1];
+  MemRefType qType = op.getQ().getType();
+  int64_t headDim = qType.getDimSize(3);
+  Type element = qType.getElementType();
+  Type f32 = b.getF32Type();
+  unsigned elementBytes = llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
+  unsigned numWaves = config.getNumWaves();
+  auto mma = MmaAttr::get(context, config.getInstr().getValue(),
+                          config.getWaves(), "", 0);
+
+  // Workgroup (x, y, z) = (query block, head, batch).
+  Value pidM = ProgramIdOp::create(b, loc, b.getIndexType(),
+                                   b.getI64IntegerAttr(0));
+  Value head = ProgramIdOp::create(b, loc, b.getIndexType(),
+                                   b.getI64IntegerAttr(1));
+  Value batch = ProgramIdOp::create(b, loc, b.getIndexType(),
+                                    b.getI64IntegerAttr(2));
+  Value m0 = arith::MulIOp::create(b, loc, pidM, constIndex(blockM));
+  Value groups = arith::DivUIOp::create(b, loc, dim(op.getQ(), 1),
+                                        dim(op.getK(), 1));
+  Value kvHead = arith::DivUIOp::create(b, loc, head, groups);
+  Value seqQ = dim(op.getQ(), 2), seqKV = dim(op.getK(), 2);
+  Value zero = constIndex(0);
+
+  // Q once; K^T (through a transposed view, D contiguous) and V per block.
+  auto qLayout = getCoalescedLayout(context, {blockM, headDim}, 1,
+                                    elementBytes, numWaves);
+  auto kLayout = getCoalescedLayout(context, {headDim, blockN}, 0,
+                                    elementBytes, numWaves);
+  auto vLayout = getCoalescedLayout(context, {blockN, headDim}, 1,
+                                    elementBytes, numWaves);
+  Value q = LoadOp::create(b, loc, tile({blockM, headDim}, element, qLayout),
+                           op.getQ(), ValueRange{batch, head, m0, zero});
+  auto permutation = AffineMap::getPermutationMap(
+      ArrayRef<unsigned>{0, 1, 3, 2}, context);
+  Value kTransposed = memref::TransposeOp::create(
+      b, loc, op.getK(), AffineMapAttr::get(permutation));
+
+  auto sType = tile({blockM, blockN}, f32, mma);
+  auto oType = tile({blockM, headDim}, f32, mma);
+  auto iotaType = tile({blockM, blockN}, b.getI32Type(), mma);
+  auto maskType = tile({blockM, blockN}, b.getI1Type(), mma);
+  double negInf = -std::numeric_limits<double>::infinity();
+  Value mInit = splat(sType, negInf);
+  Value lInit = splat(sType, 0.0);
+  Value accInit = splat(oType, 0.0);
+
+  // Causal: keys past a query's position are masked, aligned to the
+  // bottom-right corner (query i sees keys j <= i + Skv - Sq); whole key
+  // blocks past the last query of this block are skipped.
+  Value shift = arith::SubIOp::create(b, loc, seqKV, seqQ);
+  Value kvEnd = seqKV;
+  if (op.getCausal()) {
+    Value last = arith::AddIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, m0, constIndex(blockM)), shift);
+    kvEnd = arith::MinSIOp::create(b, loc, seqKV,
+                                   arith::MaxSIOp::create(b, loc, last, zero));
+  }
+  double log2e = 1.4426950408889634;
+  double scaleLog2 = op.getEffectiveScale() * log2e;
+
+  auto loop = scf::ForOp::create(
+      b, loc, zero, kvEnd, constIndex(blockN),
+      ValueRange{mInit, lInit, accInit},
+      [&](OpBuilder &nested, Location, Value n0, ValueRange iters) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(nested.getInsertionBlock(),
+                            nested.getInsertionPoint());
+        Value m = iters[0], l = iters[1], acc = iters[2];
+        Value kT = LoadOp::create(b, loc, tile({headDim, blockN}, element,
+                                               kLayout),
+                                  kTransposed,
+                                  ValueRange{batch, kvHead, zero, n0});
+        Value v = LoadOp::create(b, loc, tile({blockN, headDim}, element,
+                                              vLayout),
+                                 op.getV(), ValueRange{batch, kvHead, n0, zero});
+        Value s = DotOp::create(b, loc, sType, q, kT, splat(sType, 0.0),
+                                UnitAttr());
+        s = arith::MulFOp::create(b, loc, s, splat(sType, scaleLog2));
+        // Masks: keys past the sequence, and past the query when causal.
+        auto asI32 = [&](Value index) {
+          return splatValue(iotaType, arith::IndexCastOp::create(
+                                          b, loc, b.getI32Type(), index));
+        };
+        Value cols = arith::AddIOp::create(
+            b, loc, IotaOp::create(b, loc, iotaType, b.getI64IntegerAttr(1)),
+            asI32(n0));
+        Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                            cols, asI32(seqKV));
+        if (op.getCausal()) {
+          Value rows = arith::AddIOp::create(
+              b, loc, IotaOp::create(b, loc, iotaType, b.getI64IntegerAttr(0)),
+              asI32(arith::AddIOp::create(b, loc, m0, shift)));
+          Value seen = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::sle, cols, rows);
+          valid = arith::AndIOp::create(b, loc, valid, seen);
+        }
+        (void)maskType;
+        s = arith::SelectOp::create(b, loc, valid, s, splat(sType, negInf));
+        // Online softmax; a row with no key so far keeps max -inf, and
+        // exp2 is taken against 0 there so that it gives 0, not NaN.
+        Value rowMax = ReduceOp::create(b, loc, s.getType(), s, b.getI64IntegerAttr(1),
+                                        b.getStringAttr("max"));
+        Value mNew = arith::MaximumFOp::create(b, loc, m, rowMax);
+        Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                            mNew, splat(sType, negInf));
+        Value mSafe = arith::SelectOp::create(b, loc, empty,
+                                              splat(sType, 0.0), mNew);
+        Value p = math::Exp2Op::create(
+            b, loc, arith::SubFOp::create(b, loc, s, mSafe));
+        Value alpha = math::Exp2Op::create(
+            b, loc, arith::SubFOp::create(b, loc, m, mSafe));
+        Value rowSum = ReduceOp::create(b, loc, p.getType(), p, b.getI64IntegerAttr(1),
+                                        b.getStringAttr("add"));
+        Value lNew = arith::AddFOp::create(
+            b, loc, arith::MulFOp::create(b, loc, l, alpha), rowSum);
+        Value alphaO = BroadcastOp::create(b, loc, oType, alpha);
+        acc = arith::MulFOp::create(b, loc, acc, alphaO);
+        Value pLow = arith::TruncFOp::create(
+            b, loc, tile({blockM, blockN}, element, mma), p);
+        acc = DotOp::create(b, loc, oType, pLow, v, acc, UnitAttr());
+        scf::YieldOp::create(b, loc, ValueRange{mNew, lNew, acc});
+      });
+  Value m = loop.getResult(0), l = loop.getResult(1), acc = loop.getResult(2);
+
+  // O = acc / l (0 for a row that saw no key).
+  Value lO = BroadcastOp::create(b, loc, oType, l);
+  Value some = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, lO,
+                                     splat(oType, 0.0));
+  Value ratio = arith::DivFOp::create(b, loc, acc, lO);
+  Value out = arith::SelectOp::create(b, loc, some, ratio, splat(oType, 0.0));
+  Type oElement = op.getO().getType().getElementType();
+  if (oElement != f32)
+    out = arith::TruncFOp::create(b, loc, tile({blockM, headDim}, oElement, mma),
+                                  out);
+  StoreOp::create(b, loc, out, op.getO(), ValueRange{batch, head, m0, zero});
+
+  if (Value lse = op.getLse()) {
+    // logsumexp in the natural log: (m + log2 l) ln 2, written to column 0
+    // of a [B, H, Sq, 1] view (the tile's other columns fall outside it).
+    Value log2Sum = math::Log2Op::create(b, loc, l);
+    Value lseTile = arith::MulFOp::create(
+        b, loc, arith::AddFOp::create(b, loc, m, log2Sum),
+        splat(sType, 0.6931471805599453));
+    auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, lse);
+    SmallVector<OpFoldResult> sizes = {dim(lse, 0), dim(lse, 1), dim(lse, 2),
+                                       b.getIndexAttr(1)};
+    SmallVector<OpFoldResult> strides = {metadata.getStrides()[0],
+                                         metadata.getStrides()[1],
+                                         metadata.getStrides()[2],
+                                         b.getIndexAttr(0)};
+    auto viewType = MemRefType::get(
+        SmallVector<int64_t>(4, ShapedType::kDynamic), f32,
+        StridedLayoutAttr::get(context, ShapedType::kDynamic,
+                               SmallVector<int64_t>(4, ShapedType::kDynamic)));
+    Value view = memref::ReinterpretCastOp::create(
+        b, loc, viewType, metadata.getBaseBuffer(),
+        OpFoldResult(metadata.getOffset()), sizes, strides);
+    StoreOp::create(b, loc, lseTile, view, ValueRange{batch, head, m0, zero});
+  }
+
+  auto function = op->getParentOfType<func::FuncOp>();
+  function->setAttr("tessel.workgroup_size",
+                    b.getI64IntegerAttr(64 * numWaves));
+  function->setAttr("tessel.tile",
+                    DenseI64ArrayAttr::get(context, {blockM, blockN}));
+  function->setAttr("tessel.config", config);
+  op.erase();
+  return success();
+}
+
 namespace {
 struct TilePass : public tessel::impl::TesselTilePassBase<TilePass> {
   using Base::Base;
@@ -243,11 +468,22 @@ struct TilePass : public tessel::impl::TesselTilePassBase<TilePass> {
       if (failed(MatmulTiler(matmul).run()))
         return signalPassFailure();
     }
-    getOperation().walk([&](AttentionOp attention) {
-      attention.emitOpError() << "cannot be tiled yet: the attention "
-                                 "lowering is not part of this build";
-      signalPassFailure();
-    });
+    SmallVector<AttentionOp> attentions;
+    getOperation().walk([&](AttentionOp op) { attentions.push_back(op); });
+    if (attentions.size() + matmuls.size() > 1) {
+      getOperation().emitError()
+          << "a kernel function holds one problem op";
+      return signalPassFailure();
+    }
+    for (AttentionOp attention : attentions) {
+      if (!attention.getConfigAttr()) {
+        attention.emitOpError() << "has no #tessel.config: run "
+                                   "tessel-select-config first";
+        return signalPassFailure();
+      }
+      if (failed(AttentionTiler(attention).run()))
+        return signalPassFailure();
+    }
   }
 };
 } // namespace

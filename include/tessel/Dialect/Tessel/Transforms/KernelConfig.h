@@ -55,6 +55,20 @@ checkMatmulConfig(ConfigAttr config, const Chip &chip, mlir::Type a,
                   mlir::Type b,
                   llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
 
+/// The default attention config: blocks of 64 queries (32 for short query
+/// sequences) on 32-row waves, 64 keys per step, the chip's fastest 32x32
+/// instruction for the input type. Null when the chip has none.
+ConfigAttr getDefaultAttentionConfig(mlir::MLIRContext *context,
+                                     const Chip &chip, mlir::Type element,
+                                     int64_t seqQ);
+
+/// Checks an attention config against `chip` for head dimension `headDim`:
+/// instruction, waves only along the queries, LDS and registers within
+/// budget.
+mlir::LogicalResult checkAttentionConfig(
+    ConfigAttr config, const Chip &chip, mlir::Type element, int64_t headDim,
+    llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+
 /// The coalesced layout of a `shape` tile of `elementBytes` elements stored
 /// with dimension `contiguousDim` contiguous: 16 bytes per lane along it,
 /// lanes along it first, the workgroup's waves along the other dimension.

@@ -80,6 +80,18 @@ def TesselSelectMfmaPass
 def TesselTilePass : Pass<"tessel-tile", "::mlir::func::FuncOp"> {
   let summary = "Lower problem ops (L0) to tile programs (L1)";
   let description = [{
+    **Attention** becomes the FlashAttention-2 forward program: one
+    workgroup per (query block, head, batch), query head h reading key/value
+    head h / (Hq / Hkv); a loop over key/value blocks (stopping after the
+    last block a causal query block can see) computing S = Q K^T, masking
+    keys past the sequence and, when causal, past each query (bottom-right
+    aligned: query i sees keys j <= i + Skv - Sq), the online softmax in the
+    exp2 domain with the scale folded in (`tessel.reduce` keeps the running
+    row max and sum in the tile's layout), the rescaling of the output
+    accumulator, and O += P V with P in the input type; then O / l (0 for a
+    row that sees no key) and, when asked, the natural logsumexp.
+
+    **Matmul**:
     Turns a function holding one configured `tessel.matmul` into the program
     one workgroup runs: its tile of C (`tessel.program_id` 0 along N, 1
     along M, 2 along the batch), a K loop of masked `tessel.load`s of the A
@@ -93,6 +105,7 @@ def TesselTilePass : Pass<"tessel-tile", "::mlir::func::FuncOp"> {
   }];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::tensor::TensorDialect"];
 }
