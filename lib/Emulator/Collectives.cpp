@@ -557,6 +557,25 @@ llvm::Error emu::executeMma(const MmaInstr &instr, unsigned waveSize,
         dBits[index] = uint32_t(uint64_t(sum)); // wraps
         continue;
       }
+      // Fast path: the products are exact in double; if no addition in
+      // double rounds (checked with TwoSum), the double sum is the exact sum
+      // and one conversion to f32 is the single rounding.
+      if (instr.acc != MmaElement::F16 && instr.acc != MmaElement::Bf16) {
+        double total = llvm::bit_cast<float>(cBits[index]);
+        bool exact = std::isfinite(total);
+        for (unsigned i = 0; i < k && exact; ++i) {
+          double product = valA[row * k + i] * valB[i * n + col];
+          double next = total + product;
+          double back = next - total;
+          double error = (total - (next - back)) + (product - back);
+          exact = std::isfinite(next) && error == 0.0;
+          total = next;
+        }
+        if (exact && total != 0.0) {
+          dBits[index] = llvm::bit_cast<uint32_t>(float(total));
+          continue;
+        }
+      }
       ExactSum sum;
       switch (instr.acc) {
       case MmaElement::F16:

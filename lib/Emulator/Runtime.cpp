@@ -46,18 +46,20 @@ void SimtRuntime::laneMain() {
   SimtRuntime &runtime = *activeRuntime;
   runtime.entry(runtime.args.data());
   runtime.current->state = LaneState::Exited;
-  // Returning resumes the scheduler through uc_link.
+  // A fiber never returns: back to the scheduler for good.
+  switchFiber(runtime.current->context, runtime.scheduler);
+  std::abort();
 }
 
 void SimtRuntime::waitAtBarrier() {
   current->state = LaneState::AtBarrier;
-  swapcontext(&current->context, &scheduler);
+  switchFiber(current->context, scheduler);
 }
 
 void SimtRuntime::waitAtCollective(const CollectiveRequest &request) {
   current->request = request;
   current->state = LaneState::AtCollective;
-  swapcontext(&current->context, &scheduler);
+  switchFiber(current->context, scheduler);
 }
 
 void SimtRuntime::fail(const llvm::Twine &message) {
@@ -66,7 +68,7 @@ void SimtRuntime::fail(const llvm::Twine &message) {
     error = (describeLane(*current) + ": " + message).str();
   }
   // The scheduler never resumes a lane of a failed launch.
-  swapcontext(&current->context, &scheduler);
+  switchFiber(current->context, scheduler);
   std::abort();
 }
 
@@ -132,11 +134,8 @@ llvm::Error SimtRuntime::runWorkgroup(unsigned x, unsigned y, unsigned z,
     lane.wave = flat / waveSize;
     lane.laneInWave = flat % waveSize;
     lane.state = LaneState::Runnable;
-    getcontext(&lane.context);
-    lane.context.uc_stack.ss_sp = lane.stack.get();
-    lane.context.uc_stack.ss_size = kLaneStackBytes;
-    lane.context.uc_link = &scheduler;
-    makecontext(&lane.context, &SimtRuntime::laneMain, 0);
+    initFiber(lane.context, lane.stack.get(), kLaneStackBytes,
+              &SimtRuntime::laneMain);
   }
   ++stats.workgroups;
   stats.lanes += lanes.size();
@@ -146,7 +145,7 @@ llvm::Error SimtRuntime::runWorkgroup(unsigned x, unsigned y, unsigned z,
       if (lane.state != LaneState::Runnable)
         continue;
       current = &lane;
-      swapcontext(&scheduler, &lane.context);
+      switchFiber(scheduler, lane.context);
       if (failed)
         return llvm::createStringError(error);
     }

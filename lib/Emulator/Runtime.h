@@ -11,6 +11,7 @@
 #ifndef TESSEL_LIB_EMULATOR_RUNTIME_H
 #define TESSEL_LIB_EMULATOR_RUNTIME_H
 
+#include "Fiber.h"
 #include "tessel/Emulator/Emulator.h"
 #include "tessel/Target/Mma.h"
 
@@ -18,7 +19,6 @@
 
 #include <memory>
 #include <string>
-#include <ucontext.h>
 #include <vector>
 
 namespace tessel::emu {
@@ -49,7 +49,7 @@ struct CollectiveRequest {
 };
 
 struct Lane {
-  ucontext_t context;
+  FiberContext context;
   std::unique_ptr<char[]> stack;
   unsigned id[3] = {0, 0, 0};
   unsigned flatId = 0, wave = 0, laneInWave = 0;
@@ -128,7 +128,7 @@ private:
 
   std::vector<Lane> lanes;
   Lane *current = nullptr;
-  ucontext_t scheduler;
+  FiberContext scheduler;
   std::string error;
   bool failed = false;
   std::vector<std::unique_ptr<char[]>> allocations;

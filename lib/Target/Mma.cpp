@@ -15,6 +15,8 @@
 
 #include <array>
 #include <functional>
+#include <map>
+#include <mutex>
 
 using namespace tessel;
 using llvm::ArrayRef;
@@ -360,8 +362,9 @@ static std::pair<int32_t, int32_t> accumulatorMN(const MmaInstr &instr,
   llvm_unreachable("unknown family");
 }
 
-llvm::Expected<MmaLayouts> tessel::getMmaLayouts(const MmaInstr &instr,
-                                                 unsigned waveSize) {
+/// Builds the layouts of one instruction (checked on every input).
+static llvm::Expected<MmaLayouts> buildMmaLayouts(const MmaInstr &instr,
+                                                  unsigned waveSize) {
   if (!llvm::is_contained(instr.getWaveSizes(), waveSize))
     return makeError(instr.name + " does not run in wave" +
                      llvm::Twine(waveSize));
@@ -389,6 +392,24 @@ llvm::Expected<MmaLayouts> tessel::getMmaLayouts(const MmaInstr &instr,
     return std::move(error);
   }
   return MmaLayouts{std::move(*a), std::move(*b), std::move(*c)};
+}
+
+llvm::Expected<MmaLayouts> tessel::getMmaLayouts(const MmaInstr &instr,
+                                                 unsigned waveSize) {
+  // Building checks every (element, lane): done once per instruction and
+  // wave size, since the emulator asks for every MFMA it executes.
+  static std::mutex mutex;
+  static std::map<std::pair<const MmaInstr *, unsigned>, MmaLayouts> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto key = std::make_pair(&instr, waveSize);
+  auto it = cache.find(key);
+  if (it != cache.end())
+    return it->second;
+  llvm::Expected<MmaLayouts> layouts = buildMmaLayouts(instr, waveSize);
+  if (!layouts)
+    return layouts.takeError();
+  cache.emplace(key, *layouts);
+  return layouts;
 }
 
 //===----------------------------------------------------------------------===//

@@ -90,3 +90,41 @@ func.func @ocp_on_gfx942(%a: memref<64x64xf8E4M3FN>, %b: memref<64x64xf8E4M3FN>,
   tessel.matmul ins(%a, %b : memref<64x64xf8E4M3FN>, memref<64x64xf8E4M3FN>) outs(%c : memref<64x64xf32>)
   return
 }
+
+// -----
+
+// Attention: 64-query blocks on two 32-row waves, 64 keys per step.
+// CHECK-LABEL: func.func @attention_default
+// CHECK: tessel.attention
+// CHECK-SAME: config = #tessel.config<tile = [64, 64], waves = [2, 1], stages = 1, instr = "v_mfma_f32_32x32x8_f16">
+func.func @attention_default(%q: memref<2x8x1024x128xf16>, %k: memref<2x2x1024x128xf16>, %v: memref<2x2x1024x128xf16>, %o: memref<2x8x1024x128xf16>) {
+  tessel.attention ins(%q, %k, %v : memref<2x8x1024x128xf16>, memref<2x2x1024x128xf16>, memref<2x2x1024x128xf16>) outs(%o : memref<2x8x1024x128xf16>) {causal}
+  return
+}
+
+// -----
+
+func.func @attention_waves_along_keys(%q: memref<1x1x64x64xf16>, %k: memref<1x1x64x64xf16>, %v: memref<1x1x64x64xf16>, %o: memref<1x1x64x64xf16>) {
+  // expected-error @+1 {{'tessel.attention' op attention splits query rows over waves: waves must be [n, 1], got [1, 2]}}
+  tessel.attention ins(%q, %k, %v : memref<1x1x64x64xf16>, memref<1x1x64x64xf16>, memref<1x1x64x64xf16>) outs(%o : memref<1x1x64x64xf16>) {config = #tessel.config<tile = [64, 64], waves = [1, 2], stages = 1, instr = "v_mfma_f32_32x32x8_f16">}
+  return
+}
+
+// -----
+
+func.func @attention_blocks_over_lds(%q: memref<1x1x64x256xbf16>, %k: memref<1x1x64x256xbf16>, %v: memref<1x1x64x256xbf16>, %o: memref<1x1x64x256xbf16>) {
+  // expected-error @+1 {{'tessel.attention' op the config needs 69632 bytes of LDS, over the 65536 of gfx942}}
+  tessel.attention ins(%q, %k, %v : memref<1x1x64x256xbf16>, memref<1x1x64x256xbf16>, memref<1x1x64x256xbf16>) outs(%o : memref<1x1x64x256xbf16>) {config = #tessel.config<tile = [64, 32], waves = [2, 1], stages = 1, instr = "v_mfma_f32_32x32x8_bf16">}
+  return
+}
+
+// -----
+
+// Head dimension 256 gets 32x32 blocks, which fit.
+// CHECK-LABEL: func.func @attention_head_dim_256
+// CHECK: tessel.attention
+// CHECK-SAME: config = #tessel.config<tile = [32, 32], waves = [1, 1], stages = 1, instr = "v_mfma_f32_32x32x8_bf16">
+func.func @attention_head_dim_256(%q: memref<1x1x64x256xbf16>, %k: memref<1x1x64x256xbf16>, %v: memref<1x1x64x256xbf16>, %o: memref<1x1x64x256xbf16>) {
+  tessel.attention ins(%q, %k, %v : memref<1x1x64x256xbf16>, memref<1x1x64x256xbf16>, memref<1x1x64x256xbf16>) outs(%o : memref<1x1x64x256xbf16>)
+  return
+}

@@ -199,13 +199,15 @@ tessel::checkMatmulConfig(ConfigAttr config, const Chip &chip, Type a, Type b,
 
 ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
                                              const Chip &chip, Type element,
-                                             int64_t seqQ) {
+                                             int64_t seqQ, int64_t headDim) {
   const MmaInstr *instr = chooseMmaInstr(chip, element, element, 32);
   if (!instr)
     return {};
+  // Head dims past 128 need smaller blocks to fit LDS and registers.
+  bool wide = headDim > 128;
   int64_t blockM =
-      !ShapedType::isDynamic(seqQ) && seqQ <= 32 ? 32 : 64;
-  SmallVector<int64_t> tile = {blockM, 64};
+      wide || (!ShapedType::isDynamic(seqQ) && seqQ <= 32) ? 32 : 64;
+  SmallVector<int64_t> tile = {blockM, wide ? 32 : 64};
   SmallVector<int64_t> waves = {blockM / 32, 1};
   return ConfigAttr::get(context, tile, waves, /*stages=*/1,
                          StringAttr::get(context, instr->name));

@@ -74,7 +74,8 @@ struct SelectConfigPass
       if (!config) {
         config = getDefaultAttentionConfig(
             &getContext(), *target, element,
-            attention.getQ().getType().getDimSize(2));
+            attention.getQ().getType().getDimSize(2),
+            attention.getQ().getType().getDimSize(3));
         if (!config) {
           attention.emitOpError() << target->name
                                   << " has no matrix instruction for "

@@ -56,11 +56,12 @@ checkMatmulConfig(ConfigAttr config, const Chip &chip, mlir::Type a,
                   llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
 
 /// The default attention config: blocks of 64 queries (32 for short query
-/// sequences) on 32-row waves, 64 keys per step, the chip's fastest 32x32
-/// instruction for the input type. Null when the chip has none.
+/// sequences) on 32-row waves, 64 keys per step (32 x 32 blocks past head
+/// dim 128), the chip's fastest 32x32 instruction for the input type. Null
+/// when the chip has none.
 ConfigAttr getDefaultAttentionConfig(mlir::MLIRContext *context,
                                      const Chip &chip, mlir::Type element,
-                                     int64_t seqQ);
+                                     int64_t seqQ, int64_t headDim);
 
 /// Checks an attention config against `chip` for head dimension `headDim`:
 /// instruction, waves only along the queries, LDS and registers within
