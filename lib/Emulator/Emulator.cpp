@@ -27,10 +27,11 @@ using namespace tessel::emu;
 // Kernels that call the ROCm device libraries (math.erf -> __ocml_erf_f32)
 // get the host's libm in their place.
 #define TESSEL_OCML_UNARY(X)                                                   \
-  X(acos) X(acosh) X(asin) X(asinh) X(atan) X(atanh) X(cbrt) X(ceil) X(cos)   \
-      X(cosh) X(erf) X(erfc) X(exp) X(exp2) X(expm1) X(fabs) X(floor) X(log)  \
-          X(log10) X(log1p) X(log2) X(rint) X(round) X(sin) X(sinh) X(sqrt)   \
-              X(tan) X(tanh) X(trunc)
+  X(acos)                                                                      \
+  X(acosh) X(asin) X(asinh) X(atan) X(atanh) X(cbrt) X(ceil) X(cos) X(cosh)    \
+      X(erf) X(erfc) X(exp) X(exp2) X(expm1) X(fabs) X(floor) X(log) X(log10)  \
+          X(log1p) X(log2) X(rint) X(round) X(sin) X(sinh) X(sqrt) X(tan)      \
+              X(tanh) X(trunc)
 #define TESSEL_OCML_BINARY(X) X(atan2) X(fmod) X(pow) X(fmax) X(fmin) X(hypot)
 
 extern "C" {
@@ -50,7 +51,8 @@ static double ocml_rsqrt_f64(double x) { return 1.0 / std::sqrt(x); }
 #undef DEFINE_BINARY
 }
 
-static llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner mangle) {
+static llvm::orc::SymbolMap
+runtimeSymbols(llvm::orc::MangleAndInterner mangle) {
   llvm::orc::SymbolMap symbols;
   auto add = [&](llvm::StringRef name, auto *function) {
     symbols[mangle(name)] = {llvm::orc::ExecutorAddr::fromPtr(function),
@@ -76,8 +78,8 @@ static llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner mangle) 
 Emulator::Emulator(const Chip &chip) : chip(chip) {}
 Emulator::~Emulator() = default;
 
-llvm::Expected<std::unique_ptr<Emulator>>
-Emulator::create(ModuleOp host, const Chip &chip) {
+llvm::Expected<std::unique_ptr<Emulator>> Emulator::create(ModuleOp host,
+                                                           const Chip &chip) {
   static std::once_flag initializeTarget;
   std::call_once(initializeTarget, [] {
     llvm::InitializeNativeTarget();
@@ -116,8 +118,8 @@ llvm::Error Emulator::launch(llvm::StringRef kernel, const LaunchDims &dims,
   llvm::Expected<void (*)(void **)> entry = engine->lookupPacked(kernel);
   if (!entry)
     return llvm::createStringError(
-        "no kernel '" + kernel + "' in the emulated module: " +
-        llvm::toString(entry.takeError()));
+        "no kernel '" + kernel +
+        "' in the emulated module: " + llvm::toString(entry.takeError()));
   LaunchStats local;
   SimtRuntime runtime(chip, kernel, *entry, args, buffers, dims,
                       getLdsBytes(kernel));

@@ -49,9 +49,9 @@ void tessel::emu::initFiber(FiberContext &fiber, char *stack, size_t bytes,
   // with the stack aligned as after a call (rsp = 8 mod 16).
   auto top = reinterpret_cast<uintptr_t>(stack + bytes) & ~uintptr_t(15);
   auto *slots = reinterpret_cast<uint64_t *>(top);
-  *--slots = 0;                                   // entry's return address
-  *--slots = reinterpret_cast<uint64_t>(entry);   // popped by `ret`
-  for (int i = 0; i < 6; ++i)                     // rbp, rbx, r12-r15
+  *--slots = 0;                                 // entry's return address
+  *--slots = reinterpret_cast<uint64_t>(entry); // popped by `ret`
+  for (int i = 0; i < 6; ++i)                   // rbp, rbx, r12-r15
     *--slots = 0;
   uint32_t controls[2];
   asm volatile("stmxcsr %0" : "=m"(controls[0]));

@@ -29,8 +29,7 @@ struct FiberContext {
 
 /// Prepares `fiber` to run `entry` on the `bytes` of `stack` at its first
 /// switch. `entry` must never return: it switches away for good instead.
-void initFiber(FiberContext &fiber, char *stack, size_t bytes,
-               void (*entry)());
+void initFiber(FiberContext &fiber, char *stack, size_t bytes, void (*entry)());
 
 /// Saves the running context in `from` and resumes `to`.
 void switchFiber(FiberContext &from, FiberContext &to);

@@ -46,7 +46,9 @@ private:
   Type i32() { return IntegerType::get(ctx(), 32); }
   Type i64() { return IntegerType::get(ctx(), 64); }
   Type f32() { return Float32Type::get(ctx()); }
-  Type ptr(unsigned space = 0) { return LLVM::LLVMPointerType::get(ctx(), space); }
+  Type ptr(unsigned space = 0) {
+    return LLVM::LLVMPointerType::get(ctx(), space);
+  }
   Type voidType() { return LLVM::LLVMVoidType::get(ctx()); }
 
   Value constI32(OpBuilder &b, Location loc, int64_t value) {
@@ -102,9 +104,8 @@ Value KernelLowering::call(OpBuilder &b, Location loc, StringRef name,
 }
 
 Value KernelLowering::slot(OpBuilder &b, Location loc, Type type) {
-  auto function = b.getInsertionBlock()
-                      ->getParentOp()
-                      ->getParentOfType<LLVM::LLVMFuncOp>();
+  auto function =
+      b.getInsertionBlock()->getParentOp()->getParentOfType<LLVM::LLVMFuncOp>();
   if (!function)
     function = cast<LLVM::LLVMFuncOp>(b.getInsertionBlock()->getParentOp());
   OpBuilder::InsertionGuard guard(b);
@@ -112,8 +113,7 @@ Value KernelLowering::slot(OpBuilder &b, Location loc, Type type) {
   Value one = constI64(b, loc, 1);
   // The host loads and stores the slot with the type's natural alignment
   // (64 bytes for <16 x float> with AVX-512): give it at least that.
-  uint64_t alignment =
-      std::max<uint64_t>(16, llvm::PowerOf2Ceil(sizeOf(type)));
+  uint64_t alignment = std::max<uint64_t>(16, llvm::PowerOf2Ceil(sizeOf(type)));
   return LLVM::AllocaOp::create(b, loc, ptr(), type, one,
                                 std::min<uint64_t>(alignment, 128));
 }
@@ -124,8 +124,7 @@ Value KernelLowering::spill(OpBuilder &b, Location loc, Value value) {
   return memory;
 }
 
-Value KernelLowering::toFlatPointer(OpBuilder &b, Location loc,
-                                    Value pointer) {
+Value KernelLowering::toFlatPointer(OpBuilder &b, Location loc, Value pointer) {
   auto type = cast<LLVM::LLVMPointerType>(pointer.getType());
   if (type.getAddressSpace() == 0)
     return pointer;
@@ -239,8 +238,7 @@ void KernelLowering::instrumentMaskedAccess(Operation *op, Value pointer,
   call(b, loc, "check_masked", voidType(),
        {toFlatPointer(b, loc, pointer),
         constI64(b, loc, sizeOf(vectorType.getElementType())),
-        constI64(b, loc, count), spill(b, loc, bytes),
-        constI32(b, loc, kind)});
+        constI64(b, loc, count), spill(b, loc, bytes), constI32(b, loc, kind)});
 }
 
 //===----------------------------------------------------------------------===//
@@ -281,8 +279,8 @@ LogicalResult KernelLowering::lowerMma(Operation *op, StringRef mnemonic) {
     for (Value modifier : op->getOperands().drop_front(3)) {
       APInt value;
       auto constant = modifier.getDefiningOp<LLVM::ConstantOp>();
-      auto attr = constant ? dyn_cast<IntegerAttr>(constant.getValue())
-                           : IntegerAttr();
+      auto attr =
+          constant ? dyn_cast<IntegerAttr>(constant.getValue()) : IntegerAttr();
       if (!attr || attr.getInt() != 0)
         return op->emitError() << "the emulator models " << mnemonic
                                << " without cbsz/abid/blgp modifiers";
@@ -298,16 +296,15 @@ LogicalResult KernelLowering::lowerMma(Operation *op, StringRef mnemonic) {
        {constI32(b, loc, index), spill(b, loc, operands[0]),
         spill(b, loc, operands[1]), spill(b, loc, operands[2]), result,
         constI32(b, loc, flags)});
-  Value value = LLVM::LoadOp::create(b, loc, op->getResult(0).getType(), result);
+  Value value =
+      LLVM::LoadOp::create(b, loc, op->getResult(0).getType(), result);
   op->getResult(0).replaceAllUsesWith(value);
   op->erase();
   return success();
 }
 
 /// The dimension (0, 1, 2) of an `...x/y/z` op name.
-static int64_t dimOf(StringRef name) {
-  return name.back() - 'x';
-}
+static int64_t dimOf(StringRef name) { return name.back() - 'x'; }
 
 LogicalResult KernelLowering::lowerRocdlOp(Operation *op) {
   StringRef name = op->getName().getStringRef();
@@ -331,21 +328,19 @@ LogicalResult KernelLowering::lowerRocdlOp(Operation *op) {
   };
 
   // Ids and sizes.
-  for (auto [prefix, entry] :
-       {std::pair{"workitem.id.", "workitem_id"},
-        {"workgroup.id.", "workgroup_id"},
-        {"workgroup.dim.", "workgroup_dim"},
-        {"grid.dim.", "grid_dim"}})
+  for (auto [prefix, entry] : {std::pair{"workitem.id.", "workitem_id"},
+                               {"workgroup.id.", "workgroup_id"},
+                               {"workgroup.dim.", "workgroup_dim"},
+                               {"grid.dim.", "grid_dim"}})
     if (rest.starts_with(prefix))
       return replaceWith(
           call(b, loc, entry, i32(), {constI32(b, loc, dimOf(rest))}));
   if (rest == "wavefrontsize")
     return replaceWith(call(b, loc, "wave_size", i32(), {}));
   if (rest == "mbcnt.lo" || rest == "mbcnt.hi")
-    return replaceWith(call(
-        b, loc, "mbcnt", i32(),
-        {constI32(b, loc, rest == "mbcnt.hi"), op->getOperand(0),
-         op->getOperand(1)}));
+    return replaceWith(call(b, loc, "mbcnt", i32(),
+                            {constI32(b, loc, rest == "mbcnt.hi"),
+                             op->getOperand(0), op->getOperand(1)}));
 
   // Synchronization and scheduling.
   if (rest == "barrier" || rest == "s.barrier") {
@@ -356,9 +351,8 @@ LogicalResult KernelLowering::lowerRocdlOp(Operation *op) {
   if (op->getNumResults() == 0 &&
       llvm::is_contained({"s.waitcnt", "sched.barrier", "sched.group.barrier",
                           "s.setprio", "iglp.opt", "s.nop", "s.sleep",
-                          "s.wait.dscnt", "s.wait.loadcnt",
-                          "s.wait.storecnt", "s.wait.expcnt",
-                          "s.wait.asynccnt", "global.prefetch",
+                          "s.wait.dscnt", "s.wait.loadcnt", "s.wait.storecnt",
+                          "s.wait.expcnt", "s.wait.asynccnt", "global.prefetch",
                           "flat.prefetch"},
                          rest)) {
     op->erase();
@@ -371,10 +365,10 @@ LogicalResult KernelLowering::lowerRocdlOp(Operation *op) {
   if (rest == "ds_bpermute" || rest == "ds_swizzle") {
     SmallVector<Value> args;
     for (Value operand : op->getOperands())
-      args.push_back(operand.getType() == i32()
-                         ? operand
-                         : LLVM::BitcastOp::create(b, loc, i32(), operand)
-                               .getResult());
+      args.push_back(
+          operand.getType() == i32()
+              ? operand
+              : LLVM::BitcastOp::create(b, loc, i32(), operand).getResult());
     return replaceWith(call(b, loc, rest, i32(), args));
   }
   if (rest == "permlane16.swap" || rest == "permlane32.swap") {
@@ -384,8 +378,8 @@ LogicalResult KernelLowering::lowerRocdlOp(Operation *op) {
     call(b, loc, "permlane_swap", voidType(),
          {op->getOperand(0), op->getOperand(1),
           constI32(b, loc, rest == "permlane16.swap" ? 16 : 32), result});
-    Value words = LLVM::LoadOp::create(b, loc, LLVM::LLVMArrayType::get(i32(), 2),
-                                       result);
+    Value words = LLVM::LoadOp::create(
+        b, loc, LLVM::LLVMArrayType::get(i32(), 2), result);
     Value value = LLVM::UndefOp::create(b, loc, pair);
     for (int64_t i = 0; i < 2; ++i)
       value = LLVM::InsertValueOp::create(
@@ -397,8 +391,7 @@ LogicalResult KernelLowering::lowerRocdlOp(Operation *op) {
   if (rest == "readlane" || rest == "readfirstlane") {
     Type type = op->getResult(0).getType();
     Value result = slot(b, loc, type);
-    Value lane = rest == "readlane" ? op->getOperand(1)
-                                    : constI32(b, loc, -1);
+    Value lane = rest == "readlane" ? op->getOperand(1) : constI32(b, loc, -1);
     call(b, loc, "readlane", voidType(),
          {spill(b, loc, op->getOperand(0)), result,
           constI32(b, loc, sizeOf(type)), lane});
@@ -439,8 +432,9 @@ LogicalResult KernelLowering::lowerRocdlOp(Operation *op) {
   }
   if (auto store = dyn_cast<ROCDL::RawPtrBufferStoreOp>(op)) {
     call(b, loc, "buffer_store", voidType(),
-         {spill(b, loc, store.getVdata()), toFlatPointer(b, loc, store.getRsrc()),
-          store.getOffset(), store.getSoffset(),
+         {spill(b, loc, store.getVdata()),
+          toFlatPointer(b, loc, store.getRsrc()), store.getOffset(),
+          store.getSoffset(),
           constI32(b, loc, sizeOf(store.getVdata().getType()))});
     op->erase();
     return success();
@@ -462,10 +456,9 @@ LogicalResult KernelLowering::lowerRocdlOp(Operation *op) {
     Type type = op->getResult(0).getType();
     Value vector = LLVM::UndefOp::create(b, loc, type);
     for (int i = 0; i < 2; ++i) {
-      Value element =
-          call(b, loc, "cvt_f32_fp8", f32(),
-               {op->getOperand(0), constI32(b, loc, 2 * high + i),
-                constI32(b, loc, isBf8)});
+      Value element = call(b, loc, "cvt_f32_fp8", f32(),
+                           {op->getOperand(0), constI32(b, loc, 2 * high + i),
+                            constI32(b, loc, isBf8)});
       vector = LLVM::InsertElementOp::create(b, loc, vector, element,
                                              constI32(b, loc, i));
     }
@@ -474,10 +467,10 @@ LogicalResult KernelLowering::lowerRocdlOp(Operation *op) {
   if (isa<ROCDL::CvtPkFp8F32Op, ROCDL::CvtPkBf8F32Op>(op)) {
     bool isBf8 = isa<ROCDL::CvtPkBf8F32Op>(op);
     bool high = op->getAttrOfType<BoolAttr>("wordSel").getValue();
-    return replaceWith(call(
-        b, loc, "cvt_pk_fp8_f32", i32(),
-        {op->getOperand(0), op->getOperand(1), op->getOperand(2),
-         constI32(b, loc, high), constI32(b, loc, isBf8)}));
+    return replaceWith(
+        call(b, loc, "cvt_pk_fp8_f32", i32(),
+             {op->getOperand(0), op->getOperand(1), op->getOperand(2),
+              constI32(b, loc, high), constI32(b, loc, isBf8)}));
   }
 
   // Transcendental approximations (f32 only).
@@ -498,8 +491,7 @@ LogicalResult KernelLowering::lowerRocdlOp(Operation *op) {
     return replaceWith(call(b, loc, "fmed3_f32", f32(),
                             SmallVector<Value>(op->getOperands())));
 
-  return op->emitError() << "'" << name
-                         << "' is not supported by the emulator";
+  return op->emitError() << "'" << name << "' is not supported by the emulator";
 }
 
 void KernelLowering::cleanUpKernelAttributes() {
@@ -545,11 +537,10 @@ LogicalResult KernelLowering::run() {
     else if (auto rmw = dyn_cast<LLVM::AtomicRMWOp>(op))
       instrumentAccess(op, rmw.getPtr(), rmw.getVal().getType(), true);
     else if (auto cmpxchg = dyn_cast<LLVM::AtomicCmpXchgOp>(op))
-      instrumentAccess(op, cmpxchg.getPtr(), cmpxchg.getVal().getType(),
-                       true);
+      instrumentAccess(op, cmpxchg.getPtr(), cmpxchg.getVal().getType(), true);
     else if (auto load = dyn_cast<LLVM::MaskedLoadOp>(op))
-      instrumentMaskedAccess(op, load.getData(), load.getMask(),
-                             load.getType(), false);
+      instrumentMaskedAccess(op, load.getData(), load.getMask(), load.getType(),
+                             false);
     else if (auto store = dyn_cast<LLVM::MaskedStoreOp>(op))
       instrumentMaskedAccess(op, store.getData(), store.getMask(),
                              store.getValue().getType(), true);
@@ -573,8 +564,7 @@ struct LowerToEmulatorPass
                          << "'; known chips: " << knownChipNames();
       return signalPassFailure();
     }
-    SmallVector<gpu::GPUModuleOp> gpuModules(
-        module.getOps<gpu::GPUModuleOp>());
+    SmallVector<gpu::GPUModuleOp> gpuModules(module.getOps<gpu::GPUModuleOp>());
     for (gpu::GPUModuleOp gpuModule : gpuModules) {
       OpBuilder b(gpuModule);
       auto host = ModuleOp::create(b, gpuModule.getLoc(), gpuModule.getName());

@@ -82,8 +82,7 @@ std::string SimtRuntime::describeLane(const Lane &lane) const {
 }
 
 llvm::Error SimtRuntime::run(LaunchStats &stats) {
-  uint64_t laneCount =
-      uint64_t(dims.block[0]) * dims.block[1] * dims.block[2];
+  uint64_t laneCount = uint64_t(dims.block[0]) * dims.block[1] * dims.block[2];
   if (laneCount == 0 || dims.grid[0] * dims.grid[1] * dims.grid[2] == 0)
     return llvm::createStringError("kernel '" + kernel +
                                    "': empty grid or workgroup");
@@ -271,8 +270,8 @@ llvm::Error SimtRuntime::executeCollective(llvm::ArrayRef<Lane *> wave) {
     MmaSignedness signedness;
     signedness.unsignedA = first.params[1] & abi::kMmaUnsignedA;
     signedness.unsignedB = first.params[1] & abi::kMmaUnsignedB;
-    if (llvm::Error error = executeMma(instr, waveSize, chip.fp8Format, a, b,
-                                       c, d, signedness))
+    if (llvm::Error error =
+            executeMma(instr, waveSize, chip.fp8Format, a, b, c, d, signedness))
       return failAt(llvm::toString(std::move(error)));
     for (auto [index, lane] : llvm::enumerate(wave))
       std::memcpy(lane->request.output, &d[index * accBytes], accBytes);
@@ -320,8 +319,7 @@ llvm::Error SimtRuntime::executeCollective(llvm::ArrayRef<Lane *> wave) {
       return failAt("readlane of lane " + llvm::Twine(source) +
                     " outside the wave");
     for (Lane *lane : wave)
-      std::memcpy(lane->request.output, wave[source]->request.inputs[0],
-                  bytes);
+      std::memcpy(lane->request.output, wave[source]->request.inputs[0], bytes);
     return llvm::Error::success();
   }
   case CollectiveKind::PermlaneSwap: {
@@ -365,7 +363,7 @@ std::string SimtRuntime::describeAddress(uintptr_t address) const {
   for (const BufferRegion &buffer : buffers) {
     uintptr_t begin = reinterpret_cast<uintptr_t>(buffer.data);
     uintptr_t end = begin + buffer.bytes;
-    uintptr_t distance = address < begin ? begin - address
+    uintptr_t distance = address < begin  ? begin - address
                          : address >= end ? address - end
                                           : 0;
     if (distance <= nearestDistance) {
@@ -428,13 +426,11 @@ static bool races(const LdsAccess &earlier, const Lane &lane,
   return earlier.waveEpoch == waveEpoch;
 }
 
-void SimtRuntime::checkLdsAccess(uint64_t offset, int64_t bytes,
-                                 bool isWrite) {
+void SimtRuntime::checkLdsAccess(uint64_t offset, int64_t bytes, bool isWrite) {
   const Lane &lane = *current;
   uint32_t waveEpoch = waveEpochs[lane.wave];
   LdsAccess now{lane.flatId, barrierEpoch, waveEpoch};
-  auto reportRace = [&](const LdsAccess &other, bool otherWrote,
-                        uint64_t at) {
+  auto reportRace = [&](const LdsAccess &other, bool otherWrote, uint64_t at) {
     fail(llvm::formatv(
         "LDS race: {0} of {1} bytes at LDS offset {2} and a {3} of byte {4} "
         "by wave {5}, lane {6} with no barrier{7} between them",
@@ -486,8 +482,8 @@ struct BufferResource {
 
 void *__tessel_emu_make_buffer_rsrc(void *base, int64_t numRecords,
                                     int32_t stride, int32_t flags) {
-  auto *rsrc = static_cast<BufferResource *>(
-      runtime().allocate(sizeof(BufferResource)));
+  auto *rsrc =
+      static_cast<BufferResource *>(runtime().allocate(sizeof(BufferResource)));
   *rsrc = {static_cast<char *>(base), numRecords, stride};
   return rsrc;
 }
@@ -507,7 +503,6 @@ static void forEachBufferChunk(const BufferResource &rsrc, int64_t offset,
     done += chunk;
   }
 }
-
 
 extern "C" {
 
@@ -634,36 +629,34 @@ void __tessel_emu_check_masked(void *pointer, int64_t elementBytes,
 void __tessel_emu_buffer_load(void *rsrcPointer, int32_t offset,
                               int32_t soffset, void *dst, int32_t bytes) {
   const auto &rsrc = *static_cast<BufferResource *>(rsrcPointer);
-  forEachBufferChunk(rsrc, int64_t(offset) + soffset, bytes,
-                     [&](int32_t done, int64_t at, int32_t chunk, bool inRange) {
-                       char *out = static_cast<char *>(dst) + done;
-                       if (!inRange) {
-                         std::memset(out, 0, chunk); // as on hardware
-                         return;
-                       }
-                       runtime().checkAccess(rsrc.base + at, chunk, 0);
-                       std::memcpy(out, rsrc.base + at, chunk);
-                     });
+  forEachBufferChunk(
+      rsrc, int64_t(offset) + soffset, bytes,
+      [&](int32_t done, int64_t at, int32_t chunk, bool inRange) {
+        char *out = static_cast<char *>(dst) + done;
+        if (!inRange) {
+          std::memset(out, 0, chunk); // as on hardware
+          return;
+        }
+        runtime().checkAccess(rsrc.base + at, chunk, 0);
+        std::memcpy(out, rsrc.base + at, chunk);
+      });
 }
 
 void __tessel_emu_buffer_store(const void *src, void *rsrcPointer,
-                               int32_t offset, int32_t soffset,
-                               int32_t bytes) {
+                               int32_t offset, int32_t soffset, int32_t bytes) {
   const auto &rsrc = *static_cast<BufferResource *>(rsrcPointer);
-  forEachBufferChunk(rsrc, int64_t(offset) + soffset, bytes,
-                     [&](int32_t done, int64_t at, int32_t chunk, bool inRange) {
-                       if (!inRange)
-                         return; // dropped, as on hardware
-                       runtime().checkAccess(rsrc.base + at, chunk,
-                                             abi::kWriteBit);
-                       std::memcpy(rsrc.base + at,
-                                   static_cast<const char *>(src) + done,
-                                   chunk);
-                     });
+  forEachBufferChunk(
+      rsrc, int64_t(offset) + soffset, bytes,
+      [&](int32_t done, int64_t at, int32_t chunk, bool inRange) {
+        if (!inRange)
+          return; // dropped, as on hardware
+        runtime().checkAccess(rsrc.base + at, chunk, abi::kWriteBit);
+        std::memcpy(rsrc.base + at, static_cast<const char *>(src) + done,
+                    chunk);
+      });
 }
 
-float __tessel_emu_cvt_f32_fp8(int32_t source, int32_t byteSel,
-                               int32_t isBf8) {
+float __tessel_emu_cvt_f32_fp8(int32_t source, int32_t byteSel, int32_t isBf8) {
   const Chip &chip = runtime().getChip();
   uint8_t bits = uint32_t(source) >> (8 * byteSel);
   return decodeFp8(bits, fp8KindFor(isBf8 ? MmaElement::Bf8 : MmaElement::Fp8,
@@ -673,8 +666,8 @@ float __tessel_emu_cvt_f32_fp8(int32_t source, int32_t byteSel,
 int32_t __tessel_emu_cvt_pk_fp8_f32(float a, float b, int32_t old,
                                     int32_t wordSel, int32_t isBf8) {
   const Chip &chip = runtime().getChip();
-  Fp8Kind kind = fp8KindFor(isBf8 ? MmaElement::Bf8 : MmaElement::Fp8,
-                            chip.fp8Format);
+  Fp8Kind kind =
+      fp8KindFor(isBf8 ? MmaElement::Bf8 : MmaElement::Fp8, chip.fp8Format);
   uint32_t packed = encodeFp8(a, kind, /*saturate=*/false) |
                     uint32_t(encodeFp8(b, kind, /*saturate=*/false)) << 8;
   uint32_t result = uint32_t(old);

@@ -40,12 +40,12 @@ enum class CollectiveKind {
 /// What a lane brings to a collective and gets back from it.
 struct CollectiveRequest {
   CollectiveKind kind;
-  int32_t params[6] = {};        // uniform parameters (instruction, pattern)
-  const void *inputs[3] = {};    // per-lane operand bytes
-  void *output = nullptr;        // where the lane's result goes
-  uint32_t value = 0;            // 32-bit operand (bpermute, swizzle, ballot)
-  uint32_t address = 0;          // bpermute byte address
-  uint64_t result = 0;           // scalar result
+  int32_t params[6] = {};     // uniform parameters (instruction, pattern)
+  const void *inputs[3] = {}; // per-lane operand bytes
+  void *output = nullptr;     // where the lane's result goes
+  uint32_t value = 0;         // 32-bit operand (bpermute, swizzle, ballot)
+  uint32_t address = 0;       // bpermute byte address
+  uint64_t result = 0;        // scalar result
 };
 
 struct Lane {
@@ -72,9 +72,8 @@ struct LdsShadow {
 class SimtRuntime {
 public:
   SimtRuntime(const Chip &chip, llvm::StringRef kernel, PackedKernel entry,
-              llvm::ArrayRef<void *> args,
-              llvm::ArrayRef<BufferRegion> buffers, const LaunchDims &dims,
-              uint64_t ldsBytes);
+              llvm::ArrayRef<void *> args, llvm::ArrayRef<BufferRegion> buffers,
+              const LaunchDims &dims, uint64_t ldsBytes);
 
   /// Runs every workgroup; the first error stops the launch.
   llvm::Error run(LaunchStats &stats);

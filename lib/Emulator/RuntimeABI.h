@@ -91,8 +91,7 @@ void __tessel_emu_buffer_load(void *rsrc, int32_t offset, int32_t soffset,
                               void *dst, int32_t bytes);
 void __tessel_emu_buffer_store(const void *src, void *rsrc, int32_t offset,
                                int32_t soffset, int32_t bytes);
-float __tessel_emu_cvt_f32_fp8(int32_t source, int32_t byteSel,
-                               int32_t isBf8);
+float __tessel_emu_cvt_f32_fp8(int32_t source, int32_t byteSel, int32_t isBf8);
 int32_t __tessel_emu_cvt_pk_fp8_f32(float a, float b, int32_t old,
                                     int32_t wordSel, int32_t isBf8);
 float __tessel_emu_math_f32(int32_t op, float x);

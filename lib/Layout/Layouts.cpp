@@ -48,10 +48,10 @@ tessel::blockedLayout(ArrayRef<int64_t> shape, ArrayRef<int64_t> sizePerThread,
                      llvm::Twine(rank) + ")");
   if (!isPermutation(order, rank))
     return makeError("order must be a permutation of the tile dimensions");
-  for (auto [values, what] :
-       {std::pair{shape, "tile sizes"}, {sizePerThread, "sizes per thread"},
-        {threadsPerWave, "threads per wave"},
-        {wavesPerWorkgroup, "waves per workgroup"}})
+  for (auto [values, what] : {std::pair{shape, "tile sizes"},
+                              {sizePerThread, "sizes per thread"},
+                              {threadsPerWave, "threads per wave"},
+                              {wavesPerWorkgroup, "waves per workgroup"}})
     if (llvm::Error error = checkPowersOfTwo(values, what))
       return std::move(error);
 
@@ -98,7 +98,8 @@ tessel::swizzledLdsLayout(ArrayRef<int64_t> shape, int64_t vec,
   int64_t params[] = {vec, perPhase, maxPhase};
   if (llvm::Error error = checkPowersOfTwo(shape, "tile sizes"))
     return std::move(error);
-  if (llvm::Error error = checkPowersOfTwo(params, "vec, perPhase and maxPhase"))
+  if (llvm::Error error =
+          checkPowersOfTwo(params, "vec, perPhase and maxPhase"))
     return std::move(error);
   int64_t contiguous = order[0], strided = order[1];
   int64_t rowLength = shape[contiguous];
@@ -123,9 +124,8 @@ tessel::swizzledLdsLayout(ArrayRef<int64_t> shape, int64_t vec,
     basis[contiguous] = ((row / perPhase) % maxPhase) * vec;
     offset.bases.push_back(basis);
   }
-  return LinearLayout::get(
-      {offset}, {{dims::tileDim(0), int32_t(shape[0])},
-                 {dims::tileDim(1), int32_t(shape[1])}});
+  return LinearLayout::get({offset}, {{dims::tileDim(0), int32_t(shape[0])},
+                                      {dims::tileDim(1), int32_t(shape[1])}});
 }
 
 llvm::Expected<LinearLayout> tessel::ldsWriteLayout(const SwizzleQuery &query) {
@@ -161,8 +161,8 @@ llvm::Expected<SwizzleChoice> tessel::chooseSwizzle(const SwizzleQuery &query) {
             query.shape, vec, perPhase, maxPhase, query.order);
         if (!memory)
           return memory.takeError();
-        unsigned storeBytes =
-            std::min<unsigned>(query.storeBytes, rowLength * query.elementBytes);
+        unsigned storeBytes = std::min<unsigned>(
+            query.storeBytes, rowLength * query.elementBytes);
         llvm::Expected<BankConflictReport> write = analyzeBankConflicts(
             *writeLayout, *memory, query.elementBytes, storeBytes,
             /*isWrite=*/true, query.banking, query.waveSize);

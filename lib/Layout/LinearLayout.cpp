@@ -81,15 +81,14 @@ private:
 // Construction
 //===----------------------------------------------------------------------===//
 
-llvm::Expected<LinearLayout>
-LinearLayout::get(ArrayRef<InDim> inDims, ArrayRef<OutDim> outDims) {
+llvm::Expected<LinearLayout> LinearLayout::get(ArrayRef<InDim> inDims,
+                                               ArrayRef<OutDim> outDims) {
   llvm::StringSet<> names;
   int32_t outBits = 0;
   for (const OutDim &out : outDims) {
     if (out.size <= 0 || !llvm::isPowerOf2_32(out.size))
-      return makeError("output dimension '" + out.name +
-                       "' has size " + llvm::Twine(out.size) +
-                       ", which is not a power of two");
+      return makeError("output dimension '" + out.name + "' has size " +
+                       llvm::Twine(out.size) + ", which is not a power of two");
     if (!names.insert(out.name).second)
       return makeError("output dimension '" + out.name + "' appears twice");
     outBits += llvm::Log2_32(out.size);
@@ -104,10 +103,9 @@ LinearLayout::get(ArrayRef<InDim> inDims, ArrayRef<OutDim> outDims) {
     inBits += in.bases.size();
     for (auto [bit, basis] : llvm::enumerate(in.bases)) {
       if (basis.size() != outDims.size())
-        return makeError("basis " + llvm::Twine(bit) + " of input '" +
-                         in.name + "' has " + llvm::Twine(basis.size()) +
-                         " values for " + llvm::Twine(outDims.size()) +
-                         " output dimensions");
+        return makeError("basis " + llvm::Twine(bit) + " of input '" + in.name +
+                         "' has " + llvm::Twine(basis.size()) + " values for " +
+                         llvm::Twine(outDims.size()) + " output dimensions");
       for (auto [value, out] : llvm::zip(basis, outDims))
         if (value < 0 || value >= out.size)
           return makeError("basis " + llvm::Twine(bit) + " of input '" +
@@ -182,11 +180,12 @@ llvm::Expected<LinearLayout> LinearLayout::fromFunction(
       rest /= in.second;
     }
     SmallVector<int32_t, 4> expected = fn(input);
-    if (ArrayRef<int32_t>(expected) != ArrayRef<int32_t>(layout->apply(input))) {
+    if (ArrayRef<int32_t>(expected) !=
+        ArrayRef<int32_t>(layout->apply(input))) {
       std::string where;
       for (auto [index, in] : llvm::enumerate(inDimSizes))
-        where += (index ? ", " : "") + in.first + "=" +
-                 std::to_string(input[index]);
+        where +=
+            (index ? ", " : "") + in.first + "=" + std::to_string(input[index]);
       return makeError("the function is not linear over GF(2) at (" + where +
                        ")");
     }
@@ -389,10 +388,10 @@ llvm::Expected<LinearLayout> LinearLayout::pseudoinvert() const {
 
 llvm::Expected<LinearLayout> LinearLayout::invert() const {
   if (getTotalInDimSizeLog2() != getTotalOutDimSizeLog2() || !isInjective())
-    return makeError("the layout is not bijective: " +
-                     llvm::Twine(getTotalInDimSizeLog2()) + " input bits, " +
-                     llvm::Twine(getTotalOutDimSizeLog2()) +
-                     " output bits, rank " + llvm::Twine(getRank()));
+    return makeError(
+        "the layout is not bijective: " + llvm::Twine(getTotalInDimSizeLog2()) +
+        " input bits, " + llvm::Twine(getTotalOutDimSizeLog2()) +
+        " output bits, rank " + llvm::Twine(getRank()));
   return pseudoinvert();
 }
 
@@ -430,8 +429,8 @@ LinearLayout::operator*(const LinearLayout &other) const {
     newIns.push_back(std::move(dim));
   }
   for (const InDim &in : other.inDims) {
-    auto *it = llvm::find_if(
-        newIns, [&](const InDim &d) { return d.name == in.name; });
+    auto *it = llvm::find_if(newIns,
+                             [&](const InDim &d) { return d.name == in.name; });
     if (it == newIns.end()) {
       newIns.push_back({in.name, {}});
       it = newIns.end() - 1;
@@ -621,14 +620,15 @@ tessel::classifyConversion(const LinearLayout &src, const LinearLayout &dst) {
     return makeError("layouts of different tile shapes cannot be converted");
   for (auto [a, b] : llvm::zip(src.getOutDims(), dst.getOutDims()))
     if (a.name != b.name)
-      return makeError("layouts with different output dimensions ('" +
-                       a.name + "' vs '" + b.name + "')");
+      return makeError("layouts with different output dimensions ('" + a.name +
+                       "' vs '" + b.name + "')");
   for (const LinearLayout::InDim &in : src.getInDims())
     if (!llvm::is_contained({dims::kRegister.str(), dims::kLane.str(),
                              dims::kWave.str(), dims::kBlock.str()},
                             in.name))
       return makeError("conversions are between register/lane/wave/block "
-                       "layouts; got input '" + in.name + "'");
+                       "layouts; got input '" +
+                       in.name + "'");
   if (src == dst)
     return LayoutConversionKind::None;
 
@@ -638,15 +638,11 @@ tessel::classifyConversion(const LinearLayout &src, const LinearLayout &dst) {
   // in the span of src's register (resp. register and lane) bases for all
   // bases of r, l and w.
   auto bits = [&](StringRef name) {
-    return unsigned(std::max(src.getInDimSizeLog2(name),
-                             dst.getInDimSizeLog2(name)));
+    return unsigned(
+        std::max(src.getInDimSizeLog2(name), dst.getInDimSizeLog2(name)));
   };
-  auto srcOf = [&](StringRef name) {
-    return flatBases(src, name, bits(name));
-  };
-  auto dstOf = [&](StringRef name) {
-    return flatBases(dst, name, bits(name));
-  };
+  auto srcOf = [&](StringRef name) { return flatBases(src, name, bits(name)); };
+  auto dstOf = [&](StringRef name) { return flatBases(dst, name, bits(name)); };
   auto fits = [&](ArrayRef<StringRef> moving, ArrayRef<StringRef> fixed) {
     Gf2Basis span;
     unsigned index = 0;
@@ -760,11 +756,10 @@ llvm::Expected<BankConflictReport> tessel::analyzeBankConflicts(
   // The `vector` registers of one access must be consecutive in LDS.
   for (unsigned bit = 0; (1u << bit) < vector; ++bit)
     if (lanesToOffset->getBasis(dims::kRegister, bit)[0] != (1 << bit))
-      return makeError("registers " + llvm::Twine(0) + ".." +
-                       llvm::Twine(vector - 1) +
-                       " are not contiguous in LDS: a " +
-                       llvm::Twine(accessBytes) +
-                       "-byte access cannot read them at once");
+      return makeError(
+          "registers " + llvm::Twine(0) + ".." + llvm::Twine(vector - 1) +
+          " are not contiguous in LDS: a " + llvm::Twine(accessBytes) +
+          "-byte access cannot read them at once");
 
   BankConflictReport report;
   report.accessesPerWave = registers / vector;
@@ -777,8 +772,8 @@ llvm::Expected<BankConflictReport> tessel::analyzeBankConflicts(
         return index;
     return -1;
   };
-  int registerIndex = indexOf(dims::kRegister), laneIndex = indexOf(dims::kLane),
-      waveIndex = indexOf(dims::kWave);
+  int registerIndex = indexOf(dims::kRegister),
+      laneIndex = indexOf(dims::kLane), waveIndex = indexOf(dims::kWave);
   for (unsigned wave = 0; wave < report.waves; ++wave) {
     for (unsigned access = 0; access < report.accessesPerWave; ++access) {
       SmallVector<int64_t> addresses(waveSize, 0);

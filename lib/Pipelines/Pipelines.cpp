@@ -18,9 +18,9 @@ using namespace mlir;
 void tessel::buildTesselToGPUPipeline(OpPassManager &pm,
                                       const TesselToROCDLOptions &options) {
   // L0 -> L1: problem ops to tile programs, distributed and pipelined.
+  pm.nest<func::FuncOp>().addPass(createTesselSelectConfigPass({options.chip}));
+  pm.addPass(createTesselTilePass());
   OpPassManager &funcPM = pm.nest<func::FuncOp>();
-  funcPM.addPass(createTesselSelectConfigPass({options.chip}));
-  funcPM.addPass(createTesselTilePass());
   funcPM.addPass(createTesselSelectMfmaPass({options.chip}));
   funcPM.addPass(createTesselPromoteLdsPass({options.chip}));
   funcPM.addPass(createTesselPipelinePass());

@@ -59,9 +59,9 @@ llvm::Expected<NpyArray> tessel::readNpy(llvm::StringRef path) {
   } else if (major == 2 || major == 3) {
     if (bytes.size() < 12)
       return npyError(path, "truncated header");
-    headerLength = uint32_t(uint8_t(bytes[8])) | uint32_t(uint8_t(bytes[9])) << 8 |
-                   uint32_t(uint8_t(bytes[10])) << 16 |
-                   uint32_t(uint8_t(bytes[11])) << 24;
+    headerLength =
+        uint32_t(uint8_t(bytes[8])) | uint32_t(uint8_t(bytes[9])) << 8 |
+        uint32_t(uint8_t(bytes[10])) << 16 | uint32_t(uint8_t(bytes[11])) << 24;
     headerStart = 12;
   } else {
     return npyError(path, "unsupported .npy version " + llvm::Twine(major));
@@ -117,8 +117,7 @@ llvm::Error tessel::writeNpy(llvm::StringRef path, const NpyArray &array) {
   if (array.shape.size() == 1)
     dims += ",";
   std::string header = "{'descr': '" + array.dtype +
-                       "', 'fortran_order': False, 'shape': (" + dims +
-                       "), }";
+                       "', 'fortran_order': False, 'shape': (" + dims + "), }";
   // Magic (6) + version (2) + length (2) + header + newline, a multiple of 64.
   size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');

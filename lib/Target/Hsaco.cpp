@@ -48,7 +48,8 @@ using namespace mlir;
 using namespace tessel;
 
 #ifndef TESSEL_DEFAULT_ROCM_DEVICE_LIBS
-#define TESSEL_DEFAULT_ROCM_DEVICE_LIBS "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode"
+#define TESSEL_DEFAULT_ROCM_DEVICE_LIBS                                        \
+  "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode"
 #endif
 
 static constexpr llvm::StringLiteral kAmdgpuTriple = "amdgcn-amd-amdhsa";
@@ -129,7 +130,8 @@ createTargetMachine(Location loc, const Chip &chip, unsigned optLevel) {
   initializeAMDGPUTarget();
   llvm::Triple triple(kAmdgpuTriple);
   std::string error;
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return emitError(loc) << "AMDGPU target unavailable in LLVM: " << error;
   llvm::CodeGenOptLevel level = optLevel == 0   ? llvm::CodeGenOptLevel::None
@@ -222,8 +224,8 @@ static LogicalResult linkDeviceLibraries(Location loc, llvm::Module &module,
     libModule->setDataLayout(module.getDataLayout());
     if (llvm::Linker::linkModules(module, std::move(libModule),
                                   llvm::Linker::Flags::LinkOnlyNeeded))
-      return emitError(loc) << "linking ROCm device library '" << path
-                            << "' failed";
+      return emitError(loc)
+             << "linking ROCm device library '" << path << "' failed";
   }
   defineControlVariables(module, chip);
   // Only kernels are entry points: everything linked in becomes internal so
@@ -289,17 +291,16 @@ static FailureOr<std::vector<char>> linkWithLld(Location loc,
     std::error_code ec;
     llvm::raw_fd_ostream os(objectPath, ec);
     if (ec)
-      return emitError(loc) << "cannot write '" << objectPath
-                            << "': " << ec.message();
+      return emitError(loc)
+             << "cannot write '" << objectPath << "': " << ec.message();
     os << object;
   }
   std::string diagnostics;
   llvm::raw_string_ostream diagStream(diagnostics);
   {
     std::lock_guard<std::mutex> lock(lldMutex);
-    const char *args[] = {"ld.lld",         "-shared", objectPath.c_str(),
-                          "-o",             hsacoPath.c_str(),
-                          "--no-undefined"};
+    const char *args[] = {"ld.lld", "-shared",         objectPath.c_str(),
+                          "-o",     hsacoPath.c_str(), "--no-undefined"};
     lld::Result result = lld::lldMain(args, diagStream, diagStream,
                                       {{lld::Gnu, &lld::elf::link}});
     if (result.retCode != 0)
@@ -315,9 +316,10 @@ static FailureOr<std::vector<char>> linkWithLld(Location loc,
   return std::vector<char>(bytes.begin(), bytes.end());
 }
 
-FailureOr<GpuModuleBinary>
-tessel::compileGpuModule(gpu::GPUModuleOp gpuModule, const Chip &chip,
-                         const HsacoOptions &options, HsacoStage stage) {
+FailureOr<GpuModuleBinary> tessel::compileGpuModule(gpu::GPUModuleOp gpuModule,
+                                                    const Chip &chip,
+                                                    const HsacoOptions &options,
+                                                    HsacoStage stage) {
   Location loc = gpuModule.getLoc();
   FailureOr<std::unique_ptr<llvm::TargetMachine>> machine =
       createTargetMachine(loc, chip, options.optLevel);
@@ -357,10 +359,10 @@ tessel::compileGpuModule(gpu::GPUModuleOp gpuModule, const Chip &chip,
 
   // Code generation consumes the module: one artifact per compile.
   bool wantIsa = stage == HsacoStage::ISA;
-  FailureOr<std::string> code = runCodegen(
-      loc, *module, **machine,
-      wantIsa ? llvm::CodeGenFileType::AssemblyFile
-              : llvm::CodeGenFileType::ObjectFile);
+  FailureOr<std::string> code =
+      runCodegen(loc, *module, **machine,
+                 wantIsa ? llvm::CodeGenFileType::AssemblyFile
+                         : llvm::CodeGenFileType::ObjectFile);
   if (failed(code) || failed(collector.flush(loc, "AMDGPU code generation")))
     return failure();
   if (wantIsa) {

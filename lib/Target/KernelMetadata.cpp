@@ -77,8 +77,8 @@ static KernelMetadata parseKernel(MapDocNode &map) {
   kernel.wavefrontSize = getUnsigned(map, ".wavefront_size");
   kernel.maxFlatWorkgroupSize = getUnsigned(map, ".max_flat_workgroup_size");
   if (DocNode *node = lookup(map, ".uses_dynamic_stack"))
-    kernel.usesDynamicStack = node->getKind() == llvm::msgpack::Type::Boolean &&
-                              node->getBool();
+    kernel.usesDynamicStack =
+        node->getKind() == llvm::msgpack::Type::Boolean && node->getBool();
   if (DocNode *node = lookup(map, ".reqd_workgroup_size");
       node && node->isArray()) {
     auto &sizes = node->getArray();

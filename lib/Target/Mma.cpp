@@ -82,92 +82,412 @@ constexpr MmaFamily kRdna4 = MmaFamily::Rdna4;
 static const MmaInstr kCatalogue[] = {
     // f16 and bf16 (bf16: the gfx90a `_1k` forms; gfx908's bf16 forms are
     // not on any target chip).
-    {"v_mfma_f32_32x32x8_f16", "v_mfma_f32_32x32x8f16", kCdna, 32, 32, 8,
-     E::F16, E::F16, E::F32, {64, 32, 32, 0, 0}},
-    {"v_mfma_f32_16x16x16_f16", "v_mfma_f32_16x16x16f16", kCdna, 16, 16, 16,
-     E::F16, E::F16, E::F32, {32, 16, 16, 0, 0}},
-    {"v_mfma_f32_32x32x8_bf16", "v_mfma_f32_32x32x8bf16_1k", kCdna, 32, 32, 8,
-     E::Bf16, E::Bf16, E::F32, {64, 32, 32, 0, 0}},
-    {"v_mfma_f32_16x16x16_bf16", "v_mfma_f32_16x16x16bf16_1k", kCdna, 16, 16,
-     16, E::Bf16, E::Bf16, E::F32, {32, 16, 16, 0, 0}},
+    {"v_mfma_f32_32x32x8_f16",
+     "v_mfma_f32_32x32x8f16",
+     kCdna,
+     32,
+     32,
+     8,
+     E::F16,
+     E::F16,
+     E::F32,
+     {64, 32, 32, 0, 0}},
+    {"v_mfma_f32_16x16x16_f16",
+     "v_mfma_f32_16x16x16f16",
+     kCdna,
+     16,
+     16,
+     16,
+     E::F16,
+     E::F16,
+     E::F32,
+     {32, 16, 16, 0, 0}},
+    {"v_mfma_f32_32x32x8_bf16",
+     "v_mfma_f32_32x32x8bf16_1k",
+     kCdna,
+     32,
+     32,
+     8,
+     E::Bf16,
+     E::Bf16,
+     E::F32,
+     {64, 32, 32, 0, 0}},
+    {"v_mfma_f32_16x16x16_bf16",
+     "v_mfma_f32_16x16x16bf16_1k",
+     kCdna,
+     16,
+     16,
+     16,
+     E::Bf16,
+     E::Bf16,
+     E::F32,
+     {32, 16, 16, 0, 0}},
     // gfx950 double-K: the only way to the chip's full f16/bf16 rate.
-    {"v_mfma_f32_32x32x16_f16", "", kCdna, 32, 32, 16, E::F16, E::F16, E::F32,
+    {"v_mfma_f32_32x32x16_f16",
+     "",
+     kCdna,
+     32,
+     32,
+     16,
+     E::F16,
+     E::F16,
+     E::F32,
      {0, 0, 32, 0, 0}},
-    {"v_mfma_f32_16x16x32_f16", "", kCdna, 16, 16, 32, E::F16, E::F16, E::F32,
+    {"v_mfma_f32_16x16x32_f16",
+     "",
+     kCdna,
+     16,
+     16,
+     32,
+     E::F16,
+     E::F16,
+     E::F32,
      {0, 0, 16, 0, 0}},
-    {"v_mfma_f32_32x32x16_bf16", "", kCdna, 32, 32, 16, E::Bf16, E::Bf16,
-     E::F32, {0, 0, 32, 0, 0}},
-    {"v_mfma_f32_16x16x32_bf16", "", kCdna, 16, 16, 32, E::Bf16, E::Bf16,
-     E::F32, {0, 0, 16, 0, 0}},
+    {"v_mfma_f32_32x32x16_bf16",
+     "",
+     kCdna,
+     32,
+     32,
+     16,
+     E::Bf16,
+     E::Bf16,
+     E::F32,
+     {0, 0, 32, 0, 0}},
+    {"v_mfma_f32_16x16x32_bf16",
+     "",
+     kCdna,
+     16,
+     16,
+     32,
+     E::Bf16,
+     E::Bf16,
+     E::F32,
+     {0, 0, 16, 0, 0}},
     // f32 and xf32 (xf32 is gfx942 only: gfx950 removed it).
-    {"v_mfma_f32_32x32x2_f32", "v_mfma_f32_32x32x2f32", kCdna, 32, 32, 2,
-     E::F32, E::F32, E::F32, {64, 64, 64, 0, 0}},
-    {"v_mfma_f32_16x16x4_f32", "v_mfma_f32_16x16x4f32", kCdna, 16, 16, 4,
-     E::F32, E::F32, E::F32, {32, 32, 32, 0, 0}},
-    {"v_mfma_f32_32x32x4_xf32", "", kCdna, 32, 32, 4, E::Xf32, E::Xf32, E::F32,
+    {"v_mfma_f32_32x32x2_f32",
+     "v_mfma_f32_32x32x2f32",
+     kCdna,
+     32,
+     32,
+     2,
+     E::F32,
+     E::F32,
+     E::F32,
+     {64, 64, 64, 0, 0}},
+    {"v_mfma_f32_16x16x4_f32",
+     "v_mfma_f32_16x16x4f32",
+     kCdna,
+     16,
+     16,
+     4,
+     E::F32,
+     E::F32,
+     E::F32,
+     {32, 32, 32, 0, 0}},
+    {"v_mfma_f32_32x32x4_xf32",
+     "",
+     kCdna,
+     32,
+     32,
+     4,
+     E::Xf32,
+     E::Xf32,
+     E::F32,
      {0, 32, 0, 0, 0}},
-    {"v_mfma_f32_16x16x8_xf32", "", kCdna, 16, 16, 8, E::Xf32, E::Xf32, E::F32,
+    {"v_mfma_f32_16x16x8_xf32",
+     "",
+     kCdna,
+     16,
+     16,
+     8,
+     E::Xf32,
+     E::Xf32,
+     E::F32,
      {0, 16, 0, 0, 0}},
     // 8-bit floats: FNUZ on gfx942, OCP on gfx950.
-    {"v_mfma_f32_16x16x32_fp8_fp8", "", kCdna, 16, 16, 32, E::Fp8, E::Fp8,
-     E::F32, {0, 16, 16, 0, 0}},
-    {"v_mfma_f32_16x16x32_fp8_bf8", "", kCdna, 16, 16, 32, E::Fp8, E::Bf8,
-     E::F32, {0, 16, 16, 0, 0}},
-    {"v_mfma_f32_16x16x32_bf8_fp8", "", kCdna, 16, 16, 32, E::Bf8, E::Fp8,
-     E::F32, {0, 16, 16, 0, 0}},
-    {"v_mfma_f32_16x16x32_bf8_bf8", "", kCdna, 16, 16, 32, E::Bf8, E::Bf8,
-     E::F32, {0, 16, 16, 0, 0}},
-    {"v_mfma_f32_32x32x16_fp8_fp8", "", kCdna, 32, 32, 16, E::Fp8, E::Fp8,
-     E::F32, {0, 32, 32, 0, 0}},
-    {"v_mfma_f32_32x32x16_fp8_bf8", "", kCdna, 32, 32, 16, E::Fp8, E::Bf8,
-     E::F32, {0, 32, 32, 0, 0}},
-    {"v_mfma_f32_32x32x16_bf8_fp8", "", kCdna, 32, 32, 16, E::Bf8, E::Fp8,
-     E::F32, {0, 32, 32, 0, 0}},
-    {"v_mfma_f32_32x32x16_bf8_bf8", "", kCdna, 32, 32, 16, E::Bf8, E::Bf8,
-     E::F32, {0, 32, 32, 0, 0}},
-    // i8: 4 bytes per lane on gfx90a, 8 on gfx942+, 16 on gfx950.
-    {"v_mfma_i32_32x32x8i8", "", kCdna, 32, 32, 8, E::I8, E::I8, E::I32,
-     {64, 0, 0, 0, 0}},
-    {"v_mfma_i32_16x16x16i8", "", kCdna, 16, 16, 16, E::I8, E::I8, E::I32,
-     {32, 0, 0, 0, 0}},
-    {"v_mfma_i32_32x32x16_i8", "", kCdna, 32, 32, 16, E::I8, E::I8, E::I32,
-     {0, 32, 32, 0, 0}},
-    {"v_mfma_i32_16x16x32_i8", "", kCdna, 16, 16, 32, E::I8, E::I8, E::I32,
+    {"v_mfma_f32_16x16x32_fp8_fp8",
+     "",
+     kCdna,
+     16,
+     16,
+     32,
+     E::Fp8,
+     E::Fp8,
+     E::F32,
      {0, 16, 16, 0, 0}},
-    {"v_mfma_i32_32x32x32_i8", "", kCdna, 32, 32, 32, E::I8, E::I8, E::I32,
+    {"v_mfma_f32_16x16x32_fp8_bf8",
+     "",
+     kCdna,
+     16,
+     16,
+     32,
+     E::Fp8,
+     E::Bf8,
+     E::F32,
+     {0, 16, 16, 0, 0}},
+    {"v_mfma_f32_16x16x32_bf8_fp8",
+     "",
+     kCdna,
+     16,
+     16,
+     32,
+     E::Bf8,
+     E::Fp8,
+     E::F32,
+     {0, 16, 16, 0, 0}},
+    {"v_mfma_f32_16x16x32_bf8_bf8",
+     "",
+     kCdna,
+     16,
+     16,
+     32,
+     E::Bf8,
+     E::Bf8,
+     E::F32,
+     {0, 16, 16, 0, 0}},
+    {"v_mfma_f32_32x32x16_fp8_fp8",
+     "",
+     kCdna,
+     32,
+     32,
+     16,
+     E::Fp8,
+     E::Fp8,
+     E::F32,
+     {0, 32, 32, 0, 0}},
+    {"v_mfma_f32_32x32x16_fp8_bf8",
+     "",
+     kCdna,
+     32,
+     32,
+     16,
+     E::Fp8,
+     E::Bf8,
+     E::F32,
+     {0, 32, 32, 0, 0}},
+    {"v_mfma_f32_32x32x16_bf8_fp8",
+     "",
+     kCdna,
+     32,
+     32,
+     16,
+     E::Bf8,
+     E::Fp8,
+     E::F32,
+     {0, 32, 32, 0, 0}},
+    {"v_mfma_f32_32x32x16_bf8_bf8",
+     "",
+     kCdna,
+     32,
+     32,
+     16,
+     E::Bf8,
+     E::Bf8,
+     E::F32,
+     {0, 32, 32, 0, 0}},
+    // i8: 4 bytes per lane on gfx90a, 8 on gfx942+, 16 on gfx950.
+    {"v_mfma_i32_32x32x8i8",
+     "",
+     kCdna,
+     32,
+     32,
+     8,
+     E::I8,
+     E::I8,
+     E::I32,
+     {64, 0, 0, 0, 0}},
+    {"v_mfma_i32_16x16x16i8",
+     "",
+     kCdna,
+     16,
+     16,
+     16,
+     E::I8,
+     E::I8,
+     E::I32,
+     {32, 0, 0, 0, 0}},
+    {"v_mfma_i32_32x32x16_i8",
+     "",
+     kCdna,
+     32,
+     32,
+     16,
+     E::I8,
+     E::I8,
+     E::I32,
+     {0, 32, 32, 0, 0}},
+    {"v_mfma_i32_16x16x32_i8",
+     "",
+     kCdna,
+     16,
+     16,
+     32,
+     E::I8,
+     E::I8,
+     E::I32,
+     {0, 16, 16, 0, 0}},
+    {"v_mfma_i32_32x32x32_i8",
+     "",
+     kCdna,
+     32,
+     32,
+     32,
+     E::I8,
+     E::I8,
+     E::I32,
      {0, 0, 32, 0, 0}},
-    {"v_mfma_i32_16x16x64_i8", "", kCdna, 16, 16, 64, E::I8, E::I8, E::I32,
+    {"v_mfma_i32_16x16x64_i8",
+     "",
+     kCdna,
+     16,
+     16,
+     64,
+     E::I8,
+     E::I8,
+     E::I32,
      {0, 0, 16, 0, 0}},
     // RDNA3 WMMA: A and B replicated across lane halves.
-    {"v_wmma_f32_16x16x16_f16", "", kRdna3, 16, 16, 16, E::F16, E::F16, E::F32,
+    {"v_wmma_f32_16x16x16_f16",
+     "",
+     kRdna3,
+     16,
+     16,
+     16,
+     E::F16,
+     E::F16,
+     E::F32,
      {0, 0, 0, 32, 0}},
-    {"v_wmma_f32_16x16x16_bf16", "", kRdna3, 16, 16, 16, E::Bf16, E::Bf16,
-     E::F32, {0, 0, 0, 32, 0}},
-    {"v_wmma_f16_16x16x16_f16", "", kRdna3, 16, 16, 16, E::F16, E::F16, E::F16,
+    {"v_wmma_f32_16x16x16_bf16",
+     "",
+     kRdna3,
+     16,
+     16,
+     16,
+     E::Bf16,
+     E::Bf16,
+     E::F32,
      {0, 0, 0, 32, 0}},
-    {"v_wmma_bf16_16x16x16_bf16", "", kRdna3, 16, 16, 16, E::Bf16, E::Bf16,
-     E::Bf16, {0, 0, 0, 32, 0}},
-    {"v_wmma_i32_16x16x16_iu8", "", kRdna3, 16, 16, 16, E::I8, E::I8, E::I32,
+    {"v_wmma_f16_16x16x16_f16",
+     "",
+     kRdna3,
+     16,
+     16,
+     16,
+     E::F16,
+     E::F16,
+     E::F16,
+     {0, 0, 0, 32, 0}},
+    {"v_wmma_bf16_16x16x16_bf16",
+     "",
+     kRdna3,
+     16,
+     16,
+     16,
+     E::Bf16,
+     E::Bf16,
+     E::Bf16,
+     {0, 0, 0, 32, 0}},
+    {"v_wmma_i32_16x16x16_iu8",
+     "",
+     kRdna3,
+     16,
+     16,
+     16,
+     E::I8,
+     E::I8,
+     E::I32,
      {0, 0, 0, 32, 0}},
     // RDNA4 WMMA: no replication, OCP fp8.
-    {"v_wmma_f32_16x16x16_f16", "", kRdna4, 16, 16, 16, E::F16, E::F16, E::F32,
+    {"v_wmma_f32_16x16x16_f16",
+     "",
+     kRdna4,
+     16,
+     16,
+     16,
+     E::F16,
+     E::F16,
+     E::F32,
      {0, 0, 0, 0, 16}},
-    {"v_wmma_f32_16x16x16_bf16", "", kRdna4, 16, 16, 16, E::Bf16, E::Bf16,
-     E::F32, {0, 0, 0, 0, 16}},
-    {"v_wmma_f16_16x16x16_f16", "", kRdna4, 16, 16, 16, E::F16, E::F16, E::F16,
+    {"v_wmma_f32_16x16x16_bf16",
+     "",
+     kRdna4,
+     16,
+     16,
+     16,
+     E::Bf16,
+     E::Bf16,
+     E::F32,
      {0, 0, 0, 0, 16}},
-    {"v_wmma_bf16_16x16x16_bf16", "", kRdna4, 16, 16, 16, E::Bf16, E::Bf16,
-     E::Bf16, {0, 0, 0, 0, 16}},
-    {"v_wmma_i32_16x16x16_iu8", "", kRdna4, 16, 16, 16, E::I8, E::I8, E::I32,
+    {"v_wmma_f16_16x16x16_f16",
+     "",
+     kRdna4,
+     16,
+     16,
+     16,
+     E::F16,
+     E::F16,
+     E::F16,
+     {0, 0, 0, 0, 16}},
+    {"v_wmma_bf16_16x16x16_bf16",
+     "",
+     kRdna4,
+     16,
+     16,
+     16,
+     E::Bf16,
+     E::Bf16,
+     E::Bf16,
+     {0, 0, 0, 0, 16}},
+    {"v_wmma_i32_16x16x16_iu8",
+     "",
+     kRdna4,
+     16,
+     16,
+     16,
+     E::I8,
+     E::I8,
+     E::I32,
      {0, 0, 0, 0, 8}},
-    {"v_wmma_f32_16x16x16_fp8_fp8", "", kRdna4, 16, 16, 16, E::Fp8, E::Fp8,
-     E::F32, {0, 0, 0, 0, 8}},
-    {"v_wmma_f32_16x16x16_fp8_bf8", "", kRdna4, 16, 16, 16, E::Fp8, E::Bf8,
-     E::F32, {0, 0, 0, 0, 8}},
-    {"v_wmma_f32_16x16x16_bf8_fp8", "", kRdna4, 16, 16, 16, E::Bf8, E::Fp8,
-     E::F32, {0, 0, 0, 0, 8}},
-    {"v_wmma_f32_16x16x16_bf8_bf8", "", kRdna4, 16, 16, 16, E::Bf8, E::Bf8,
-     E::F32, {0, 0, 0, 0, 8}},
+    {"v_wmma_f32_16x16x16_fp8_fp8",
+     "",
+     kRdna4,
+     16,
+     16,
+     16,
+     E::Fp8,
+     E::Fp8,
+     E::F32,
+     {0, 0, 0, 0, 8}},
+    {"v_wmma_f32_16x16x16_fp8_bf8",
+     "",
+     kRdna4,
+     16,
+     16,
+     16,
+     E::Fp8,
+     E::Bf8,
+     E::F32,
+     {0, 0, 0, 0, 8}},
+    {"v_wmma_f32_16x16x16_bf8_fp8",
+     "",
+     kRdna4,
+     16,
+     16,
+     16,
+     E::Bf8,
+     E::Fp8,
+     E::F32,
+     {0, 0, 0, 0, 8}},
+    {"v_wmma_f32_16x16x16_bf8_bf8",
+     "",
+     kRdna4,
+     16,
+     16,
+     16,
+     E::Bf8,
+     E::Bf8,
+     E::F32,
+     {0, 0, 0, 0, 8}},
 };
 
 ArrayRef<MmaInstr> tessel::getMmaCatalogue() { return kCatalogue; }
@@ -198,8 +518,8 @@ StringRef MmaInstr::getMnemonic(const Chip &chip) const {
 }
 
 std::string MmaInstr::getMlirSpelling() const {
-  return llvm::formatv("amdgpu.{0} {1}x{2}x{3}", isWmma() ? "wmma" : "mfma",
-                       m, n, k)
+  return llvm::formatv("amdgpu.{0} {1}x{2}x{3}", isWmma() ? "wmma" : "mfma", m,
+                       n, k)
       .str();
 }
 
@@ -248,9 +568,8 @@ std::string MmaInstr::getLLVMOperandType(unsigned waveSize) const {
     return vectorOf(count, "half");
   case E::Bf16:
     // The gfx950 MFMAs take bfloat; older ones and WMMA take the bits.
-    return vectorOf(count, family == MmaFamily::Cdna && k * m / 64 == 8
-                               ? "bfloat"
-                               : "i16");
+    return vectorOf(
+        count, family == MmaFamily::Cdna && k * m / 64 == 8 ? "bfloat" : "i16");
   default: {
     // 8-bit operands are passed packed in 32-bit or 64-bit integers.
     unsigned bits = count * 8;
@@ -277,8 +596,8 @@ std::string MmaInstr::getLLVMAccumulatorType(unsigned waveSize) const {
 
 const MmaInstr *tessel::lookupMma(StringRef name, const Chip &chip) {
   for (const MmaInstr &instr : kCatalogue)
-    if ((instr.name == name || (!instr.legacyName.empty() &&
-                                instr.legacyName == name)) &&
+    if ((instr.name == name ||
+         (!instr.legacyName.empty() && instr.legacyName == name)) &&
         instr.isAvailableOn(chip))
       return &instr;
   return nullptr;
@@ -299,8 +618,8 @@ SmallVector<const MmaInstr *, 2> tessel::lookupMmaByName(StringRef name) {
 
 namespace {
 /// (element e, lane L) -> (row, column) of one operand.
-using LaneFormula = std::function<std::pair<int32_t, int32_t>(int32_t e,
-                                                              int32_t lane)>;
+using LaneFormula =
+    std::function<std::pair<int32_t, int32_t>(int32_t e, int32_t lane)>;
 } // namespace
 
 static llvm::Expected<LinearLayout>
@@ -318,9 +637,8 @@ layoutFromFormula(unsigned elements, unsigned waveSize, int32_t rows,
 
 /// The (row-or-column index, k) of operand A (and, transposed, B) element
 /// `e` of `lane`: x is m for A and n for B.
-static std::pair<int32_t, int32_t> operandXK(const MmaInstr &instr,
-                                             unsigned waveSize, int32_t e,
-                                             int32_t lane) {
+static std::pair<int32_t, int32_t>
+operandXK(const MmaInstr &instr, unsigned waveSize, int32_t e, int32_t lane) {
   int32_t x = instr.family == MmaFamily::Cdna ? lane % instr.m : lane % 16;
   switch (instr.family) {
   case MmaFamily::Cdna: {
@@ -331,9 +649,8 @@ static std::pair<int32_t, int32_t> operandXK(const MmaInstr &instr,
     return {x, e};
   case MmaFamily::Rdna4:
     if (getMmaElementBits(instr.a) == 8)
-      return {x, waveSize == 32
-                     ? 8 * (lane / 16) + e
-                     : 8 * ((lane / 16) % 2) + 4 * (lane / 32) + e};
+      return {x, waveSize == 32 ? 8 * (lane / 16) + e
+                                : 8 * ((lane / 16) % 2) + 4 * (lane / 32) + e};
     return {x, waveSize == 32 ? 8 * (e / 4) + 4 * (lane / 16) + e % 4
                               : 4 * (lane / 16) + e};
   }
@@ -379,11 +696,11 @@ static llvm::Expected<MmaLayouts> buildMmaLayouts(const MmaInstr &instr,
                                    operandXK(instr, waveSize, e, lane);
                                return std::pair{k, n};
                              });
-  auto c = layoutFromFormula(instr.getAccumulatorElementsPerLane(waveSize),
-                             waveSize, instr.m, instr.n,
-                             [&](int32_t e, int32_t lane) {
-                               return accumulatorMN(instr, waveSize, e, lane);
-                             });
+  auto c =
+      layoutFromFormula(instr.getAccumulatorElementsPerLane(waveSize), waveSize,
+                        instr.m, instr.n, [&](int32_t e, int32_t lane) {
+                          return accumulatorMN(instr, waveSize, e, lane);
+                        });
   if (!a || !b || !c) {
     llvm::Error error = llvm::joinErrors(
         a ? llvm::Error::success() : a.takeError(),
@@ -418,9 +735,8 @@ llvm::Expected<MmaLayouts> tessel::getMmaLayouts(const MmaInstr &instr,
 
 /// Appends bases for `count` (a power of two) steps of `stride` along
 /// output `dim` to input `in` of `ins`.
-static void appendSteps(SmallVector<LinearLayout::InDim, 4> &ins,
-                        StringRef in, unsigned dim, int64_t count,
-                        int64_t stride) {
+static void appendSteps(SmallVector<LinearLayout::InDim, 4> &ins, StringRef in,
+                        unsigned dim, int64_t count, int64_t stride) {
   auto *it = llvm::find_if(
       ins, [&](const LinearLayout::InDim &d) { return d.name == in; });
   for (int64_t step = 1; step < count; step *= 2) {
@@ -434,10 +750,9 @@ static void appendSteps(SmallVector<LinearLayout::InDim, 4> &ins,
 /// names kept in place.
 static llvm::Expected<LinearLayout> swapTileDims(const LinearLayout &layout) {
   LinearLayout swapped = layout.transposeOuts({1, 0});
-  return LinearLayout::get(
-      swapped.getInDims(),
-      {{dims::tileDim(0), swapped.getOutDims()[0].size},
-       {dims::tileDim(1), swapped.getOutDims()[1].size}});
+  return LinearLayout::get(swapped.getInDims(),
+                           {{dims::tileDim(0), swapped.getOutDims()[0].size},
+                            {dims::tileDim(1), swapped.getOutDims()[1].size}});
 }
 
 static llvm::Error checkTileShape(ArrayRef<int64_t> shape, int64_t rows,
@@ -447,8 +762,8 @@ static llvm::Error checkTileShape(ArrayRef<int64_t> shape, int64_t rows,
                      llvm::Twine(shape.size()));
   for (auto [size, unit] : llvm::zip(shape, std::array{rows, cols}))
     if (size <= 0 || !llvm::isPowerOf2_64(size) || size % unit)
-      return makeError("the " + what + " tile " + llvm::Twine(shape[0]) +
-                       "x" + llvm::Twine(shape[1]) +
+      return makeError("the " + what + " tile " + llvm::Twine(shape[0]) + "x" +
+                       llvm::Twine(shape[1]) +
                        " is not a power-of-two multiple of " +
                        llvm::Twine(rows) + "x" + llvm::Twine(cols));
   return llvm::Error::success();
@@ -510,8 +825,9 @@ tessel::mmaOperandLayout(const MmaInstr &instr, unsigned waveSize,
   int64_t groupK = kWidth * (waveSize / x); // K covered by one lane pass
   if (instr.isWmma())
     groupK = instr.k;
-  SmallVector<int64_t, 2> xk = isA ? SmallVector<int64_t, 2>{shape[0], shape[1]}
-                                   : SmallVector<int64_t, 2>{shape[1], shape[0]};
+  SmallVector<int64_t, 2> xk =
+      isA ? SmallVector<int64_t, 2>{shape[0], shape[1]}
+          : SmallVector<int64_t, 2>{shape[1], shape[0]};
   if (shape.size() != 2)
     return makeError("operand tiles are 2-D");
   if (llvm::Error error =

@@ -8,7 +8,7 @@
 // RUN: tesselc %t.causal.mlir --chip=gfx942 --emit=report | FileCheck %s --check-prefix=REPORT
 // RUN: tesselc %t.full.mlir --chip=gfx942 --emit=report | FileCheck %s --check-prefix=REPORT
 // RUN: tesselc %t.causal.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=ISA
-// RUN: tessel-opt %t.causal.mlir --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942},tessel-tile,tessel-select-mfma,tessel-promote-lds))' | FileCheck %s --check-prefix=LDS
+// RUN: tessel-opt %t.causal.mlir --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}),tessel-tile,func.func(tessel-select-mfma,tessel-promote-lds))' | FileCheck %s --check-prefix=LDS
 
 // REPORT: kernel attention (amdgcn-amd-amdhsa--gfx942)
 // REPORT: workgroup         128x1x1

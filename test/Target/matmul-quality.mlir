@@ -4,7 +4,7 @@
 // RUN: tessel-gen matmul -m 4096 -n 4096 -k 4096 -t bf16 --transpose-b > %t.mlir
 // RUN: tesselc %t.mlir --chip=gfx942 --emit=report | FileCheck %s --check-prefix=REPORT
 // RUN: tesselc %t.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=ISA
-// RUN: tessel-opt %t.mlir --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942},tessel-tile,tessel-select-mfma,tessel-promote-lds))' | FileCheck %s --check-prefix=LDS
+// RUN: tessel-opt %t.mlir --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}),tessel-tile,func.func(tessel-select-mfma,tessel-promote-lds))' | FileCheck %s --check-prefix=LDS
 
 // No scratch, no spills; the occupancy and what limits it are reported.
 // REPORT: kernel matmul (amdgcn-amd-amdhsa--gfx942)

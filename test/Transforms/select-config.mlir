@@ -128,3 +128,14 @@ func.func @attention_head_dim_256(%q: memref<1x1x64x256xbf16>, %k: memref<1x1x64
   tessel.attention ins(%q, %k, %v : memref<1x1x64x256xbf16>, memref<1x1x64x256xbf16>, memref<1x1x64x256xbf16>) outs(%o : memref<1x1x64x256xbf16>)
   return
 }
+
+// -----
+
+// Decode: one query, 1000 keys: the keys split four ways (about 256 each).
+// CHECK-LABEL: func.func @attention_decode
+// CHECK: tessel.attention
+// CHECK-SAME: config = #tessel.config<tile = [32, 64], waves = [1, 1], stages = 1, instr = "v_mfma_f32_32x32x8_bf16", splits = 4>
+func.func @attention_decode(%q: memref<2x4x1x128xbf16>, %k: memref<2x1x1000x128xbf16>, %v: memref<2x1x1000x128xbf16>, %o: memref<2x4x1x128xbf16>) {
+  tessel.attention ins(%q, %k, %v : memref<2x4x1x128xbf16>, memref<2x1x1000x128xbf16>, memref<2x1x1000x128xbf16>) outs(%o : memref<2x4x1x128xbf16>) {causal}
+  return
+}

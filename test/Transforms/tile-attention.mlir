@@ -1,4 +1,4 @@
-// RUN: tessel-opt %s --pass-pipeline='builtin.module(func.func(tessel-tile))' | FileCheck %s
+// RUN: tessel-opt %s --pass-pipeline='builtin.module(tessel-tile)' | FileCheck %s
 
 // Causal grouped-query attention with dynamic lengths and the logsumexp:
 // one workgroup per (query block, head, batch), key/value head h / (Hq /

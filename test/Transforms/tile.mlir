@@ -1,4 +1,4 @@
-// RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-tile))' --verify-diagnostics | FileCheck %s
+// RUN: tessel-opt %s --split-input-file --tessel-tile --verify-diagnostics | FileCheck %s
 
 // A batched f16 matmul with a bias along N and relu: workgroup (x, y, z) =
 // (N tile, M tile, batch), a K loop of masked loads in coalesced layouts

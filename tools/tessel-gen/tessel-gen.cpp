@@ -33,14 +33,16 @@ using namespace mlir;
 using namespace tessel;
 namespace cl = llvm::cl;
 
-static cl::SubCommand matmulCommand("matmul", "C = epilogue(A x B) (tessel.matmul)");
-static cl::SubCommand attentionCommand("attention",
-                                       "FlashAttention forward (tessel.attention)");
+static cl::SubCommand matmulCommand("matmul",
+                                    "C = epilogue(A x B) (tessel.matmul)");
+static cl::SubCommand
+    attentionCommand("attention", "FlashAttention forward (tessel.attention)");
 
 // Shared options.
 static cl::opt<std::string> elementType(
-    "t", cl::desc("Input element type: f32, f16, bf16, i8, f8E4M3FNUZ, "
-                  "f8E5M2FNUZ, f8E4M3FN, f8E5M2 (fp8/bf8: the FNUZ pair)"),
+    "t",
+    cl::desc("Input element type: f32, f16, bf16, i8, f8E4M3FNUZ, "
+             "f8E5M2FNUZ, f8E4M3FN, f8E5M2 (fp8/bf8: the FNUZ pair)"),
     cl::init("f16"), cl::sub(matmulCommand), cl::sub(attentionCommand));
 static cl::list<std::string>
     dynamicDims("dynamic",
@@ -48,7 +50,8 @@ static cl::list<std::string>
                          "(matmul) or seq-q,seq-kv,batch (attention)"),
                 cl::CommaSeparated, cl::sub(matmulCommand),
                 cl::sub(attentionCommand));
-static cl::opt<std::string> kernelName("name", cl::desc("Kernel (function) name"),
+static cl::opt<std::string> kernelName("name",
+                                       cl::desc("Kernel (function) name"),
                                        cl::init(""), cl::sub(matmulCommand),
                                        cl::sub(attentionCommand));
 static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
@@ -76,9 +79,9 @@ static cl::opt<std::string> outElementType(
     cl::desc("Element type of C (default: the input type; i32 for i8; f32 for "
              "fp8)"),
     cl::init(""), cl::sub(matmulCommand), cl::sub(attentionCommand));
-static cl::opt<bool> transposeA("transpose-a",
-                                cl::desc("A stored column-major (M contiguous)"),
-                                cl::sub(matmulCommand));
+static cl::opt<bool>
+    transposeA("transpose-a", cl::desc("A stored column-major (M contiguous)"),
+               cl::sub(matmulCommand));
 static cl::opt<bool> transposeB("transpose-b",
                                 cl::desc("B stored as N x K (K contiguous)"),
                                 cl::sub(matmulCommand));
@@ -91,11 +94,12 @@ static cl::opt<bool> residual("residual",
                                        "tensor"),
                               cl::sub(matmulCommand));
 static cl::opt<std::string>
-    activation("activation", cl::desc("Fused activation: none, relu, gelu, silu"),
+    activation("activation",
+               cl::desc("Fused activation: none, relu, gelu, silu"),
                cl::init("none"), cl::sub(matmulCommand));
-static cl::opt<bool> alpha("alpha",
-                           cl::desc("Scale the product by a scalar f32 argument"),
-                           cl::sub(matmulCommand));
+static cl::opt<bool>
+    alpha("alpha", cl::desc("Scale the product by a scalar f32 argument"),
+          cl::sub(matmulCommand));
 
 // attention.
 static cl::opt<int64_t> attnBatch("b", cl::desc("Batch size"), cl::init(1),
@@ -145,17 +149,18 @@ static FailureOr<ConfigAttr> parseConfig(MLIRContext &context) {
 }
 
 static FailureOr<Type> parseElementType(MLIRContext &context, StringRef name) {
-  Type type = llvm::StringSwitch<Type>(name)
-                  .Case("f32", Float32Type::get(&context))
-                  .Case("f16", Float16Type::get(&context))
-                  .Case("bf16", BFloat16Type::get(&context))
-                  .Case("i8", IntegerType::get(&context, 8))
-                  .Case("i32", IntegerType::get(&context, 32))
-                  .Cases({"fp8", "f8E4M3FNUZ"}, Float8E4M3FNUZType::get(&context))
-                  .Cases({"bf8", "f8E5M2FNUZ"}, Float8E5M2FNUZType::get(&context))
-                  .Case("f8E4M3FN", Float8E4M3FNType::get(&context))
-                  .Case("f8E5M2", Float8E5M2Type::get(&context))
-                  .Default(Type());
+  Type type =
+      llvm::StringSwitch<Type>(name)
+          .Case("f32", Float32Type::get(&context))
+          .Case("f16", Float16Type::get(&context))
+          .Case("bf16", BFloat16Type::get(&context))
+          .Case("i8", IntegerType::get(&context, 8))
+          .Case("i32", IntegerType::get(&context, 32))
+          .Cases({"fp8", "f8E4M3FNUZ"}, Float8E4M3FNUZType::get(&context))
+          .Cases({"bf8", "f8E5M2FNUZ"}, Float8E5M2FNUZType::get(&context))
+          .Case("f8E4M3FN", Float8E4M3FNType::get(&context))
+          .Case("f8E5M2", Float8E5M2Type::get(&context))
+          .Default(Type());
   if (!type) {
     fail("unknown element type '" + name +
          "' (expected f32, f16, bf16, i8, i32, fp8, bf8, f8E4M3FNUZ, "
@@ -223,7 +228,8 @@ static FailureOr<Value> applyActivation(OpBuilder &builder, Location loc,
                                         Value value) {
   Type f32 = builder.getF32Type();
   auto constant = [&](double v) -> Value {
-    return arith::ConstantOp::create(builder, loc, builder.getFloatAttr(f32, v));
+    return arith::ConstantOp::create(builder, loc,
+                                     builder.getFloatAttr(f32, v));
   };
   if (activation == "none")
     return value;
@@ -245,7 +251,8 @@ static FailureOr<Value> applyActivation(OpBuilder &builder, Location loc,
     Value denominator = arith::AddFOp::create(builder, loc, exp, constant(1.0));
     return Value(arith::DivFOp::create(builder, loc, value, denominator));
   }
-  fail("unknown activation '" + activation + "' (expected none, relu, gelu, silu)");
+  fail("unknown activation '" + activation +
+       "' (expected none, relu, gelu, silu)");
   return failure();
 }
 
@@ -267,8 +274,8 @@ static LogicalResult buildEpilogue(OpBuilder &builder, Location loc,
   Value value = convertScalar(builder, loc, block->getArgument(0), f32);
   unsigned next = 1;
   if (alpha)
-    value = arith::MulFOp::create(builder, loc, value,
-                                  block->getArgument(next++));
+    value =
+        arith::MulFOp::create(builder, loc, value, block->getArgument(next++));
   if (bias != "none")
     value = arith::AddFOp::create(
         builder, loc, value,
@@ -294,10 +301,9 @@ static FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, Location loc) {
       bElementType.empty() ? aType : parseElementType(context, bElementType);
   if (failed(bType))
     return failure();
-  Type defaultOut = aType->isInteger(8) ? builder.getI32Type()
-                    : aType->getIntOrFloatBitWidth() == 8
-                        ? builder.getF32Type()
-                        : *aType;
+  Type defaultOut = aType->isInteger(8)                   ? builder.getI32Type()
+                    : aType->getIntOrFloatBitWidth() == 8 ? builder.getF32Type()
+                                                          : *aType;
   FailureOr<Type> outType = outElementType.empty()
                                 ? FailureOr<Type>(defaultOut)
                                 : parseElementType(context, outElementType);
@@ -345,9 +351,9 @@ static FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, Location loc) {
   FailureOr<ConfigAttr> config = parseConfig(*builder.getContext());
   if (failed(config))
     return failure();
-  auto matmul = MatmulOp::create(builder, loc, body->getArgument(0),
-                                 body->getArgument(1), body->getArgument(2),
-                                 extras, *config);
+  auto matmul =
+      MatmulOp::create(builder, loc, body->getArgument(0), body->getArgument(1),
+                       body->getArgument(2), extras, *config);
   bool needsEpilogue = !extras.empty() || activation != "none";
   if (needsEpilogue) {
     OpBuilder::InsertionGuard guard(builder);
@@ -364,9 +370,8 @@ static FailureOr<func::FuncOp> buildAttention(OpBuilder &builder,
   FailureOr<Type> type = parseElementType(context, elementType);
   if (failed(type))
     return failure();
-  FailureOr<Type> outType = outElementType.empty()
-                                ? type
-                                : parseElementType(context, outElementType);
+  FailureOr<Type> outType =
+      outElementType.empty() ? type : parseElementType(context, outElementType);
   if (failed(outType))
     return failure();
   int64_t hkv = kvHeads ? kvHeads.getValue() : heads.getValue();
@@ -377,7 +382,8 @@ static FailureOr<func::FuncOp> buildAttention(OpBuilder &builder,
       return failure();
     }
   int64_t b = sizeOrDynamic("batch", attnBatch);
-  int64_t sq = sizeOrDynamic("seq-q", seqQ), skv = sizeOrDynamic("seq-kv", seqKV);
+  int64_t sq = sizeOrDynamic("seq-q", seqQ),
+          skv = sizeOrDynamic("seq-kv", seqKV);
   SmallVector<Type> argTypes = {
       MemRefType::get({b, heads, sq, headDim}, *type),
       MemRefType::get({b, hkv, skv, headDim}, *type),
@@ -418,17 +424,16 @@ int main(int argc, char **argv) {
   // Verifier messages go to stderr like any tool diagnostic.
   ScopedDiagnosticHandler diagnostics(&context, [](Diagnostic &diag) {
     llvm::errs() << "tessel-gen: "
-                 << (diag.getSeverity() == DiagnosticSeverity::Error
-                         ? "error: "
-                         : "note: ")
+                 << (diag.getSeverity() == DiagnosticSeverity::Error ? "error: "
+                                                                     : "note: ")
                  << diag << "\n";
     return success();
   });
   Location loc = UnknownLoc::get(&context);
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   OpBuilder builder = OpBuilder::atBlockBegin(module->getBody());
-  FailureOr<func::FuncOp> func = matmulCommand ? buildMatmul(builder, loc)
-                                               : buildAttention(builder, loc);
+  FailureOr<func::FuncOp> func =
+      matmulCommand ? buildMatmul(builder, loc) : buildAttention(builder, loc);
   if (failed(func) || failed(verify(*module)))
     return 1;
 

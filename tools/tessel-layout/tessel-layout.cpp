@@ -38,9 +38,8 @@ static cl::OptionCategory category("tessel-layout options");
 static cl::opt<std::string> layoutText(cl::Positional, cl::Required,
                                        cl::desc("<layout attribute>"),
                                        cl::cat(category));
-static cl::opt<std::string> shapeText("shape",
-                                      cl::desc("Tile shape, e.g. 32x8"),
-                                      cl::cat(category));
+static cl::opt<std::string>
+    shapeText("shape", cl::desc("Tile shape, e.g. 32x8"), cl::cat(category));
 enum class Format { Text, Csv };
 static cl::opt<Format> format(
     "format", cl::desc("Output format"), cl::init(Format::Text),
@@ -70,16 +69,15 @@ static cl::opt<std::string> ldsText(
 static cl::opt<unsigned> accessBytes("access-bytes",
                                      cl::desc("Bytes per lane per LDS access"),
                                      cl::init(16), cl::cat(category));
-static cl::opt<unsigned> storeBytes(
-    "store-bytes",
-    cl::desc("Bytes per lane of the LDS write (--choose-swizzle)"),
-    cl::init(16), cl::cat(category));
-static cl::opt<unsigned> writeWaves(
-    "waves", cl::desc("Waves writing the tile (--choose-swizzle)"),
-    cl::init(4), cl::cat(category));
+static cl::opt<unsigned>
+    storeBytes("store-bytes",
+               cl::desc("Bytes per lane of the LDS write (--choose-swizzle)"),
+               cl::init(16), cl::cat(category));
+static cl::opt<unsigned>
+    writeWaves("waves", cl::desc("Waves writing the tile (--choose-swizzle)"),
+               cl::init(4), cl::cat(category));
 static cl::opt<std::string>
-    elementType("type",
-                cl::desc("Element type: f32, f16, bf16, fp8, bf8, i8"),
+    elementType("type", cl::desc("Element type: f32, f16, bf16, fp8, bf8, i8"),
                 cl::init("f16"), cl::cat(category));
 static cl::opt<std::string> chipName("chip", cl::desc("Chip (LDS banking)"),
                                      cl::init("gfx942"), cl::cat(category));
@@ -174,10 +172,10 @@ static void forEachInput(
 }
 
 static std::string formatCoords(ArrayRef<int32_t> coords) {
-  return "(" + llvm::join(llvm::map_range(coords, [](int32_t v) {
-                            return std::to_string(v);
-                          }),
-                          ", ") +
+  return "(" +
+         llvm::join(llvm::map_range(
+                        coords, [](int32_t v) { return std::to_string(v); }),
+                    ", ") +
          ")";
 }
 
@@ -215,8 +213,8 @@ static void printForward(const LinearLayout &layout, llvm::raw_ostream &os) {
         os << line << "\n";
       line.clear();
       for (size_t i = 0; i + 1 < columns.size(); ++i)
-        line += (i ? " " : "") + columns[i].str() + " " +
-                std::to_string(inputs[i]);
+        line +=
+            (i ? " " : "") + columns[i].str() + " " + std::to_string(inputs[i]);
       line += ":";
       lastLane = inputs[columns.size() - 2];
     }
@@ -275,16 +273,16 @@ static void printConflicts(const BankConflictReport &report, StringRef what,
   os << what << ": " << report.conflictCycles << " extra cycles over "
      << report.accessesPerWave * report.waves << " accesses ("
      << report.accessesPerWave << " per wave, " << report.waves
-     << " waves); worst access " << report.worstPerAccess
-     << " extra cycles\n";
+     << " waves); worst access " << report.worstPerAccess << " extra cycles\n";
 }
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
-      argc, argv, "Tessel layout inspector: which element every (wave, lane, "
-                  "register) of a layout holds, and its LDS bank conflicts\n");
+      argc, argv,
+      "Tessel layout inspector: which element every (wave, lane, "
+      "register) of a layout holds, and its LDS bank conflicts\n");
 
   if (shapeText.empty())
     return fail("--shape is required (for example --shape 32x8)");
@@ -328,18 +326,18 @@ int main(int argc, char **argv) {
     Attribute ldsAttr = parseLayoutAttr(context, ldsText, "--lds");
     if (!ldsAttr)
       return 1;
-    FailureOr<LinearLayout> memory = getLinearLayout(ldsAttr, *shape, emitError);
+    FailureOr<LinearLayout> memory =
+        getLinearLayout(ldsAttr, *shape, emitError);
     if (failed(memory))
       return 1;
-    llvm::Expected<BankConflictReport> report = analyzeBankConflicts(
-        *layout, *memory, *bytes, accessBytes, isWrite, banking,
-        chip->defaultWaveSize);
+    llvm::Expected<BankConflictReport> report =
+        analyzeBankConflicts(*layout, *memory, *bytes, accessBytes, isWrite,
+                             banking, chip->defaultWaveSize);
     if (!report)
       return fail(llvm::toString(report.takeError()));
     os << "LDS " << (isWrite ? "write" : "read") << " of " << accessBytes
-       << " bytes per lane through " << ldsAttr << " on " << chip->name
-       << " (" << banking.numBanks << " banks of " << banking.bankBytes
-       << " bytes)\n";
+       << " bytes per lane through " << ldsAttr << " on " << chip->name << " ("
+       << banking.numBanks << " banks of " << banking.bankBytes << " bytes)\n";
     printConflicts(*report, "bank conflicts", os);
     return 0;
   }
@@ -362,8 +360,8 @@ int main(int argc, char **argv) {
     os << "#tessel.swizzle<vec = " << choice->vec
        << ", perPhase = " << choice->perPhase
        << ", maxPhase = " << choice->maxPhase << ">\n";
-    printConflicts(choice->write, "write (" + std::to_string(storeBytes) +
-                                      " bytes per lane)",
+    printConflicts(choice->write,
+                   "write (" + std::to_string(storeBytes) + " bytes per lane)",
                    os);
     printConflicts(choice->read,
                    "read (" + std::to_string(accessBytes) + " bytes per lane)",

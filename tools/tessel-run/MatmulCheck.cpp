@@ -169,8 +169,7 @@ SmallVector<int64_t> tessel::concreteShape(MemRefType type,
   int64_t offset = int64_t(roleSizes.size()) - type.getRank();
   for (int64_t d = 0; d < type.getRank(); ++d) {
     int64_t size = type.getDimSize(d);
-    shape.push_back(ShapedType::isDynamic(size) ? roleSizes[offset + d]
-                                                : size);
+    shape.push_back(ShapedType::isDynamic(size) ? roleSizes[offset + d] : size);
   }
   return shape;
 }
@@ -257,8 +256,8 @@ static FailureOr<double> interpret(Block &block, ArrayRef<double> arguments) {
     } else if (isa<math::AbsFOp>(op)) {
       result = std::fabs(get(op.getOperand(0)));
     } else {
-      return op.emitError() << "the host reference does not evaluate '"
-                            << op.getName() << "'";
+      return op.emitError()
+             << "the host reference does not evaluate '" << op.getName() << "'";
     }
     values[op.getResult(0)] = result;
   }
@@ -278,7 +277,8 @@ tessel::computeMatmulReference(MatmulOp op, const MatmulSizes &sizes,
       for (int64_t j = 0; j < n; ++j) {
         double sum = 0;
         for (int64_t l = 0; l < k; ++l)
-          sum += a.values[(bi * m + i) * k + l] * b.values[(bi * k + l) * n + j];
+          sum +=
+              a.values[(bi * m + i) * k + l] * b.values[(bi * k + l) * n + j];
         if (integer) // i32 accumulation wraps
           sum = double(int32_t(uint32_t(int64_t(sum))));
         c[(bi * m + i) * n + j] = sum;
@@ -311,8 +311,7 @@ tessel::computeMatmulReference(MatmulOp op, const MatmulSizes &sizes,
   return out;
 }
 
-AttentionSizes tessel::getAttentionSizes(AttentionOp op,
-                                         int64_t dynamicSize) {
+AttentionSizes tessel::getAttentionSizes(AttentionOp op, int64_t dynamicSize) {
   auto size = [&](MemRefType type, int64_t dim) {
     int64_t value = type.getDimSize(dim);
     return ShapedType::isDynamic(value) ? dynamicSize : value;

@@ -51,8 +51,7 @@ static cl::opt<std::string> inputFilename(cl::Positional,
 static cl::opt<std::string> kernelName("kernel",
                                        cl::desc("Kernel (gpu.func) to run"),
                                        cl::cat(category));
-static cl::opt<std::string> gridText("grid",
-                                     cl::desc("Workgroups: X[,Y[,Z]]"),
+static cl::opt<std::string> gridText("grid", cl::desc("Workgroups: X[,Y[,Z]]"),
                                      cl::init("1,1,1"), cl::cat(category));
 static cl::opt<std::string>
     blockText("block",
@@ -61,8 +60,7 @@ static cl::opt<std::string>
               cl::cat(category));
 static cl::opt<std::string> chipName("chip", cl::desc("Chip to emulate"),
                                      cl::init("gfx942"), cl::cat(category));
-static cl::opt<std::string> device("device",
-                                   cl::desc("emu (default) or hip"),
+static cl::opt<std::string> device("device", cl::desc("emu (default) or hip"),
                                    cl::init("emu"), cl::cat(category));
 static cl::list<std::string>
     argValues("arg",
@@ -158,26 +156,27 @@ static llvm::Error loadMemref(MemrefArgument &argument, unsigned index,
   MemRefType type = argument.type;
   std::optional<std::string> dtype = dtypeFor(type.getElementType());
   if (!dtype)
-    return llvm::createStringError(llvm::formatv(
-        "argument {0}: memrefs of {1} are not supported", index,
-        type.getElementType()));
+    return llvm::createStringError(
+        llvm::formatv("argument {0}: memrefs of {1} are not supported", index,
+                      type.getElementType()));
   if (array->dtype != *dtype)
-    return llvm::createStringError(llvm::formatv(
-        "argument {0}: '{1}' has dtype '{2}' but {3} needs '{4}'", index, path,
-        array->dtype, type, *dtype));
+    return llvm::createStringError(
+        llvm::formatv("argument {0}: '{1}' has dtype '{2}' but {3} needs '{4}'",
+                      index, path, array->dtype, type, *dtype));
   if (int64_t(array->shape.size()) != type.getRank())
-    return llvm::createStringError(llvm::formatv(
-        "argument {0}: '{1}' has rank {2} but {3} has rank {4}", index, path,
-        array->shape.size(), type, type.getRank()));
+    return llvm::createStringError(
+        llvm::formatv("argument {0}: '{1}' has rank {2} but {3} has rank {4}",
+                      index, path, array->shape.size(), type, type.getRank()));
   for (auto [d, size] : llvm::enumerate(type.getShape()))
     if (!ShapedType::isDynamic(size) && size != array->shape[d])
       return llvm::createStringError(llvm::formatv(
           "argument {0}: '{1}' has shape ({2}) but {3} needs size {4} in "
           "dimension {5}",
-          index, path, llvm::join(llvm::map_range(array->shape, [](int64_t s) {
-                                    return std::to_string(s);
-                                  }),
-                                  ", "),
+          index, path,
+          llvm::join(
+              llvm::map_range(array->shape,
+                              [](int64_t s) { return std::to_string(s); }),
+              ", "),
           type, size, d));
   argument.array = std::move(*array);
   argument.elementBytes = argument.array.getElementBytes();
@@ -192,7 +191,8 @@ static llvm::Error loadMemref(MemrefArgument &argument, unsigned index,
   int64_t dense = 1;
   argument.strides.assign(strides.size(), 0);
   for (int d = strides.size() - 1; d >= 0; --d) {
-    argument.strides[d] = ShapedType::isDynamic(strides[d]) ? dense : strides[d];
+    argument.strides[d] =
+        ShapedType::isDynamic(strides[d]) ? dense : strides[d];
     dense *= argument.array.shape[d];
   }
   argument.offset = ShapedType::isDynamic(offset) ? 0 : offset;
@@ -220,7 +220,9 @@ struct PackedArguments {
   std::deque<int32_t> ints32;
   std::vector<void *> slots;
 
-  void addPointer(void *value) { slots.push_back(&pointers.emplace_back(value)); }
+  void addPointer(void *value) {
+    slots.push_back(&pointers.emplace_back(value));
+  }
   void addI64(int64_t value) { slots.push_back(&integers.emplace_back(value)); }
   void addI32(int32_t value) { slots.push_back(&ints32.emplace_back(value)); }
   void addF32(float value) { slots.push_back(&floats.emplace_back(value)); }
@@ -331,8 +333,8 @@ packArguments(FunctionType signature, KernelArguments &arguments,
       std::optional<NpyArray> array;
       if (!given)
         array = generated[index]->npy;
-      if (llvm::Error error = loadMemref(argument, index,
-                                         given ? argValues[index] : "", array))
+      if (llvm::Error error =
+              loadMemref(argument, index, given ? argValues[index] : "", array))
         return error;
       packMemref(arguments.packed, argument);
       arguments.buffers.push_back({"argument " + std::to_string(index),
@@ -420,9 +422,8 @@ static int runGpuKernel(ModuleOp module, const Chip &chip) {
   dims.grid = *grid;
   dims.block = block;
   emu::LaunchStats stats;
-  if (llvm::Error error =
-          (*emulator)->launch(kernelName, dims, arguments.packed.slots,
-                              arguments.buffers, &stats))
+  if (llvm::Error error = (*emulator)->launch(
+          kernelName, dims, arguments.packed.slots, arguments.buffers, &stats))
     return fail(llvm::toString(std::move(error)));
   llvm::outs() << llvm::formatv(
       "{0} on emu ({1}): grid {2}x{3}x{4}, block {5}x{6}x{7}: {8} lanes, {9} "
@@ -472,13 +473,34 @@ static int runProblems(ModuleOp module, ArrayRef<Problem> problems,
   if (failed(toGPU.run(module)))
     return 1;
   // Launch facts from the lowered kernels.
-  llvm::StringMap<std::pair<unsigned, std::array<int64_t, 2>>> launch;
+  // Launch facts from the lowered kernels: a problem is one kernel of its
+  // name, or the stages of a plan (split-KV attention).
+  struct KernelLaunch {
+    std::string name;
+    unsigned block;
+    std::array<int64_t, 2> tile;
+    FunctionType signature;
+    std::string planOf;
+    int64_t stage = 0, splits = 1;
+  };
+  std::vector<KernelLaunch> kernels;
   module.walk([&](gpu::GPUFuncOp kernel) {
     auto tile = kernel->getAttrOfType<DenseI64ArrayAttr>("tessel.tile");
     std::optional<llvm::ArrayRef<int32_t>> block = kernel.getKnownBlockSize();
-    if (tile && block)
-      launch[kernel.getName()] = {unsigned((*block)[0]),
-                                  {tile[0], tile[1]}};
+    if (!tile || !block)
+      return;
+    KernelLaunch launch{kernel.getName().str(),
+                        unsigned((*block)[0]),
+                        {tile[0], tile[1]},
+                        kernel.getFunctionType()};
+    if (auto planOf = kernel->getAttrOfType<StringAttr>("tessel.plan_of")) {
+      launch.planOf = planOf.str();
+      launch.stage =
+          kernel->getAttrOfType<IntegerAttr>("tessel.plan_stage").getInt();
+      launch.splits =
+          kernel->getAttrOfType<IntegerAttr>("tessel.splits").getInt();
+    }
+    kernels.push_back(launch);
   });
   llvm::Expected<std::unique_ptr<emu::Emulator>> emulator =
       compileForEmulator(module, "tessel_kernels", chip, /*fromL2=*/true);
@@ -524,26 +546,46 @@ static int runProblems(ModuleOp module, ArrayRef<Problem> problems,
         return {a.batch, a.heads, a.seqQ, a.headDim};
       };
     }
-    std::vector<std::optional<HostArray>> generated(
-        function.getNumArguments());
+    // The kernels to launch, in order.
+    SmallVector<const KernelLaunch *> steps;
+    for (const KernelLaunch &kernel : kernels)
+      if (kernel.name == problem.name || kernel.planOf == problem.name)
+        steps.push_back(&kernel);
+    llvm::sort(steps, [](const KernelLaunch *x, const KernelLaunch *y) {
+      return x->stage < y->stage;
+    });
+    if (steps.empty())
+      return fail("kernel '" + problem.name + "' was not lowered");
+    FunctionType signature = steps.front()->signature;
+    std::vector<std::optional<HostArray>> generated(signature.getNumInputs());
+    // Workspace arguments past the problem's own start zeroed.
+    for (unsigned index = function.getNumArguments();
+         index < signature.getNumInputs(); ++index) {
+      auto memref = cast<MemRefType>(signature.getInput(index));
+      SmallVector<int64_t> role = {attentionSizes.batch, attentionSizes.heads,
+                                   steps.front()->splits, attentionSizes.seqQ,
+                                   attentionSizes.headDim};
+      role.resize(memref.getRank());
+      HostArray zeros = makeRandomArray(memref.getElementType(),
+                                        concreteShape(memref, role), rng);
+      std::fill(zeros.npy.data.begin(), zeros.npy.data.end(), 0);
+      generated[index] = std::move(zeros);
+    }
     for (BlockArgument argument : function.getArguments()) {
       Type type = argument.getType();
       if (auto memref = dyn_cast<MemRefType>(type))
-        generated[argument.getArgNumber()] = makeRandomArray(
-            memref.getElementType(),
-            concreteShape(memref, roleOf(argument)), rng);
-      else
         generated[argument.getArgNumber()] =
-            makeRandomArray(type, {1}, rng);
+            makeRandomArray(memref.getElementType(),
+                            concreteShape(memref, roleOf(argument)), rng);
+      else
+        generated[argument.getArgNumber()] = makeRandomArray(type, {1}, rng);
     }
     if (!argValues.empty() && argValues.size() != function.getNumArguments())
       return fail("kernel '" + problem.name + "' takes " +
-                  llvm::Twine(function.getNumArguments()) +
-                  " arguments, got " + llvm::Twine(argValues.size()) +
-                  " --arg");
+                  llvm::Twine(function.getNumArguments()) + " arguments, got " +
+                  llvm::Twine(argValues.size()) + " --arg");
     KernelArguments arguments;
-    if (llvm::Error error =
-            packArguments(problem.signature, arguments, generated))
+    if (llvm::Error error = packArguments(signature, arguments, generated))
       return fail(llvm::toString(std::move(error)));
     // What the kernel actually reads (given files or generated data).
     auto hostOf = [&](Value value) -> HostArray {
@@ -558,26 +600,27 @@ static int runProblems(ModuleOp module, ArrayRef<Problem> problems,
       return *generated[argument.getArgNumber()];
     };
 
-    auto [blockSize, tile] = launch.lookup(problem.name);
-    if (!blockSize)
-      return fail("kernel '" + problem.name + "' was not lowered");
-    emu::LaunchDims dims;
-    if (matmul)
-      dims.grid = {unsigned(llvm::divideCeil(sizes.n, tile[1])),
-                   unsigned(llvm::divideCeil(sizes.m, tile[0])),
-                   unsigned(std::max<int64_t>(sizes.batch, 1))};
-    else
-      dims.grid = {unsigned(llvm::divideCeil(attentionSizes.seqQ, tile[0])),
-                   unsigned(attentionSizes.heads),
-                   unsigned(attentionSizes.batch)};
-    dims.block = {blockSize, 1, 1};
     auto runStart = std::chrono::steady_clock::now();
     emu::LaunchStats stats;
-    if (dims.grid[0] && dims.grid[1] && dims.grid[2])
-      if (llvm::Error error =
-              (*emulator)->launch(problem.name, dims, arguments.packed.slots,
-                                  arguments.buffers, &stats))
-        return fail(llvm::toString(std::move(error)));
+    for (const KernelLaunch *step : steps) {
+      emu::LaunchDims dims;
+      const std::array<int64_t, 2> &tile = step->tile;
+      if (matmul)
+        dims.grid = {unsigned(llvm::divideCeil(sizes.n, tile[1])),
+                     unsigned(llvm::divideCeil(sizes.m, tile[0])),
+                     unsigned(std::max<int64_t>(sizes.batch, 1))};
+      else
+        dims.grid = {unsigned(llvm::divideCeil(attentionSizes.seqQ, tile[0])),
+                     unsigned(attentionSizes.heads),
+                     unsigned(attentionSizes.batch *
+                              (step->stage == 0 ? step->splits : 1))};
+      dims.block = {step->block, 1, 1};
+      if (dims.grid[0] && dims.grid[1] && dims.grid[2])
+        if (llvm::Error error =
+                (*emulator)->launch(step->name, dims, arguments.packed.slots,
+                                    arguments.buffers, &stats))
+          return fail(llvm::toString(std::move(error)));
+    }
     double runMs = millisecondsSince(runStart);
     if (llvm::Error error = writeOutputs(arguments))
       return fail(llvm::toString(std::move(error)));
@@ -589,9 +632,9 @@ static int runProblems(ModuleOp module, ArrayRef<Problem> problems,
           hostOf(attention.getQ()), hostOf(attention.getK()),
           hostOf(attention.getV()), expectedO, expectedLse);
       Type oElement = attention.getO().getType().getElementType();
-      Comparison comparison = compareResults(
-          oElement, hostOf(attention.getO()).values, expectedO,
-          attentionSizes.seqKV);
+      Comparison comparison =
+          compareResults(oElement, hostOf(attention.getO()).values, expectedO,
+                         attentionSizes.seqKV);
       if (Value lse = attention.getLse()) {
         Comparison lseComparison = compareResults(
             Float32Type::get(module.getContext()), hostOf(lse).values,
@@ -603,9 +646,14 @@ static int runProblems(ModuleOp module, ArrayRef<Problem> problems,
       allPassed &= comparison.passed;
       const AttentionSizes &a = attentionSizes;
       std::string what = llvm::formatv(
-          "{0}x{1}x{2}x{3} (kv heads {4}, kv length {5}{6}) {7}", a.batch,
+          "{0}x{1}x{2}x{3} (kv heads {4}, kv length {5}{6}{7}) {8}", a.batch,
           a.heads, a.seqQ, a.headDim, a.kvHeads, a.seqKV,
-          attention.getCausal() ? ", causal" : "", oElement);
+          attention.getCausal() ? ", causal" : "",
+          steps.size() > 1
+              ? ", split-KV " + std::to_string(steps.front()->splits) +
+                    " ways + combine"
+              : std::string(),
+          oElement);
       printVerdict(problem.name, what, chip, attention.getConfigAttr(),
                    comparison, stats, runMs);
       continue;
@@ -629,12 +677,11 @@ static int runProblems(ModuleOp module, ArrayRef<Problem> problems,
     Comparison comparison =
         compareResults(cElement, c.values, *expected, sizes.k, xf32);
     allPassed &= comparison.passed;
-    std::string what =
-        llvm::formatv("{0}{1}x{2}x{3} {4} x {5} -> {6}",
-                      sizes.batch ? std::to_string(sizes.batch) + "x" : "",
-                      sizes.m, sizes.n, sizes.k,
-                      matmul.getA().getType().getElementType(),
-                      matmul.getB().getType().getElementType(), cElement);
+    std::string what = llvm::formatv(
+        "{0}{1}x{2}x{3} {4} x {5} -> {6}",
+        sizes.batch ? std::to_string(sizes.batch) + "x" : "", sizes.m, sizes.n,
+        sizes.k, matmul.getA().getType().getElementType(),
+        matmul.getB().getType().getElementType(), cElement);
     printVerdict(problem.name, what, chip, config, comparison, stats, runMs);
   }
   llvm::outs() << llvm::formatv("compile {0:f1} ms\n", compileMs);
@@ -680,8 +727,8 @@ int main(int argc, char **argv) {
   original->walk([&](func::FuncOp function) {
     function.walk([&](Operation *op) {
       if (isa<MatmulOp, AttentionOp>(op))
-        problems.push_back({function.getName().str(), op,
-                            function.getFunctionType()});
+        problems.push_back(
+            {function.getName().str(), op, function.getFunctionType()});
     });
   });
   if (!problems.empty())

@@ -47,8 +47,9 @@ static llvm::cl::opt<std::string>
                    llvm::cl::value_desc("filename"), llvm::cl::init("-"),
                    llvm::cl::cat(category));
 static llvm::cl::opt<std::string>
-    chipName("chip", llvm::cl::desc("Target chip (gfx90a, gfx942, gfx950, "
-                                    "gfx1100, gfx1201)"),
+    chipName("chip",
+             llvm::cl::desc("Target chip (gfx90a, gfx942, gfx950, "
+                            "gfx1100, gfx1201)"),
              llvm::cl::init("gfx942"), llvm::cl::cat(category));
 static llvm::cl::opt<EmitKind> emitKind(
     "emit", llvm::cl::desc("What to produce"), llvm::cl::init(EmitKind::HSACO),
@@ -91,8 +92,8 @@ struct Settings {
 };
 
 static Settings snapshotCommandLine() {
-  return Settings{inputFilename,   outputFilename, chipName, deviceLibsDir,
-                  gpuModuleName,   emitKind,       reportFormat, optLevel};
+  return Settings{inputFilename, outputFilename, chipName,     deviceLibsDir,
+                  gpuModuleName, emitKind,       reportFormat, optLevel};
 }
 
 static int fail(const llvm::Twine &message) {
@@ -214,7 +215,8 @@ int main(int argc, char **argv) {
   if (settings.emit == EmitKind::MLIR) {
     module->print(os);
   } else {
-    SmallVector<gpu::GPUModuleOp> gpuModules = selectGpuModules(*module, settings.gpuModule);
+    SmallVector<gpu::GPUModuleOp> gpuModules =
+        selectGpuModules(*module, settings.gpuModule);
     if (gpuModules.empty())
       return fail(settings.gpuModule.empty()
                       ? Twine("the input has no gpu.module to compile")
@@ -233,7 +235,7 @@ int main(int argc, char **argv) {
           compileGpuModule(gpuModule, *chip, options, stageFor(settings.emit));
       if (failed(binary) || sawError ||
           failed(renderBinary(settings, gpuModule, *binary, *chip, os,
-                                  jsonReports)))
+                              jsonReports)))
         return 1;
     }
     if (settings.emit == EmitKind::Report &&

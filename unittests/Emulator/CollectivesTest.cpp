@@ -1194,7 +1194,6 @@ TEST(CollectivesLanes, Mbcnt) {
   EXPECT_EQ(mbcntLo(63, 0x80000001u, 0), 2u);
 }
 
-
 TEST(CollectivesLanes, PermlaneSwap) {
   // Swapping a value with itself across 32 lanes is a xor-32 shuffle once
   // the unchanged half is taken from the second result (what MLIR's

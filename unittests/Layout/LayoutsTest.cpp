@@ -29,8 +29,8 @@ using Coords = SmallVector<int32_t, 4>;
 
 TEST(BlockedLayoutTest, LanesThenWavesThenRepeats) {
   // 8 f16 per lane along dim1, 8x8 lanes, 4 waves down dim0.
-  LinearLayout layout = expectOk(
-      blockedLayout({64, 64}, {1, 8}, {8, 8}, {4, 1}, {1, 0}));
+  LinearLayout layout =
+      expectOk(blockedLayout({64, 64}, {1, 8}, {8, 8}, {4, 1}, {1, 0}));
   EXPECT_EQ(layout.getInDimSize("register"), 16); // 8 per pass, 2 passes
   EXPECT_EQ(layout.apply({3, 9, 0}), (Coords{1, 11}));
   EXPECT_EQ(layout.apply({0, 0, 1}), (Coords{8, 0}));
@@ -73,7 +73,8 @@ TEST(SwizzleTest, XorsColumnGroupsByRow) {
   LinearLayout slowOffset = expectOk(slow.invert());
   EXPECT_EQ(slowOffset.apply({3, 0})[0], 3 * 64 + 8);
   // Column-major: dim0 contiguous.
-  LinearLayout colMajor = expectOk(swizzledLdsLayout({32, 16}, 4, 1, 4, {0, 1}));
+  LinearLayout colMajor =
+      expectOk(swizzledLdsLayout({32, 16}, 4, 1, 4, {0, 1}));
   EXPECT_EQ(expectOk(colMajor.invert()).apply({0, 1})[0], 32 + 4);
   EXPECT_NE(expectError(swizzledLdsLayout({64, 64}, 16, 1, 8, {1, 0}))
                 .find("vec * maxPhase"),
@@ -129,15 +130,15 @@ TEST_P(SwizzleChooserTest, KMajorTilesGetConflictFreeSwizzles) {
   // row-major layout is conflicted: the swizzle is what removes them.
   LinearLayout chosen = expectOk(swizzledLdsLayout(
       query.shape, choice.vec, choice.perPhase, choice.maxPhase, query.order));
-  BankConflictReport read = expectOk(analyzeBankConflicts(
-      query.readLayout, chosen, c.elementBytes, c.readBytes, false,
-      LdsBanking{}, 64));
+  BankConflictReport read =
+      expectOk(analyzeBankConflicts(query.readLayout, chosen, c.elementBytes,
+                                    c.readBytes, false, LdsBanking{}, 64));
   EXPECT_EQ(read.conflictCycles, 0u);
   LinearLayout plain =
       expectOk(swizzledLdsLayout(query.shape, 1, 1, 1, query.order));
-  BankConflictReport plainRead = expectOk(analyzeBankConflicts(
-      query.readLayout, plain, c.elementBytes, c.readBytes, false,
-      LdsBanking{}, 64));
+  BankConflictReport plainRead =
+      expectOk(analyzeBankConflicts(query.readLayout, plain, c.elementBytes,
+                                    c.readBytes, false, LdsBanking{}, 64));
   EXPECT_GT(plainRead.conflictCycles, 0u) << c.name;
 }
 

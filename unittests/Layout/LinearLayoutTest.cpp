@@ -51,10 +51,9 @@ TEST(LinearLayoutTest, GetRejectsBadShapes) {
   EXPECT_NE(expectError(LinearLayout::get({{"lane", {{8}}}}, {{"dim0", 8}}))
                 .find("outside output 'dim0'"),
             std::string::npos);
-  EXPECT_NE(
-      expectError(LinearLayout::get({{"lane", {{1, 0}}}}, {{"dim0", 8}}))
-          .find("has 2 values for 1 output"),
-      std::string::npos);
+  EXPECT_NE(expectError(LinearLayout::get({{"lane", {{1, 0}}}}, {{"dim0", 8}}))
+                .find("has 2 values for 1 output"),
+            std::string::npos);
 }
 
 TEST(LinearLayoutTest, FromFunctionChecksLinearity) {
@@ -109,8 +108,8 @@ TEST(LinearLayoutTest, PseudoinvertPrefersRegisters) {
   EXPECT_EQ(inverse.apply({1}), (SmallVector<int32_t, 4>{1, 0}));
   EXPECT_EQ(inverse.apply({3}), (SmallVector<int32_t, 4>{1, 2}));
   // Not surjective: no right inverse.
-  LinearLayout partial = expectOk(
-      LinearLayout::get({{"lane", {{1}}}}, {{"dim0", 4}}));
+  LinearLayout partial =
+      expectOk(LinearLayout::get({{"lane", {{1}}}}, {{"dim0", 4}}));
   EXPECT_NE(expectError(partial.pseudoinvert()).find("not surjective"),
             std::string::npos);
 }
@@ -164,10 +163,8 @@ TEST(LinearLayoutTest, ClassifiesConversions) {
   // Same lane holds the same pair, registers swapped: still register 0/1 of
   // the lane -- but here the register basis is identical, so build a real
   // permutation: registers 2 bits in both, swapped order.
-  LinearLayout twoRegs =
-      make({{1}, {2}}, {{4}, {8}, {16}, {32}}, {{64}});
-  LinearLayout swapped =
-      make({{2}, {1}}, {{4}, {8}, {16}, {32}}, {{64}});
+  LinearLayout twoRegs = make({{1}, {2}}, {{4}, {8}, {16}, {32}}, {{64}});
+  LinearLayout swapped = make({{2}, {1}}, {{4}, {8}, {16}, {32}}, {{64}});
   EXPECT_EQ(expectOk(classifyConversion(twoRegs, swapped)),
             LayoutConversionKind::InLanePermute);
   // Lanes exchange elements inside the wave.
@@ -180,15 +177,15 @@ TEST(LinearLayoutTest, ClassifiesConversions) {
             LayoutConversionKind::ThroughLds);
   // Broadcast destination: every lane needs what some lane of its own wave
   // has.
-  LinearLayout broadcast = make({{1}, {2}, {4}, {8}, {16}, {32}},
-                                {{0}, {0}, {0}, {0}, {0}}, {{64}});
+  LinearLayout broadcast =
+      make({{1}, {2}, {4}, {8}, {16}, {32}}, {{0}, {0}, {0}, {0}, {0}}, {{64}});
   EXPECT_EQ(expectOk(classifyConversion(src, broadcast)),
             LayoutConversionKind::CrossLaneShuffle);
   EXPECT_EQ(expectOk(classifyConversion(broadcast, src)),
             LayoutConversionKind::InLanePermute);
   // Different tiles are an error.
   EXPECT_NE(expectError(classifyConversion(
-                src, LinearLayout::identity1D(64, "lane", "dim0")))
+                            src, LinearLayout::identity1D(64, "lane", "dim0")))
                 .find("different tile shapes"),
             std::string::npos);
 }
@@ -205,10 +202,10 @@ TEST(LinearLayoutTest, PrintsBasesAndSizes) {
 TEST(BankConflictTest, PhasesFollowTheReference) {
   auto read128 = getLdsPhases(16, /*isWrite=*/false, 64);
   ASSERT_EQ(read128.size(), 8u);
-  EXPECT_EQ(read128[0], (SmallVector<unsigned, 16>{0, 1, 2, 3, 20, 21, 22,
-                                                   23}));
-  EXPECT_EQ(read128[7], (SmallVector<unsigned, 16>{44, 45, 46, 47, 56, 57, 58,
-                                                   59}));
+  EXPECT_EQ(read128[0],
+            (SmallVector<unsigned, 16>{0, 1, 2, 3, 20, 21, 22, 23}));
+  EXPECT_EQ(read128[7],
+            (SmallVector<unsigned, 16>{44, 45, 46, 47, 56, 57, 58, 59}));
   auto write128 = getLdsPhases(16, /*isWrite=*/true, 64);
   ASSERT_EQ(write128.size(), 8u);
   EXPECT_EQ(write128[1].front(), 8u);
@@ -220,9 +217,9 @@ TEST(BankConflictTest, PhasesFollowTheReference) {
 /// An LDS tile of `rows` x `cols` elements stored row-major with
 /// `padding`-free offsets: offset -> (row, col).
 LinearLayout rowMajor(int32_t rows, int32_t cols) {
-  LinearLayout layout = expectOk(
-      LinearLayout::identity1D(rows * cols, "offset", "flat")
-          .reshapeOuts({{"dim0", rows}, {"dim1", cols}}));
+  LinearLayout layout =
+      expectOk(LinearLayout::identity1D(rows * cols, "offset", "flat")
+                   .reshapeOuts({{"dim0", rows}, {"dim1", cols}}));
   return layout;
 }
 

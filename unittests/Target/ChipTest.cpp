@@ -81,9 +81,9 @@ TEST(ChipTest, VgprOccupancyTableOfTheReference) {
   // amd-matrix-cores.md §4: <=64 -> 8, 65-72 -> 7, 73-80 -> 6, 81-96 -> 5,
   // 97-128 -> 4, 129-168 -> 3, 169-256 -> 2, 257-512 -> 1.
   const std::pair<unsigned, unsigned> table[] = {
-      {1, 8},   {64, 8},   {65, 7},   {72, 7},   {73, 6},  {80, 6},
-      {81, 5},  {96, 5},   {97, 4},   {128, 4},  {129, 3}, {168, 3},
-      {169, 2}, {256, 2},  {257, 1},  {512, 1}};
+      {1, 8},   {64, 8},  {65, 7},  {72, 7},  {73, 6},  {80, 6},
+      {81, 5},  {96, 5},  {97, 4},  {128, 4}, {129, 3}, {168, 3},
+      {169, 2}, {256, 2}, {257, 1}, {512, 1}};
   for (auto [vgprs, waves] : table)
     EXPECT_EQ(wavesWithVgprs("gfx942", vgprs), waves) << vgprs << " VGPRs";
   // AGPRs start at alignTo(arch, 4): 61 arch + 4 acc = 68 -> 7 waves.

@@ -5,11 +5,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tessel/Target/KernelMetadata.h"
 #include "tessel/InitAllDialects.h"
 #include "tessel/Pipelines/Pipelines.h"
 #include "tessel/Target/Chip.h"
 #include "tessel/Target/Hsaco.h"
-#include "tessel/Target/KernelMetadata.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -59,7 +59,8 @@ protected:
   std::vector<char> compile(llvm::StringRef source, llvm::StringRef chipName) {
     const Chip *chip = lookupChip(chipName);
     EXPECT_NE(chip, nullptr);
-    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(source, &context);
     EXPECT_TRUE(module);
     PassManager pm(&context);
     TesselToROCDLOptions options;
@@ -79,8 +80,7 @@ protected:
 TEST_F(KernelMetadataTest, DescribesTheCompiledKernel) {
   for (llvm::StringRef chipName : {"gfx90a", "gfx942", "gfx950"}) {
     std::vector<char> hsaco = compile(kKernel, chipName);
-    llvm::Expected<CodeObjectMetadata> metadata =
-        readCodeObjectMetadata(hsaco);
+    llvm::Expected<CodeObjectMetadata> metadata = readCodeObjectMetadata(hsaco);
     ASSERT_TRUE(bool(metadata)) << llvm::toString(metadata.takeError());
     EXPECT_EQ(metadata->target, "amdgcn-amd-amdhsa--" + chipName.str());
     EXPECT_EQ(metadata->processor(), chipName.str());
@@ -113,7 +113,8 @@ TEST_F(KernelMetadataTest, ReportCarriesOccupancy) {
   std::vector<char> hsaco = compile(kKernel, "gfx942");
   llvm::Expected<CodeObjectMetadata> metadata = readCodeObjectMetadata(hsaco);
   ASSERT_TRUE(bool(metadata));
-  llvm::json::Value report = kernelReportToJSON(*metadata, *lookupChip("gfx942"));
+  llvm::json::Value report =
+      kernelReportToJSON(*metadata, *lookupChip("gfx942"));
   const llvm::json::Object *kernel =
       report.getAsObject()->getArray("kernels")->front().getAsObject();
   EXPECT_EQ(kernel->getInteger("lds_bytes"), 4096);

@@ -13,8 +13,8 @@
 #include "tessel/Target/Mma.h"
 
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "gtest/gtest.h"
 
@@ -74,11 +74,12 @@ const MmaInstr *findInCatalogue(const calc::Listing &listing) {
 /// Compares one operand: for every lane, GPR and element inside the GPR, the
 /// listing's (row, col) against `layout` at the LLVM vector element the GPR
 /// bits hold. Returns the mismatches, described.
-std::vector<std::string>
-compareOperand(llvm::StringRef what, const calc::ElementExpr &rowExpr,
-               const calc::ElementExpr &colExpr, unsigned gprs,
-               unsigned elementBits, unsigned waveSize,
-               const LinearLayout &layout) {
+std::vector<std::string> compareOperand(llvm::StringRef what,
+                                        const calc::ElementExpr &rowExpr,
+                                        const calc::ElementExpr &colExpr,
+                                        unsigned gprs, unsigned elementBits,
+                                        unsigned waveSize,
+                                        const LinearLayout &layout) {
   std::vector<std::string> mismatches;
   // A 16-bit value the listing places in bits [15:0] only is, as an LLVM
   // vector, every other element (gfx11 16-bit WMMA results).
@@ -87,11 +88,11 @@ compareOperand(llvm::StringRef what, const calc::ElementExpr &rowExpr,
   unsigned vectorPerGpr = 32 / elementBits;
   unsigned elements = gprs * vectorPerGpr;
   if (layout.getInDimSize(dims::kRegister) != int32_t(elements))
-    mismatches.push_back(
-        (what + ": the listing holds " + llvm::Twine(elements) +
-         " elements per lane, the catalogue " +
-         llvm::Twine(layout.getInDimSize(dims::kRegister)))
-            .str());
+    mismatches.push_back((what + ": the listing holds " +
+                          llvm::Twine(elements) +
+                          " elements per lane, the catalogue " +
+                          llvm::Twine(layout.getInDimSize(dims::kRegister)))
+                             .str());
   if (layout.getInDimSize(dims::kLane) != int32_t(waveSize))
     mismatches.push_back((what + ": wrong lane count").str());
   if (!mismatches.empty())
@@ -140,8 +141,8 @@ std::vector<std::string> compareWithListing(const MmaInstr &instr,
 
 TEST(MmaCatalogueTest, EveryListingParsesAndIsCovered) {
   std::vector<std::string> paths = listingPaths();
-  ASSERT_GE(paths.size(), 38u) << "listings missing under "
-                               << TESSEL_CALCULATOR_DIR;
+  ASSERT_GE(paths.size(), 38u)
+      << "listings missing under " << TESSEL_CALCULATOR_DIR;
   unsigned checkedWaves = 0;
   for (const std::string &path : paths) {
     calc::ParseResult parsed = calc::parseListingFile(path);
@@ -150,9 +151,9 @@ TEST(MmaCatalogueTest, EveryListingParsesAndIsCovered) {
     if (!listing.supported || isOutsideCatalogue(listing.instruction))
       continue;
     const MmaInstr *instr = findInCatalogue(listing);
-    ASSERT_NE(instr, nullptr) << listing.instruction << " ("
-                              << listing.architecture
-                              << ") is not in the catalogue";
+    ASSERT_NE(instr, nullptr)
+        << listing.instruction << " (" << listing.architecture
+        << ") is not in the catalogue";
     EXPECT_EQ(instr->m, listing.m) << path;
     EXPECT_EQ(instr->n, listing.n) << path;
     EXPECT_EQ(instr->k, listing.k) << path;
@@ -261,11 +262,12 @@ TEST(MmaCatalogueTest, FactsPerChip) {
   ASSERT_NE(doubleK, nullptr);
   EXPECT_EQ(doubleK->getLLVMOperandType(64), "<8 x bfloat>");
   EXPECT_EQ(lookupMma("v_mfma_f32_16x16x32_fp8_fp8", *gfx90a), nullptr);
-  EXPECT_EQ(lookupMma("v_mfma_f32_16x16x32_fp8_fp8", *gfx942)
-                ->getLLVMOperandType(64),
-            "i64");
-  EXPECT_EQ(lookupMma("v_mfma_i32_16x16x64_i8", *gfx950)->getLLVMOperandType(64),
-            "<4 x i32>");
+  EXPECT_EQ(
+      lookupMma("v_mfma_f32_16x16x32_fp8_fp8", *gfx942)->getLLVMOperandType(64),
+      "i64");
+  EXPECT_EQ(
+      lookupMma("v_mfma_i32_16x16x64_i8", *gfx950)->getLLVMOperandType(64),
+      "<4 x i32>");
   EXPECT_EQ(lookupMma("v_mfma_i32_16x16x16i8", *gfx90a)->getLLVMOperandType(64),
             "i32");
 
@@ -288,7 +290,8 @@ TEST(MmaTileLayoutTest, AccumulatorTilesWavesThenRepeats) {
   const MmaInstr *instr =
       lookupMma("v_mfma_f32_32x32x8_f16", *lookupChip("gfx942"));
   // 2x2 waves over a 128x128 tile: each wave repeats its 32x32 block 2x2.
-  LinearLayout acc = expectOk(mmaAccumulatorLayout(*instr, 64, 2, 2, {128, 128}));
+  LinearLayout acc =
+      expectOk(mmaAccumulatorLayout(*instr, 64, 2, 2, {128, 128}));
   EXPECT_EQ(acc.getInDimSize("register"), 64);
   EXPECT_EQ(acc.getInDimSize("wave"), 4);
   EXPECT_TRUE(acc.isInjective() && acc.isSurjective());
@@ -301,7 +304,8 @@ TEST(MmaTileLayoutTest, AccumulatorTilesWavesThenRepeats) {
   EXPECT_EQ(acc.apply({16, 0, 0}), (SmallVector<int32_t, 4>{0, 64}));
   EXPECT_EQ(acc.apply({32, 0, 0}), (SmallVector<int32_t, 4>{64, 0}));
   EXPECT_FALSE(bool(mmaAccumulatorLayout(*instr, 64, 2, 2, {96, 128})));
-  llvm::consumeError(mmaAccumulatorLayout(*instr, 64, 2, 2, {96, 128}).takeError());
+  llvm::consumeError(
+      mmaAccumulatorLayout(*instr, 64, 2, 2, {96, 128}).takeError());
 }
 
 TEST(MmaTileLayoutTest, OperandsPackKWidth) {
@@ -309,19 +313,19 @@ TEST(MmaTileLayoutTest, OperandsPackKWidth) {
   const MmaInstr *instr = lookupMma("v_mfma_f32_16x16x16_f16", *gfx942);
   MmaLayouts hw = expectOk(getMmaLayouts(*instr, 64));
   // kWidth = 4 on one instruction tile is the hardware layout plus a wave.
-  LinearLayout a = expectOk(
-      mmaOperandLayout(*instr, 64, 1, 1, MmaOperand::A, 4, {16, 16}));
+  LinearLayout a =
+      expectOk(mmaOperandLayout(*instr, 64, 1, 1, MmaOperand::A, 4, {16, 16}));
   EXPECT_EQ(a.sublayout({"register", "lane"}, {"dim0", "dim1"}), hw.a);
-  LinearLayout b = expectOk(
-      mmaOperandLayout(*instr, 64, 1, 1, MmaOperand::B, 4, {16, 16}));
+  LinearLayout b =
+      expectOk(mmaOperandLayout(*instr, 64, 1, 1, MmaOperand::B, 4, {16, 16}));
   EXPECT_EQ(b.sublayout({"register", "lane"}, {"dim0", "dim1"}), hw.b);
   // kWidth = 8: lane 16 holds k = 8..15 of row 0, two instructions' worth.
-  LinearLayout packed = expectOk(
-      mmaOperandLayout(*instr, 64, 1, 1, MmaOperand::A, 8, {16, 32}));
+  LinearLayout packed =
+      expectOk(mmaOperandLayout(*instr, 64, 1, 1, MmaOperand::A, 8, {16, 32}));
   EXPECT_EQ(packed.apply({5, 16, 0}), (SmallVector<int32_t, 4>{0, 13}));
   // B of a 2x2-wave dot: waves along M hold copies.
-  LinearLayout b22 = expectOk(
-      mmaOperandLayout(*instr, 64, 2, 2, MmaOperand::B, 4, {32, 64}));
+  LinearLayout b22 =
+      expectOk(mmaOperandLayout(*instr, 64, 2, 2, MmaOperand::B, 4, {32, 64}));
   EXPECT_EQ(b22.apply({0, 0, 1}), (SmallVector<int32_t, 4>{0, 16}));
   EXPECT_EQ(b22.apply({0, 0, 2}), b22.apply({0, 0, 0}));
   EXPECT_EQ(b22.getReplication(), 2);

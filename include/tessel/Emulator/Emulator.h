@@ -58,8 +58,8 @@ class Emulator {
 public:
   /// JIT-compiles `host`, the output of tessel-lower-to-emulator for one
   /// gpu.module, for emulating `chip`.
-  static llvm::Expected<std::unique_ptr<Emulator>>
-  create(mlir::ModuleOp host, const Chip &chip);
+  static llvm::Expected<std::unique_ptr<Emulator>> create(mlir::ModuleOp host,
+                                                          const Chip &chip);
   ~Emulator();
 
   /// Runs `kernel` over `dims`. `args` holds one pointer per argument of the

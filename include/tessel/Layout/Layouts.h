@@ -19,12 +19,10 @@ namespace tessel {
 /// dimensions in `order` (fastest first). A tile larger than the covered
 /// block repeats it in further registers; a smaller one is replicated
 /// (several lanes hold the same element).
-llvm::Expected<LinearLayout>
-blockedLayout(llvm::ArrayRef<int64_t> shape,
-              llvm::ArrayRef<int64_t> sizePerThread,
-              llvm::ArrayRef<int64_t> threadsPerWave,
-              llvm::ArrayRef<int64_t> wavesPerWorkgroup,
-              llvm::ArrayRef<int64_t> order);
+llvm::Expected<LinearLayout> blockedLayout(
+    llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> sizePerThread,
+    llvm::ArrayRef<int64_t> threadsPerWave,
+    llvm::ArrayRef<int64_t> wavesPerWorkgroup, llvm::ArrayRef<int64_t> order);
 
 /// An LDS layout (`offset` -> tile) for a 2-D tile whose dimension `order[0]`
 /// is contiguous: element (r, c) lives at r * C + ((c / vec) ^ phase(r)) * vec
@@ -36,13 +34,13 @@ llvm::Expected<LinearLayout> swizzledLdsLayout(llvm::ArrayRef<int64_t> shape,
                                                llvm::ArrayRef<int64_t> order);
 
 struct SwizzleQuery {
-  llvm::SmallVector<int64_t, 2> shape;  ///< the LDS tile
-  llvm::SmallVector<int64_t, 2> order;  ///< contiguous dimension first
+  llvm::SmallVector<int64_t, 2> shape; ///< the LDS tile
+  llvm::SmallVector<int64_t, 2> order; ///< contiguous dimension first
   unsigned elementBytes = 2;
-  unsigned storeBytes = 16;             ///< per-lane width of the LDS write
-  unsigned numWaves = 1;                ///< waves writing the tile
-  LinearLayout readLayout;              ///< register layout reading the tile
-  unsigned readBytes = 16;              ///< per-lane width of the LDS read
+  unsigned storeBytes = 16; ///< per-lane width of the LDS write
+  unsigned numWaves = 1;    ///< waves writing the tile
+  LinearLayout readLayout;  ///< register layout reading the tile
+  unsigned readBytes = 16;  ///< per-lane width of the LDS read
   LdsBanking banking;
   unsigned waveSize = 64;
 };
@@ -50,7 +48,8 @@ struct SwizzleQuery {
 struct SwizzleChoice {
   int64_t vec = 1, perPhase = 1, maxPhase = 1;
   BankConflictReport write, read;
-  LinearLayout writeLayout; ///< the coalesced layout the write was analysed with
+  LinearLayout
+      writeLayout; ///< the coalesced layout the write was analysed with
   unsigned totalConflicts() const {
     return write.conflictCycles + read.conflictCycles;
   }

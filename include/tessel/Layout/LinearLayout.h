@@ -76,12 +76,11 @@ public:
   /// Samples `fn` at each input bit to get the bases, then checks that the
   /// layout equals `fn` on every input: an error names the first input where
   /// `fn` is not linear. For turning documented formulas into layouts.
-  static llvm::Expected<LinearLayout>
-  fromFunction(llvm::ArrayRef<std::pair<std::string, int32_t>> inDims,
-               llvm::ArrayRef<OutDim> outDims,
-               llvm::function_ref<llvm::SmallVector<int32_t, 4>(
-                   llvm::ArrayRef<int32_t>)>
-                   fn);
+  static llvm::Expected<LinearLayout> fromFunction(
+      llvm::ArrayRef<std::pair<std::string, int32_t>> inDims,
+      llvm::ArrayRef<OutDim> outDims,
+      llvm::function_ref<llvm::SmallVector<int32_t, 4>(llvm::ArrayRef<int32_t>)>
+          fn);
 
   llvm::ArrayRef<InDim> getInDims() const { return inDims; }
   llvm::ArrayRef<OutDim> getOutDims() const { return outDims; }
@@ -202,10 +201,10 @@ getLdsPhases(unsigned accessBytes, bool isWrite, unsigned waveSize);
 /// LDS laid out by `memoryLayout` (offset -> tile, elements of
 /// `elementBytes`), `accessBytes` per lane per instruction.
 struct BankConflictReport {
-  unsigned accessesPerWave = 0;  ///< LDS instructions per wave
-  unsigned conflictCycles = 0;   ///< extra cycles over all of them, all waves
-  unsigned worstPerAccess = 0;   ///< most extra cycles of one instruction
-  unsigned waves = 1;            ///< waves analysed
+  unsigned accessesPerWave = 0; ///< LDS instructions per wave
+  unsigned conflictCycles = 0;  ///< extra cycles over all of them, all waves
+  unsigned worstPerAccess = 0;  ///< most extra cycles of one instruction
+  unsigned waves = 1;           ///< waves analysed
   /// Extra cycles per instruction per wave on average.
   double perAccess() const {
     return accessesPerWave ? double(conflictCycles) / (accessesPerWave * waves)

@@ -36,9 +36,9 @@ struct HsacoOptions {
 
 /// What one gpu.module compiles to.
 struct GpuModuleBinary {
-  std::string llvmIR;        // optimized LLVM IR (text)
-  std::string isa;           // AMDGPU assembly (HsacoStage::ISA)
-  std::vector<char> hsaco;   // the linked code object (HsacoStage::HSACO)
+  std::string llvmIR;      // optimized LLVM IR (text)
+  std::string isa;         // AMDGPU assembly (HsacoStage::ISA)
+  std::vector<char> hsaco; // the linked code object (HsacoStage::HSACO)
   bool linkedDeviceLibs = false;
 };
 
@@ -51,9 +51,10 @@ void registerHsacoTranslations(mlir::DialectRegistry &registry);
 
 /// Compiles `module` (LLVM/ROCDL dialect) for `chip`. Errors are emitted as
 /// MLIR diagnostics at the module's location.
-mlir::FailureOr<GpuModuleBinary>
-compileGpuModule(mlir::gpu::GPUModuleOp module, const Chip &chip,
-                 const HsacoOptions &options, HsacoStage stage);
+mlir::FailureOr<GpuModuleBinary> compileGpuModule(mlir::gpu::GPUModuleOp module,
+                                                  const Chip &chip,
+                                                  const HsacoOptions &options,
+                                                  HsacoStage stage);
 
 /// The device library directory `options` resolves to.
 std::string resolveDeviceLibsDir(const HsacoOptions &options);

@@ -69,8 +69,8 @@ readCodeObjectMetadata(llvm::ArrayRef<char> hsaco);
 
 /// Prints a readable table per kernel: resources, occupancy on `chip` and
 /// arguments.
-void printKernelReport(llvm::raw_ostream &os, const CodeObjectMetadata &metadata,
-                       const Chip &chip);
+void printKernelReport(llvm::raw_ostream &os,
+                       const CodeObjectMetadata &metadata, const Chip &chip);
 
 /// The same report as JSON.
 llvm::json::Value kernelReportToJSON(const CodeObjectMetadata &metadata,

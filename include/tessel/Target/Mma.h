@@ -89,11 +89,9 @@ enum class MmaOperand { A, B };
 /// `wavesM` x `wavesN` waves with `instr`: waves tile the instruction's C
 /// block (wave index = waveM * wavesN + waveN), then each wave repeats its
 /// block along N and then M in further registers.
-llvm::Expected<LinearLayout> mmaAccumulatorLayout(const MmaInstr &instr,
-                                                  unsigned waveSize,
-                                                  int64_t wavesM,
-                                                  int64_t wavesN,
-                                                  llvm::ArrayRef<int64_t> shape);
+llvm::Expected<LinearLayout>
+mmaAccumulatorLayout(const MmaInstr &instr, unsigned waveSize, int64_t wavesM,
+                     int64_t wavesN, llvm::ArrayRef<int64_t> shape);
 
 /// The register layout of operand `operand` of the same dot over a tile of
 /// `shape` ([M, K] for A, [K, N] for B). Each lane holds `kWidth` consecutive

@@ -17,9 +17,9 @@
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace tessel {
@@ -97,7 +97,7 @@ private:
   OpBuilder b;
   Location currentLoc = UnknownLoc::get(kernel.getContext());
   IRMapping mapping;
-  Value lane, wave; // index
+  Value lane, wave;                 // index
   Operation *prologueEnd = nullptr; // last op of the lane computations
   DenseMap<Value, Value> ldsMemory; // local_alloc result -> workgroup memref
 };
@@ -114,7 +114,8 @@ SmallVector<Value> KernelLowering::laneCoordinates(const LinearLayout &layout) {
   SmallVector<Value> coords;
   for (unsigned d = 0; d < layout.getOutDims().size(); ++d) {
     Value coord = constIndex(0);
-    for (auto [name, id] : {std::pair{dims::kLane, lane}, {dims::kWave, wave}}) {
+    for (auto [name, id] :
+         {std::pair{dims::kLane, lane}, {dims::kWave, wave}}) {
       for (int32_t bit = 0; bit < layout.getInDimSizeLog2(name); ++bit) {
         int32_t basis = layout.getBasis(name, bit)[d];
         if (basis == 0)
@@ -145,8 +146,8 @@ Value KernelLowering::canonicalHolder(const LinearLayout &layout) {
     if (!mask)
       continue;
     Value bits = arith::AndIOp::create(b, loc(), id, constIndex(mask));
-    Value zero = arith::CmpIOp::create(b, loc(), arith::CmpIPredicate::eq,
-                                       bits, constIndex(0));
+    Value zero = arith::CmpIOp::create(b, loc(), arith::CmpIPredicate::eq, bits,
+                                       constIndex(0));
     holder = holder ? arith::AndIOp::create(b, loc(), holder, zero).getResult()
                     : zero;
   }
@@ -170,9 +171,7 @@ static int64_t contiguousRun(const LinearLayout &layout, unsigned dim,
     run *= 2;
   }
   // Everything else must keep runs aligned.
-  auto aligned = [&](ArrayRef<int32_t> basis) {
-    return basis[dim] % run == 0;
-  };
+  auto aligned = [&](ArrayRef<int32_t> basis) { return basis[dim] % run == 0; };
   while (run > 1) {
     bool ok = true;
     for (const LinearLayout::InDim &in : layout.getInDims())
@@ -229,10 +228,10 @@ static GlobalAccess analyzeGlobalAccess(OpBuilder &b, Location loc,
     access.tileContiguous = 0;
   int64_t memrefDim = last - 1 + access.tileContiguous;
   bool unitStride = strided && strides[memrefDim] == 1;
-  access.vector =
-      unitStride ? contiguousRun(layout, access.tileContiguous,
-                                 std::max<unsigned>(1, 16 / elementBytes))
-                 : 1;
+  access.vector = unitStride
+                      ? contiguousRun(layout, access.tileContiguous,
+                                      std::max<unsigned>(1, 16 / elementBytes))
+                      : 1;
   // Whole vectors must be in or out of bounds: the size along the
   // contiguous dimension must be a multiple of the vector.
   int64_t size = type.getDimSize(memrefDim);
@@ -264,8 +263,7 @@ LogicalResult KernelLowering::lowerLoad(LoadOp op) {
     return failure();
   Value memref = mapping.lookup(op.getSource());
   Type element = tile.getElementType();
-  unsigned elementBytes =
-      llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
+  unsigned elementBytes = llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
   GlobalAccess access =
       analyzeGlobalAccess(b, loc(), memref, *layout, elementBytes);
   SmallVector<Value> laneCoords = laneCoordinates(*layout);
@@ -274,14 +272,13 @@ LogicalResult KernelLowering::lowerLoad(LoadOp op) {
 
   VectorType resultType = vectorTypeOf(tile, *layout);
   auto sliceType = VectorType::get({access.vector}, element);
-  Value zeros = arith::ConstantOp::create(
-      b, loc(), sliceType, b.getZeroAttr(sliceType));
+  Value zeros =
+      arith::ConstantOp::create(b, loc(), sliceType, b.getZeroAttr(sliceType));
   Value result = arith::ConstantOp::create(b, loc(), resultType,
                                            b.getZeroAttr(resultType));
   int64_t registers = resultType.getNumElements();
   for (int64_t r = 0; r < registers; r += access.vector) {
-    SmallVector<int32_t, 4> regCoords =
-        layout->apply({int32_t(r), 0, 0});
+    SmallVector<int32_t, 4> regCoords = layout->apply({int32_t(r), 0, 0});
     SmallVector<Value> indices(base.begin(), base.end() - 2);
     Value valid;
     for (unsigned d = 0; d < 2; ++d) {
@@ -290,9 +287,9 @@ LogicalResult KernelLowering::lowerLoad(LoadOp op) {
       Value index = arith::AddIOp::create(b, loc(), base[memrefDim], coord);
       Value inBounds = arith::CmpIOp::create(
           b, loc(), arith::CmpIPredicate::ult, index, access.sizes[memrefDim]);
-      valid = valid ? arith::AndIOp::create(b, loc(), valid, inBounds)
-                          .getResult()
-                    : inBounds;
+      valid = valid
+                  ? arith::AndIOp::create(b, loc(), valid, inBounds).getResult()
+                  : inBounds;
       // Read a clamped, always in-bounds address and select zero.
       int64_t span = d == access.tileContiguous ? access.vector : 1;
       Value limit = arith::SubIOp::create(b, loc(), access.sizes[memrefDim],
@@ -309,9 +306,8 @@ LogicalResult KernelLowering::lowerLoad(LoadOp op) {
                                      access.forView(indices));
     }
     slice = arith::SelectOp::create(b, loc(), valid, slice, zeros);
-    result = vector::InsertStridedSliceOp::create(b, loc(), slice, result,
-                                                  ArrayRef<int64_t>{r},
-                                                  ArrayRef<int64_t>{1});
+    result = vector::InsertStridedSliceOp::create(
+        b, loc(), slice, result, ArrayRef<int64_t>{r}, ArrayRef<int64_t>{1});
   }
   mapping.map(op.getResult(), result);
   return success();
@@ -326,8 +322,7 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
   Value memref = mapping.lookup(op.getDest());
   Value value = mapping.lookup(op.getValue());
   Type element = tile.getElementType();
-  unsigned elementBytes =
-      llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
+  unsigned elementBytes = llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
   GlobalAccess access =
       analyzeGlobalAccess(b, loc(), memref, *layout, elementBytes);
   SmallVector<Value> laneCoords = laneCoordinates(*layout);
@@ -351,20 +346,20 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
           b, loc(), base[memrefDim], xorIndex(laneCoords[d], regCoords[d]));
       Value inBounds = arith::CmpIOp::create(
           b, loc(), arith::CmpIPredicate::ult, index, access.sizes[memrefDim]);
-      valid = valid ? arith::AndIOp::create(b, loc(), valid, inBounds)
-                          .getResult()
-                    : inBounds;
+      valid = valid
+                  ? arith::AndIOp::create(b, loc(), valid, inBounds).getResult()
+                  : inBounds;
       indices.push_back(index);
     }
     Value slice = vector::ExtractStridedSliceOp::create(
-        b, loc(), value, ArrayRef<int64_t>{r},
-        ArrayRef<int64_t>{access.vector}, ArrayRef<int64_t>{1});
+        b, loc(), value, ArrayRef<int64_t>{r}, ArrayRef<int64_t>{access.vector},
+        ArrayRef<int64_t>{1});
     auto ifOp = scf::IfOp::create(b, loc(), valid, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&ifOp.getThenRegion().front());
     if (access.vector == 1) {
-      Value scalar = vector::ExtractOp::create(b, loc(), slice,
-                                               ArrayRef<int64_t>{0});
+      Value scalar =
+          vector::ExtractOp::create(b, loc(), slice, ArrayRef<int64_t>{0});
       memref::StoreOp::create(b, loc(), scalar, memref, indices);
     } else {
       vector::StoreOp::create(b, loc(), slice, access.view,
@@ -398,8 +393,7 @@ FailureOr<LinearLayout> KernelLowering::offsetsOf(Operation *op,
 
 void KernelLowering::storeToLds(Value memory, Value base, Value vector,
                                 const LinearLayout &toOffset, Type element) {
-  unsigned elementBytes =
-      llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
+  unsigned elementBytes = llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
   int64_t run = contiguousRun(toOffset, 0, 16 / elementBytes);
   Value laneOffset = laneCoordinates(toOffset)[0];
   Value start = arith::AddIOp::create(b, loc(), base, laneOffset);
@@ -434,16 +428,14 @@ Value KernelLowering::loadFromLds(Value memory, Value base,
   int64_t run = contiguousRun(toOffset, 0, 16 / elementBytes);
   Value laneOffset = laneCoordinates(toOffset)[0];
   Value start = arith::AddIOp::create(b, loc(), base, laneOffset);
-  Value result =
-      arith::ConstantOp::create(b, loc(), type, b.getZeroAttr(type));
+  Value result = arith::ConstantOp::create(b, loc(), type, b.getZeroAttr(type));
   auto sliceType = VectorType::get({run}, type.getElementType());
   for (int64_t r = 0; r < type.getNumElements(); r += run) {
     int32_t regOffset = toOffset.apply({int32_t(r), 0, 0})[0];
     Value offset = xorIndex(start, regOffset);
-    Value slice = vector::LoadOp::create(b, loc(), sliceType, memory,
-                                         ValueRange{offset},
-                                         /*nontemporal=*/false,
-                                         llvm::MaybeAlign(run * elementBytes));
+    Value slice = vector::LoadOp::create(
+        b, loc(), sliceType, memory, ValueRange{offset},
+        /*nontemporal=*/false, llvm::MaybeAlign(run * elementBytes));
     result = vector::InsertStridedSliceOp::create(
         b, loc(), slice, result, ArrayRef<int64_t>{r}, ArrayRef<int64_t>{1});
   }
@@ -459,8 +451,7 @@ LogicalResult KernelLowering::lowerLocalStore(LocalStoreOp op) {
   Value slotBase = arith::MulIOp::create(b, loc(), mapping.lookup(op.getSlot()),
                                          constIndex(buffer.getSlotElements()));
   storeToLds(ldsMemory.lookup(op.getBuffer()), slotBase,
-             mapping.lookup(op.getValue()), *toOffset,
-             buffer.getElementType());
+             mapping.lookup(op.getValue()), *toOffset, buffer.getElementType());
   return success();
 }
 
@@ -472,8 +463,8 @@ LogicalResult KernelLowering::lowerLocalLoad(LocalLoadOp op) {
     return failure();
   Value slotBase = arith::MulIOp::create(b, loc(), mapping.lookup(op.getSlot()),
                                          constIndex(buffer.getSlotElements()));
-  VectorType type = VectorType::get(
-      {toOffset->getInDimSize(dims::kRegister)}, tile.getElementType());
+  VectorType type = VectorType::get({toOffset->getInDimSize(dims::kRegister)},
+                                    tile.getElementType());
   mapping.map(op.getResult(), loadFromLds(ldsMemory.lookup(op.getBuffer()),
                                           slotBase, *toOffset, type));
   return success();
@@ -492,13 +483,12 @@ LogicalResult KernelLowering::lowerConvert(ConvertLayoutOp op) {
     return success();
   }
   // Through a scratch tile in LDS, row-major.
-  auto ldsType = LdsType::get(
-      b.getContext(), 1, source.getShape(), source.getElementType(),
-      SwizzleAttr::get(b.getContext(), 1, 1, 1, {}));
+  auto ldsType = LdsType::get(b.getContext(), 1, source.getShape(),
+                              source.getElementType(),
+                              SwizzleAttr::get(b.getContext(), 1, 1, 1, {}));
   auto scratchType = MemRefType::get(
       {ldsType.getSlotElements()}, source.getElementType(), AffineMap(),
-      gpu::AddressSpaceAttr::get(b.getContext(),
-                                 gpu::AddressSpace::Workgroup));
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup));
   Value scratch = kernel.addWorkgroupAttribution(scratchType, op.getLoc());
   FailureOr<LinearLayout> storeOffsets = offsetsOf(op, source, ldsType);
   FailureOr<LinearLayout> loadOffsets = offsetsOf(op, result, ldsType);
@@ -508,9 +498,8 @@ LogicalResult KernelLowering::lowerConvert(ConvertLayoutOp op) {
   storeToLds(scratch, constIndex(0), mapping.lookup(op.getSource()),
              *storeOffsets, source.getElementType());
   gpu::BarrierOp::create(b, loc());
-  mapping.map(op.getResult(),
-              loadFromLds(scratch, constIndex(0), *loadOffsets,
-                          vectorTypeOf(result, *to)));
+  mapping.map(op.getResult(), loadFromLds(scratch, constIndex(0), *loadOffsets,
+                                          vectorTypeOf(result, *to)));
   return success();
 }
 
@@ -544,8 +533,8 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
   Type aElement = op.getA().getType().getElementType();
   auto operandSlice = [&](Value vector, int64_t offset) -> Value {
     Value slice = vector::ExtractStridedSliceOp::create(
-        b, loc(), vector, ArrayRef<int64_t>{offset},
-        ArrayRef<int64_t>{perLane}, ArrayRef<int64_t>{1});
+        b, loc(), vector, ArrayRef<int64_t>{offset}, ArrayRef<int64_t>{perLane},
+        ArrayRef<int64_t>{1});
     if (perLane == 1)
       return vector::ExtractOp::create(b, loc(), slice, ArrayRef<int64_t>{0});
     return slice;
@@ -582,11 +571,10 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
   // these MFMAs: ask the backend's scheduler to interleave them, one read
   // after each MFMA, so the reads' latency hides behind the matrix pipe.
   Block *block = op->getBlock();
-  bool readsAhead = isa<scf::ForOp>(op->getParentOp()) &&
-                    llvm::any_of(block->getOps<LocalLoadOp>(),
-                                 [&](LocalLoadOp load) {
-                                   return load->isBeforeInBlock(op);
-                                 });
+  bool readsAhead =
+      isa<scf::ForOp>(op->getParentOp()) &&
+      llvm::any_of(block->getOps<LocalLoadOp>(),
+                   [&](LocalLoadOp load) { return load->isBeforeInBlock(op); });
   if (readsAhead) {
     constexpr uint32_t kMfmaMask = 0x8, kDsReadMask = 0x100;
     int64_t mfmas = repM * repN * repK * (kWidth / perLane);
@@ -642,8 +630,8 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
       axisMask |= int64_t(1) << bit;
   llvm::SmallDenseMap<int64_t, Value> partial;
   for (int64_t r = 0; r < registers; ++r) {
-    Value element = vector::ExtractOp::create(b, loc(), source,
-                                              ArrayRef<int64_t>{r});
+    Value element =
+        vector::ExtractOp::create(b, loc(), source, ArrayRef<int64_t>{r});
     int64_t representative = r & ~axisMask;
     auto it = partial.find(representative);
     Value folded = it == partial.end() ? element : combine(it->second, element);
@@ -655,8 +643,8 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
     if (layout->getBasis(dims::kLane, bit)[axis] == 0)
       continue;
     for (auto &[representative, value] : partial) {
-      auto shuffle = gpu::ShuffleOp::create(b, loc(), value, 1 << bit,
-                                            waveSize, gpu::ShuffleMode::XOR);
+      auto shuffle = gpu::ShuffleOp::create(b, loc(), value, 1 << bit, waveSize,
+                                            gpu::ShuffleMode::XOR);
       value = combine(value, shuffle.getShuffleResult());
     }
   }
@@ -692,22 +680,20 @@ LogicalResult KernelLowering::lowerBroadcast(BroadcastOp op) {
   for (int64_t r = 0; r < to->getInDimSize(dims::kRegister); ++r) {
     int32_t row = to->apply({int32_t(r), 0, 0})[0];
     std::optional<int64_t> holder;
-    for (int64_t s = 0; s < from->getInDimSize(dims::kRegister) && !holder;
-         ++s)
+    for (int64_t s = 0; s < from->getInDimSize(dims::kRegister) && !holder; ++s)
       if (from->apply({int32_t(s), 0, 0})[0] == row)
         holder = s;
     if (!holder)
-      return op.emitOpError() << "row " << row
-                              << " of the result has no register in the source";
-    elements.push_back(
-        vector::ExtractOp::create(b, loc(), source, ArrayRef<int64_t>{*holder}));
+      return op.emitOpError()
+             << "row " << row << " of the result has no register in the source";
+    elements.push_back(vector::ExtractOp::create(b, loc(), source,
+                                                 ArrayRef<int64_t>{*holder}));
   }
-  mapping.map(op.getResult(),
-              vector::FromElementsOp::create(
-                  b, loc(),
-                  VectorType::get({int64_t(elements.size())},
-                                  resultType.getElementType()),
-                  elements));
+  mapping.map(op.getResult(), vector::FromElementsOp::create(
+                                  b, loc(),
+                                  VectorType::get({int64_t(elements.size())},
+                                                  resultType.getElementType()),
+                                  elements));
   return success();
 }
 
@@ -751,13 +737,11 @@ static FailureOr<Type> lowerType(Type type, Operation *op) {
 }
 
 LogicalResult KernelLowering::lowerFor(scf::ForOp op) {
-  SmallVector<Value> inits =
-      llvm::map_to_vector(op.getInitArgs(), [&](Value v) {
-        return mapping.lookup(v);
-      });
-  auto loop = scf::ForOp::create(
-      b, loc(), mapping.lookup(op.getLowerBound()),
-      mapping.lookup(op.getUpperBound()), mapping.lookup(op.getStep()), inits);
+  SmallVector<Value> inits = llvm::map_to_vector(
+      op.getInitArgs(), [&](Value v) { return mapping.lookup(v); });
+  auto loop = scf::ForOp::create(b, loc(), mapping.lookup(op.getLowerBound()),
+                                 mapping.lookup(op.getUpperBound()),
+                                 mapping.lookup(op.getStep()), inits);
   mapping.map(op.getInductionVar(), loop.getInductionVar());
   for (auto [from, to] :
        llvm::zip(op.getRegionIterArgs(), loop.getRegionIterArgs()))
@@ -810,11 +794,11 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
     return lowerStore(store);
   if (auto alloc = dyn_cast<LocalAllocOp>(op)) {
     LdsType type = alloc.getBuffer().getType();
-    auto memoryType = MemRefType::get(
-        {type.getSlots() * type.getSlotElements()}, type.getElementType(),
-        AffineMap(),
-        gpu::AddressSpaceAttr::get(b.getContext(),
-                                   gpu::AddressSpace::Workgroup));
+    auto memoryType =
+        MemRefType::get({type.getSlots() * type.getSlotElements()},
+                        type.getElementType(), AffineMap(),
+                        gpu::AddressSpaceAttr::get(
+                            b.getContext(), gpu::AddressSpace::Workgroup));
     ldsMemory[alloc.getBuffer()] =
         kernel.addWorkgroupAttribution(memoryType, alloc.getLoc());
     return success();
@@ -836,10 +820,10 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
   if (auto loop = dyn_cast<scf::ForOp>(op))
     return lowerFor(loop);
   if (auto yield = dyn_cast<scf::YieldOp>(op)) {
-    scf::YieldOp::create(
-        b, loc(), llvm::map_to_vector(yield.getOperands(), [&](Value v) {
-          return mapping.lookup(v);
-        }));
+    scf::YieldOp::create(b, loc(),
+                         llvm::map_to_vector(yield.getOperands(), [&](Value v) {
+                           return mapping.lookup(v);
+                         }));
     return success();
   }
   if (isa<func::ReturnOp>(op)) {
@@ -854,11 +838,12 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
       FailureOr<Type> type = lowerType(tile, &op);
       if (failed(type))
         return failure();
-      mapping.map(constant.getResult(),
-                  arith::ConstantOp::create(
-                      b, loc(), cast<VectorType>(*type),
-                      SplatElementsAttr::get(cast<VectorType>(*type),
-                                             splat.getSplatValue<Attribute>())));
+      mapping.map(
+          constant.getResult(),
+          arith::ConstantOp::create(
+              b, loc(), cast<VectorType>(*type),
+              SplatElementsAttr::get(cast<VectorType>(*type),
+                                     splat.getSplatValue<Attribute>())));
       return success();
     }
   }
@@ -930,7 +915,8 @@ struct LowerToGPUPass
     b.setInsertionPointToEnd(module.getBody());
     auto gpuModule = module.lookupSymbol<gpu::GPUModuleOp>("tessel_kernels");
     if (!gpuModule)
-      gpuModule = gpu::GPUModuleOp::create(b, module.getLoc(), "tessel_kernels");
+      gpuModule =
+          gpu::GPUModuleOp::create(b, module.getLoc(), "tessel_kernels");
     for (func::FuncOp function : programs) {
       if (function.getNumResults() != 0) {
         function.emitError() << "a kernel returns nothing";
@@ -948,7 +934,8 @@ struct LowerToGPUPass
                       inModule.getUnitAttr());
       kernel.setKnownBlockSizeAttr(DenseI32ArrayAttr::get(
           &getContext(), {int32_t(workgroupSize), 1, 1}));
-      for (StringRef name : {"tessel.tile", "tessel.config"})
+      for (StringRef name : {"tessel.tile", "tessel.config", "tessel.plan_of",
+                             "tessel.plan_stage", "tessel.splits"})
         if (Attribute attr = function->getAttr(name))
           kernel->setAttr(name, attr);
       if (failed(KernelLowering(kernel, *target).lower(function)))

@@ -24,8 +24,8 @@ static ParseResult parseOperandIndex(AsmParser &parser, unsigned &index) {
   if (parser.parseKeyword(&keyword))
     return failure();
   if (keyword != "a" && keyword != "b")
-    return parser.emitError(loc) << "expected operand 'a' or 'b', got '"
-                                 << keyword << "'";
+    return parser.emitError(loc)
+           << "expected operand 'a' or 'b', got '" << keyword << "'";
   index = keyword == "a" ? 0 : 1;
   return success();
 }
@@ -135,10 +135,10 @@ tessel::getLinearLayout(Attribute attr, ArrayRef<int64_t> shape,
 // ConfigAttr
 //===----------------------------------------------------------------------===//
 
-LogicalResult
-ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                   ArrayRef<int64_t> tile, ArrayRef<int64_t> waves,
-                   int64_t stages, StringAttr instr) {
+LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 ArrayRef<int64_t> tile,
+                                 ArrayRef<int64_t> waves, int64_t stages,
+                                 StringAttr instr, int64_t splits) {
   if (tile.size() != 2 && tile.size() != 3)
     return emitError() << "tile must have 3 sizes [M, N, K] (matmul) or 2 "
                           "sizes [M, N] (attention), got "
@@ -165,6 +165,8 @@ ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << waves[0] * waves[1];
   if (stages < 1 || stages > 4)
     return emitError() << "stages must be between 1 and 4, got " << stages;
+  if (splits < 1 || splits > 64)
+    return emitError() << "splits must be between 1 and 64, got " << splits;
   if (instr && !instr.getValue().starts_with("v_mfma_") &&
       !instr.getValue().starts_with("v_wmma_"))
     return emitError() << "instr must name an MFMA or WMMA instruction "
@@ -207,9 +209,9 @@ LogicalResult BlockedAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-FailureOr<LinearLayout>
-BlockedAttr::toLinearLayout(ArrayRef<int64_t> shape,
-                            function_ref<InFlightDiagnostic()> emitError) const {
+FailureOr<LinearLayout> BlockedAttr::toLinearLayout(
+    ArrayRef<int64_t> shape,
+    function_ref<InFlightDiagnostic()> emitError) const {
   return toDiagnostic(blockedLayout(shape, getSizePerThread(),
                                     getThreadsPerWave(), getWaves(),
                                     getOrder()),
@@ -244,9 +246,9 @@ resolveInstruction(StringRef instr, StringRef chipName,
   for (const MmaInstr *candidate : candidates)
     if (candidate->isAvailableOn(*chip))
       return candidate;
-  return emitError() << "\"" << instr << "\" is not available on "
-                     << chipName << " (it is on "
-                     << candidates.front()->getChipNames() << ")";
+  return emitError() << "\"" << instr << "\" is not available on " << chipName
+                     << " (it is on " << candidates.front()->getChipNames()
+                     << ")";
 }
 
 LogicalResult MmaAttr::verify(function_ref<InFlightDiagnostic()> emitError,
@@ -286,8 +288,7 @@ MmaAttr::toLinearLayout(ArrayRef<int64_t> shape,
                         function_ref<InFlightDiagnostic()> emitError) const {
   return toDiagnostic(mmaAccumulatorLayout(getInstruction(),
                                            getEffectiveWaveSize(),
-                                           getWaves()[0], getWaves()[1],
-                                           shape),
+                                           getWaves()[0], getWaves()[1], shape),
                       emitError);
 }
 
@@ -348,9 +349,9 @@ SmallVector<int64_t, 2> SwizzleAttr::getEffectiveOrder() const {
   return SmallVector<int64_t, 2>(getOrder());
 }
 
-FailureOr<LinearLayout>
-SwizzleAttr::toLinearLayout(ArrayRef<int64_t> shape,
-                            function_ref<InFlightDiagnostic()> emitError) const {
+FailureOr<LinearLayout> SwizzleAttr::toLinearLayout(
+    ArrayRef<int64_t> shape,
+    function_ref<InFlightDiagnostic()> emitError) const {
   return toDiagnostic(swizzledLdsLayout(shape, getVec(), getPerPhase(),
                                         getMaxPhase(), getEffectiveOrder()),
                       emitError);
@@ -384,8 +385,7 @@ LogicalResult LinearAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     if (!bases.empty() && rank == 0)
       return emitError() << "bases of '" << name << "' have no coordinates";
     if (rank && bases.size() % rank)
-      return emitError() << "every basis must have " << rank
-                         << " coordinates";
+      return emitError() << "every basis must have " << rank << " coordinates";
     if (llvm::any_of(bases, [](int64_t v) { return v < 0; }))
       return emitError() << "basis coordinates must be non-negative";
   }
@@ -458,8 +458,7 @@ LinearAttr::toLinearLayout(ArrayRef<int64_t> shape,
                            function_ref<InFlightDiagnostic()> emitError) const {
   if (getRank() && getRank() != shape.size())
     return emitError() << "the bases have " << getRank()
-                       << " coordinates but the tile has rank "
-                       << shape.size();
+                       << " coordinates but the tile has rank " << shape.size();
   SmallVector<LinearLayout::InDim, 5> ins;
   for (auto [name, bases] : getAllBases()) {
     if (bases.empty())

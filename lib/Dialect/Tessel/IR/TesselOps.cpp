@@ -33,8 +33,7 @@ bool tessel::isOcpFp8Type(Type type) {
 
 bool tessel::isMatmulInputElementType(Type type) {
   return type.isF32() || type.isF16() || type.isBF16() ||
-         type.isSignlessInteger(8) || isFnuzFp8Type(type) ||
-         isOcpFp8Type(type);
+         type.isSignlessInteger(8) || isFnuzFp8Type(type) || isOcpFp8Type(type);
 }
 
 static constexpr llvm::StringLiteral kMatmulInputTypes =
@@ -60,8 +59,7 @@ static std::string formatShape(ArrayRef<int64_t> shape) {
 
 /// Two sizes agree unless both are static and differ.
 static bool sizesAgree(int64_t lhs, int64_t rhs) {
-  return ShapedType::isDynamic(lhs) || ShapedType::isDynamic(rhs) ||
-         lhs == rhs;
+  return ShapedType::isDynamic(lhs) || ShapedType::isDynamic(rhs) || lhs == rhs;
 }
 
 static std::string formatSize(int64_t size) {
@@ -102,8 +100,8 @@ parseEpilogue(OpAsmParser &parser,
   if (failed(parser.parseOptionalKeyword("epilogue")))
     return success();
   if (succeeded(parser.parseOptionalLParen())) {
-    if (parser.parseOperandList(extras) || parser.parseColonTypeList(extraTypes) ||
-        parser.parseRParen())
+    if (parser.parseOperandList(extras) ||
+        parser.parseColonTypeList(extraTypes) || parser.parseRParen())
       return failure();
   }
   return parser.parseRegion(region, /*arguments=*/{});
@@ -148,7 +146,8 @@ static LogicalResult verifyMatmulElementTypes(MatmulOp op) {
   Type aType = op.getA().getType().getElementType();
   Type bType = op.getB().getType().getElementType();
   Type cType = op.getC().getType().getElementType();
-  for (auto [name, type] : {std::pair<StringRef, Type>{"a", aType}, {"b", bType}})
+  for (auto [name, type] :
+       {std::pair<StringRef, Type>{"a", aType}, {"b", bType}})
     if (!isMatmulInputElementType(type))
       return op.emitOpError() << "operand '" << name << "' has element type "
                               << type << ", expected " << kMatmulInputTypes;
@@ -266,7 +265,8 @@ LogicalResult MatmulOp::verify() {
     return emitOpError() << "has " << getExtras().size()
                          << " extra operand(s) but no epilogue region to use "
                             "them";
-  if (ConfigAttr config = getConfigAttr(); config && config.getTile().size() != 3)
+  if (ConfigAttr config = getConfigAttr();
+      config && config.getTile().size() != 3)
     return emitOpError() << "config tile must have 3 sizes [M, N, K] for "
                             "matmul, got "
                          << config.getTile().size();
@@ -351,10 +351,10 @@ static LogicalResult verifyAttentionShapes(AttentionOp op) {
   }
   auto mismatch = [&](StringRef what, StringRef lhs, MemRefType lhsType,
                       StringRef rhs, MemRefType rhsType) {
-    return op.emitOpError() << what << " differs: '" << lhs << "' is "
-                            << formatShape(lhsType.getShape()) << " but '"
-                            << rhs << "' is "
-                            << formatShape(rhsType.getShape());
+    return op.emitOpError()
+           << what << " differs: '" << lhs << "' is "
+           << formatShape(lhsType.getShape()) << " but '" << rhs << "' is "
+           << formatShape(rhsType.getShape());
   };
   for (int dim = 0; dim < 4; ++dim)
     if (!sizesAgree(k.getDimSize(dim), v.getDimSize(dim)))
@@ -417,13 +417,13 @@ LogicalResult AttentionOp::verify() {
       return emitOpError() << "scale must be a positive finite number, got "
                            << value;
   }
-  if (ConfigAttr config = getConfigAttr(); config && config.getTile().size() != 2)
+  if (ConfigAttr config = getConfigAttr();
+      config && config.getTile().size() != 2)
     return emitOpError() << "config tile must have 2 sizes [M, N] (query rows, "
                             "keys per step) for attention, got "
                          << config.getTile().size();
   return success();
 }
-
 
 //===----------------------------------------------------------------------===//
 // L1: tile program
@@ -464,13 +464,13 @@ static LogicalResult verifyGlobalTileAccess(Operation *op, MemRefType memref,
               "two dimensions), got "
            << memref;
   if (numIndices != size_t(memref.getRank()))
-    return op->emitOpError() << "expected " << memref.getRank()
-                             << " indices, one per memref dimension, got "
-                             << numIndices;
+    return op->emitOpError()
+           << "expected " << memref.getRank()
+           << " indices, one per memref dimension, got " << numIndices;
   if (memref.getElementType() != tile.getElementType())
-    return op->emitOpError() << "tile element type " << tile.getElementType()
-                             << " differs from the memref's "
-                             << memref.getElementType();
+    return op->emitOpError()
+           << "tile element type " << tile.getElementType()
+           << " differs from the memref's " << memref.getElementType();
   if (!memref.getLayout().isIdentity() &&
       !isa<StridedLayoutAttr>(memref.getLayout()))
     return op->emitOpError() << "the memref must have a strided layout";
@@ -494,20 +494,18 @@ static LogicalResult verifyLocalAccess(Operation *op, LdsType buffer,
     return op->emitOpError() << "tile " << tile << " does not match the "
                              << "LDS buffer's tile shape";
   if (tile.getElementType() != buffer.getElementType())
-    return op->emitOpError() << "tile element type " << tile.getElementType()
-                             << " differs from the LDS buffer's "
-                             << buffer.getElementType();
+    return op->emitOpError()
+           << "tile element type " << tile.getElementType()
+           << " differs from the LDS buffer's " << buffer.getElementType();
   return failure(failed(getTileLayout(tile, emitError)));
 }
 
 LogicalResult LocalStoreOp::verify() {
-  return verifyLocalAccess(*this, getBuffer().getType(),
-                           getValue().getType());
+  return verifyLocalAccess(*this, getBuffer().getType(), getValue().getType());
 }
 
 LogicalResult LocalLoadOp::verify() {
-  return verifyLocalAccess(*this, getBuffer().getType(),
-                           getResult().getType());
+  return verifyLocalAccess(*this, getBuffer().getType(), getResult().getType());
 }
 
 LogicalResult DotOp::verify() {
@@ -554,7 +552,8 @@ LogicalResult ReduceOp::verify() {
 }
 
 LogicalResult BroadcastOp::verify() {
-  RankedTensorType source = getSource().getType(), result = getResult().getType();
+  RankedTensorType source = getSource().getType(),
+                   result = getResult().getType();
   if (source.getRank() != 2 || result.getRank() != 2 ||
       source.getDimSize(0) != result.getDimSize(0))
     return emitOpError() << "broadcasts rows: " << source << " and " << result

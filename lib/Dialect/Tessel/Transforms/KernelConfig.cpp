@@ -43,8 +43,8 @@ std::string tessel::explainUnsupportedTypes(const Chip &chip, Type a, Type b) {
           "FNUZ ones (f8E4M3FNUZ, f8E5M2FNUZ, gfx942)";
   } else if (!chooseMmaInstr(chip, a, b, 32) &&
              !chooseMmaInstr(chip, a, b, 16)) {
-    os << chip.name << " has no matrix instruction multiplying " << a
-       << " by " << b;
+    os << chip.name << " has no matrix instruction multiplying " << a << " by "
+       << b;
   }
   return text;
 }
@@ -119,7 +119,7 @@ ConfigAttr tessel::getDefaultMatmulConfig(MLIRContext *context,
   SmallVector<int64_t> tile = {tileM, tileN, tileK};
   SmallVector<int64_t> waves = {wavesM, wavesN};
   return ConfigAttr::get(context, tile, waves, /*stages=*/2,
-                         StringAttr::get(context, instr->name));
+                         StringAttr::get(context, instr->name), /*splits=*/1);
 }
 
 MatmulResources tessel::estimateMatmulResources(ConfigAttr config, Type a,
@@ -199,7 +199,8 @@ tessel::checkMatmulConfig(ConfigAttr config, const Chip &chip, Type a, Type b,
 
 ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
                                              const Chip &chip, Type element,
-                                             int64_t seqQ, int64_t headDim) {
+                                             int64_t seqQ, int64_t seqKV,
+                                             int64_t headDim) {
   const MmaInstr *instr = chooseMmaInstr(chip, element, element, 32);
   if (!instr)
     return {};
@@ -209,13 +210,23 @@ ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
       wide || (!ShapedType::isDynamic(seqQ) && seqQ <= 32) ? 32 : 64;
   SmallVector<int64_t> tile = {blockM, wide ? 32 : 64};
   SmallVector<int64_t> waves = {blockM / 32, 1};
+  // Decode (a few queries): one query block per head leaves most CUs idle,
+  // so the keys are spread over workgroups, about 256 keys each (8 splits
+  // when the length is only known at run time).
+  int64_t splits = 1;
+  bool decode = !ShapedType::isDynamic(seqQ) && seqQ <= 16;
+  if (decode)
+    splits = ShapedType::isDynamic(seqKV)
+                 ? 8
+                 : std::clamp<int64_t>(llvm::divideCeil(seqKV, 256), 1, 16);
   return ConfigAttr::get(context, tile, waves, /*stages=*/1,
-                         StringAttr::get(context, instr->name));
+                         StringAttr::get(context, instr->name), splits);
 }
 
-LogicalResult tessel::checkAttentionConfig(
-    ConfigAttr config, const Chip &chip, Type element, int64_t headDim,
-    function_ref<InFlightDiagnostic()> emitError) {
+LogicalResult
+tessel::checkAttentionConfig(ConfigAttr config, const Chip &chip, Type element,
+                             int64_t headDim,
+                             function_ref<InFlightDiagnostic()> emitError) {
   if (!chip.isCDNA())
     return emitError() << "tessel.attention kernels target the MFMA chips "
                           "(gfx90a, gfx942, gfx950), not "
@@ -243,41 +254,38 @@ LogicalResult tessel::checkAttentionConfig(
                        << " must be multiples of the " << instr->m << "x"
                        << instr->n << " instruction tile";
   if (headDim % (2 * instr->k) || tile[1] % (2 * instr->k))
-    return emitError() << "head dim " << headDim << " and key block "
-                       << tile[1] << " must be multiples of " << 2 * instr->k
+    return emitError() << "head dim " << headDim << " and key block " << tile[1]
+                       << " must be multiples of " << 2 * instr->k
                        << " (two steps of " << name << ")";
   int64_t bytes = bytesOf(element), lanes = 64 * waves[0];
   int64_t blockM = tile[0], blockN = tile[1];
   // Q, K and V tiles and P's trip to its operand layout go through LDS.
-  int64_t ldsBytes = (blockM * headDim + 2 * blockN * headDim +
-                      blockM * blockN) *
-                     bytes;
+  int64_t ldsBytes =
+      (blockM * headDim + 2 * blockN * headDim + blockM * blockN) * bytes;
   if (ldsBytes > chip.maxLdsBytesPerWorkgroup)
     return emitError() << "the config needs " << ldsBytes
                        << " bytes of LDS, over the "
                        << chip.maxLdsBytesPerWorkgroup << " of " << chip.name;
   // S, the row max and sum (kept as tiles), O, and the operands: Q and P
   // per wave, K and V whole.
-  int64_t vgprs =
-      3 * blockM * blockN / lanes + blockM * headDim / lanes +
-      llvm::divideCeil((blockM / waves[0] * (headDim + blockN) +
-                        2 * blockN * headDim) *
-                           bytes,
-                       4 * 64);
+  int64_t vgprs = 3 * blockM * blockN / lanes + blockM * headDim / lanes +
+                  llvm::divideCeil((blockM / waves[0] * (headDim + blockN) +
+                                    2 * blockN * headDim) *
+                                       bytes,
+                                   4 * 64);
   int64_t budget = chip.maxArchVgprs + chip.maxAccVgprs;
   if (vgprs > budget)
     return emitError() << "head dim " << headDim << " needs about " << vgprs
                        << " VGPRs per lane with " << blockM << "x" << blockN
-                       << " blocks, over the " << budget << " of "
-                       << chip.name;
+                       << " blocks, over the " << budget << " of " << chip.name;
   return success();
 }
 
 BlockedAttr tessel::getCoalescedLayout(MLIRContext *context,
                                        ArrayRef<int64_t> shape,
                                        int64_t contiguousDim,
-                                       unsigned elementBytes,
-                                       unsigned numWaves, unsigned waveSize) {
+                                       unsigned elementBytes, unsigned numWaves,
+                                       unsigned waveSize) {
   int64_t other = 1 - contiguousDim;
   SmallVector<int64_t, 2> perThread(2, 1), threads(2, 1), waves(2, 1);
   perThread[contiguousDim] =

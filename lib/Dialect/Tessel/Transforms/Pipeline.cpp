@@ -65,10 +65,11 @@ static std::optional<LoopShape> matchLoop(scf::ForOp loop) {
                          return isa<LocalStoreOp>(user);
                        });
       bool indicesKnown =
-          llvm::all_of(load.getIndices(), [&](Value index) {
-            return index == loop.getInductionVar() ||
-                   definedOutside(index, loop);
-          }) &&
+          llvm::all_of(load.getIndices(),
+                       [&](Value index) {
+                         return index == loop.getInductionVar() ||
+                                definedOutside(index, loop);
+                       }) &&
           definedOutside(load.getSource(), loop);
       if (!onlyToLds || !indicesKnown || shape.before)
         return std::nullopt;
@@ -81,7 +82,8 @@ static std::optional<LoopShape> matchLoop(scf::ForOp loop) {
       else
         return std::nullopt;
     } else if (auto store = dyn_cast<LocalStoreOp>(op)) {
-      if (!shape.before || shape.after || !definedOutside(store.getSlot(), loop) ||
+      if (!shape.before || shape.after ||
+          !definedOutside(store.getSlot(), loop) ||
           !definedOutside(store.getBuffer(), loop))
         return std::nullopt;
       shape.stores.push_back(store);
@@ -134,7 +136,8 @@ static void pipeline(scf::ForOp loop, LoopShape &shape) {
   // A store feeds from the load at the same position (promote-lds order).
   auto storeAll = [&](ArrayRef<Value> tiles, Value slot) {
     for (LocalStoreOp store : shape.stores) {
-      auto it = llvm::find(shape.loads, store.getValue().getDefiningOp<LoadOp>());
+      auto it =
+          llvm::find(shape.loads, store.getValue().getDefiningOp<LoadOp>());
       Value tile = tiles[it - shape.loads.begin()];
       LocalStoreOp::create(b, store.getLoc(), tile, store.getBuffer(), slot);
     }
@@ -150,15 +153,14 @@ static void pipeline(scf::ForOp loop, LoopShape &shape) {
   storeAll(first, zero);
   gpu::BarrierOp::create(b, loc);
   SmallVector<Value> operands = loadOperands(zero);
-  SmallVector<Value> second =
-      loadAt(arith::AddIOp::create(b, loc, lb, step));
+  SmallVector<Value> second = loadAt(arith::AddIOp::create(b, loc, lb, step));
 
   SmallVector<Value> inits(loop.getInitArgs());
   unsigned numOld = inits.size();
   inits.append(operands);
   inits.append(second);
-  auto pipelined = scf::ForOp::create(b, loc, lb, loop.getUpperBound(), step,
-                                      inits);
+  auto pipelined =
+      scf::ForOp::create(b, loc, lb, loop.getUpperBound(), step, inits);
   Block *body = pipelined.getBody();
   b.setInsertionPointToStart(body);
   Value newIv = pipelined.getInductionVar();
@@ -216,8 +218,7 @@ struct PipelinePass
   using Base::Base;
 
   void runOnOperation() override {
-    auto config =
-        getOperation()->getAttrOfType<ConfigAttr>("tessel.config");
+    auto config = getOperation()->getAttrOfType<ConfigAttr>("tessel.config");
     if (!config || config.getStages() < 2)
       return;
     SmallVector<scf::ForOp> loops;

@@ -76,9 +76,9 @@ FailureOr<LdsType> PromoteLdsPass::chooseBuffer(Promotion promotion,
                           << llvm::toString(choice.takeError());
     return failure();
   }
-  LLVM_DEBUG(llvm::dbgs() << "swizzle vec=" << choice->vec << " perPhase="
-                          << choice->perPhase << " maxPhase="
-                          << choice->maxPhase << ": "
+  LLVM_DEBUG(llvm::dbgs() << "swizzle vec=" << choice->vec
+                          << " perPhase=" << choice->perPhase
+                          << " maxPhase=" << choice->maxPhase << ": "
                           << choice->write.conflictCycles << " write and "
                           << choice->read.conflictCycles
                           << " read conflict cycles\n");
@@ -86,8 +86,8 @@ FailureOr<LdsType> PromoteLdsPass::chooseBuffer(Promotion promotion,
   SmallVector<int64_t> order;
   if (contiguous != 1)
     order = {0, 1};
-  auto swizzle = SwizzleAttr::get(&getContext(), choice->vec,
-                                  choice->perPhase, choice->maxPhase, order);
+  auto swizzle = SwizzleAttr::get(&getContext(), choice->vec, choice->perPhase,
+                                  choice->maxPhase, order);
   return LdsType::get(&getContext(), /*slots=*/1, type.getShape(),
                       type.getElementType(), swizzle);
 }
@@ -95,8 +95,8 @@ FailureOr<LdsType> PromoteLdsPass::chooseBuffer(Promotion promotion,
 void PromoteLdsPass::runOnOperation() {
   const Chip *target = lookupChip(chip);
   if (!target) {
-    getOperation().emitError() << "unknown chip '" << chip
-                               << "'; known chips: " << knownChipNames();
+    getOperation().emitError()
+        << "unknown chip '" << chip << "'; known chips: " << knownChipNames();
     return signalPassFailure();
   }
   // Promotions grouped by block, in order.
@@ -135,8 +135,7 @@ void PromoteLdsPass::runOnOperation() {
       alloc->setAttr("tessel.read_conflicts",
                      atEntry.getF64FloatAttr(choice.read.perAccess()));
       Value buffer = alloc;
-      LocalStoreOp::create(b, loc, promotion.convert.getSource(), buffer,
-                           slot);
+      LocalStoreOp::create(b, loc, promotion.convert.getSource(), buffer, slot);
       buffers.push_back(buffer);
     }
     gpu::BarrierOp::create(b, loc);

@@ -24,8 +24,8 @@ struct SelectConfigPass
   void runOnOperation() override {
     const Chip *target = lookupChip(chip);
     if (!target) {
-      getOperation().emitError() << "unknown chip '" << chip
-                                 << "'; known chips: " << knownChipNames();
+      getOperation().emitError()
+          << "unknown chip '" << chip << "'; known chips: " << knownChipNames();
       return signalPassFailure();
     }
     WalkResult result = getOperation().walk([&](MatmulOp matmul) {
@@ -58,7 +58,8 @@ struct SelectConfigPass
         }
         config = ConfigAttr::get(&getContext(), config.getTile(),
                                  config.getWaves(), config.getStages(),
-                                 StringAttr::get(&getContext(), instr->name));
+                                 StringAttr::get(&getContext(), instr->name),
+                                 config.getSplits());
         matmul.setConfigAttr(config);
       }
       if (failed(checkMatmulConfig(config, *target, a, b,
@@ -72,22 +73,21 @@ struct SelectConfigPass
       Type element = attention.getQ().getType().getElementType();
       ConfigAttr config = attention.getConfigAttr();
       if (!config) {
-        config = getDefaultAttentionConfig(
-            &getContext(), *target, element,
-            attention.getQ().getType().getDimSize(2),
-            attention.getQ().getType().getDimSize(3));
+        config =
+            getDefaultAttentionConfig(&getContext(), *target, element,
+                                      attention.getQ().getType().getDimSize(2),
+                                      attention.getK().getType().getDimSize(2),
+                                      attention.getQ().getType().getDimSize(3));
         if (!config) {
-          attention.emitOpError() << target->name
-                                  << " has no matrix instruction for "
-                                  << element;
+          attention.emitOpError()
+              << target->name << " has no matrix instruction for " << element;
           return WalkResult::interrupt();
         }
         attention.setConfigAttr(config);
       }
-      if (failed(checkAttentionConfig(
-              config, *target, element,
-              attention.getQ().getType().getDimSize(3),
-              [&] { return attention.emitOpError(); })))
+      if (failed(checkAttentionConfig(config, *target, element,
+                                      attention.getQ().getType().getDimSize(3),
+                                      [&] { return attention.emitOpError(); })))
         return WalkResult::interrupt();
       return WalkResult::advance();
     });

@@ -34,12 +34,13 @@ struct SelectMfmaPass
   void runOnOperation() override {
     const Chip *target = lookupChip(chip);
     if (!target) {
-      getOperation().emitError() << "unknown chip '" << chip
-                                 << "'; known chips: " << knownChipNames();
+      getOperation().emitError()
+          << "unknown chip '" << chip << "'; known chips: " << knownChipNames();
       return signalPassFailure();
     }
     WalkResult result = getOperation().walk([&](DotOp dot) {
-      auto accLayout = dyn_cast_or_null<MmaAttr>(dot.getC().getType().getEncoding());
+      auto accLayout =
+          dyn_cast_or_null<MmaAttr>(dot.getC().getType().getEncoding());
       if (!accLayout) {
         dot.emitOpError() << "accumulator must be in a #tessel.mma layout";
         return WalkResult::interrupt();
@@ -65,8 +66,8 @@ struct SelectMfmaPass
             MmaOperandAttr::get(&getContext(), index, accLayout, kWidth);
         return ConvertLayoutOp::create(
                    b, dot.getLoc(),
-                   RankedTensorType::get(type.getShape(),
-                                         type.getElementType(), layout),
+                   RankedTensorType::get(type.getShape(), type.getElementType(),
+                                         layout),
                    operand)
             .getResult();
       };

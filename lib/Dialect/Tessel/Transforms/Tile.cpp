@@ -4,9 +4,9 @@
 #include "tessel/Dialect/Tessel/Transforms/KernelConfig.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 
 #include <limits>
 
@@ -69,22 +69,22 @@ Value MatmulTiler::broadcastView(Value extra) {
   auto extraType = cast<MemRefType>(extra.getType());
   MemRefType cType = matmul.getC().getType();
   int64_t rank = cType.getRank(), extraRank = extraType.getRank();
-  auto metadata =
-      memref::ExtractStridedMetadataOp::create(b, loc, extra);
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, extra);
   SmallVector<OpFoldResult> sizes, strides;
   for (int64_t d = 0; d < rank; ++d) {
     sizes.push_back(dim(matmul.getC(), d));
     int64_t extraDim = d - (rank - extraRank);
-    bool broadcast =
-        extraDim < 0 || extraType.getDimSize(extraDim) == 1;
-    strides.push_back(broadcast ? OpFoldResult(b.getIndexAttr(0))
-                                : OpFoldResult(metadata.getStrides()[extraDim]));
+    bool broadcast = extraDim < 0 || extraType.getDimSize(extraDim) == 1;
+    strides.push_back(broadcast
+                          ? OpFoldResult(b.getIndexAttr(0))
+                          : OpFoldResult(metadata.getStrides()[extraDim]));
   }
   SmallVector<int64_t> dynamicStrides(rank, ShapedType::kDynamic);
   auto layout = StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic,
                                        dynamicStrides);
-  auto viewType = MemRefType::get(SmallVector<int64_t>(rank, ShapedType::kDynamic),
-                                  extraType.getElementType(), layout);
+  auto viewType =
+      MemRefType::get(SmallVector<int64_t>(rank, ShapedType::kDynamic),
+                      extraType.getElementType(), layout);
   return memref::ReinterpretCastOp::create(
       b, loc, viewType, metadata.getBaseBuffer(),
       OpFoldResult(metadata.getOffset()), sizes, strides);
@@ -104,8 +104,10 @@ FailureOr<Value> MatmulTiler::applyEpilogue(Value accumulator, Value m0,
       return accumulator;
     auto type = tileType(shape, cElement, accumulatorLayout);
     if (isa<FloatType>(cElement) && isa<FloatType>(accElement))
-      return cElement.getIntOrFloatBitWidth() < accElement.getIntOrFloatBitWidth()
-                 ? arith::TruncFOp::create(b, loc, type, accumulator).getResult()
+      return cElement.getIntOrFloatBitWidth() <
+                     accElement.getIntOrFloatBitWidth()
+                 ? arith::TruncFOp::create(b, loc, type, accumulator)
+                       .getResult()
                  : arith::ExtFOp::create(b, loc, type, accumulator).getResult();
     if (isa<FloatType>(cElement))
       return arith::SIToFPOp::create(b, loc, type, accumulator).getResult();
@@ -119,11 +121,10 @@ FailureOr<Value> MatmulTiler::applyEpilogue(Value accumulator, Value m0,
        llvm::zip(matmul.getExtras(), block.getArguments().drop_front())) {
     if (isa<MemRefType>(extra.getType())) {
       Value view = broadcastView(extra);
-      mapping.map(argument,
-                  LoadOp::create(b, loc,
-                                 tileType(shape, argument.getType(),
-                                          accumulatorLayout),
-                                 view, indices(m0, n0)));
+      mapping.map(argument, LoadOp::create(b, loc,
+                                           tileType(shape, argument.getType(),
+                                                    accumulatorLayout),
+                                           view, indices(m0, n0)));
     } else {
       mapping.map(argument,
                   tensor::SplatOp::create(
@@ -139,10 +140,10 @@ FailureOr<Value> MatmulTiler::applyEpilogue(Value accumulator, Value m0,
                 "elementwise (arith, math)";
     if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
       auto type = tileType(shape, constant.getType(), accumulatorLayout);
-      mapping.map(constant.getResult(),
-                  arith::ConstantOp::create(
-                      b, loc, type,
-                      SplatElementsAttr::get(type, constant.getValue())));
+      mapping.map(
+          constant.getResult(),
+          arith::ConstantOp::create(
+              b, loc, type, SplatElementsAttr::get(type, constant.getValue())));
       continue;
     }
     OperationState state(op.getLoc(), op.getName());
@@ -163,8 +164,8 @@ LogicalResult MatmulTiler::run() {
   ArrayRef<int64_t> waves = config.getWaves();
   int64_t tileM = tile[0], tileN = tile[1], tileK = tile[2];
   unsigned numWaves = config.getNumWaves();
-  accumulatorLayout = MmaAttr::get(context, config.getInstr().getValue(),
-                                   waves, /*chip=*/"", /*waveSize=*/0);
+  accumulatorLayout = MmaAttr::get(context, config.getInstr().getValue(), waves,
+                                   /*chip=*/"", /*waveSize=*/0);
 
   Value a = matmul.getA(), bMatrix = matmul.getB(), c = matmul.getC();
   MemRefType aType = matmul.getA().getType(), bType = matmul.getB().getType();
@@ -174,10 +175,13 @@ LogicalResult MatmulTiler::run() {
 
   // Tile coordinates: N tiles along x (neighbouring workgroups share the
   // rows of A), M tiles along y, the batch along z.
-  Value pidN = ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(0));
-  Value pidM = ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(1));
+  Value pidN =
+      ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(0));
+  Value pidM =
+      ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(1));
   if (rank == 3)
-    batch = ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(2));
+    batch =
+        ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(2));
   Value m0 = arith::MulIOp::create(b, loc, pidM, constIndex(tileM));
   Value n0 = arith::MulIOp::create(b, loc, pidN, constIndex(tileN));
   Value k = dim(a, rank - 1);
@@ -225,7 +229,6 @@ LogicalResult MatmulTiler::run() {
   return success();
 }
 
-
 //===----------------------------------------------------------------------===//
 // Attention
 //===----------------------------------------------------------------------===//
@@ -239,10 +242,18 @@ namespace {
 /// the optional logsumexp.
 class AttentionTiler {
 public:
-  AttentionTiler(AttentionOp op)
-      : op(op), b(op), loc(op.getLoc()), config(op.getConfigAttr()) {}
+  /// Whole: one pass over all keys. Split: this workgroup's share of the
+  /// keys, partial O and log2-sum-exp to the workspace. Combine: the
+  /// partials merged into O (and the logsumexp).
+  enum class Mode { Whole, Split, Combine };
+
+  AttentionTiler(AttentionOp op, Mode mode = Mode::Whole, Value workspaceO = {},
+                 Value workspaceLse = {})
+      : op(op), b(op), loc(op.getLoc()), config(op.getConfigAttr()), mode(mode),
+        workspaceO(workspaceO), workspaceLse(workspaceLse) {}
 
   LogicalResult run();
+  LogicalResult runCombine();
 
 private:
   Value constIndex(int64_t value) {
@@ -258,22 +269,138 @@ private:
   Value splat(RankedTensorType type, double value) {
     return arith::ConstantOp::create(
         b, loc, type,
-        SplatElementsAttr::get(type, b.getFloatAttr(type.getElementType(),
-                                                    value)));
+        SplatElementsAttr::get(type,
+                               b.getFloatAttr(type.getElementType(), value)));
   }
   Value splatValue(RankedTensorType type, Value scalar) {
     return tensor::SplatOp::create(b, loc, type, scalar);
   }
 
+  /// A [.., rows, 1] view of `memref` (last dimension of stride 0 and size
+  /// 1): storing a tile there writes its column 0 only; loading a tile from
+  /// a [.., rows, width] view of stride 0 repeats each row's value.
+  Value rowView(Value memref, Value width);
+
   AttentionOp op;
   OpBuilder b;
   Location loc;
   ConfigAttr config;
+  Mode mode;
+  Value workspaceO, workspaceLse;
 };
 
 } // namespace
 
+Value AttentionTiler::rowView(Value memref, Value width) {
+  auto type = cast<MemRefType>(memref.getType());
+  int64_t rank = type.getRank();
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  SmallVector<OpFoldResult> sizes, strides;
+  for (int64_t d = 0; d < rank; ++d) {
+    sizes.push_back(dim(memref, d));
+    strides.push_back(metadata.getStrides()[d]);
+  }
+  sizes.push_back(width ? OpFoldResult(width)
+                        : OpFoldResult(b.getIndexAttr(1)));
+  strides.push_back(b.getIndexAttr(0));
+  auto viewType = MemRefType::get(
+      SmallVector<int64_t>(rank + 1, ShapedType::kDynamic),
+      type.getElementType(),
+      StridedLayoutAttr::get(
+          b.getContext(), ShapedType::kDynamic,
+          SmallVector<int64_t>(rank + 1, ShapedType::kDynamic)));
+  return memref::ReinterpretCastOp::create(
+      b, loc, viewType, metadata.getBaseBuffer(),
+      OpFoldResult(metadata.getOffset()), sizes, strides);
+}
+
+LogicalResult AttentionTiler::runCombine() {
+  MLIRContext *context = b.getContext();
+  int64_t blockM = config.getTile()[0], splits = config.getSplits();
+  MemRefType qType = op.getQ().getType();
+  int64_t headDim = qType.getDimSize(3);
+  Type f32 = b.getF32Type();
+  // Elementwise work only: a coalesced layout over [rows, head dim].
+  unsigned numWaves = 2;
+  auto layout = getCoalescedLayout(context, {blockM, headDim}, 1, 4, numWaves);
+  auto type = tile({blockM, headDim}, f32, layout);
+  Value pidM =
+      ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(0));
+  Value head =
+      ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(1));
+  Value batch =
+      ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(2));
+  Value m0 = arith::MulIOp::create(b, loc, pidM, constIndex(blockM));
+  Value zero = constIndex(0);
+  // Each row's partial log2-sum-exp, repeated along the head dimension.
+  Value lseRows = rowView(workspaceLse, dim(workspaceO, 4));
+  auto partialLse = [&](Value s) {
+    return LoadOp::create(b, loc, type, lseRows,
+                          ValueRange{batch, head, s, m0, zero});
+  };
+  double negInf = -std::numeric_limits<double>::infinity();
+  auto forSplits = [&](ValueRange inits, auto body) {
+    return scf::ForOp::create(
+        b, loc, zero, constIndex(splits), constIndex(1), inits,
+        [&](OpBuilder &nested, Location, Value s, ValueRange iters) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPoint(nested.getInsertionBlock(),
+                              nested.getInsertionPoint());
+          scf::YieldOp::create(b, loc, body(s, iters));
+        });
+  };
+  auto maxLoop = forSplits(
+      ValueRange{splat(type, negInf)}, [&](Value s, ValueRange iters) {
+        return SmallVector<Value>{
+            arith::MaximumFOp::create(b, loc, iters[0], partialLse(s))};
+      });
+  Value max = maxLoop.getResult(0);
+  Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, max,
+                                     splat(type, negInf));
+  Value maxSafe = arith::SelectOp::create(b, loc, none, splat(type, 0.0), max);
+  auto sumLoop = forSplits(
+      ValueRange{splat(type, 0.0), splat(type, 0.0)},
+      [&](Value s, ValueRange iters) {
+        Value weight = math::Exp2Op::create(
+            b, loc, arith::SubFOp::create(b, loc, partialLse(s), maxSafe));
+        Value partial = LoadOp::create(b, loc, type, workspaceO,
+                                       ValueRange{batch, head, s, m0, zero});
+        Value acc = arith::AddFOp::create(
+            b, loc, iters[0], arith::MulFOp::create(b, loc, weight, partial));
+        Value sum = arith::AddFOp::create(b, loc, iters[1], weight);
+        return SmallVector<Value>{acc, sum};
+      });
+  Value acc = sumLoop.getResult(0), sum = sumLoop.getResult(1);
+  Value some = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, sum,
+                                     splat(type, 0.0));
+  Value out = arith::SelectOp::create(
+      b, loc, some, arith::DivFOp::create(b, loc, acc, sum), splat(type, 0.0));
+  Type oElement = op.getO().getType().getElementType();
+  if (oElement != f32)
+    out = arith::TruncFOp::create(
+        b, loc, tile({blockM, headDim}, oElement, layout), out);
+  StoreOp::create(b, loc, out, op.getO(), ValueRange{batch, head, m0, zero});
+  if (Value lse = op.getLse()) {
+    Value lseTile = arith::MulFOp::create(
+        b, loc,
+        arith::AddFOp::create(b, loc, max, math::Log2Op::create(b, loc, sum)),
+        splat(type, 0.6931471805599453));
+    StoreOp::create(b, loc, lseTile, rowView(lse, {}),
+                    ValueRange{batch, head, m0, zero});
+  }
+  auto function = op->getParentOfType<func::FuncOp>();
+  function->setAttr("tessel.workgroup_size",
+                    b.getI64IntegerAttr(64 * numWaves));
+  function->setAttr("tessel.tile",
+                    DenseI64ArrayAttr::get(context, {blockM, headDim}));
+  function->setAttr("tessel.config", config);
+  op.erase();
+  return success();
+}
+
 LogicalResult AttentionTiler::run() {
+  if (mode == Mode::Combine)
+    return runCombine();
   MLIRContext *context = b.getContext();
   ArrayRef<int64_t> tileSizes = config.getTile();
   int64_t blockM = tileSizes[0], blockN = tileSizes[1];
@@ -287,30 +414,37 @@ LogicalResult AttentionTiler::run() {
                           config.getWaves(), "", 0);
 
   // Workgroup (x, y, z) = (query block, head, batch).
-  Value pidM = ProgramIdOp::create(b, loc, b.getIndexType(),
-                                   b.getI64IntegerAttr(0));
-  Value head = ProgramIdOp::create(b, loc, b.getIndexType(),
-                                   b.getI64IntegerAttr(1));
-  Value batch = ProgramIdOp::create(b, loc, b.getIndexType(),
-                                    b.getI64IntegerAttr(2));
+  Value pidM =
+      ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(0));
+  Value head =
+      ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(1));
+  Value batch =
+      ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(2));
+  // Split-KV: z = batch * splits + split.
+  Value split;
+  int64_t splits = config.getSplits();
+  if (mode == Mode::Split) {
+    split = arith::RemUIOp::create(b, loc, batch, constIndex(splits));
+    batch = arith::DivUIOp::create(b, loc, batch, constIndex(splits));
+  }
   Value m0 = arith::MulIOp::create(b, loc, pidM, constIndex(blockM));
-  Value groups = arith::DivUIOp::create(b, loc, dim(op.getQ(), 1),
-                                        dim(op.getK(), 1));
+  Value groups =
+      arith::DivUIOp::create(b, loc, dim(op.getQ(), 1), dim(op.getK(), 1));
   Value kvHead = arith::DivUIOp::create(b, loc, head, groups);
   Value seqQ = dim(op.getQ(), 2), seqKV = dim(op.getK(), 2);
   Value zero = constIndex(0);
 
   // Q once; K^T (through a transposed view, D contiguous) and V per block.
-  auto qLayout = getCoalescedLayout(context, {blockM, headDim}, 1,
-                                    elementBytes, numWaves);
-  auto kLayout = getCoalescedLayout(context, {headDim, blockN}, 0,
-                                    elementBytes, numWaves);
-  auto vLayout = getCoalescedLayout(context, {blockN, headDim}, 1,
-                                    elementBytes, numWaves);
+  auto qLayout =
+      getCoalescedLayout(context, {blockM, headDim}, 1, elementBytes, numWaves);
+  auto kLayout =
+      getCoalescedLayout(context, {headDim, blockN}, 0, elementBytes, numWaves);
+  auto vLayout =
+      getCoalescedLayout(context, {blockN, headDim}, 1, elementBytes, numWaves);
   Value q = LoadOp::create(b, loc, tile({blockM, headDim}, element, qLayout),
                            op.getQ(), ValueRange{batch, head, m0, zero});
-  auto permutation = AffineMap::getPermutationMap(
-      ArrayRef<unsigned>{0, 1, 3, 2}, context);
+  auto permutation =
+      AffineMap::getPermutationMap(ArrayRef<unsigned>{0, 1, 3, 2}, context);
   Value kTransposed = memref::TransposeOp::create(
       b, loc, op.getK(), AffineMapAttr::get(permutation));
 
@@ -334,26 +468,38 @@ LogicalResult AttentionTiler::run() {
     kvEnd = arith::MinSIOp::create(b, loc, seqKV,
                                    arith::MaxSIOp::create(b, loc, last, zero));
   }
+  Value kvBegin = zero;
+  if (mode == Mode::Split) {
+    // Each split takes a whole number of key blocks.
+    Value perSplit =
+        arith::CeilDivUIOp::create(b, loc, seqKV, constIndex(splits));
+    Value chunk = arith::MulIOp::create(
+        b, loc,
+        arith::CeilDivUIOp::create(b, loc, perSplit, constIndex(blockN)),
+        constIndex(blockN));
+    kvBegin = arith::MulIOp::create(b, loc, split, chunk);
+    kvEnd = arith::MinSIOp::create(
+        b, loc, kvEnd, arith::AddIOp::create(b, loc, kvBegin, chunk));
+  }
   double log2e = 1.4426950408889634;
   double scaleLog2 = op.getEffectiveScale() * log2e;
 
   auto loop = scf::ForOp::create(
-      b, loc, zero, kvEnd, constIndex(blockN),
+      b, loc, kvBegin, kvEnd, constIndex(blockN),
       ValueRange{mInit, lInit, accInit},
       [&](OpBuilder &nested, Location, Value n0, ValueRange iters) {
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPoint(nested.getInsertionBlock(),
                             nested.getInsertionPoint());
         Value m = iters[0], l = iters[1], acc = iters[2];
-        Value kT = LoadOp::create(b, loc, tile({headDim, blockN}, element,
-                                               kLayout),
-                                  kTransposed,
-                                  ValueRange{batch, kvHead, zero, n0});
-        Value v = LoadOp::create(b, loc, tile({blockN, headDim}, element,
-                                              vLayout),
-                                 op.getV(), ValueRange{batch, kvHead, n0, zero});
-        Value s = DotOp::create(b, loc, sType, q, kT, splat(sType, 0.0),
-                                UnitAttr());
+        Value kT =
+            LoadOp::create(b, loc, tile({headDim, blockN}, element, kLayout),
+                           kTransposed, ValueRange{batch, kvHead, zero, n0});
+        Value v =
+            LoadOp::create(b, loc, tile({blockN, headDim}, element, vLayout),
+                           op.getV(), ValueRange{batch, kvHead, n0, zero});
+        Value s =
+            DotOp::create(b, loc, sType, q, kT, splat(sType, 0.0), UnitAttr());
         s = arith::MulFOp::create(b, loc, s, splat(sType, scaleLog2));
         // Masks: keys past the sequence, and past the query when causal.
         auto asI32 = [&](Value index) {
@@ -369,27 +515,29 @@ LogicalResult AttentionTiler::run() {
           Value rows = arith::AddIOp::create(
               b, loc, IotaOp::create(b, loc, iotaType, b.getI64IntegerAttr(0)),
               asI32(arith::AddIOp::create(b, loc, m0, shift)));
-          Value seen = arith::CmpIOp::create(
-              b, loc, arith::CmpIPredicate::sle, cols, rows);
+          Value seen = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
+                                             cols, rows);
           valid = arith::AndIOp::create(b, loc, valid, seen);
         }
         (void)maskType;
         s = arith::SelectOp::create(b, loc, valid, s, splat(sType, negInf));
         // Online softmax; a row with no key so far keeps max -inf, and
         // exp2 is taken against 0 there so that it gives 0, not NaN.
-        Value rowMax = ReduceOp::create(b, loc, s.getType(), s, b.getI64IntegerAttr(1),
-                                        b.getStringAttr("max"));
+        Value rowMax =
+            ReduceOp::create(b, loc, s.getType(), s, b.getI64IntegerAttr(1),
+                             b.getStringAttr("max"));
         Value mNew = arith::MaximumFOp::create(b, loc, m, rowMax);
         Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
                                             mNew, splat(sType, negInf));
-        Value mSafe = arith::SelectOp::create(b, loc, empty,
-                                              splat(sType, 0.0), mNew);
-        Value p = math::Exp2Op::create(
-            b, loc, arith::SubFOp::create(b, loc, s, mSafe));
+        Value mSafe =
+            arith::SelectOp::create(b, loc, empty, splat(sType, 0.0), mNew);
+        Value p = math::Exp2Op::create(b, loc,
+                                       arith::SubFOp::create(b, loc, s, mSafe));
         Value alpha = math::Exp2Op::create(
             b, loc, arith::SubFOp::create(b, loc, m, mSafe));
-        Value rowSum = ReduceOp::create(b, loc, p.getType(), p, b.getI64IntegerAttr(1),
-                                        b.getStringAttr("add"));
+        Value rowSum =
+            ReduceOp::create(b, loc, p.getType(), p, b.getI64IntegerAttr(1),
+                             b.getStringAttr("add"));
         Value lNew = arith::AddFOp::create(
             b, loc, arith::MulFOp::create(b, loc, l, alpha), rowSum);
         Value alphaO = BroadcastOp::create(b, loc, oType, alpha);
@@ -407,36 +555,32 @@ LogicalResult AttentionTiler::run() {
                                      splat(oType, 0.0));
   Value ratio = arith::DivFOp::create(b, loc, acc, lO);
   Value out = arith::SelectOp::create(b, loc, some, ratio, splat(oType, 0.0));
-  Type oElement = op.getO().getType().getElementType();
-  if (oElement != f32)
-    out = arith::TruncFOp::create(b, loc, tile({blockM, headDim}, oElement, mma),
-                                  out);
-  StoreOp::create(b, loc, out, op.getO(), ValueRange{batch, head, m0, zero});
+  if (mode == Mode::Split) {
+    // This split's normalized O and log2-sum-exp (in the exp2 domain).
+    StoreOp::create(b, loc, out, workspaceO,
+                    ValueRange{batch, head, split, m0, zero});
+    Value lse2 =
+        arith::AddFOp::create(b, loc, m, math::Log2Op::create(b, loc, l));
+    StoreOp::create(b, loc, lse2, rowView(workspaceLse, {}),
+                    ValueRange{batch, head, split, m0, zero});
+  } else {
+    Type oElement = op.getO().getType().getElementType();
+    if (oElement != f32)
+      out = arith::TruncFOp::create(
+          b, loc, tile({blockM, headDim}, oElement, mma), out);
+    StoreOp::create(b, loc, out, op.getO(), ValueRange{batch, head, m0, zero});
 
-  if (Value lse = op.getLse()) {
-    // logsumexp in the natural log: (m + log2 l) ln 2, written to column 0
-    // of a [B, H, Sq, 1] view (the tile's other columns fall outside it).
-    Value log2Sum = math::Log2Op::create(b, loc, l);
-    Value lseTile = arith::MulFOp::create(
-        b, loc, arith::AddFOp::create(b, loc, m, log2Sum),
-        splat(sType, 0.6931471805599453));
-    auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, lse);
-    SmallVector<OpFoldResult> sizes = {dim(lse, 0), dim(lse, 1), dim(lse, 2),
-                                       b.getIndexAttr(1)};
-    SmallVector<OpFoldResult> strides = {metadata.getStrides()[0],
-                                         metadata.getStrides()[1],
-                                         metadata.getStrides()[2],
-                                         b.getIndexAttr(0)};
-    auto viewType = MemRefType::get(
-        SmallVector<int64_t>(4, ShapedType::kDynamic), f32,
-        StridedLayoutAttr::get(context, ShapedType::kDynamic,
-                               SmallVector<int64_t>(4, ShapedType::kDynamic)));
-    Value view = memref::ReinterpretCastOp::create(
-        b, loc, viewType, metadata.getBaseBuffer(),
-        OpFoldResult(metadata.getOffset()), sizes, strides);
-    StoreOp::create(b, loc, lseTile, view, ValueRange{batch, head, m0, zero});
+    if (Value lse = op.getLse()) {
+      // logsumexp in the natural log: (m + log2 l) ln 2, written to column 0
+      // of a [B, H, Sq, 1] view (the tile's other columns fall outside it).
+      Value log2Sum = math::Log2Op::create(b, loc, l);
+      Value lseTile = arith::MulFOp::create(
+          b, loc, arith::AddFOp::create(b, loc, m, log2Sum),
+          splat(sType, 0.6931471805599453));
+      Value view = rowView(lse, {});
+      StoreOp::create(b, loc, lseTile, view, ValueRange{batch, head, m0, zero});
+    }
   }
-
   auto function = op->getParentOfType<func::FuncOp>();
   function->setAttr("tessel.workgroup_size",
                     b.getI64IntegerAttr(64 * numWaves));
@@ -452,38 +596,78 @@ struct TilePass : public tessel::impl::TesselTilePassBase<TilePass> {
   using Base::Base;
 
   void runOnOperation() override {
-    SmallVector<MatmulOp> matmuls;
-    getOperation().walk([&](MatmulOp op) { matmuls.push_back(op); });
-    if (matmuls.size() > 1) {
-      matmuls[1].emitOpError()
-          << "a kernel function holds one problem op; this is the second";
-      return signalPassFailure();
-    }
-    for (MatmulOp matmul : matmuls) {
-      if (!matmul.getConfigAttr()) {
-        matmul.emitOpError() << "has no #tessel.config: run "
-                                "tessel-select-config first";
+    SmallVector<func::FuncOp> functions(getOperation().getOps<func::FuncOp>());
+    for (func::FuncOp function : functions)
+      if (failed(tileFunction(function)))
         return signalPassFailure();
-      }
-      if (failed(MatmulTiler(matmul).run()))
-        return signalPassFailure();
-    }
-    SmallVector<AttentionOp> attentions;
-    getOperation().walk([&](AttentionOp op) { attentions.push_back(op); });
-    if (attentions.size() + matmuls.size() > 1) {
-      getOperation().emitError()
-          << "a kernel function holds one problem op";
-      return signalPassFailure();
-    }
-    for (AttentionOp attention : attentions) {
-      if (!attention.getConfigAttr()) {
-        attention.emitOpError() << "has no #tessel.config: run "
-                                   "tessel-select-config first";
-        return signalPassFailure();
-      }
-      if (failed(AttentionTiler(attention).run()))
-        return signalPassFailure();
-    }
   }
+
+  LogicalResult tileFunction(func::FuncOp function);
+  /// Split-KV attention: the function becomes two kernels sharing its
+  /// arguments plus a workspace, `<name>__split` then `<name>__combine`.
+  LogicalResult splitAttention(func::FuncOp function, AttentionOp attention);
 };
+
+LogicalResult TilePass::tileFunction(func::FuncOp function) {
+  SmallVector<Operation *> problems;
+  function.walk([&](Operation *op) {
+    if (isa<MatmulOp, AttentionOp>(op))
+      problems.push_back(op);
+  });
+  if (problems.size() > 1)
+    return problems[1]->emitOpError()
+           << "a kernel function holds one problem op; this is the second";
+  if (problems.empty())
+    return success();
+  Operation *problem = problems.front();
+  auto config = problem->getAttrOfType<ConfigAttr>("config");
+  if (!config)
+    return problem->emitOpError() << "has no #tessel.config: run "
+                                     "tessel-select-config first";
+  if (auto matmul = dyn_cast<MatmulOp>(problem))
+    return MatmulTiler(matmul).run();
+  auto attention = cast<AttentionOp>(problem);
+  if (config.getSplits() > 1)
+    return splitAttention(function, attention);
+  return AttentionTiler(attention).run();
+}
+
+LogicalResult TilePass::splitAttention(func::FuncOp function,
+                                       AttentionOp attention) {
+  MemRefType q = attention.getQ().getType();
+  int64_t splits = attention.getConfigAttr().getSplits();
+  Type f32 = Float32Type::get(&getContext());
+  // Partial O [B, Hq, splits, Sq, D] and log2-sum-exp [B, Hq, splits, Sq].
+  auto workspaceO = MemRefType::get({q.getDimSize(0), q.getDimSize(1), splits,
+                                     q.getDimSize(2), q.getDimSize(3)},
+                                    f32);
+  auto workspaceLse = MemRefType::get(
+      {q.getDimSize(0), q.getDimSize(1), splits, q.getDimSize(2)}, f32);
+  const char *suffixes[] = {"__split", "__combine"};
+  for (auto [stage, suffix] : llvm::enumerate(suffixes)) {
+    auto kernel = cast<func::FuncOp>(function->clone());
+    kernel.setName((function.getName() + suffix).str());
+    OpBuilder b(function);
+    b.insert(kernel);
+    unsigned first = kernel.getNumArguments();
+    Location loc = function.getLoc();
+    if (failed(kernel.insertArguments(
+            {first, first}, {workspaceO, workspaceLse},
+            {DictionaryAttr(), DictionaryAttr()}, {loc, loc})))
+      return failure();
+    AttentionOp clone = *kernel.getOps<AttentionOp>().begin();
+    auto mode = stage == 0 ? AttentionTiler::Mode::Split
+                           : AttentionTiler::Mode::Combine;
+    if (failed(AttentionTiler(clone, mode, kernel.getArgument(first),
+                              kernel.getArgument(first + 1))
+                   .run()))
+      return failure();
+    kernel->setAttr("tessel.plan_of",
+                    StringAttr::get(&getContext(), function.getName()));
+    kernel->setAttr("tessel.plan_stage", b.getI64IntegerAttr(stage));
+    kernel->setAttr("tessel.splits", b.getI64IntegerAttr(splits));
+  }
+  function.erase();
+  return success();
+}
 } // namespace

@@ -25,6 +25,10 @@ def Tessel_ConfigAttr : Tessel_Attr<"Config", "config"> {
     * `stages`: software pipeline depth of the K loop (1 means no prefetch).
     * `instr`: optional matrix instruction mnemonic (for example
       `"v_mfma_f32_32x32x8_bf16"`); chosen by the compiler when absent.
+    * `splits`: attention only, optional: the number of workgroups the keys
+      of one query block are spread over (split-KV, "flash-decoding"); the
+      partial results are combined by a second kernel. 1 (the default) is
+      one pass over all keys.
 
     Every tile size is a power of two and each tile dimension is divisible by
     the number of waves along it.
@@ -37,10 +41,12 @@ def Tessel_ConfigAttr : Tessel_Attr<"Config", "config"> {
   let parameters = (ins ArrayRefParameter<"int64_t", "workgroup tile">:$tile,
                         ArrayRefParameter<"int64_t", "waves along M and N">:$waves,
                         "int64_t":$stages,
-                        OptionalParameter<"::mlir::StringAttr">:$instr);
+                        OptionalParameter<"::mlir::StringAttr">:$instr,
+                        DefaultValuedParameter<"int64_t", "1">:$splits);
   let assemblyFormat = [{
     `<` `tile` `=` `[` $tile `]` `,` `waves` `=` `[` $waves `]` `,`
-        `stages` `=` $stages (`,` `instr` `=` $instr^)? `>`
+        `stages` `=` $stages (`,` `instr` `=` $instr^)?
+        (`,` `splits` `=` $splits^)? `>`
   }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

@@ -39,7 +39,7 @@ ConfigAttr getDefaultMatmulConfig(mlir::MLIRContext *context, const Chip &chip,
 
 /// What a matmul config costs on chip.
 struct MatmulResources {
-  int64_t ldsBytes = 0;       // LDS per workgroup
+  int64_t ldsBytes = 0;         // LDS per workgroup
   int64_t accumulatorVgprs = 0; // per lane
   int64_t operandVgprs = 0;     // per lane: MFMA operands and prefetch
   int64_t totalVgprs() const { return accumulatorVgprs + operandVgprs; }
@@ -57,18 +57,21 @@ checkMatmulConfig(ConfigAttr config, const Chip &chip, mlir::Type a,
 
 /// The default attention config: blocks of 64 queries (32 for short query
 /// sequences) on 32-row waves, 64 keys per step (32 x 32 blocks past head
-/// dim 128), the chip's fastest 32x32 instruction for the input type. Null
-/// when the chip has none.
+/// dim 128), the chip's fastest 32x32 instruction for the input type; for
+/// decode (16 queries or fewer) the keys split over workgroups, about 256
+/// each. Null when the chip has none.
 ConfigAttr getDefaultAttentionConfig(mlir::MLIRContext *context,
                                      const Chip &chip, mlir::Type element,
-                                     int64_t seqQ, int64_t headDim);
+                                     int64_t seqQ, int64_t seqKV,
+                                     int64_t headDim);
 
 /// Checks an attention config against `chip` for head dimension `headDim`:
 /// instruction, waves only along the queries, LDS and registers within
 /// budget.
-mlir::LogicalResult checkAttentionConfig(
-    ConfigAttr config, const Chip &chip, mlir::Type element, int64_t headDim,
-    llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+mlir::LogicalResult
+checkAttentionConfig(ConfigAttr config, const Chip &chip, mlir::Type element,
+                     int64_t headDim,
+                     llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
 
 /// The coalesced layout of a `shape` tile of `elementBytes` elements stored
 /// with dimension `contiguousDim` contiguous: 16 bytes per lane along it,

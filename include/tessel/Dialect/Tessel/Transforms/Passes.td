@@ -77,7 +77,7 @@ def TesselSelectMfmaPass
   ];
 }
 
-def TesselTilePass : Pass<"tessel-tile", "::mlir::func::FuncOp"> {
+def TesselTilePass : Pass<"tessel-tile", "::mlir::ModuleOp"> {
   let summary = "Lower problem ops (L0) to tile programs (L1)";
   let description = [{
     **Attention** becomes the FlashAttention-2 forward program: one
@@ -89,7 +89,15 @@ def TesselTilePass : Pass<"tessel-tile", "::mlir::func::FuncOp"> {
     exp2 domain with the scale folded in (`tessel.reduce` keeps the running
     row max and sum in the tile's layout), the rescaling of the output
     accumulator, and O += P V with P in the input type; then O / l (0 for a
-    row that sees no key) and, when asked, the natural logsumexp.
+    row that sees no key) and, when asked, the natural logsumexp. With
+    `splits` > 1 in its config (split-KV, chosen for short query lengths)
+    the function becomes two kernels taking its arguments plus a workspace
+    (partial O `[B, Hq, splits, Sq, D]` and log2-sum-exp
+    `[B, Hq, splits, Sq]`, f32): `<name>__split` (grid z = batch x splits,
+    each workgroup one share of the keys) and `<name>__combine` (merges the
+    shares by their log-sum-exp). Both carry `tessel.plan_of`,
+    `tessel.plan_stage` and `tessel.splits`. It is a module pass because it
+    may add functions.
 
     **Matmul**:
     Turns a function holding one configured `tessel.matmul` into the program
