@@ -1,0 +1,77 @@
+//===- Cache.h - Compiled-kernel cache in memory and on disk ----*- C++ -*-===//
+//
+// Entries are keyed by a hash of the input IR, the chip, the options and the
+// compiler's own version. On disk an entry is one file written to a
+// temporary name and renamed into place, so readers never see half an
+// entry; its header carries the payload's length and checksum, and an entry
+// that fails either is deleted and reported as a miss, never loaded.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_RUNTIME_CACHE_H
+#define TESSEL_RUNTIME_CACHE_H
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+namespace tessel {
+
+struct CompiledModule;
+
+struct CacheOptions {
+  bool inMemory = true;
+  /// Directory of the on-disk cache; empty disables it.
+  std::string directory;
+
+  /// TESSEL_CACHE_DIR if set (set but empty: no disk cache), else
+  /// $XDG_CACHE_HOME/tessel or ~/.cache/tessel.
+  static CacheOptions fromEnvironment();
+};
+
+struct CacheStats {
+  uint64_t memoryHits = 0;
+  uint64_t diskHits = 0;
+  uint64_t misses = 0;
+  uint64_t corruptEntries = 0; // found on disk, rejected and removed
+  uint64_t writeFailures = 0;
+};
+
+class KernelCache {
+public:
+  explicit KernelCache(CacheOptions options);
+
+  std::shared_ptr<const CompiledModule> lookup(llvm::StringRef key);
+  void insert(llvm::StringRef key, std::shared_ptr<const CompiledModule> entry);
+  /// Drops the in-memory entries (the disk stays).
+  void clearMemory();
+
+  CacheStats getStats() const;
+  const CacheOptions &getOptions() const { return options; }
+  /// Where the entry of `key` lives on disk (empty without a disk cache).
+  std::string pathFor(llvm::StringRef key) const;
+
+private:
+  std::shared_ptr<const CompiledModule> readFromDisk(llvm::StringRef key);
+  void writeToDisk(llvm::StringRef key, const CompiledModule &entry);
+
+  CacheOptions options;
+  mutable std::mutex mutex;
+  llvm::StringMap<std::shared_ptr<const CompiledModule>> memory;
+  CacheStats stats;
+};
+
+/// The on-disk form of a compiled module, and back; std::nullopt when the
+/// bytes are not a complete, intact entry.
+std::string serializeCompiledModule(const CompiledModule &entry);
+std::optional<CompiledModule> deserializeCompiledModule(llvm::StringRef bytes);
+
+} // namespace tessel
+
+#endif // TESSEL_RUNTIME_CACHE_H

@@ -1,0 +1,118 @@
+//===- Compiler.h - Tessel as an embeddable JIT compiler --------*- C++ -*-===//
+//
+// tessel::Compiler turns Tessel IR (problem level L0, or any level the
+// tessel-to-rocdl pipeline accepts) into a CompiledModule: one HSACO code
+// object plus, per kernel, what a launcher needs (symbol, workgroup size, the
+// rule that maps problem sizes to a grid, the kernarg layout read back from
+// the code object, LDS bytes, registers). Results go through a KernelCache.
+//
+// Thread safety: compile() may be called from many threads at once. Each
+// compile owns its MLIRContext; the only process-wide state it touches is
+// the AMDGPU target registration (once) and the in-process lld (serialized).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_RUNTIME_COMPILER_H
+#define TESSEL_RUNTIME_COMPILER_H
+
+#include "tessel/Runtime/Cache.h"
+#include "tessel/Target/KernelMetadata.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tessel {
+
+struct CompileOptions {
+  std::string chip = "gfx942";
+  /// LLVM optimization level of the device code (0-3).
+  unsigned optLevel = 3;
+};
+
+/// How a kernel's launch covers its problem. Matmul: x over column tiles,
+/// y over row tiles, z over the batch. Attention: x over query-row tiles,
+/// y over heads, z over batch (times splits for a split-KV first stage).
+struct GridRule {
+  enum class Kind { Matmul, Attention };
+  Kind kind = Kind::Matmul;
+  std::array<int64_t, 2> tile = {0, 0}; // rows x columns per workgroup
+  /// Split-KV plans: the problem kernel this one is a stage of, its stage
+  /// (launched in increasing order) and the split count.
+  std::string planOf;
+  int64_t stage = 0;
+  int64_t splits = 1;
+};
+
+/// The sizes a grid rule needs; unused ones stay 0.
+struct ProblemSizes {
+  int64_t m = 0, n = 0, batch = 0; // matmul (batch 0: not batched)
+  int64_t seqQ = 0, heads = 0;     // attention (batch shared)
+};
+
+struct CompiledKernel {
+  std::string name;       // the kernel symbol in the code object
+  unsigned blockSize = 0; // lanes per workgroup (x; y = z = 1)
+  GridRule grid;
+  KernelMetadata metadata; // kernarg layout, LDS, registers, spills
+
+  /// Workgroups per dimension for a launch over `sizes`.
+  std::array<unsigned, 3> gridFor(const ProblemSizes &sizes) const;
+};
+
+struct CompiledModule {
+  std::string chip;
+  std::vector<char> hsaco;
+  std::vector<CompiledKernel> kernels;
+  /// The resource report of every kernel (tesselc --emit=report JSON).
+  std::string reportJSON;
+
+  const CompiledKernel *lookup(llvm::StringRef name) const;
+  /// The kernels that make up problem `name`, in launch order: the kernel
+  /// of that name, or the stages of its plan.
+  std::vector<const CompiledKernel *>
+  launchSequence(llvm::StringRef name) const;
+};
+
+class Compiler {
+public:
+  /// A compiler with the cache configured from the environment
+  /// (TESSEL_CACHE_DIR).
+  Compiler();
+  explicit Compiler(CacheOptions cacheOptions);
+
+  /// Compiles `ir` (MLIR text) for `options.chip`, or returns the cached
+  /// result. Errors carry the diagnostics with their locations.
+  llvm::Expected<std::shared_ptr<const CompiledModule>>
+  compile(llvm::StringRef ir, const CompileOptions &options = {});
+
+  KernelCache &getCache() { return cache; }
+
+private:
+  KernelCache cache;
+};
+
+/// The cache key of compiling `ir` with `options` by this build of Tessel.
+std::string computeCacheKey(llvm::StringRef ir, const CompileOptions &options);
+
+/// Where a cold compile's time goes, in milliseconds.
+struct CompileTimings {
+  double parse = 0;       // MLIRContext set-up and MLIR text to module
+  double tesselToGPU = 0; // L0 to per-lane kernels (L2)
+  double gpuToROCDL = 0;  // L2 to the LLVM and ROCDL dialects
+  double codegen = 0;     // LLVM IR, AMDGPU backend, lld
+};
+
+/// Compiles without the cache (what a cache miss runs).
+llvm::Expected<std::shared_ptr<const CompiledModule>>
+compileUncached(llvm::StringRef ir, const CompileOptions &options,
+                CompileTimings *timings = nullptr);
+
+} // namespace tessel
+
+#endif // TESSEL_RUNTIME_COMPILER_H

@@ -1,0 +1,270 @@
+//===- Cache.cpp - Compiled-kernel cache in memory and on disk ------------===//
+
+#include "tessel/Runtime/Cache.h"
+#include "tessel/Runtime/Compiler.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Base64.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
+
+#include <thread>
+
+using namespace tessel;
+
+/// First line of every entry; bump the number when the payload changes.
+static constexpr llvm::StringLiteral kMagic = "TESSEL-CACHE 1\n";
+
+CacheOptions CacheOptions::fromEnvironment() {
+  CacheOptions options;
+  if (std::optional<std::string> dir =
+          llvm::sys::Process::GetEnv("TESSEL_CACHE_DIR")) {
+    options.directory = *dir; // empty: disk cache off
+    return options;
+  }
+  llvm::SmallString<256> path;
+  if (std::optional<std::string> xdg =
+          llvm::sys::Process::GetEnv("XDG_CACHE_HOME");
+      xdg && !xdg->empty())
+    path = *xdg;
+  else if (llvm::sys::path::home_directory(path))
+    llvm::sys::path::append(path, ".cache");
+  else
+    return options;
+  llvm::sys::path::append(path, "tessel");
+  options.directory = std::string(path);
+  return options;
+}
+
+//===----------------------------------------------------------------------===//
+// Entry format
+//===----------------------------------------------------------------------===//
+
+static llvm::StringRef kindName(GridRule::Kind kind) {
+  return kind == GridRule::Kind::Matmul ? "matmul" : "attention";
+}
+
+std::string tessel::serializeCompiledModule(const CompiledModule &entry) {
+  llvm::json::Array kernels;
+  for (const CompiledKernel &kernel : entry.kernels)
+    kernels.push_back(llvm::json::Object{
+        {"name", kernel.name},
+        {"block", kernel.blockSize},
+        {"kind", kindName(kernel.grid.kind)},
+        {"tile", llvm::json::Array{kernel.grid.tile[0], kernel.grid.tile[1]}},
+        {"plan_of", kernel.grid.planOf},
+        {"stage", kernel.grid.stage},
+        {"splits", kernel.grid.splits}});
+  llvm::json::Object payload{{"chip", entry.chip},
+                             {"report", entry.reportJSON},
+                             {"kernels", std::move(kernels)},
+                             {"hsaco", llvm::encodeBase64(entry.hsaco)}};
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::json::Value(std::move(payload));
+  return (kMagic + llvm::Twine(text.size()) + " " +
+          llvm::utohexstr(llvm::xxh3_64bits(text)) + "\n" + text)
+      .str();
+}
+
+/// Reads one kernel's launch facts; false if any is missing.
+static bool readKernel(const llvm::json::Object &object,
+                       CompiledKernel &kernel) {
+  std::optional<llvm::StringRef> name = object.getString("name");
+  std::optional<int64_t> block = object.getInteger("block");
+  std::optional<llvm::StringRef> kind = object.getString("kind");
+  const llvm::json::Array *tile = object.getArray("tile");
+  std::optional<llvm::StringRef> planOf = object.getString("plan_of");
+  std::optional<int64_t> stage = object.getInteger("stage");
+  std::optional<int64_t> splits = object.getInteger("splits");
+  if (!name || !block || !kind || !tile || tile->size() != 2 || !planOf ||
+      !stage || !splits)
+    return false;
+  std::optional<int64_t> rows = (*tile)[0].getAsInteger();
+  std::optional<int64_t> columns = (*tile)[1].getAsInteger();
+  if (!rows || !columns)
+    return false;
+  kernel.name = name->str();
+  kernel.blockSize = unsigned(*block);
+  kernel.grid.kind =
+      *kind == "matmul" ? GridRule::Kind::Matmul : GridRule::Kind::Attention;
+  kernel.grid.tile = {*rows, *columns};
+  kernel.grid.planOf = planOf->str();
+  kernel.grid.stage = *stage;
+  kernel.grid.splits = *splits;
+  return true;
+}
+
+std::optional<CompiledModule>
+tessel::deserializeCompiledModule(llvm::StringRef bytes) {
+  if (!bytes.consume_front(kMagic))
+    return std::nullopt;
+  auto [header, payload] = bytes.split('\n');
+  auto [sizeText, hashText] = header.split(' ');
+  uint64_t size = 0, hash = 0;
+  if (sizeText.getAsInteger(10, size) || hashText.getAsInteger(16, hash) ||
+      payload.size() != size || llvm::xxh3_64bits(payload) != hash)
+    return std::nullopt;
+  llvm::Expected<llvm::json::Value> json = llvm::json::parse(payload);
+  if (!json) {
+    llvm::consumeError(json.takeError());
+    return std::nullopt;
+  }
+  const llvm::json::Object *object = json->getAsObject();
+  if (!object)
+    return std::nullopt;
+  std::optional<llvm::StringRef> chip = object->getString("chip");
+  std::optional<llvm::StringRef> report = object->getString("report");
+  std::optional<llvm::StringRef> hsaco = object->getString("hsaco");
+  const llvm::json::Array *kernels = object->getArray("kernels");
+  if (!chip || !report || !hsaco || !kernels)
+    return std::nullopt;
+  CompiledModule entry;
+  entry.chip = chip->str();
+  entry.reportJSON = report->str();
+  if (llvm::Error error = llvm::decodeBase64(*hsaco, entry.hsaco)) {
+    llvm::consumeError(std::move(error));
+    return std::nullopt;
+  }
+  // Registers, LDS and the kernarg layout come from the code object itself.
+  llvm::Expected<CodeObjectMetadata> metadata =
+      readCodeObjectMetadata(entry.hsaco);
+  if (!metadata) {
+    llvm::consumeError(metadata.takeError());
+    return std::nullopt;
+  }
+  for (const llvm::json::Value &value : *kernels) {
+    const llvm::json::Object *kernelObject = value.getAsObject();
+    CompiledKernel kernel;
+    if (!kernelObject || !readKernel(*kernelObject, kernel))
+      return std::nullopt;
+    auto found = llvm::find_if(metadata->kernels, [&](const KernelMetadata &k) {
+      return k.name == kernel.name;
+    });
+    if (found == metadata->kernels.end())
+      return std::nullopt;
+    kernel.metadata = *found;
+    entry.kernels.push_back(std::move(kernel));
+  }
+  return entry;
+}
+
+//===----------------------------------------------------------------------===//
+// KernelCache
+//===----------------------------------------------------------------------===//
+
+KernelCache::KernelCache(CacheOptions options) : options(std::move(options)) {}
+
+std::string KernelCache::pathFor(llvm::StringRef key) const {
+  if (options.directory.empty())
+    return {};
+  llvm::SmallString<256> path(options.directory);
+  llvm::sys::path::append(path, key + ".tsl");
+  return std::string(path);
+}
+
+std::shared_ptr<const CompiledModule> KernelCache::lookup(llvm::StringRef key) {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (options.inMemory)
+      if (auto it = memory.find(key); it != memory.end()) {
+        ++stats.memoryHits;
+        return it->second;
+      }
+  }
+  std::shared_ptr<const CompiledModule> entry = readFromDisk(key);
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!entry) {
+    ++stats.misses;
+    return nullptr;
+  }
+  ++stats.diskHits;
+  if (options.inMemory)
+    memory[key] = entry;
+  return entry;
+}
+
+void KernelCache::insert(llvm::StringRef key,
+                         std::shared_ptr<const CompiledModule> entry) {
+  writeToDisk(key, *entry);
+  std::lock_guard<std::mutex> lock(mutex);
+  if (options.inMemory)
+    memory[key] = std::move(entry);
+}
+
+void KernelCache::clearMemory() {
+  std::lock_guard<std::mutex> lock(mutex);
+  memory.clear();
+}
+
+CacheStats KernelCache::getStats() const {
+  std::lock_guard<std::mutex> lock(mutex);
+  return stats;
+}
+
+std::shared_ptr<const CompiledModule>
+KernelCache::readFromDisk(llvm::StringRef key) {
+  std::string path = pathFor(key);
+  if (path.empty())
+    return nullptr;
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                  /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return nullptr;
+  std::optional<CompiledModule> entry =
+      deserializeCompiledModule((*buffer)->getBuffer());
+  if (!entry) {
+    // Truncated or damaged: never load it, and let the recompile replace it.
+    llvm::sys::fs::remove(path);
+    std::lock_guard<std::mutex> lock(mutex);
+    ++stats.corruptEntries;
+    return nullptr;
+  }
+  return std::make_shared<const CompiledModule>(std::move(*entry));
+}
+
+void KernelCache::writeToDisk(llvm::StringRef key,
+                              const CompiledModule &entry) {
+  std::string path = pathFor(key);
+  if (path.empty())
+    return;
+  auto failed = [&] {
+    std::lock_guard<std::mutex> lock(mutex);
+    ++stats.writeFailures;
+  };
+  if (llvm::sys::fs::create_directories(options.directory)) {
+    failed();
+    return;
+  }
+  // A name no other writer uses, then an atomic rename into place.
+  std::string temporary =
+      llvm::formatv("{0}.{1}.{2}.tmp", path, llvm::sys::Process::getProcessId(),
+                    std::hash<std::thread::id>()(std::this_thread::get_id()));
+  {
+    std::error_code error;
+    llvm::raw_fd_ostream os(temporary, error);
+    if (error) {
+      failed();
+      return;
+    }
+    os << serializeCompiledModule(entry);
+    os.close();
+    if (os.has_error()) {
+      os.clear_error();
+      llvm::sys::fs::remove(temporary);
+      failed();
+      return;
+    }
+  }
+  if (llvm::sys::fs::rename(temporary, path)) {
+    llvm::sys::fs::remove(temporary);
+    failed();
+  }
+}

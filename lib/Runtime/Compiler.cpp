@@ -1,0 +1,286 @@
+//===- Compiler.cpp - Tessel as an embeddable JIT compiler ----------------===//
+
+#include "tessel/Runtime/Compiler.h"
+#include "tessel/Dialect/Tessel/IR/TesselOps.h"
+#include "tessel/InitAllDialects.h"
+#include "tessel/Pipelines/Pipelines.h"
+#include "tessel/Target/Chip.h"
+#include "tessel/Target/Hsaco.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <dlfcn.h>
+#include <sys/stat.h>
+
+using namespace mlir;
+using namespace tessel;
+
+/// Bump when the meaning of compiled output changes without the code that
+/// produces it changing (the build identity below covers code changes).
+static constexpr llvm::StringLiteral kCompilerVersion = "tessel-0.1";
+
+/// Identifies this build of the compiler: the file holding this code (a
+/// tool or libTesselC.so) with its size and modification time, so a rebuilt
+/// compiler never reads entries of an older one.
+static const std::string &getBuildIdentity() {
+  static const std::string identity = [] {
+    std::string result = kCompilerVersion.str();
+    Dl_info info;
+    struct stat status;
+    if (dladdr(reinterpret_cast<void *>(&getBuildIdentity), &info) &&
+        info.dli_fname && stat(info.dli_fname, &status) == 0)
+      result +=
+          llvm::formatv(" {0} {1} {2}", info.dli_fname,
+                        uint64_t(status.st_size), int64_t(status.st_mtime));
+    return result;
+  }();
+  return identity;
+}
+
+std::string tessel::computeCacheKey(llvm::StringRef ir,
+                                    const CompileOptions &options) {
+  llvm::SHA256 hasher;
+  auto field = [&](llvm::StringRef text) {
+    hasher.update(llvm::formatv("{0}:", text.size()).str());
+    hasher.update(text);
+  };
+  field(getBuildIdentity());
+  field(options.chip);
+  field(std::to_string(options.optLevel));
+  field(ir);
+  std::array<uint8_t, 32> digest = hasher.final();
+  return llvm::toHex(digest, /*LowerCase=*/true);
+}
+
+//===----------------------------------------------------------------------===//
+// Launch facts
+//===----------------------------------------------------------------------===//
+
+std::array<unsigned, 3>
+CompiledKernel::gridFor(const ProblemSizes &sizes) const {
+  auto tilesOf = [](int64_t extent, int64_t tile) {
+    return unsigned(tile > 0 ? (extent + tile - 1) / tile : 0);
+  };
+  unsigned batch = unsigned(std::max<int64_t>(sizes.batch, 1));
+  if (grid.kind == GridRule::Kind::Matmul)
+    return {tilesOf(sizes.n, grid.tile[1]), tilesOf(sizes.m, grid.tile[0]),
+            batch};
+  unsigned splits = grid.stage == 0 ? unsigned(grid.splits) : 1;
+  return {tilesOf(sizes.seqQ, grid.tile[0]), unsigned(sizes.heads),
+          batch * splits};
+}
+
+const CompiledKernel *CompiledModule::lookup(llvm::StringRef name) const {
+  for (const CompiledKernel &kernel : kernels)
+    if (kernel.name == name)
+      return &kernel;
+  return nullptr;
+}
+
+std::vector<const CompiledKernel *>
+CompiledModule::launchSequence(llvm::StringRef name) const {
+  std::vector<const CompiledKernel *> sequence;
+  for (const CompiledKernel &kernel : kernels)
+    if (kernel.name == name || kernel.grid.planOf == name)
+      sequence.push_back(&kernel);
+  llvm::stable_sort(sequence,
+                    [](const CompiledKernel *a, const CompiledKernel *b) {
+                      return a->grid.stage < b->grid.stage;
+                    });
+  return sequence;
+}
+
+/// The problem kind of every kernel function, read before lowering.
+static llvm::StringMap<GridRule::Kind> collectProblemKinds(ModuleOp module) {
+  llvm::StringMap<GridRule::Kind> kinds;
+  module.walk([&](func::FuncOp function) {
+    function.walk([&](Operation *op) {
+      if (isa<MatmulOp>(op))
+        kinds[function.getName()] = GridRule::Kind::Matmul;
+      else if (isa<AttentionOp>(op))
+        kinds[function.getName()] = GridRule::Kind::Attention;
+    });
+  });
+  return kinds;
+}
+
+/// Launch facts of the lowered (L2) kernels that came from problem ops.
+static std::vector<CompiledKernel>
+collectLaunchFacts(ModuleOp module,
+                   const llvm::StringMap<GridRule::Kind> &kinds) {
+  std::vector<CompiledKernel> kernels;
+  module.walk([&](gpu::GPUFuncOp function) {
+    auto tile = function->getAttrOfType<DenseI64ArrayAttr>("tessel.tile");
+    std::optional<llvm::ArrayRef<int32_t>> block = function.getKnownBlockSize();
+    if (!tile || tile.size() < 2 || !block)
+      return;
+    CompiledKernel kernel;
+    kernel.name = function.getName().str();
+    kernel.blockSize = unsigned((*block)[0]);
+    kernel.grid.tile = {tile[0], tile[1]};
+    std::string problem = kernel.name;
+    if (auto planOf = function->getAttrOfType<StringAttr>("tessel.plan_of")) {
+      problem = planOf.str();
+      kernel.grid.planOf = problem;
+      if (auto stage =
+              function->getAttrOfType<IntegerAttr>("tessel.plan_stage"))
+        kernel.grid.stage = stage.getInt();
+      if (auto splits = function->getAttrOfType<IntegerAttr>("tessel.splits"))
+        kernel.grid.splits = splits.getInt();
+    }
+    kernel.grid.kind = kinds.lookup(problem);
+    kernels.push_back(std::move(kernel));
+  });
+  return kernels;
+}
+
+//===----------------------------------------------------------------------===//
+// Compiling
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Everything one compile needs, owned by the compiling thread.
+struct CompileSession {
+  DialectRegistry registry;
+  std::unique_ptr<MLIRContext> context;
+  llvm::SourceMgr sourceMgr;
+  std::string diagnostics;
+  llvm::raw_string_ostream diagnosticStream{diagnostics};
+  std::unique_ptr<SourceMgrDiagnosticHandler> handler;
+  bool sawError = false;
+
+  CompileSession() {
+    registerAllDialects(registry);
+    context = std::make_unique<MLIRContext>(registry,
+                                            MLIRContext::Threading::DISABLED);
+    context->loadAllAvailableDialects();
+    context->printOpOnDiagnostic(false);
+    handler = std::make_unique<SourceMgrDiagnosticHandler>(
+        sourceMgr, context.get(), diagnosticStream);
+    // Some conversions report an error yet let the pass succeed.
+    context->getDiagEngine().registerHandler([this](Diagnostic &diag) {
+      if (diag.getSeverity() == DiagnosticSeverity::Error)
+        sawError = true;
+      return failure(); // on to the SourceMgr handler, which records it
+    });
+  }
+
+  llvm::Error error(llvm::StringRef what) {
+    std::string message = what.str();
+    if (!diagnostics.empty())
+      message += ":\n" + llvm::StringRef(diagnostics).rtrim().str();
+    return llvm::createStringError(message);
+  }
+};
+} // namespace
+
+llvm::Expected<std::shared_ptr<const CompiledModule>>
+tessel::compileUncached(llvm::StringRef ir, const CompileOptions &options,
+                        CompileTimings *timings) {
+  CompileTimings ignored;
+  CompileTimings &times = timings ? *timings : ignored;
+  auto start = std::chrono::steady_clock::now();
+  // Milliseconds since the previous call (or the start).
+  auto lap = [&] {
+    auto now = std::chrono::steady_clock::now();
+    double ms = std::chrono::duration<double, std::milli>(now - start).count();
+    start = now;
+    return ms;
+  };
+  const Chip *chip = lookupChip(options.chip);
+  if (!chip)
+    return llvm::createStringError("unknown chip '" + options.chip +
+                                   "'; known chips: " + knownChipNames());
+  if (options.optLevel > 3)
+    return llvm::createStringError("optimization level must be 0 to 3");
+
+  CompileSession session;
+  session.sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(ir, "<tessel input>"),
+      llvm::SMLoc());
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(session.sourceMgr, session.context.get());
+  if (!module)
+    return session.error("cannot parse the input");
+  times.parse = lap();
+  llvm::StringMap<GridRule::Kind> kinds = collectProblemKinds(*module);
+
+  TesselToROCDLOptions pipelineOptions;
+  pipelineOptions.chip = chip->name.str();
+  PassManager toGPU(session.context.get());
+  buildTesselToGPUPipeline(toGPU, pipelineOptions);
+  if (failed(toGPU.run(*module)) || session.sawError)
+    return session.error("lowering to GPU kernels failed");
+  std::vector<CompiledKernel> kernels = collectLaunchFacts(*module, kinds);
+  times.tesselToGPU = lap();
+  PassManager toROCDL(session.context.get());
+  buildGPUToROCDLPipeline(toROCDL, pipelineOptions);
+  if (failed(toROCDL.run(*module)) || session.sawError)
+    return session.error("lowering to ROCDL failed");
+  times.gpuToROCDL = lap();
+
+  auto gpuModules = llvm::to_vector(module->getOps<gpu::GPUModuleOp>());
+  if (gpuModules.size() != 1)
+    return llvm::createStringError(
+        llvm::formatv("the input lowers to {0} gpu.modules; a compiled "
+                      "module holds one code object",
+                      gpuModules.size())
+            .str());
+  HsacoOptions hsacoOptions;
+  hsacoOptions.optLevel = options.optLevel;
+  FailureOr<GpuModuleBinary> binary = compileGpuModule(
+      gpuModules.front(), *chip, hsacoOptions, HsacoStage::HSACO);
+  if (failed(binary) || session.sawError)
+    return session.error("code generation failed");
+  times.codegen = lap();
+
+  auto result = std::make_shared<CompiledModule>();
+  result->chip = chip->name.str();
+  result->hsaco = std::move(binary->hsaco);
+  llvm::Expected<CodeObjectMetadata> metadata =
+      readCodeObjectMetadata(result->hsaco);
+  if (!metadata)
+    return metadata.takeError();
+  llvm::raw_string_ostream(result->reportJSON)
+      << kernelReportToJSON(*metadata, *chip);
+  for (CompiledKernel &kernel : kernels) {
+    auto found = llvm::find_if(metadata->kernels, [&](const KernelMetadata &k) {
+      return k.name == kernel.name;
+    });
+    if (found == metadata->kernels.end())
+      return llvm::createStringError("kernel '" + kernel.name +
+                                     "' is missing from the code object");
+    kernel.metadata = *found;
+  }
+  result->kernels = std::move(kernels);
+  return std::shared_ptr<const CompiledModule>(std::move(result));
+}
+
+Compiler::Compiler() : Compiler(CacheOptions::fromEnvironment()) {}
+
+Compiler::Compiler(CacheOptions cacheOptions)
+    : cache(std::move(cacheOptions)) {}
+
+llvm::Expected<std::shared_ptr<const CompiledModule>>
+Compiler::compile(llvm::StringRef ir, const CompileOptions &options) {
+  std::string key = computeCacheKey(ir, options);
+  if (std::shared_ptr<const CompiledModule> hit = cache.lookup(key))
+    return hit;
+  llvm::Expected<std::shared_ptr<const CompiledModule>> compiled =
+      compileUncached(ir, options);
+  if (compiled)
+    cache.insert(key, *compiled);
+  return compiled;
+}

@@ -1,0 +1,181 @@
+//===- CompilerTest.cpp - tessel::Compiler and its kernel cache -----------===//
+
+#include "tessel/Runtime/Compiler.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include "gtest/gtest.h"
+
+#include <thread>
+
+using namespace tessel;
+
+namespace {
+
+std::string matmulIR(int64_t m, int64_t n, int64_t k) {
+  return llvm::formatv(
+      "func.func @matmul(%a: memref<{0}x{2}xf16>, %b: memref<{2}x{1}xf16>, "
+      "%c: memref<{0}x{1}xf16>) {{\n"
+      "  tessel.matmul ins(%a, %b : memref<{0}x{2}xf16>, "
+      "memref<{2}x{1}xf16>) outs(%c : memref<{0}x{1}xf16>)\n"
+      "  return\n}\n",
+      m, n, k);
+}
+
+/// A fresh, empty cache directory removed at the end of the test.
+class CacheDirectory {
+public:
+  CacheDirectory() {
+    EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("tessel-cache", path));
+  }
+  ~CacheDirectory() { llvm::sys::fs::remove_directories(path); }
+  CacheOptions options(bool inMemory = true) const {
+    return CacheOptions{inMemory, std::string(path)};
+  }
+  llvm::SmallString<128> path;
+};
+
+TEST(CompilerTest, CompilesMatmulWithLaunchFacts) {
+  Compiler compiler(CacheOptions{true, ""});
+  auto compiled = compiler.compile(matmulIR(100, 70, 50));
+  ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
+  const CompiledModule &module = **compiled;
+  EXPECT_EQ(module.chip, "gfx942");
+  ASSERT_GT(module.hsaco.size(), 4u);
+  EXPECT_EQ(llvm::StringRef(module.hsaco.data() + 1, 3), "ELF");
+  const CompiledKernel *kernel = module.lookup("matmul");
+  ASSERT_NE(kernel, nullptr);
+  EXPECT_EQ(kernel->grid.kind, GridRule::Kind::Matmul);
+  EXPECT_EQ(kernel->blockSize, kernel->metadata.workgroupLanes());
+  // Three memref arguments (pointer-sized pieces) in the kernarg segment.
+  EXPECT_GT(kernel->metadata.kernargSegmentSize, 3 * 8u);
+  std::array<unsigned, 3> grid = kernel->gridFor({100, 70, 0});
+  EXPECT_EQ(grid[0], (70 + kernel->grid.tile[1] - 1) / kernel->grid.tile[1]);
+  EXPECT_EQ(grid[1], (100 + kernel->grid.tile[0] - 1) / kernel->grid.tile[0]);
+  EXPECT_EQ(grid[2], 1u);
+  EXPECT_NE(module.reportJSON.find("\"vgpr_count\""), std::string::npos)
+      << module.reportJSON;
+}
+
+TEST(CompilerTest, ErrorsCarryLocations) {
+  Compiler compiler(CacheOptions{true, ""});
+  auto bad = compiler.compile("func.func @f() {\n  tessel.bogus\n}\n");
+  ASSERT_FALSE(bool(bad));
+  std::string message = llvm::toString(bad.takeError());
+  EXPECT_NE(message.find("<tessel input>:2:"), std::string::npos) << message;
+  auto chip = compiler.compile(matmulIR(16, 16, 16), {"gfx000", 3});
+  ASSERT_FALSE(bool(chip));
+  EXPECT_NE(llvm::toString(chip.takeError()).find("unknown chip 'gfx000'"),
+            std::string::npos);
+}
+
+TEST(CompilerTest, MemoryCacheServesTheSameEntry) {
+  Compiler compiler(CacheOptions{true, ""});
+  auto first = compiler.compile(matmulIR(64, 64, 64));
+  ASSERT_TRUE(bool(first)) << llvm::toString(first.takeError());
+  auto second = compiler.compile(matmulIR(64, 64, 64));
+  ASSERT_TRUE(bool(second));
+  EXPECT_EQ(first->get(), second->get());
+  CacheStats stats = compiler.getCache().getStats();
+  EXPECT_EQ(stats.misses, 1u);
+  EXPECT_EQ(stats.memoryHits, 1u);
+  // Another chip is another entry.
+  auto other = compiler.compile(matmulIR(64, 64, 64), {"gfx90a", 3});
+  ASSERT_TRUE(bool(other)) << llvm::toString(other.takeError());
+  EXPECT_EQ((*other)->chip, "gfx90a");
+  EXPECT_EQ(compiler.getCache().getStats().misses, 2u);
+}
+
+TEST(CompilerTest, DiskCacheSurvivesTheCompilerAndRejectsDamage) {
+  CacheDirectory directory;
+  std::string ir = matmulIR(96, 80, 40);
+  std::string key = computeCacheKey(ir, {});
+  std::shared_ptr<const CompiledModule> original;
+  {
+    Compiler compiler(directory.options());
+    auto compiled = compiler.compile(ir);
+    ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
+    original = *compiled;
+  }
+  std::string path = Compiler(directory.options()).getCache().pathFor(key);
+  ASSERT_TRUE(llvm::sys::fs::exists(path));
+
+  // A new compiler (a new process, in effect) loads it from disk.
+  Compiler reader(directory.options());
+  auto loaded = reader.compile(ir);
+  ASSERT_TRUE(bool(loaded));
+  EXPECT_EQ(reader.getCache().getStats().diskHits, 1u);
+  EXPECT_EQ((*loaded)->hsaco, original->hsaco);
+  ASSERT_EQ((*loaded)->kernels.size(), original->kernels.size());
+  EXPECT_EQ((*loaded)->kernels[0].grid.tile, original->kernels[0].grid.tile);
+  EXPECT_EQ((*loaded)->kernels[0].metadata.kernargSegmentSize,
+            original->kernels[0].metadata.kernargSegmentSize);
+
+  // Truncate the entry: detected, removed, recompiled, rewritten.
+  auto bytes = llvm::MemoryBuffer::getFile(path);
+  ASSERT_TRUE(bool(bytes));
+  std::string whole = (*bytes)->getBuffer().str();
+  {
+    std::error_code error;
+    llvm::raw_fd_ostream os(path, error);
+    ASSERT_FALSE(error);
+    os << llvm::StringRef(whole).take_front(whole.size() / 2);
+  }
+  Compiler afterTruncation(directory.options());
+  auto recompiled = afterTruncation.compile(ir);
+  ASSERT_TRUE(bool(recompiled)) << llvm::toString(recompiled.takeError());
+  CacheStats stats = afterTruncation.getCache().getStats();
+  EXPECT_EQ(stats.corruptEntries, 1u);
+  EXPECT_EQ(stats.misses, 1u);
+  EXPECT_EQ((*recompiled)->hsaco, original->hsaco);
+
+  // Flip one payload byte (length intact): the checksum catches it.
+  whole[whole.size() - 10] ^= 0x20;
+  EXPECT_FALSE(deserializeCompiledModule(whole).has_value());
+  EXPECT_TRUE(deserializeCompiledModule(serializeCompiledModule(*original))
+                  .has_value());
+}
+
+TEST(CompilerTest, EmptyDirectoryDisablesTheDiskCache) {
+  Compiler compiler(CacheOptions{false, ""});
+  auto first = compiler.compile(matmulIR(32, 32, 32));
+  ASSERT_TRUE(bool(first));
+  auto second = compiler.compile(matmulIR(32, 32, 32));
+  ASSERT_TRUE(bool(second));
+  EXPECT_EQ(compiler.getCache().getStats().misses, 2u);
+  EXPECT_TRUE(compiler.getCache().pathFor("x").empty());
+}
+
+TEST(CompilerTest, ConcurrentCompiles) {
+  CacheDirectory directory;
+  Compiler compiler(directory.options());
+  constexpr int kThreads = 8;
+  std::vector<std::shared_ptr<const CompiledModule>> results(kThreads);
+  std::vector<std::string> errors(kThreads);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i)
+    threads.emplace_back([&, i] {
+      // Four distinct shapes, each compiled by two threads at once.
+      auto compiled = compiler.compile(matmulIR(64 + 16 * (i % 4), 48, 32));
+      if (compiled)
+        results[i] = *compiled;
+      else
+        errors[i] = llvm::toString(compiled.takeError());
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  for (int i = 0; i < kThreads; ++i) {
+    ASSERT_TRUE(errors[i].empty()) << errors[i];
+    ASSERT_NE(results[i], nullptr);
+    // Same input, same code object, whichever thread compiled it.
+    EXPECT_EQ(results[i]->hsaco, results[i % 4]->hsaco);
+  }
+  EXPECT_NE(results[0]->hsaco, results[1]->hsaco);
+}
+
+} // namespace
