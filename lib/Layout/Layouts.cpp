@@ -152,9 +152,16 @@ llvm::Expected<SwizzleChoice> tessel::chooseSwizzle(const SwizzleQuery &query) {
   int64_t rows = query.shape[query.order[1]];
   std::optional<SwizzleChoice> best;
   std::string lastError;
-  for (int64_t maxPhase = 1; maxPhase <= rowLength; maxPhase *= 2)
-    for (int64_t vec = rowLength / maxPhase; vec >= 1; vec /= 2)
-      for (int64_t perPhase = 1; perPhase <= rows; perPhase *= 2) {
+  // Candidates go from the simplest swizzle up and only a strictly better
+  // one replaces the best, so the search may stop at the first candidate
+  // without conflicts: nothing after it could replace it.
+  auto conflictFree = [&] { return best && best->totalConflicts() == 0; };
+  for (int64_t maxPhase = 1; maxPhase <= rowLength && !conflictFree();
+       maxPhase *= 2)
+    for (int64_t vec = rowLength / maxPhase; vec >= 1 && !conflictFree();
+         vec /= 2)
+      for (int64_t perPhase = 1; perPhase <= rows && !conflictFree();
+           perPhase *= 2) {
         if (maxPhase == 1 && perPhase > 1)
           break; // no swizzle: perPhase is meaningless
         llvm::Expected<LinearLayout> memory = swizzledLdsLayout(
