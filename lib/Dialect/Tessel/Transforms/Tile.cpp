@@ -19,6 +19,21 @@ using namespace mlir;
 using namespace tessel;
 
 namespace {
+/// Records on the kernel function what lowering and launching need (lanes
+/// per workgroup, the output tile of one workgroup, the configuration) and
+/// removes the problem op it was tiled from.
+void finishKernel(Operation *problem, int64_t lanes, ArrayRef<int64_t> tile,
+                  ConfigAttr config) {
+  auto function = problem->getParentOfType<func::FuncOp>();
+  Builder b(problem->getContext());
+  function->setAttr("tessel.workgroup_size", b.getI64IntegerAttr(lanes));
+  function->setAttr("tessel.tile", b.getDenseI64ArrayAttr(tile));
+  function->setAttr("tessel.config", config);
+  problem->erase();
+}
+} // namespace
+
+namespace {
 
 /// Builds the tile program of one matmul in place of it.
 class MatmulTiler {
@@ -219,13 +234,7 @@ LogicalResult MatmulTiler::run() {
     return failure();
   StoreOp::create(b, loc, *result, c, indices(m0, n0));
 
-  auto function = matmul->getParentOfType<func::FuncOp>();
-  function->setAttr("tessel.workgroup_size",
-                    b.getI64IntegerAttr(64 * numWaves));
-  function->setAttr("tessel.tile",
-                    DenseI64ArrayAttr::get(context, {tileM, tileN}));
-  function->setAttr("tessel.config", config);
-  matmul.erase();
+  finishKernel(matmul, 64 * numWaves, {tileM, tileN}, config);
   return success();
 }
 
@@ -388,13 +397,7 @@ LogicalResult AttentionTiler::runCombine() {
     StoreOp::create(b, loc, lseTile, rowView(lse, {}),
                     ValueRange{batch, head, m0, zero});
   }
-  auto function = op->getParentOfType<func::FuncOp>();
-  function->setAttr("tessel.workgroup_size",
-                    b.getI64IntegerAttr(64 * numWaves));
-  function->setAttr("tessel.tile",
-                    DenseI64ArrayAttr::get(context, {blockM, headDim}));
-  function->setAttr("tessel.config", config);
-  op.erase();
+  finishKernel(op, 64 * numWaves, {blockM, headDim}, config);
   return success();
 }
 
@@ -581,13 +584,7 @@ LogicalResult AttentionTiler::run() {
       StoreOp::create(b, loc, lseTile, view, ValueRange{batch, head, m0, zero});
     }
   }
-  auto function = op->getParentOfType<func::FuncOp>();
-  function->setAttr("tessel.workgroup_size",
-                    b.getI64IntegerAttr(64 * numWaves));
-  function->setAttr("tessel.tile",
-                    DenseI64ArrayAttr::get(context, {blockM, blockN}));
-  function->setAttr("tessel.config", config);
-  op.erase();
+  finishKernel(op, 64 * numWaves, {blockM, blockN}, config);
   return success();
 }
 
