@@ -1,0 +1,88 @@
+//===- Device.h - Launching compiled kernels through HIP --------*- C++ -*-===//
+//
+// The HIP runtime is found at run time with dlopen (ROCm 6, then ROCm 5):
+// building Tessel needs neither a GPU nor HIP headers. Kernel arguments are
+// packed into the kernarg segment exactly as the code object's metadata
+// lays it out, which is what the unit tests check without a GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_RUNTIME_DEVICE_H
+#define TESSEL_RUNTIME_DEVICE_H
+
+#include "tessel/Target/KernelMetadata.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Error.h"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tessel {
+
+/// One argument of a kernel function as the caller sees it: a memref (a
+/// device address with its shape; strides default to row-major) or a
+/// scalar of 4 or 8 bytes.
+struct KernelArgumentValue {
+  static KernelArgumentValue memref(const void *address,
+                                    llvm::ArrayRef<int64_t> shape,
+                                    llvm::ArrayRef<int64_t> strides = {},
+                                    int64_t offset = 0);
+  static KernelArgumentValue scalar32(uint32_t bits);
+  static KernelArgumentValue scalar64(uint64_t bits);
+
+  bool isMemref = false;
+  const void *address = nullptr;
+  llvm::SmallVector<int64_t, 4> shape, strides;
+  int64_t offset = 0;
+  unsigned scalarBytes = 0;
+  uint64_t scalarBits = 0;
+};
+
+/// The kernarg segment of `kernel` for `arguments`: each memref expands as
+/// the LLVM lowering does (allocated and aligned pointer, offset, sizes,
+/// strides), and every piece goes to the offset and size the metadata
+/// gives. Hidden arguments stay zero. Fails, naming the argument, when the
+/// pieces do not match the metadata.
+llvm::Expected<std::vector<char>>
+packKernelArguments(const KernelMetadata &kernel,
+                    llvm::ArrayRef<KernelArgumentValue> arguments);
+
+/// A GPU reached through libamdhip64.so.
+class HipDevice {
+public:
+  /// Loads the HIP runtime and selects device 0. Fails with a one-line
+  /// reason when the library or a GPU is missing.
+  static llvm::Expected<std::unique_ptr<HipDevice>> open();
+  ~HipDevice();
+
+  llvm::Expected<void *> allocate(size_t bytes);
+  void release(void *address);
+  llvm::Error copyToDevice(void *device, const void *host, size_t bytes);
+  llvm::Error copyToHost(void *host, const void *device, size_t bytes);
+
+  /// Loads `hsaco` (kept loaded for the device's lifetime) and launches
+  /// `kernel` with the packed `kernargs`, then waits for it.
+  llvm::Error launch(llvm::ArrayRef<char> hsaco, llvm::StringRef kernel,
+                     std::array<unsigned, 3> grid,
+                     std::array<unsigned, 3> block,
+                     llvm::ArrayRef<char> kernargs);
+
+  struct Api;
+
+private:
+  HipDevice() = default;
+  llvm::Error check(int status, llvm::StringRef what);
+
+  void *library = nullptr;
+  std::unique_ptr<Api> api;
+  std::vector<void *> modules;
+};
+
+} // namespace tessel
+
+#endif // TESSEL_RUNTIME_DEVICE_H

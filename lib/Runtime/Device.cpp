@@ -1,0 +1,249 @@
+//===- Device.cpp - Launching compiled kernels through HIP ----------------===//
+
+#include "tessel/Runtime/Device.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cstring>
+#include <dlfcn.h>
+
+using namespace tessel;
+
+//===----------------------------------------------------------------------===//
+// Kernel arguments
+//===----------------------------------------------------------------------===//
+
+KernelArgumentValue KernelArgumentValue::memref(const void *address,
+                                                llvm::ArrayRef<int64_t> shape,
+                                                llvm::ArrayRef<int64_t> strides,
+                                                int64_t offset) {
+  KernelArgumentValue value;
+  value.isMemref = true;
+  value.address = address;
+  value.shape.assign(shape.begin(), shape.end());
+  if (strides.empty()) {
+    value.strides.assign(shape.size(), 1);
+    for (int d = int(shape.size()) - 2; d >= 0; --d)
+      value.strides[d] = value.strides[d + 1] * shape[d + 1];
+  } else {
+    value.strides.assign(strides.begin(), strides.end());
+  }
+  value.offset = offset;
+  return value;
+}
+
+KernelArgumentValue KernelArgumentValue::scalar32(uint32_t bits) {
+  KernelArgumentValue value;
+  value.scalarBytes = 4;
+  value.scalarBits = bits;
+  return value;
+}
+
+KernelArgumentValue KernelArgumentValue::scalar64(uint64_t bits) {
+  KernelArgumentValue value;
+  value.scalarBytes = 8;
+  value.scalarBits = bits;
+  return value;
+}
+
+namespace {
+/// One piece of the expanded argument list and which argument it is from.
+struct Piece {
+  unsigned argument;
+  bool isPointer;
+  unsigned bytes;
+  uint64_t bits;
+};
+} // namespace
+
+static std::vector<Piece>
+expandArguments(llvm::ArrayRef<KernelArgumentValue> arguments) {
+  std::vector<Piece> pieces;
+  for (auto [index, value] : llvm::enumerate(arguments)) {
+    unsigned argument = unsigned(index);
+    if (!value.isMemref) {
+      pieces.push_back({argument, false, value.scalarBytes, value.scalarBits});
+      continue;
+    }
+    auto address = uint64_t(reinterpret_cast<uintptr_t>(value.address));
+    pieces.push_back({argument, true, 8, address}); // allocated
+    pieces.push_back({argument, true, 8, address}); // aligned
+    pieces.push_back({argument, false, 8, uint64_t(value.offset)});
+    for (int64_t size : value.shape)
+      pieces.push_back({argument, false, 8, uint64_t(size)});
+    for (int64_t stride : value.strides)
+      pieces.push_back({argument, false, 8, uint64_t(stride)});
+  }
+  return pieces;
+}
+
+llvm::Expected<std::vector<char>>
+tessel::packKernelArguments(const KernelMetadata &kernel,
+                            llvm::ArrayRef<KernelArgumentValue> arguments) {
+  std::vector<const KernelArgument *> explicitArgs;
+  for (const KernelArgument &arg : kernel.args)
+    if (!llvm::StringRef(arg.valueKind).starts_with("hidden_"))
+      explicitArgs.push_back(&arg);
+  std::vector<Piece> pieces = expandArguments(arguments);
+  if (pieces.size() != explicitArgs.size())
+    return llvm::createStringError(llvm::formatv(
+        "kernel '{0}' takes {1} kernarg pieces but the {2} arguments given "
+        "expand to {3} (a memref of rank r is 3 + 2r pieces)",
+        kernel.name, explicitArgs.size(), arguments.size(), pieces.size()));
+  std::vector<char> segment(kernel.kernargSegmentSize, 0);
+  for (auto [piece, arg] : llvm::zip(pieces, explicitArgs)) {
+    bool expectsPointer = arg->valueKind == "global_buffer";
+    if (piece.isPointer != expectsPointer || piece.bytes != arg->size ||
+        arg->offset + arg->size > segment.size())
+      return llvm::createStringError(llvm::formatv(
+          "kernel '{0}', argument {1}: a {2}-byte {3} does not match the "
+          "kernarg at offset {4} ({5} bytes, {6})",
+          kernel.name, piece.argument, piece.bytes,
+          piece.isPointer ? "pointer" : "value", arg->offset, arg->size,
+          arg->valueKind));
+    // The kernarg segment is little-endian, as is the host.
+    std::memcpy(&segment[arg->offset], &piece.bits, piece.bytes);
+  }
+  return segment;
+}
+
+//===----------------------------------------------------------------------===//
+// HIP through dlopen
+//===----------------------------------------------------------------------===//
+
+/// The HIP entry points used, with their C signatures (hipError_t is an int
+/// enum, handles are pointers).
+struct HipDevice::Api {
+  int (*getDeviceCount)(int *);
+  int (*setDevice)(int);
+  const char *(*getErrorString)(int);
+  int (*malloc)(void **, size_t);
+  int (*free)(void *);
+  int (*memcpy)(void *, const void *, size_t, int);
+  int (*moduleLoadData)(void **, const void *);
+  int (*moduleUnload)(void *);
+  int (*moduleGetFunction)(void **, void *, const char *);
+  int (*moduleLaunchKernel)(void *, unsigned, unsigned, unsigned, unsigned,
+                            unsigned, unsigned, unsigned, void *, void **,
+                            void **);
+  int (*deviceSynchronize)();
+};
+
+static constexpr int kHipSuccess = 0;
+static constexpr int kMemcpyHostToDevice = 1;
+static constexpr int kMemcpyDeviceToHost = 2;
+// hipModuleLaunchKernel's `extra` markers.
+static void *const kLaunchParamBufferPointer = reinterpret_cast<void *>(1);
+static void *const kLaunchParamBufferSize = reinterpret_cast<void *>(2);
+static void *const kLaunchParamEnd = reinterpret_cast<void *>(3);
+
+template <typename Fn>
+static bool resolve(void *library, const char *name, Fn &slot) {
+  slot = reinterpret_cast<Fn>(dlsym(library, name));
+  return slot != nullptr;
+}
+
+llvm::Expected<std::unique_ptr<HipDevice>> HipDevice::open() {
+  void *library = nullptr;
+  for (const char *name :
+       {"libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so"})
+    if ((library = dlopen(name, RTLD_NOW | RTLD_LOCAL)))
+      break;
+  if (!library)
+    return llvm::createStringError(
+        "no HIP runtime: libamdhip64.so (ROCm 6 or 5) is not installed");
+  std::unique_ptr<HipDevice> device(new HipDevice());
+  device->library = library;
+  device->api = std::make_unique<Api>();
+  Api &api = *device->api;
+  bool complete =
+      resolve(library, "hipGetDeviceCount", api.getDeviceCount) &&
+      resolve(library, "hipSetDevice", api.setDevice) &&
+      resolve(library, "hipGetErrorString", api.getErrorString) &&
+      resolve(library, "hipMalloc", api.malloc) &&
+      resolve(library, "hipFree", api.free) &&
+      resolve(library, "hipMemcpy", api.memcpy) &&
+      resolve(library, "hipModuleLoadData", api.moduleLoadData) &&
+      resolve(library, "hipModuleUnload", api.moduleUnload) &&
+      resolve(library, "hipModuleGetFunction", api.moduleGetFunction) &&
+      resolve(library, "hipModuleLaunchKernel", api.moduleLaunchKernel) &&
+      resolve(library, "hipDeviceSynchronize", api.deviceSynchronize);
+  if (!complete)
+    return llvm::createStringError(
+        "the HIP runtime found lacks the module launch API");
+  int count = 0;
+  if (api.getDeviceCount(&count) != kHipSuccess || count == 0)
+    return llvm::createStringError("no AMD GPU: the HIP runtime sees no "
+                                   "device");
+  if (llvm::Error error = device->check(api.setDevice(0), "hipSetDevice"))
+    return std::move(error);
+  return device;
+}
+
+HipDevice::~HipDevice() {
+  if (api)
+    for (void *module : modules)
+      api->moduleUnload(module);
+  if (library)
+    dlclose(library);
+}
+
+llvm::Error HipDevice::check(int status, llvm::StringRef what) {
+  if (status == kHipSuccess)
+    return llvm::Error::success();
+  const char *reason = api->getErrorString(status);
+  return llvm::createStringError(llvm::formatv(
+      "{0} failed: {1} ({2})", what, reason ? reason : "unknown", status));
+}
+
+llvm::Expected<void *> HipDevice::allocate(size_t bytes) {
+  void *address = nullptr;
+  if (llvm::Error error = check(api->malloc(&address, bytes), "hipMalloc"))
+    return std::move(error);
+  return address;
+}
+
+void HipDevice::release(void *address) { api->free(address); }
+
+llvm::Error HipDevice::copyToDevice(void *device, const void *host,
+                                    size_t bytes) {
+  return check(api->memcpy(device, host, bytes, kMemcpyHostToDevice),
+               "hipMemcpy to the device");
+}
+
+llvm::Error HipDevice::copyToHost(void *host, const void *device,
+                                  size_t bytes) {
+  return check(api->memcpy(host, device, bytes, kMemcpyDeviceToHost),
+               "hipMemcpy to the host");
+}
+
+llvm::Error HipDevice::launch(llvm::ArrayRef<char> hsaco,
+                              llvm::StringRef kernel,
+                              std::array<unsigned, 3> grid,
+                              std::array<unsigned, 3> block,
+                              llvm::ArrayRef<char> kernargs) {
+  void *module = nullptr;
+  if (llvm::Error error = check(api->moduleLoadData(&module, hsaco.data()),
+                                "hipModuleLoadData"))
+    return error;
+  modules.push_back(module);
+  void *function = nullptr;
+  std::string name = kernel.str();
+  if (llvm::Error error =
+          check(api->moduleGetFunction(&function, module, name.c_str()),
+                "hipModuleGetFunction '" + name + "'"))
+    return error;
+  std::vector<char> buffer(kernargs.begin(), kernargs.end());
+  size_t size = buffer.size();
+  void *extra[] = {kLaunchParamBufferPointer, buffer.data(),
+                   kLaunchParamBufferSize, &size, kLaunchParamEnd};
+  // Dynamic LDS is 0: the kernels' LDS is static, in the code object.
+  if (llvm::Error error =
+          check(api->moduleLaunchKernel(function, grid[0], grid[1], grid[2],
+                                        block[0], block[1], block[2], 0,
+                                        nullptr, nullptr, extra),
+                "hipModuleLaunchKernel '" + name + "'"))
+    return error;
+  return check(api->deviceSynchronize(), "hipDeviceSynchronize");
+}

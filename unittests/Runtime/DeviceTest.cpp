@@ -1,0 +1,91 @@
+//===- DeviceTest.cpp - Kernarg packing and the HIP device ----------------===//
+
+#include "tessel/Runtime/Device.h"
+#include "tessel/Runtime/Compiler.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include "gtest/gtest.h"
+
+#include <cstring>
+
+using namespace tessel;
+
+namespace {
+
+uint64_t readU64(const std::vector<char> &segment, uint64_t offset) {
+  uint64_t value = 0;
+  std::memcpy(&value, &segment[offset], 8);
+  return value;
+}
+
+/// The metadata of a real compiled matmul kernel (100x70x50, f16).
+const KernelMetadata &matmulMetadata() {
+  static const std::shared_ptr<const CompiledModule> module = [] {
+    Compiler compiler(CacheOptions{true, ""});
+    auto compiled = compiler.compile(
+        "func.func @matmul(%a: memref<100x50xf16>, %b: memref<50x70xf16>, "
+        "%c: memref<100x70xf16>) {\n"
+        "  tessel.matmul ins(%a, %b : memref<100x50xf16>, memref<50x70xf16>) "
+        "outs(%c : memref<100x70xf16>)\n  return\n}\n");
+    EXPECT_TRUE(bool(compiled));
+    return compiled ? *compiled : nullptr;
+  }();
+  return module->lookup("matmul")->metadata;
+}
+
+TEST(DeviceTest, PacksMemrefsAsTheMetadataSays) {
+  const KernelMetadata &kernel = matmulMetadata();
+  alignas(8) char a[8], b[8], c[8];
+  auto segment =
+      packKernelArguments(kernel, {KernelArgumentValue::memref(a, {100, 50}),
+                                   KernelArgumentValue::memref(b, {50, 70}),
+                                   KernelArgumentValue::memref(c, {100, 70})});
+  ASSERT_TRUE(bool(segment)) << llvm::toString(segment.takeError());
+  ASSERT_EQ(segment->size(), kernel.kernargSegmentSize);
+  // Each rank-2 memref: allocated, aligned, offset, 2 sizes, 2 strides.
+  const std::vector<KernelArgument> &args = kernel.args;
+  auto at = [&](unsigned piece) {
+    return readU64(*segment, args[piece].offset);
+  };
+  EXPECT_EQ(at(0), uint64_t(reinterpret_cast<uintptr_t>(a)));
+  EXPECT_EQ(at(1), uint64_t(reinterpret_cast<uintptr_t>(a)));
+  EXPECT_EQ(at(2), 0u);
+  EXPECT_EQ(at(3), 100u);
+  EXPECT_EQ(at(4), 50u);
+  EXPECT_EQ(at(5), 50u);
+  EXPECT_EQ(at(6), 1u);
+  EXPECT_EQ(at(7), uint64_t(reinterpret_cast<uintptr_t>(b)));
+  EXPECT_EQ(at(10), 50u);
+  EXPECT_EQ(at(12), 70u);
+  EXPECT_EQ(at(14), uint64_t(reinterpret_cast<uintptr_t>(c)));
+  EXPECT_EQ(at(20), 1u);
+}
+
+TEST(DeviceTest, RejectsArgumentsThatDoNotMatch) {
+  const KernelMetadata &kernel = matmulMetadata();
+  alignas(8) char a[8];
+  auto missing =
+      packKernelArguments(kernel, {KernelArgumentValue::memref(a, {100, 50}),
+                                   KernelArgumentValue::memref(a, {50, 70})});
+  ASSERT_FALSE(bool(missing));
+  EXPECT_NE(llvm::toString(missing.takeError()).find("expand to 14"),
+            std::string::npos);
+  // A scalar where the metadata has a pointer (same piece count: 21).
+  std::vector<KernelArgumentValue> wrong(21, KernelArgumentValue::scalar64(0));
+  auto scalar = packKernelArguments(kernel, wrong);
+  ASSERT_FALSE(bool(scalar));
+  EXPECT_NE(llvm::toString(scalar.takeError()).find("argument 0"),
+            std::string::npos);
+}
+
+TEST(DeviceTest, OpenSaysInOneLineWhyThereIsNoGpu) {
+  auto device = HipDevice::open();
+  if (device)
+    GTEST_SKIP() << "a HIP device is present";
+  std::string message = llvm::toString(device.takeError());
+  EXPECT_FALSE(message.empty());
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+}
+
+} // namespace
