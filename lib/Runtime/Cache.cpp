@@ -20,7 +20,7 @@
 using namespace tessel;
 
 /// First line of every entry; bump the number when the payload changes.
-static constexpr llvm::StringLiteral kMagic = "TESSEL-CACHE 1\n";
+static constexpr llvm::StringLiteral kMagic = "TESSEL-CACHE 2\n";
 
 CacheOptions CacheOptions::fromEnvironment() {
   CacheOptions options;
@@ -53,8 +53,15 @@ static llvm::StringRef kindName(GridRule::Kind kind) {
 
 std::string tessel::serializeCompiledModule(const CompiledModule &entry) {
   llvm::json::Array kernels;
-  for (const CompiledKernel &kernel : entry.kernels)
+  for (const CompiledKernel &kernel : entry.kernels) {
+    llvm::json::Array arguments;
+    for (const ArgumentType &argument : kernel.arguments)
+      arguments.push_back(
+          llvm::json::Object{{"memref", argument.isMemref},
+                             {"bytes", argument.elementBytes},
+                             {"shape", llvm::json::Array(argument.shape)}});
     kernels.push_back(llvm::json::Object{
+        {"arguments", std::move(arguments)},
         {"name", kernel.name},
         {"block", kernel.blockSize},
         {"kind", kindName(kernel.grid.kind)},
@@ -62,8 +69,10 @@ std::string tessel::serializeCompiledModule(const CompiledModule &entry) {
         {"plan_of", kernel.grid.planOf},
         {"stage", kernel.grid.stage},
         {"splits", kernel.grid.splits}});
+  }
   llvm::json::Object payload{{"chip", entry.chip},
                              {"report", entry.reportJSON},
+                             {"emulator_ir", entry.emulatorIR},
                              {"kernels", std::move(kernels)},
                              {"hsaco", llvm::encodeBase64(entry.hsaco)}};
   std::string text;
@@ -98,6 +107,29 @@ static bool readKernel(const llvm::json::Object &object,
   kernel.grid.planOf = planOf->str();
   kernel.grid.stage = *stage;
   kernel.grid.splits = *splits;
+  const llvm::json::Array *arguments = object.getArray("arguments");
+  if (!arguments)
+    return false;
+  for (const llvm::json::Value &value : *arguments) {
+    const llvm::json::Object *argument = value.getAsObject();
+    if (!argument)
+      return false;
+    std::optional<bool> memref = argument->getBoolean("memref");
+    std::optional<int64_t> bytes = argument->getInteger("bytes");
+    const llvm::json::Array *shape = argument->getArray("shape");
+    if (!memref || !bytes || !shape)
+      return false;
+    ArgumentType type;
+    type.isMemref = *memref;
+    type.elementBytes = unsigned(*bytes);
+    for (const llvm::json::Value &size : *shape) {
+      std::optional<int64_t> extent = size.getAsInteger();
+      if (!extent)
+        return false;
+      type.shape.push_back(*extent);
+    }
+    kernel.arguments.push_back(std::move(type));
+  }
   return true;
 }
 
@@ -122,12 +154,14 @@ tessel::deserializeCompiledModule(llvm::StringRef bytes) {
   std::optional<llvm::StringRef> chip = object->getString("chip");
   std::optional<llvm::StringRef> report = object->getString("report");
   std::optional<llvm::StringRef> hsaco = object->getString("hsaco");
+  std::optional<llvm::StringRef> emulatorIR = object->getString("emulator_ir");
   const llvm::json::Array *kernels = object->getArray("kernels");
-  if (!chip || !report || !hsaco || !kernels)
+  if (!chip || !report || !hsaco || !emulatorIR || !kernels)
     return std::nullopt;
   CompiledModule entry;
   entry.chip = chip->str();
   entry.reportJSON = report->str();
+  entry.emulatorIR = emulatorIR->str();
   if (llvm::Error error = llvm::decodeBase64(*hsaco, entry.hsaco)) {
     llvm::consumeError(std::move(error));
     return std::nullopt;

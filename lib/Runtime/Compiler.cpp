@@ -116,6 +116,24 @@ static llvm::StringMap<GridRule::Kind> collectProblemKinds(ModuleOp module) {
   return kinds;
 }
 
+static ArgumentType describeArgument(Type type) {
+  ArgumentType argument;
+  auto bytesOf = [](Type element) {
+    return element.isIntOrFloat()
+               ? unsigned((element.getIntOrFloatBitWidth() + 7) / 8)
+               : 8u; // index
+  };
+  if (auto memref = dyn_cast<MemRefType>(type)) {
+    argument.isMemref = true;
+    argument.elementBytes = bytesOf(memref.getElementType());
+    for (int64_t size : memref.getShape())
+      argument.shape.push_back(ShapedType::isDynamic(size) ? -1 : size);
+  } else {
+    argument.elementBytes = bytesOf(type);
+  }
+  return argument;
+}
+
 /// Launch facts of the lowered (L2) kernels that came from problem ops.
 static std::vector<CompiledKernel>
 collectLaunchFacts(ModuleOp module,
@@ -130,6 +148,8 @@ collectLaunchFacts(ModuleOp module,
     kernel.name = function.getName().str();
     kernel.blockSize = unsigned((*block)[0]);
     kernel.grid.tile = {tile[0], tile[1]};
+    for (Type type : function.getArgumentTypes())
+      kernel.arguments.push_back(describeArgument(type));
     std::string problem = kernel.name;
     if (auto planOf = function->getAttrOfType<StringAttr>("tessel.plan_of")) {
       problem = planOf.str();
@@ -231,6 +251,8 @@ tessel::compileUncached(llvm::StringRef ir, const CompileOptions &options,
     return session.error("lowering to ROCDL failed");
   times.gpuToROCDL = lap();
 
+  std::string emulatorIR;
+  llvm::raw_string_ostream(emulatorIR) << *module;
   auto gpuModules = llvm::to_vector(module->getOps<gpu::GPUModuleOp>());
   if (gpuModules.size() != 1)
     return llvm::createStringError(
@@ -248,6 +270,7 @@ tessel::compileUncached(llvm::StringRef ir, const CompileOptions &options,
 
   auto result = std::make_shared<CompiledModule>();
   result->chip = chip->name.str();
+  result->emulatorIR = std::move(emulatorIR);
   result->hsaco = std::move(binary->hsaco);
   llvm::Expected<CodeObjectMetadata> metadata =
       readCodeObjectMetadata(result->hsaco);

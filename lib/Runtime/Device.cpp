@@ -15,12 +15,14 @@ using namespace tessel;
 //===----------------------------------------------------------------------===//
 
 KernelArgumentValue KernelArgumentValue::memref(const void *address,
+                                                size_t bytes,
                                                 llvm::ArrayRef<int64_t> shape,
                                                 llvm::ArrayRef<int64_t> strides,
                                                 int64_t offset) {
   KernelArgumentValue value;
   value.isMemref = true;
   value.address = address;
+  value.bytes = bytes;
   value.shape.assign(shape.begin(), shape.end());
   if (strides.empty()) {
     value.strides.assign(shape.size(), 1);

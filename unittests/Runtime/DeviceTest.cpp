@@ -37,10 +37,10 @@ const KernelMetadata &matmulMetadata() {
 TEST(DeviceTest, PacksMemrefsAsTheMetadataSays) {
   const KernelMetadata &kernel = matmulMetadata();
   alignas(8) char a[8], b[8], c[8];
-  auto segment =
-      packKernelArguments(kernel, {KernelArgumentValue::memref(a, {100, 50}),
-                                   KernelArgumentValue::memref(b, {50, 70}),
-                                   KernelArgumentValue::memref(c, {100, 70})});
+  auto segment = packKernelArguments(
+      kernel, {KernelArgumentValue::memref(a, 8, {100, 50}),
+               KernelArgumentValue::memref(b, 8, {50, 70}),
+               KernelArgumentValue::memref(c, 8, {100, 70})});
   ASSERT_TRUE(bool(segment)) << llvm::toString(segment.takeError());
   ASSERT_EQ(segment->size(), kernel.kernargSegmentSize);
   // Each rank-2 memref: allocated, aligned, offset, 2 sizes, 2 strides.
@@ -65,9 +65,9 @@ TEST(DeviceTest, PacksMemrefsAsTheMetadataSays) {
 TEST(DeviceTest, RejectsArgumentsThatDoNotMatch) {
   const KernelMetadata &kernel = matmulMetadata();
   alignas(8) char a[8];
-  auto missing =
-      packKernelArguments(kernel, {KernelArgumentValue::memref(a, {100, 50}),
-                                   KernelArgumentValue::memref(a, {50, 70})});
+  auto missing = packKernelArguments(
+      kernel, {KernelArgumentValue::memref(a, 8, {100, 50}),
+               KernelArgumentValue::memref(a, 8, {50, 70})});
   ASSERT_FALSE(bool(missing));
   EXPECT_NE(llvm::toString(missing.takeError()).find("expand to 14"),
             std::string::npos);
@@ -86,6 +86,55 @@ TEST(DeviceTest, OpenSaysInOneLineWhyThereIsNoGpu) {
   std::string message = llvm::toString(device.takeError());
   EXPECT_FALSE(message.empty());
   EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+}
+
+} // namespace
+
+namespace {
+
+TEST(EmulatorDeviceTest, RunsACompiledMatmulAgainstTheHostReference) {
+  const int64_t m = 37, n = 29, k = 19;
+  std::string ir = llvm::formatv(
+      "func.func @mm(%a: memref<{0}x{2}xf32>, %b: memref<{2}x{1}xf32>, "
+      "%c: memref<{0}x{1}xf32>) {{\n  tessel.matmul ins(%a, %b : "
+      "memref<{0}x{2}xf32>, memref<{2}x{1}xf32>) outs(%c : "
+      "memref<{0}x{1}xf32>)\n  return\n}\n",
+      m, n, k);
+  Compiler compiler(CacheOptions{true, ""});
+  auto compiled = compiler.compile(ir);
+  ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
+  auto device = EmulatorDevice::create(**compiled);
+  ASSERT_TRUE(bool(device)) << llvm::toString(device.takeError());
+
+  std::vector<float> a(m * k), b(k * n), c(m * n, -1.0f);
+  for (size_t i = 0; i < a.size(); ++i)
+    a[i] = float((i * 7) % 13) / 8 - 0.75f;
+  for (size_t i = 0; i < b.size(); ++i)
+    b[i] = float((i * 5) % 11) / 4 - 1.25f;
+  llvm::Error error = runProblemOnEmulator(
+      **device, **compiled, "mm", ProblemSizes{m, n, 0, 0, 0},
+      {KernelArgumentValue::memref(a.data(), a.size() * 4, {m, k}),
+       KernelArgumentValue::memref(b.data(), b.size() * 4, {k, n}),
+       KernelArgumentValue::memref(c.data(), c.size() * 4, {m, n})});
+  ASSERT_FALSE(bool(error)) << llvm::toString(std::move(error));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double expected = 0;
+      for (int64_t p = 0; p < k; ++p)
+        expected += double(a[i * k + p]) * b[p * n + j];
+      // Inputs are exact in f32 and small: the sum is exact too.
+      ASSERT_EQ(c[i * n + j], float(expected)) << "at " << i << ", " << j;
+    }
+
+  // A buffer smaller than its shape is an out-of-bounds error, not a crash.
+  llvm::Error bounds = runProblemOnEmulator(
+      **device, **compiled, "mm", ProblemSizes{m, n, 0, 0, 0},
+      {KernelArgumentValue::memref(a.data(), a.size() * 4, {m, k}),
+       KernelArgumentValue::memref(b.data(), b.size() * 4, {k, n}),
+       KernelArgumentValue::memref(c.data(), 64, {m, n})});
+  ASSERT_TRUE(bool(bounds));
+  EXPECT_NE(llvm::toString(std::move(bounds)).find("argument 2"),
+            std::string::npos);
 }
 
 } // namespace

@@ -55,8 +55,19 @@ struct ProblemSizes {
   int64_t seqQ = 0, heads = 0;     // attention (batch shared)
 };
 
+/// One argument of a kernel function before lowering: a memref (element
+/// size and shape, -1 for a dynamic size) or a scalar (byte size).
+struct ArgumentType {
+  bool isMemref = false;
+  unsigned elementBytes = 0;
+  std::vector<int64_t> shape;
+};
+
 struct CompiledKernel {
-  std::string name;       // the kernel symbol in the code object
+  std::string name; // the kernel symbol in the code object
+  /// The function's arguments: the problem's own, then any workspaces the
+  /// compiler added (split-KV partial results).
+  std::vector<ArgumentType> arguments;
   unsigned blockSize = 0; // lanes per workgroup (x; y = z = 1)
   GridRule grid;
   KernelMetadata metadata; // kernarg layout, LDS, registers, spills
@@ -71,6 +82,9 @@ struct CompiledModule {
   std::vector<CompiledKernel> kernels;
   /// The resource report of every kernel (tesselc --emit=report JSON).
   std::string reportJSON;
+  /// The gpu.module at the LLVM/ROCDL level (MLIR text): what the emulator
+  /// runs when there is no GPU.
+  std::string emulatorIR;
 
   const CompiledKernel *lookup(llvm::StringRef name) const;
   /// The kernels that make up problem `name`, in launch order: the kernel

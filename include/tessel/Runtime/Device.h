@@ -23,12 +23,14 @@
 #include <vector>
 
 namespace tessel {
+struct CompiledModule;
+struct ProblemSizes;
 
 /// One argument of a kernel function as the caller sees it: a memref (a
 /// device address with its shape; strides default to row-major) or a
 /// scalar of 4 or 8 bytes.
 struct KernelArgumentValue {
-  static KernelArgumentValue memref(const void *address,
+  static KernelArgumentValue memref(const void *address, size_t bytes,
                                     llvm::ArrayRef<int64_t> shape,
                                     llvm::ArrayRef<int64_t> strides = {},
                                     int64_t offset = 0);
@@ -37,6 +39,7 @@ struct KernelArgumentValue {
 
   bool isMemref = false;
   const void *address = nullptr;
+  size_t bytes = 0; // the buffer's size, for bounds checks
   llvm::SmallVector<int64_t, 4> shape, strides;
   int64_t offset = 0;
   unsigned scalarBytes = 0;
@@ -82,6 +85,34 @@ private:
   std::unique_ptr<Api> api;
   std::vector<void *> modules;
 };
+
+/// The emulator as a device: runs a compiled module's kernels on the CPU,
+/// lane for lane, from the module's LLVM/ROCDL form. Device addresses are
+/// host addresses; every memref argument is bounds-checked.
+class EmulatorDevice {
+public:
+  static llvm::Expected<std::unique_ptr<EmulatorDevice>>
+  create(const CompiledModule &module);
+  ~EmulatorDevice();
+
+  llvm::Error launch(llvm::StringRef kernel, std::array<unsigned, 3> grid,
+                     std::array<unsigned, 3> block,
+                     llvm::ArrayRef<KernelArgumentValue> arguments);
+
+private:
+  EmulatorDevice();
+  struct State; // the MLIR context, module and emulator kept alive
+  std::unique_ptr<State> state;
+};
+
+/// Runs problem `name` of `module` (its kernel, or each stage of its plan)
+/// on the emulator over `arguments` (the problem function's own, in
+/// order); workspaces the compiler added are allocated and zeroed here.
+llvm::Error runProblemOnEmulator(EmulatorDevice &device,
+                                 const CompiledModule &module,
+                                 llvm::StringRef name,
+                                 const ProblemSizes &sizes,
+                                 llvm::ArrayRef<KernelArgumentValue> arguments);
 
 } // namespace tessel
 
