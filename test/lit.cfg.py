@@ -7,7 +7,7 @@ from lit.llvm import llvm_config
 config.name = "TESSEL"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
-config.excludes = ["Inputs", "CMakeLists.txt", "README.txt", "lit.cfg.py",
+config.excludes = ["Inputs", "CMakeLists.txt", "tessel-capi-test.c", "README.txt", "lit.cfg.py",
                    "lit.site.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tessel_obj_root, "test")
@@ -19,7 +19,8 @@ config.environment.pop("TESSEL_ROCM_DEVICE_LIBS", None)
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
-    ["tessel-opt", "tesselc", "tessel-gen", "tessel-layout", "tessel-run"], [config.tessel_tools_dir])
+    ["tessel-opt", "tesselc", "tessel-gen", "tessel-layout", "tessel-run",
+     "tessel-capi-test"], [config.tessel_tools_dir])
 config.substitutions.append(("%tessel_src_root", config.tessel_src_root))
 config.substitutions.append(("%tessel_obj_root", config.tessel_obj_root))
 

@@ -20,7 +20,7 @@
 using namespace tessel;
 
 /// First line of every entry; bump the number when the payload changes.
-static constexpr llvm::StringLiteral kMagic = "TESSEL-CACHE 2\n";
+static constexpr llvm::StringLiteral kMagic = "TESSEL-CACHE 3\n";
 
 CacheOptions CacheOptions::fromEnvironment() {
   CacheOptions options;
@@ -62,6 +62,7 @@ std::string tessel::serializeCompiledModule(const CompiledModule &entry) {
                              {"shape", llvm::json::Array(argument.shape)}});
     kernels.push_back(llvm::json::Object{
         {"arguments", std::move(arguments)},
+        {"problem_arguments", kernel.problemArguments},
         {"name", kernel.name},
         {"block", kernel.blockSize},
         {"kind", kindName(kernel.grid.kind)},
@@ -108,8 +109,11 @@ static bool readKernel(const llvm::json::Object &object,
   kernel.grid.stage = *stage;
   kernel.grid.splits = *splits;
   const llvm::json::Array *arguments = object.getArray("arguments");
-  if (!arguments)
+  std::optional<int64_t> problemArguments =
+      object.getInteger("problem_arguments");
+  if (!arguments || !problemArguments)
     return false;
+  kernel.problemArguments = unsigned(*problemArguments);
   for (const llvm::json::Value &value : *arguments) {
     const llvm::json::Object *argument = value.getAsObject();
     if (!argument)

@@ -102,15 +102,25 @@ CompiledModule::launchSequence(llvm::StringRef name) const {
   return sequence;
 }
 
-/// The problem kind of every kernel function, read before lowering.
-static llvm::StringMap<GridRule::Kind> collectProblemKinds(ModuleOp module) {
-  llvm::StringMap<GridRule::Kind> kinds;
+namespace {
+/// What a problem function says before lowering.
+struct ProblemFacts {
+  GridRule::Kind kind = GridRule::Kind::Matmul;
+  unsigned arguments = 0;
+};
+} // namespace
+
+/// The problem kind and argument count of every kernel function, read
+/// before lowering.
+static llvm::StringMap<ProblemFacts> collectProblemKinds(ModuleOp module) {
+  llvm::StringMap<ProblemFacts> kinds;
   module.walk([&](func::FuncOp function) {
     function.walk([&](Operation *op) {
-      if (isa<MatmulOp>(op))
-        kinds[function.getName()] = GridRule::Kind::Matmul;
-      else if (isa<AttentionOp>(op))
-        kinds[function.getName()] = GridRule::Kind::Attention;
+      if (isa<MatmulOp, AttentionOp>(op))
+        kinds[function.getName()] = {isa<MatmulOp>(op)
+                                         ? GridRule::Kind::Matmul
+                                         : GridRule::Kind::Attention,
+                                     function.getNumArguments()};
     });
   });
   return kinds;
@@ -137,7 +147,7 @@ static ArgumentType describeArgument(Type type) {
 /// Launch facts of the lowered (L2) kernels that came from problem ops.
 static std::vector<CompiledKernel>
 collectLaunchFacts(ModuleOp module,
-                   const llvm::StringMap<GridRule::Kind> &kinds) {
+                   const llvm::StringMap<ProblemFacts> &kinds) {
   std::vector<CompiledKernel> kernels;
   module.walk([&](gpu::GPUFuncOp function) {
     auto tile = function->getAttrOfType<DenseI64ArrayAttr>("tessel.tile");
@@ -160,7 +170,9 @@ collectLaunchFacts(ModuleOp module,
       if (auto splits = function->getAttrOfType<IntegerAttr>("tessel.splits"))
         kernel.grid.splits = splits.getInt();
     }
-    kernel.grid.kind = kinds.lookup(problem);
+    ProblemFacts facts = kinds.lookup(problem);
+    kernel.grid.kind = facts.kind;
+    kernel.problemArguments = facts.arguments;
     kernels.push_back(std::move(kernel));
   });
   return kernels;
@@ -235,7 +247,7 @@ tessel::compileUncached(llvm::StringRef ir, const CompileOptions &options,
   if (!module)
     return session.error("cannot parse the input");
   times.parse = lap();
-  llvm::StringMap<GridRule::Kind> kinds = collectProblemKinds(*module);
+  llvm::StringMap<ProblemFacts> kinds = collectProblemKinds(*module);
 
   TesselToROCDLOptions pipelineOptions;
   pipelineOptions.chip = chip->name.str();

@@ -1,6 +1,7 @@
 //===- Device.cpp - Launching compiled kernels through HIP ----------------===//
 
 #include "tessel/Runtime/Device.h"
+#include "tessel/Runtime/Compiler.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -108,6 +109,47 @@ tessel::packKernelArguments(const KernelMetadata &kernel,
     std::memcpy(&segment[arg->offset], &piece.bits, piece.bytes);
   }
   return segment;
+}
+
+llvm::Error tessel::runProblem(const CompiledModule &module,
+                               llvm::StringRef name, const ProblemSizes &sizes,
+                               llvm::ArrayRef<KernelArgumentValue> arguments,
+                               const ProblemLauncher &launcher) {
+  std::vector<const CompiledKernel *> sequence = module.launchSequence(name);
+  if (sequence.empty())
+    return llvm::createStringError("the module has no problem '" + name + "'");
+  // Workspaces: the arguments past the problem's own, shared by the stages.
+  const std::vector<ArgumentType> &types = sequence.front()->arguments;
+  unsigned expected = sequence.front()->problemArguments;
+  if (arguments.size() != expected)
+    return llvm::createStringError(
+        llvm::formatv("problem '{0}' takes {1} arguments, got {2}", name,
+                      expected, arguments.size()));
+  std::vector<KernelArgumentValue> all(arguments.begin(), arguments.end());
+  for (size_t index = arguments.size(); index < types.size(); ++index) {
+    const ArgumentType &type = types[index];
+    int64_t elements = 1;
+    for (int64_t size : type.shape)
+      elements *= size;
+    if (!type.isMemref || llvm::is_contained(type.shape, -1))
+      return llvm::createStringError(llvm::formatv(
+          "problem '{0}': workspace argument {1} has a dynamic shape (only "
+          "static workspaces are allocated by the runtime yet)",
+          name, index));
+    size_t bytes = std::max<int64_t>(elements, 1) * type.elementBytes;
+    llvm::Expected<void *> workspace = launcher.allocateZeroed(bytes);
+    if (!workspace)
+      return workspace.takeError();
+    all.push_back(KernelArgumentValue::memref(*workspace, bytes, type.shape));
+  }
+  for (const CompiledKernel *kernel : sequence) {
+    std::array<unsigned, 3> grid = kernel->gridFor(sizes);
+    if (!grid[0] || !grid[1] || !grid[2])
+      continue; // nothing to compute
+    if (llvm::Error error = launcher.launch(*kernel, grid, all))
+      return error;
+  }
+  return llvm::Error::success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -109,39 +109,15 @@ EmulatorDevice::launch(llvm::StringRef kernel, std::array<unsigned, 3> grid,
 llvm::Error tessel::runProblemOnEmulator(
     EmulatorDevice &device, const CompiledModule &module, llvm::StringRef name,
     const ProblemSizes &sizes, llvm::ArrayRef<KernelArgumentValue> arguments) {
-  std::vector<const CompiledKernel *> sequence = module.launchSequence(name);
-  if (sequence.empty())
-    return llvm::createStringError("the module has no problem '" + name + "'");
-  // Workspaces: the arguments past the problem's own, shared by the stages.
-  const std::vector<ArgumentType> &types = sequence.front()->arguments;
-  if (arguments.size() > types.size())
-    return llvm::createStringError(
-        llvm::formatv("problem '{0}' takes {1} arguments, got {2}", name,
-                      types.size(), arguments.size()));
-  std::vector<std::vector<char>> workspaces;
-  std::vector<KernelArgumentValue> all(arguments.begin(), arguments.end());
-  for (size_t index = arguments.size(); index < types.size(); ++index) {
-    const ArgumentType &type = types[index];
-    int64_t elements = 1;
-    for (int64_t size : type.shape)
-      elements *= size;
-    if (!type.isMemref || elements < 0 || llvm::is_contained(type.shape, -1))
-      return llvm::createStringError(llvm::formatv(
-          "problem '{0}': argument {1} is missing (only static workspaces "
-          "are allocated by the runtime)",
-          name, index));
-    std::vector<char> &workspace = workspaces.emplace_back(
-        std::max<int64_t>(elements, 1) * type.elementBytes, 0);
-    all.push_back(KernelArgumentValue::memref(workspace.data(),
-                                              workspace.size(), type.shape));
-  }
-  for (const CompiledKernel *kernel : sequence) {
-    std::array<unsigned, 3> grid = kernel->gridFor(sizes);
-    if (!grid[0] || !grid[1] || !grid[2])
-      continue; // nothing to compute
-    if (llvm::Error error =
-            device.launch(kernel->name, grid, {kernel->blockSize, 1, 1}, all))
-      return error;
-  }
-  return llvm::Error::success();
+  std::deque<std::vector<char>> workspaces;
+  ProblemLauncher launcher;
+  launcher.allocateZeroed = [&](size_t bytes) -> llvm::Expected<void *> {
+    return workspaces.emplace_back(bytes, 0).data();
+  };
+  launcher.launch = [&](const CompiledKernel &kernel,
+                        std::array<unsigned, 3> grid,
+                        llvm::ArrayRef<KernelArgumentValue> all) {
+    return device.launch(kernel.name, grid, {kernel.blockSize, 1, 1}, all);
+  };
+  return runProblem(module, name, sizes, arguments, launcher);
 }

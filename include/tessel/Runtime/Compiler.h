@@ -68,6 +68,9 @@ struct CompiledKernel {
   /// The function's arguments: the problem's own, then any workspaces the
   /// compiler added (split-KV partial results).
   std::vector<ArgumentType> arguments;
+  /// How many of `arguments` the problem function itself has; the rest are
+  /// workspaces.
+  unsigned problemArguments = 0;
   unsigned blockSize = 0; // lanes per workgroup (x; y = z = 1)
   GridRule grid;
   KernelMetadata metadata; // kernarg layout, LDS, registers, spills

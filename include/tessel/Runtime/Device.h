@@ -18,11 +18,13 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace tessel {
+struct CompiledKernel;
 struct CompiledModule;
 struct ProblemSizes;
 
@@ -104,6 +106,26 @@ private:
   struct State; // the MLIR context, module and emulator kept alive
   std::unique_ptr<State> state;
 };
+
+/// How a device runs a problem: where a workspace comes from and how one
+/// kernel is launched.
+struct ProblemLauncher {
+  /// A zero-filled buffer of `bytes` on the device, alive until the run
+  /// ends.
+  std::function<llvm::Expected<void *>(size_t bytes)> allocateZeroed;
+  std::function<llvm::Error(const CompiledKernel &kernel,
+                            std::array<unsigned, 3> grid,
+                            llvm::ArrayRef<KernelArgumentValue> arguments)>
+      launch;
+};
+
+/// Runs problem `name` of `module`: its kernel, or each stage of its plan in
+/// order, over `arguments` (the problem function's own, in device memory)
+/// plus the workspaces the compiler added.
+llvm::Error runProblem(const CompiledModule &module, llvm::StringRef name,
+                       const ProblemSizes &sizes,
+                       llvm::ArrayRef<KernelArgumentValue> arguments,
+                       const ProblemLauncher &launcher);
 
 /// Runs problem `name` of `module` (its kernel, or each stage of its plan)
 /// on the emulator over `arguments` (the problem function's own, in

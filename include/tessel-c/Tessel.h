@@ -1,0 +1,93 @@
+/*===- tessel-c/Tessel.h - Tessel's C API --------------------------*- C -*-===*\
+|*                                                                            *|
+|* The one ABI for frameworks: compile Tessel IR for a chip (cached), read    *|
+|* the code object and its report, and run a problem on a GPU through HIP or  *|
+|* on the emulator. Functions that can fail return NULL or nonzero and leave  *|
+|* a message for tesselGetLastError() (per thread). Thread-safe: one          *|
+|* compiler may be used from many threads.                                    *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef TESSEL_C_TESSEL_H
+#define TESSEL_C_TESSEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TESSEL_C_API __attribute__((visibility("default")))
+
+typedef struct TesselCompiler TesselCompiler;
+typedef struct TesselModule TesselModule;
+
+typedef enum TesselDevice {
+  /* HIP when a GPU is present, else the emulator. */
+  TESSEL_DEVICE_AUTO = 0,
+  TESSEL_DEVICE_HIP = 1,
+  TESSEL_DEVICE_EMULATOR = 2,
+} TesselDevice;
+
+/* A host array: contiguous, row-major, `bytes` long. */
+typedef struct TesselBuffer {
+  void *data;
+  size_t bytes;
+  int32_t rank;
+  const int64_t *shape;
+} TesselBuffer;
+
+/* The sizes that set a problem's grid; unused ones 0. */
+typedef struct TesselProblemSizes {
+  int64_t m, n, batch;    /* matmul (batch 0: not batched) */
+  int64_t seq_q, heads;   /* attention (batch shared) */
+} TesselProblemSizes;
+
+typedef struct TesselCacheStats {
+  uint64_t memory_hits, disk_hits, misses, corrupt_entries, write_failures;
+} TesselCacheStats;
+
+/* The last error of this thread ("" if none). */
+TESSEL_C_API const char *tesselGetLastError(void);
+
+/* A compiler whose disk cache is `cache_directory`: NULL reads
+ * TESSEL_CACHE_DIR (default ~/.cache/tessel), "" disables the disk cache. */
+TESSEL_C_API TesselCompiler *tesselCompilerCreate(const char *cache_directory);
+TESSEL_C_API void tesselCompilerDestroy(TesselCompiler *compiler);
+TESSEL_C_API void tesselCompilerGetCacheStats(TesselCompiler *compiler,
+                                              TesselCacheStats *stats);
+
+/* Compiles MLIR text for `chip` (e.g. "gfx942"); NULL on error. */
+TESSEL_C_API TesselModule *tesselCompile(TesselCompiler *compiler,
+                                         const char *ir, const char *chip);
+TESSEL_C_API void tesselModuleDestroy(TesselModule *module);
+
+TESSEL_C_API const void *tesselModuleGetCodeObject(const TesselModule *module,
+                                                   size_t *size);
+/* The resource report of every kernel, as JSON. */
+TESSEL_C_API const char *tesselModuleGetReport(const TesselModule *module);
+TESSEL_C_API size_t tesselModuleGetNumKernels(const TesselModule *module);
+TESSEL_C_API const char *tesselModuleGetKernelName(const TesselModule *module,
+                                                   size_t index);
+TESSEL_C_API unsigned
+tesselModuleGetKernelBlockSize(const TesselModule *module, size_t index);
+TESSEL_C_API uint64_t tesselModuleGetKernelLdsBytes(const TesselModule *module,
+                                                    size_t index);
+
+/* Runs problem `name` (the function name in the IR) over `buffers`, the
+ * problem function's arguments in order, copying results back into them.
+ * Returns 0 on success. */
+TESSEL_C_API int tesselRun(TesselModule *module, const char *name,
+                           const TesselProblemSizes *sizes,
+                           const TesselBuffer *buffers, size_t count,
+                           TesselDevice device);
+
+/* Whether a HIP GPU can be used; if not, why is in tesselGetLastError(). */
+TESSEL_C_API int tesselHipAvailable(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TESSEL_C_TESSEL_H */
