@@ -1,0 +1,255 @@
+"""Tessel from Python: compile Tessel IR or build matmul and attention
+kernels for AMD GPUs, cache them, and run them on numpy arrays (through HIP
+when a GPU is present, else on Tessel's emulator).
+
+    import numpy as np, tessel
+    c = tessel.matmul(a, b, chip="gfx942")
+    o = tessel.attention(q, k, v, causal=True)
+    kernel = tessel.compile(ir_text, chip="gfx942")   # .hsaco, .report
+
+A thin ctypes layer over libTesselC.so; the compiled kernels are cached in
+memory and in TESSEL_CACHE_DIR (default ~/.cache/tessel; empty disables).
+"""
+
+import ctypes
+import json
+
+import numpy as np
+
+from . import _capi
+from ._capi import TesselError
+
+__all__ = ["compile", "matmul", "attention", "cache_stats", "hip_available",
+           "Kernel", "TesselError"]
+
+_ELEMENT_TYPES = {np.dtype(np.float16): "f16", np.dtype(np.float32): "f32",
+                  np.dtype(np.int8): "i8"}
+
+
+class Kernel:
+    """A compiled module: its code object, report and kernels, callable on
+    numpy arrays."""
+
+    def __init__(self, handle):
+        self._handle = handle
+
+    def __del__(self):
+        if getattr(self, "_handle", None):
+            _capi.lib().tesselModuleDestroy(self._handle)
+            self._handle = None
+
+    @property
+    def hsaco(self):
+        """The HSACO code object (bytes)."""
+        size = ctypes.c_size_t()
+        data = _capi.lib().tesselModuleGetCodeObject(self._handle,
+                                                     ctypes.byref(size))
+        return ctypes.string_at(data, size.value)
+
+    @property
+    def report(self):
+        """Registers, LDS, spills, occupancy and arguments of every kernel."""
+        return json.loads(_capi.lib().tesselModuleGetReport(self._handle))
+
+    @property
+    def kernels(self):
+        lib = _capi.lib()
+        return [lib.tesselModuleGetKernelName(self._handle, i).decode()
+                for i in range(lib.tesselModuleGetNumKernels(self._handle))]
+
+    def __call__(self, *arrays, name=None, sizes=None, device="auto"):
+        """Runs problem `name` (default: the only one) over `arrays` (the
+        problem function's arguments, C-contiguous; written in place).
+        `sizes` (dict of m, n, batch, seq_q, heads) sets the grid."""
+        if name is None:
+            problems = {k.split("__")[0] for k in self.kernels}
+            if len(problems) != 1:
+                raise TesselError("the module has several problems; pass "
+                                  "name=")
+            name = problems.pop()
+        if device not in _capi.DEVICES:
+            raise TesselError("device must be one of " +
+                              ", ".join(_capi.DEVICES))
+        for array in arrays:
+            if not array.flags["C_CONTIGUOUS"] or not array.flags["WRITEABLE"]:
+                raise TesselError("arrays must be C-contiguous and writeable")
+        shapes = [(ctypes.c_int64 * max(a.ndim, 1))(*a.shape) for a in arrays]
+        buffers = (_capi.Buffer * len(arrays))(*[
+            _capi.Buffer(a.ctypes.data, a.nbytes, a.ndim, shape)
+            for a, shape in zip(arrays, shapes)])
+        problem = _capi.ProblemSizes(**(sizes or {}))
+        status = _capi.lib().tesselRun(self._handle, name.encode(),
+                                       ctypes.byref(problem), buffers,
+                                       len(arrays), _capi.DEVICES[device])
+        if status:
+            raise TesselError(_capi.last_error())
+
+
+class _Compiler:
+    def __init__(self):
+        self._handle = _capi.lib().tesselCompilerCreate(None)
+
+    def compile(self, ir, chip):
+        handle = _capi.lib().tesselCompile(self._handle, ir.encode(),
+                                           chip.encode())
+        if not handle:
+            raise TesselError(_capi.last_error())
+        return Kernel(handle)
+
+    def stats(self):
+        stats = _capi.CacheStats()
+        _capi.lib().tesselCompilerGetCacheStats(self._handle,
+                                                ctypes.byref(stats))
+        return {name: getattr(stats, name) for name, _ in stats._fields_}
+
+
+_compiler = None
+
+
+def _default_compiler():
+    global _compiler
+    if _compiler is None:
+        _compiler = _Compiler()
+    return _compiler
+
+
+def compile(ir, chip="gfx942"):
+    """Compiles Tessel IR (MLIR text) for `chip` into a Kernel (cached)."""
+    return _default_compiler().compile(ir, chip)
+
+
+def cache_stats():
+    """Hits and misses of this process's compiler cache."""
+    return _default_compiler().stats()
+
+
+def hip_available():
+    return bool(_capi.lib().tesselHipAvailable())
+
+
+def _to_numpy(value):
+    """numpy arrays as they are; torch tensors through the CPU."""
+    if type(value).__module__.startswith("torch"):
+        return value.detach().cpu().numpy(), True
+    return np.asarray(value), False
+
+
+def _from_numpy(array, was_torch):
+    if was_torch:
+        import torch
+        return torch.from_numpy(array)
+    return array
+
+
+def _memref(shape, element):
+    return "memref<" + "x".join(str(s) for s in shape) + "x" + element + ">"
+
+
+def _element_type(array, what):
+    element = _ELEMENT_TYPES.get(array.dtype)
+    if element is None:
+        raise TesselError("%s has dtype %s; supported: float16, float32, int8"
+                          % (what, array.dtype))
+    return element
+
+
+def _matmul_ir(a, b, c, element, out_element, bias, activation):
+    ta, tb, tc = (_memref(x.shape, t) for x, t in
+                  ((a, element), (b, element), (c, out_element)))
+    args = "%a: {}, %b: {}, %c: {}".format(ta, tb, tc)
+    epilogue = ""
+    if bias is not None or activation:
+        extras, ops, value = "", [], "%acc"
+        block_args = "%acc: f32"
+        if bias is not None:
+            args += ", %bias: " + _memref(bias.shape, "f32")
+            extras = " epilogue(%bias : {})".format(_memref(bias.shape, "f32"))
+            block_args += ", %bv: f32"
+            ops.append("%sum = arith.addf %acc, %bv : f32")
+            value = "%sum"
+        if activation == "relu":
+            ops.append("%zero = arith.constant 0.0 : f32")
+            ops.append("%act = arith.maximumf {}, %zero : f32".format(value))
+            value = "%act"
+        elif activation:
+            raise TesselError("activation must be None or 'relu'")
+        if out_element == "f16":
+            ops.append("%out = arith.truncf {} : f32 to f16".format(value))
+            value = "%out"
+        body = "\n".join("      " + op for op in ops)
+        epilogue = (extras + " {\n    ^bb0(" + block_args + "):\n" + body +
+                    "\n      tessel.yield {} : {}\n    }}".format(
+                        value, out_element))
+        if extras == "":
+            epilogue = " epilogue" + epilogue
+    return ("func.func @matmul({}) {{\n  tessel.matmul ins(%a, %b : {}, {}) "
+            "outs(%c : {}){}\n  return\n}}\n").format(args, ta, tb, tc,
+                                                     epilogue)
+
+
+def matmul(a, b, *, chip="gfx942", bias=None, activation=None,
+           device="auto"):
+    """a @ b on the GPU (or the emulator): a is (M, K) or (batch, M, K), b is
+    (K, N) or (batch, K, N). float16 and float32 give their own type back
+    (accumulated in f32), int8 gives int32. Optional epilogue: `bias` (N,)
+    float32 added to each row, then `activation` ('relu')."""
+    a, was_torch = _to_numpy(a)
+    b, _ = _to_numpy(b)
+    a, b = np.ascontiguousarray(a), np.ascontiguousarray(b)
+    element = _element_type(a, "a")
+    if b.dtype != a.dtype:
+        raise TesselError("a and b must have the same dtype")
+    if a.ndim not in (2, 3) or b.ndim != a.ndim or a.shape[-1] != b.shape[-2]:
+        raise TesselError("shapes %s and %s do not multiply" %
+                          (a.shape, b.shape))
+    batched = a.ndim == 3
+    if batched and a.shape[0] != b.shape[0]:
+        raise TesselError("batch sizes differ")
+    out_dtype = np.int32 if element == "i8" else a.dtype
+    out_element = "i32" if element == "i8" else element
+    c = np.zeros(a.shape[:-1] + (b.shape[-1],), dtype=out_dtype)
+    arrays = [a, b, c]
+    if bias is not None:
+        bias = np.ascontiguousarray(_to_numpy(bias)[0], dtype=np.float32)
+        if bias.shape != (b.shape[-1],):
+            raise TesselError("bias must have shape (N,)")
+        arrays.append(bias)
+    kernel = compile(_matmul_ir(a, b, c, element, out_element, bias,
+                                activation), chip)
+    sizes = {"m": a.shape[-2], "n": b.shape[-1],
+             "batch": a.shape[0] if batched else 0}
+    kernel(*arrays, name="matmul", sizes=sizes, device=device)
+    return _from_numpy(c, was_torch)
+
+
+def attention(q, k, v, *, causal=False, scale=None, chip="gfx942",
+              device="auto"):
+    """softmax(q k^T * scale) v per (batch, head): q is (B, H, Sq, D), k and
+    v are (B, Hkv, Skv, D) with H a multiple of Hkv (grouped/multi-query),
+    float16. `scale` defaults to 1/sqrt(D); `causal` masks keys past each
+    query (aligned to the bottom right)."""
+    q, was_torch = _to_numpy(q)
+    k, _ = _to_numpy(k)
+    v, _ = _to_numpy(v)
+    q, k, v = (np.ascontiguousarray(x) for x in (q, k, v))
+    element = _element_type(q, "q")
+    if element != "f16" or k.dtype != q.dtype or v.dtype != q.dtype:
+        raise TesselError("attention takes float16 q, k and v")
+    if q.ndim != 4 or k.shape != v.shape or k.ndim != 4:
+        raise TesselError("q must be (B, H, Sq, D); k and v (B, Hkv, Skv, D)")
+    o = np.zeros_like(q)
+    types = [_memref(x.shape, "f16") for x in (q, k, v, o)]
+    attributes = []
+    if causal:
+        attributes.append("causal")
+    if scale is not None:
+        attributes.append("scale = {!r} : f32".format(float(scale)))
+    ir = ("func.func @attention(%q: {0}, %k: {1}, %v: {2}, %o: {3}) {{\n"
+          "  tessel.attention ins(%q, %k, %v : {0}, {1}, {2}) outs(%o : {3})"
+          "{4}\n  return\n}}\n").format(
+              *types, " {" + ", ".join(attributes) + "}" if attributes else "")
+    kernel = compile(ir, chip)
+    kernel(q, k, v, o, name="attention",
+           sizes={"seq_q": q.shape[2], "heads": q.shape[1],
+                  "batch": q.shape[0]}, device=device)
+    return _from_numpy(o, was_torch)

@@ -1,0 +1,87 @@
+"""ctypes bindings of libTesselC.so (include/tessel-c/Tessel.h)."""
+
+import ctypes
+import os
+from pathlib import Path
+
+
+class TesselError(RuntimeError):
+    """A compile or run that failed; the message is Tessel's diagnostic."""
+
+
+class Buffer(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("bytes", ctypes.c_size_t),
+                ("rank", ctypes.c_int32),
+                ("shape", ctypes.POINTER(ctypes.c_int64))]
+
+
+class ProblemSizes(ctypes.Structure):
+    _fields_ = [("m", ctypes.c_int64), ("n", ctypes.c_int64),
+                ("batch", ctypes.c_int64), ("seq_q", ctypes.c_int64),
+                ("heads", ctypes.c_int64)]
+
+
+class CacheStats(ctypes.Structure):
+    _fields_ = [("memory_hits", ctypes.c_uint64),
+                ("disk_hits", ctypes.c_uint64), ("misses", ctypes.c_uint64),
+                ("corrupt_entries", ctypes.c_uint64),
+                ("write_failures", ctypes.c_uint64)]
+
+
+DEVICES = {"auto": 0, "hip": 1, "emulator": 2}
+
+
+def _library_path():
+    """TESSEL_LIBRARY, else the build tree next to this package."""
+    explicit = os.environ.get("TESSEL_LIBRARY")
+    if explicit:
+        return explicit
+    root = Path(__file__).resolve().parents[2]
+    for build in ("build", "build-release"):
+        candidate = root / build / "lib" / "libTesselC.so"
+        if candidate.exists():
+            return str(candidate)
+    raise TesselError(
+        "libTesselC.so not found: build Tessel (bash scripts/test.sh) or set "
+        "TESSEL_LIBRARY to its path")
+
+
+def _declare(lib):
+    p, c = ctypes.c_void_p, ctypes.c_char_p
+    sig = {
+        "tesselGetLastError": (c, []),
+        "tesselCompilerCreate": (p, [c]),
+        "tesselCompilerDestroy": (None, [p]),
+        "tesselCompilerGetCacheStats": (None, [p, ctypes.POINTER(CacheStats)]),
+        "tesselCompile": (p, [p, c, c]),
+        "tesselModuleDestroy": (None, [p]),
+        "tesselModuleGetCodeObject": (p, [p, ctypes.POINTER(ctypes.c_size_t)]),
+        "tesselModuleGetReport": (c, [p]),
+        "tesselModuleGetNumKernels": (ctypes.c_size_t, [p]),
+        "tesselModuleGetKernelName": (c, [p, ctypes.c_size_t]),
+        "tesselModuleGetKernelBlockSize": (ctypes.c_uint, [p, ctypes.c_size_t]),
+        "tesselModuleGetKernelLdsBytes": (ctypes.c_uint64, [p, ctypes.c_size_t]),
+        "tesselRun": (ctypes.c_int, [p, c, ctypes.POINTER(ProblemSizes),
+                                     ctypes.POINTER(Buffer), ctypes.c_size_t,
+                                     ctypes.c_int]),
+        "tesselHipAvailable": (ctypes.c_int, []),
+    }
+    for name, (restype, argtypes) in sig.items():
+        fn = getattr(lib, name)
+        fn.restype = restype
+        fn.argtypes = argtypes
+    return lib
+
+
+_lib = None
+
+
+def lib():
+    global _lib
+    if _lib is None:
+        _lib = _declare(ctypes.CDLL(_library_path()))
+    return _lib
+
+
+def last_error():
+    return lib().tesselGetLastError().decode()

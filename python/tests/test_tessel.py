@@ -1,0 +1,120 @@
+"""The Python package end to end: builds, caches and runs kernels (on the
+emulator here), checked against numpy."""
+
+import os
+
+import numpy as np
+import pytest
+
+import tessel
+
+
+@pytest.fixture(autouse=True, scope="module")
+def private_cache(tmp_path_factory):
+    # Set before the first compile: the package's compiler reads it once.
+    os.environ["TESSEL_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
+
+
+def reference_matmul(a, b):
+    return a.astype(np.float64) @ b.astype(np.float64)
+
+
+def test_matmul_f16_and_cache():
+    rng = np.random.default_rng(0)
+    a = rng.random((100, 70)).astype(np.float16)
+    b = rng.random((70, 50)).astype(np.float16)
+    before = tessel.cache_stats()
+    c = tessel.matmul(a, b, chip="gfx942")
+    assert c.dtype == np.float16 and c.shape == (100, 50)
+    # f32 accumulation, one f16 rounding of results up to ~25.
+    assert np.abs(c - reference_matmul(a, b)).max() < 0.02
+    tessel.matmul(a, b, chip="gfx942")
+    after = tessel.cache_stats()
+    assert after["misses"] == before["misses"] + 1
+    assert after["memory_hits"] == before["memory_hits"] + 1
+
+
+def test_matmul_f32_exact_batched_and_int8():
+    a = (np.arange(2 * 33 * 20) % 7 - 3).astype(np.float32).reshape(2, 33, 20)
+    b = (np.arange(2 * 20 * 17) % 5 - 2).astype(np.float32).reshape(2, 20, 17)
+    assert np.array_equal(tessel.matmul(a, b), a @ b)
+    ai = (np.arange(45 * 64) % 255 - 127).astype(np.int8).reshape(45, 64)
+    bi = (np.arange(64 * 31) % 253 - 126).astype(np.int8).reshape(64, 31)
+    ci = tessel.matmul(ai, bi, chip="gfx90a")
+    assert ci.dtype == np.int32
+    assert np.array_equal(ci, ai.astype(np.int32) @ bi.astype(np.int32))
+
+
+def test_matmul_epilogue_bias_relu():
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((40, 24)).astype(np.float32)
+    b = rng.standard_normal((24, 36)).astype(np.float32)
+    bias = rng.standard_normal(36).astype(np.float32)
+    c = tessel.matmul(a, b, bias=bias, activation="relu")
+    expected = np.maximum(reference_matmul(a, b) + bias, 0)
+    assert np.abs(c - expected).max() < 1e-4
+    relu_only = tessel.matmul(a, b, activation="relu")
+    assert np.abs(relu_only - np.maximum(reference_matmul(a, b), 0)).max() < 1e-4
+
+
+def reference_attention(q, k, v, causal, scale):
+    q, k, v = (x.astype(np.float64) for x in (q, k, v))
+    group = q.shape[1] // k.shape[1]
+    k, v = np.repeat(k, group, axis=1), np.repeat(v, group, axis=1)
+    s = q @ k.transpose(0, 1, 3, 2) * scale
+    if causal:
+        sq, skv = q.shape[2], k.shape[2]
+        rows = np.arange(sq)[:, None] + (skv - sq)
+        s = np.where(np.arange(skv)[None, :] <= rows, s, -np.inf)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    return (p / p.sum(-1, keepdims=True)) @ v
+
+
+@pytest.mark.parametrize("sq,skv,causal", [(37, 70, True), (1, 600, False)])
+def test_attention(sq, skv, causal):
+    rng = np.random.default_rng(2)
+    q = rng.standard_normal((1, 4, sq, 64)).astype(np.float16)
+    k = rng.standard_normal((1, 2, skv, 64)).astype(np.float16)
+    v = rng.standard_normal((1, 2, skv, 64)).astype(np.float16)
+    o = tessel.attention(q, k, v, causal=causal, scale=0.125)
+    assert o.shape == q.shape and o.dtype == np.float16
+    expected = reference_attention(q, k, v, causal, 0.125)
+    assert np.abs(o - expected).max() < 1e-2
+
+
+def test_compile_exposes_code_object_and_report():
+    ir = """
+func.func @mm(%a: memref<64x32xf16>, %b: memref<32x64xf16>,
+              %c: memref<64x64xf16>) {
+  tessel.matmul ins(%a, %b : memref<64x32xf16>, memref<32x64xf16>)
+                outs(%c : memref<64x64xf16>)
+  return
+}
+"""
+    kernel = tessel.compile(ir, chip="gfx950")
+    assert kernel.hsaco[:4] == b"\x7fELF"
+    assert kernel.kernels == ["mm"]
+    report = kernel.report
+    assert report["kernels"][0]["name"] == "mm"
+    assert report["kernels"][0]["vgpr_count"] > 0
+
+
+def test_errors_are_exceptions_with_diagnostics():
+    with pytest.raises(tessel.TesselError, match=r"<tessel input>:1:"):
+        tessel.compile("func.func @f( {", chip="gfx942")
+    with pytest.raises(tessel.TesselError, match="unknown chip"):
+        tessel.matmul(np.ones((4, 4), np.float16), np.ones((4, 4), np.float16),
+                      chip="gfx000")
+    with pytest.raises(tessel.TesselError, match="do not multiply"):
+        tessel.matmul(np.ones((4, 5), np.float16), np.ones((4, 4), np.float16))
+    with pytest.raises(tessel.TesselError, match="dtype"):
+        tessel.matmul(np.ones((4, 4)), np.ones((4, 4)))
+
+
+def test_torch_tensors():
+    torch = pytest.importorskip("torch")
+    a = torch.ones(16, 8, dtype=torch.float32)
+    b = torch.ones(8, 16, dtype=torch.float32)
+    c = tessel.matmul(a, b)
+    assert isinstance(c, torch.Tensor)
+    assert float(c.max()) == 8.0
