@@ -5,7 +5,6 @@
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/Base64.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -20,7 +19,7 @@
 using namespace tessel;
 
 /// First line of every entry; bump the number when the payload changes.
-static constexpr llvm::StringLiteral kMagic = "TESSEL-CACHE 3\n";
+static constexpr llvm::StringLiteral kMagic = "TESSEL-CACHE 4\n";
 
 CacheOptions CacheOptions::fromEnvironment() {
   CacheOptions options;
@@ -71,13 +70,19 @@ std::string tessel::serializeCompiledModule(const CompiledModule &entry) {
         {"stage", kernel.grid.stage},
         {"splits", kernel.grid.splits}});
   }
-  llvm::json::Object payload{{"chip", entry.chip},
-                             {"report", entry.reportJSON},
-                             {"emulator_ir", entry.emulatorIR},
-                             {"kernels", std::move(kernels)},
-                             {"hsaco", llvm::encodeBase64(entry.hsaco)}};
+  // The launch facts as one JSON line, then the two large sections raw (no
+  // escaping or base64 to undo on a hit).
+  llvm::json::Object facts{
+      {"chip", entry.chip},
+      {"report", entry.reportJSON},
+      {"kernels", std::move(kernels)},
+      {"hsaco_bytes", uint64_t(entry.hsaco.size())},
+      {"emulator_ir_bytes", uint64_t(entry.emulatorIR.size())}};
   std::string text;
-  llvm::raw_string_ostream(text) << llvm::json::Value(std::move(payload));
+  llvm::raw_string_ostream os(text);
+  os << llvm::json::Value(std::move(facts)) << "\n";
+  os.write(entry.hsaco.data(), entry.hsaco.size());
+  os << entry.emulatorIR;
   return (kMagic + llvm::Twine(text.size()) + " " +
           llvm::utohexstr(llvm::xxh3_64bits(text)) + "\n" + text)
       .str();
@@ -147,7 +152,8 @@ tessel::deserializeCompiledModule(llvm::StringRef bytes) {
   if (sizeText.getAsInteger(10, size) || hashText.getAsInteger(16, hash) ||
       payload.size() != size || llvm::xxh3_64bits(payload) != hash)
     return std::nullopt;
-  llvm::Expected<llvm::json::Value> json = llvm::json::parse(payload);
+  auto [factsText, sections] = payload.split('\n');
+  llvm::Expected<llvm::json::Value> json = llvm::json::parse(factsText);
   if (!json) {
     llvm::consumeError(json.takeError());
     return std::nullopt;
@@ -157,19 +163,19 @@ tessel::deserializeCompiledModule(llvm::StringRef bytes) {
     return std::nullopt;
   std::optional<llvm::StringRef> chip = object->getString("chip");
   std::optional<llvm::StringRef> report = object->getString("report");
-  std::optional<llvm::StringRef> hsaco = object->getString("hsaco");
-  std::optional<llvm::StringRef> emulatorIR = object->getString("emulator_ir");
+  std::optional<int64_t> hsacoBytes = object->getInteger("hsaco_bytes");
+  std::optional<int64_t> emulatorIRBytes =
+      object->getInteger("emulator_ir_bytes");
   const llvm::json::Array *kernels = object->getArray("kernels");
-  if (!chip || !report || !hsaco || !emulatorIR || !kernels)
+  if (!chip || !report || !hsacoBytes || !emulatorIRBytes || !kernels ||
+      *hsacoBytes < 0 || *emulatorIRBytes < 0 ||
+      uint64_t(*hsacoBytes) + uint64_t(*emulatorIRBytes) != sections.size())
     return std::nullopt;
   CompiledModule entry;
   entry.chip = chip->str();
   entry.reportJSON = report->str();
-  entry.emulatorIR = emulatorIR->str();
-  if (llvm::Error error = llvm::decodeBase64(*hsaco, entry.hsaco)) {
-    llvm::consumeError(std::move(error));
-    return std::nullopt;
-  }
+  entry.hsaco.assign(sections.begin(), sections.begin() + *hsacoBytes);
+  entry.emulatorIR = sections.drop_front(*hsacoBytes).str();
   // Registers, LDS and the kernarg layout come from the code object itself.
   llvm::Expected<CodeObjectMetadata> metadata =
       readCodeObjectMetadata(entry.hsaco);
