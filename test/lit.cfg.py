@@ -26,6 +26,9 @@ config.substitutions.append(("%tessel_obj_root", config.tessel_obj_root))
 
 if os.path.exists(os.path.join(config.rocm_device_libs, "ocml.bc")):
     config.available_features.add("rocm-device-libs")
+if os.path.exists("/dev/kfd"):
+    # An AMD GPU driver is present: kernels may run on the GPU.
+    config.available_features.add("amd-gpu")
 if os.getuid() == 0:
     # root writes through file permissions: unwritable-output tests use a
     # path under a regular file instead, which fails for everyone.

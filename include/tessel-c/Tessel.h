@@ -65,6 +65,9 @@ TESSEL_C_API void tesselModuleDestroy(TesselModule *module);
 
 TESSEL_C_API const void *tesselModuleGetCodeObject(const TesselModule *module,
                                                    size_t *size);
+/* The AMDGPU assembly of the code object, generated on the first call (a
+ * second backend run); NULL on error. Owned by the module. */
+TESSEL_C_API const char *tesselModuleGetAssembly(TesselModule *module);
 /* The resource report of every kernel, as JSON. */
 TESSEL_C_API const char *tesselModuleGetReport(const TesselModule *module);
 TESSEL_C_API size_t tesselModuleGetNumKernels(const TesselModule *module);

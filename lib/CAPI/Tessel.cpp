@@ -6,7 +6,9 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cstdio>
 #include <mutex>
+#include <optional>
 
 using namespace tessel;
 
@@ -18,6 +20,8 @@ struct TesselModule {
   std::shared_ptr<const CompiledModule> compiled;
   std::mutex emulatorMutex;
   std::unique_ptr<EmulatorDevice> emulator; // made on the first emulated run
+  std::mutex assemblyMutex;
+  std::optional<std::string> assembly; // made on the first request
 };
 
 static thread_local std::string lastError;
@@ -70,6 +74,19 @@ const void *tesselModuleGetCodeObject(const TesselModule *module,
                                       size_t *size) {
   *size = module->compiled->hsaco.size();
   return module->compiled->hsaco.data();
+}
+
+const char *tesselModuleGetAssembly(TesselModule *module) {
+  std::lock_guard<std::mutex> lock(module->assemblyMutex);
+  if (!module->assembly) {
+    llvm::Expected<std::string> isa = generateAssembly(*module->compiled);
+    if (!isa) {
+      setError(isa.takeError());
+      return nullptr;
+    }
+    module->assembly = std::move(*isa);
+  }
+  return module->assembly->c_str();
 }
 
 const char *tesselModuleGetReport(const TesselModule *module) {
@@ -232,6 +249,13 @@ int tesselRun(TesselModule *module, const char *name,
   if (device == TESSEL_DEVICE_HIP && !hip) {
     setError(reason);
     return 1;
+  }
+  if (!hip && device == TESSEL_DEVICE_AUTO) {
+    static std::once_flag said;
+    std::call_once(said, [&] {
+      std::fprintf(stderr, "tessel: %s; running on the emulator\n",
+                   reason.c_str());
+    });
   }
   if (hip)
     error = runOnHip(*hip, module, name, problemSizes, buffers, count);

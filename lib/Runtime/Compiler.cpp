@@ -303,6 +303,32 @@ tessel::compileUncached(llvm::StringRef ir, const CompileOptions &options,
   return std::shared_ptr<const CompiledModule>(std::move(result));
 }
 
+llvm::Expected<std::string>
+tessel::generateAssembly(const CompiledModule &compiled, unsigned optLevel) {
+  const Chip *chip = lookupChip(compiled.chip);
+  if (!chip)
+    return llvm::createStringError("unknown chip '" + compiled.chip + "'");
+  CompileSession session;
+  session.sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(compiled.emulatorIR,
+                                           "<compiled module>"),
+      llvm::SMLoc());
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(session.sourceMgr, session.context.get());
+  if (!module)
+    return session.error("cannot parse the compiled module");
+  auto gpuModules = llvm::to_vector(module->getOps<gpu::GPUModuleOp>());
+  if (gpuModules.size() != 1)
+    return llvm::createStringError("the compiled module has no gpu.module");
+  HsacoOptions options;
+  options.optLevel = optLevel;
+  FailureOr<GpuModuleBinary> binary =
+      compileGpuModule(gpuModules.front(), *chip, options, HsacoStage::ISA);
+  if (failed(binary) || session.sawError)
+    return session.error("code generation failed");
+  return std::move(binary->isa);
+}
+
 Compiler::Compiler() : Compiler(CacheOptions::fromEnvironment()) {}
 
 Compiler::Compiler(CacheOptions cacheOptions)

@@ -5,7 +5,7 @@ when a GPU is present, else on Tessel's emulator).
     import numpy as np, tessel
     c = tessel.matmul(a, b, chip="gfx942")
     o = tessel.attention(q, k, v, causal=True)
-    kernel = tessel.compile(ir_text, chip="gfx942")   # .hsaco, .report
+    kernel = tessel.compile(ir_text, chip="gfx942")   # .hsaco, .isa, .report
 
 A thin ctypes layer over libTesselC.so; the compiled kernels are cached in
 memory and in TESSEL_CACHE_DIR (default ~/.cache/tessel; empty disables).
@@ -45,6 +45,14 @@ class Kernel:
         data = _capi.lib().tesselModuleGetCodeObject(self._handle,
                                                      ctypes.byref(size))
         return ctypes.string_at(data, size.value)
+
+    @property
+    def isa(self):
+        """The AMDGPU assembly (generated on first use)."""
+        text = _capi.lib().tesselModuleGetAssembly(self._handle)
+        if text is None:
+            raise TesselError(_capi.last_error())
+        return text.decode()
 
     @property
     def report(self):

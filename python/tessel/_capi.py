@@ -57,6 +57,7 @@ def _declare(lib):
         "tesselModuleDestroy": (None, [p]),
         "tesselModuleGetCodeObject": (p, [p, ctypes.POINTER(ctypes.c_size_t)]),
         "tesselModuleGetReport": (c, [p]),
+        "tesselModuleGetAssembly": (c, [p]),
         "tesselModuleGetNumKernels": (ctypes.c_size_t, [p]),
         "tesselModuleGetKernelName": (c, [p, ctypes.c_size_t]),
         "tesselModuleGetKernelBlockSize": (ctypes.c_uint, [p, ctypes.c_size_t]),

@@ -97,6 +97,8 @@ func.func @mm(%a: memref<64x32xf16>, %b: memref<32x64xf16>,
     report = kernel.report
     assert report["kernels"][0]["name"] == "mm"
     assert report["kernels"][0]["vgpr_count"] > 0
+    isa = kernel.isa
+    assert "gfx950" in isa and "v_mfma_" in isa
 
 
 def test_errors_are_exceptions_with_diagnostics():

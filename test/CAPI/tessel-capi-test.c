@@ -55,6 +55,9 @@ int main(int argc, char **argv) {
          (unsigned long long)tesselModuleGetKernelLdsBytes(module, 0));
   check(strstr(tesselModuleGetReport(module), "\"vgpr_count\"") != NULL,
         "report has register counts");
+  const char *assembly = tesselModuleGetAssembly(module);
+  check(assembly && strstr(assembly, "v_mfma_f32") != NULL,
+        "assembly on request uses MFMA");
 
   static float a[M * K], b[K * N], c[M * N];
   for (int i = 0; i < M * K; ++i)

@@ -62,6 +62,18 @@ TEST(CompilerTest, CompilesMatmulWithLaunchFacts) {
       << module.reportJSON;
 }
 
+TEST(CompilerTest, AssemblyOnRequest) {
+  Compiler compiler(CacheOptions{true, ""});
+  auto compiled = compiler.compile(matmulIR(64, 64, 64));
+  ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
+  auto isa = generateAssembly(**compiled);
+  ASSERT_TRUE(bool(isa)) << llvm::toString(isa.takeError());
+  EXPECT_NE(isa->find(".amdgcn_target \"amdgcn-amd-amdhsa--gfx942"),
+            std::string::npos);
+  EXPECT_NE(isa->find("v_mfma_"), std::string::npos);
+  EXPECT_NE(isa->find("matmul:"), std::string::npos);
+}
+
 TEST(CompilerTest, ErrorsCarryLocations) {
   Compiler compiler(CacheOptions{true, ""});
   auto bad = compiler.compile("func.func @f() {\n  tessel.bogus\n}\n");

@@ -117,6 +117,12 @@ private:
 /// The cache key of compiling `ir` with `options` by this build of Tessel.
 std::string computeCacheKey(llvm::StringRef ir, const CompileOptions &options);
 
+/// The AMDGPU assembly of `module`'s code object, generated on request from
+/// its LLVM/ROCDL form (same input and options as the code object, so the
+/// same instructions; a second backend run, not paid by compile()).
+llvm::Expected<std::string> generateAssembly(const CompiledModule &module,
+                                             unsigned optLevel = 3);
+
 /// Where a cold compile's time goes, in milliseconds.
 struct CompileTimings {
   double parse = 0;       // MLIRContext set-up and MLIR text to module
