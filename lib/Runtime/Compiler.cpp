@@ -331,6 +331,23 @@ tessel::generateAssembly(const CompiledModule &compiled, unsigned optLevel) {
 
 Compiler::Compiler() : Compiler(CacheOptions::fromEnvironment()) {}
 
+llvm::Expected<std::shared_ptr<const CompiledModule>>
+Compiler::compile(const MatmulProblem &problem, const CompileOptions &options) {
+  llvm::Expected<std::string> ir = printProblem(problem);
+  if (!ir)
+    return ir.takeError();
+  return compile(*ir, options);
+}
+
+llvm::Expected<std::shared_ptr<const CompiledModule>>
+Compiler::compile(const AttentionProblem &problem,
+                  const CompileOptions &options) {
+  llvm::Expected<std::string> ir = printProblem(problem);
+  if (!ir)
+    return ir.takeError();
+  return compile(*ir, options);
+}
+
 Compiler::Compiler(CacheOptions cacheOptions)
     : cache(std::move(cacheOptions)) {}
 

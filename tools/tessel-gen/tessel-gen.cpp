@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
+#include "tessel/Problems/Problems.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -134,280 +135,47 @@ static int fail(const llvm::Twine &message) {
   return 1;
 }
 
-/// The --config attribute, null when absent, failure when malformed.
-static FailureOr<ConfigAttr> parseConfig(MLIRContext &context) {
-  if (configText.empty())
-    return ConfigAttr();
-  Attribute attr = parseAttribute(configText, &context);
-  auto config = dyn_cast_or_null<ConfigAttr>(attr);
-  if (!config) {
-    fail("--config must be a #tessel.config<...> attribute, got '" +
-         configText + "'");
-    return failure();
-  }
-  return config;
+/// The problem the command line describes.
+static MatmulProblem matmulFromCommandLine() {
+  MatmulProblem problem;
+  if (!kernelName.empty())
+    problem.name = kernelName;
+  problem.m = sizeM;
+  problem.n = sizeN;
+  problem.k = sizeK;
+  problem.batch = batch;
+  problem.dynamic.assign(dynamicDims.begin(), dynamicDims.end());
+  problem.aType = elementType;
+  problem.bType = bElementType;
+  problem.cType = outElementType;
+  problem.transposeA = transposeA;
+  problem.transposeB = transposeB;
+  problem.alpha = alpha;
+  problem.bias = bias;
+  problem.residual = residual;
+  problem.activation = activation;
+  problem.config = configText;
+  return problem;
 }
 
-static FailureOr<Type> parseElementType(MLIRContext &context, StringRef name) {
-  Type type =
-      llvm::StringSwitch<Type>(name)
-          .Case("f32", Float32Type::get(&context))
-          .Case("f16", Float16Type::get(&context))
-          .Case("bf16", BFloat16Type::get(&context))
-          .Case("i8", IntegerType::get(&context, 8))
-          .Case("i32", IntegerType::get(&context, 32))
-          .Cases({"fp8", "f8E4M3FNUZ"}, Float8E4M3FNUZType::get(&context))
-          .Cases({"bf8", "f8E5M2FNUZ"}, Float8E5M2FNUZType::get(&context))
-          .Case("f8E4M3FN", Float8E4M3FNType::get(&context))
-          .Case("f8E5M2", Float8E5M2Type::get(&context))
-          .Default(Type());
-  if (!type) {
-    fail("unknown element type '" + name +
-         "' (expected f32, f16, bf16, i8, i32, fp8, bf8, f8E4M3FNUZ, "
-         "f8E5M2FNUZ, f8E4M3FN or f8E5M2)");
-    return failure();
-  }
-  return type;
-}
-
-static bool isDynamic(StringRef dim) {
-  return llvm::is_contained(dynamicDims, dim);
-}
-
-static int64_t sizeOrDynamic(StringRef dim, int64_t size) {
-  return isDynamic(dim) ? ShapedType::kDynamic : size;
-}
-
-/// Product of sizes, dynamic if any is.
-static int64_t product(ArrayRef<int64_t> sizes) {
-  int64_t result = 1;
-  for (int64_t size : sizes) {
-    if (ShapedType::isDynamic(size))
-      return ShapedType::kDynamic;
-    result *= size;
-  }
-  return result;
-}
-
-/// A memref of `shape` whose two innermost dimensions are stored swapped
-/// (column-major) when `transposed`.
-static MemRefType makeTile(ArrayRef<int64_t> shape, Type elementType,
-                           bool transposed) {
-  if (!transposed)
-    return MemRefType::get(shape, elementType);
-  size_t rank = shape.size();
-  int64_t rows = shape[rank - 2];
-  SmallVector<int64_t> strides(rank);
-  strides[rank - 2] = 1;
-  strides[rank - 1] = rows;
-  if (rank == 3)
-    strides[0] = product(shape.drop_front());
-  auto layout = StridedLayoutAttr::get(elementType.getContext(), 0, strides);
-  return MemRefType::get(shape, elementType, layout);
-}
-
-/// Converts `value` to `type` with the arith cast matching the two types.
-static Value convertScalar(OpBuilder &builder, Location loc, Value value,
-                           Type type) {
-  Type from = value.getType();
-  if (from == type)
-    return value;
-  if (isa<FloatType>(from) && isa<FloatType>(type)) {
-    if (from.getIntOrFloatBitWidth() > type.getIntOrFloatBitWidth())
-      return arith::TruncFOp::create(builder, loc, type, value);
-    return arith::ExtFOp::create(builder, loc, type, value);
-  }
-  if (isa<FloatType>(from))
-    return arith::FPToSIOp::create(builder, loc, type, value);
-  if (isa<FloatType>(type))
-    return arith::SIToFPOp::create(builder, loc, type, value);
-  return arith::ExtSIOp::create(builder, loc, type, value);
-}
-
-static FailureOr<Value> applyActivation(OpBuilder &builder, Location loc,
-                                        Value value) {
-  Type f32 = builder.getF32Type();
-  auto constant = [&](double v) -> Value {
-    return arith::ConstantOp::create(builder, loc,
-                                     builder.getFloatAttr(f32, v));
-  };
-  if (activation == "none")
-    return value;
-  if (activation == "relu")
-    return Value(arith::MaximumFOp::create(builder, loc, value, constant(0.0)));
-  if (activation == "gelu") {
-    // 0.5 * x * (1 + erf(x / sqrt(2)))
-    Value scaled = arith::MulFOp::create(builder, loc, value,
-                                         constant(1.0 / std::sqrt(2.0)));
-    Value erf = math::ErfOp::create(builder, loc, scaled);
-    Value onePlus = arith::AddFOp::create(builder, loc, erf, constant(1.0));
-    Value half = arith::MulFOp::create(builder, loc, value, constant(0.5));
-    return Value(arith::MulFOp::create(builder, loc, half, onePlus));
-  }
-  if (activation == "silu") {
-    // x / (1 + exp(-x))
-    Value negated = arith::NegFOp::create(builder, loc, value);
-    Value exp = math::ExpOp::create(builder, loc, negated);
-    Value denominator = arith::AddFOp::create(builder, loc, exp, constant(1.0));
-    return Value(arith::DivFOp::create(builder, loc, value, denominator));
-  }
-  fail("unknown activation '" + activation +
-       "' (expected none, relu, gelu, silu)");
-  return failure();
-}
-
-/// Builds the epilogue block: (acc, extras...) -> C element.
-static LogicalResult buildEpilogue(OpBuilder &builder, Location loc,
-                                   MatmulOp matmul, Type outType,
-                                   ArrayRef<Value> extras) {
-  Region &region = matmul.getEpilogue();
-  SmallVector<Type> argTypes = {matmul.getAccumulatorType()};
-  for (Value extra : extras) {
-    Type type = extra.getType();
-    if (auto memref = dyn_cast<MemRefType>(type))
-      type = memref.getElementType();
-    argTypes.push_back(type);
-  }
-  SmallVector<Location> argLocs(argTypes.size(), loc);
-  Block *block = builder.createBlock(&region, {}, argTypes, argLocs);
-  Type f32 = builder.getF32Type();
-  Value value = convertScalar(builder, loc, block->getArgument(0), f32);
-  unsigned next = 1;
-  if (alpha)
-    value =
-        arith::MulFOp::create(builder, loc, value, block->getArgument(next++));
-  if (bias != "none")
-    value = arith::AddFOp::create(
-        builder, loc, value,
-        convertScalar(builder, loc, block->getArgument(next++), f32));
-  if (residual)
-    value = arith::AddFOp::create(
-        builder, loc, value,
-        convertScalar(builder, loc, block->getArgument(next++), f32));
-  FailureOr<Value> activated = applyActivation(builder, loc, value);
-  if (failed(activated))
-    return failure();
-  Value result = convertScalar(builder, loc, *activated, outType);
-  YieldOp::create(builder, loc, ValueRange{result});
-  return success();
-}
-
-static FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, Location loc) {
-  MLIRContext &context = *builder.getContext();
-  FailureOr<Type> aType = parseElementType(context, elementType);
-  if (failed(aType))
-    return failure();
-  FailureOr<Type> bType =
-      bElementType.empty() ? aType : parseElementType(context, bElementType);
-  if (failed(bType))
-    return failure();
-  Type defaultOut = aType->isInteger(8)                   ? builder.getI32Type()
-                    : aType->getIntOrFloatBitWidth() == 8 ? builder.getF32Type()
-                                                          : *aType;
-  FailureOr<Type> outType = outElementType.empty()
-                                ? FailureOr<Type>(defaultOut)
-                                : parseElementType(context, outElementType);
-  if (failed(outType))
-    return failure();
-  if (bias != "none" && bias != "m" && bias != "n") {
-    fail("--bias must be none, m or n, got '" + bias + "'");
-    return failure();
-  }
-  for (int64_t size : {sizeM.getValue(), sizeN.getValue(), sizeK.getValue()})
-    if (size <= 0) {
-      fail("-m, -n and -k must be positive");
-      return failure();
-    }
-
-  int64_t m = sizeOrDynamic("m", sizeM), n = sizeOrDynamic("n", sizeN),
-          k = sizeOrDynamic("k", sizeK);
-  SmallVector<int64_t> prefix;
-  if (batch > 0)
-    prefix.push_back(sizeOrDynamic("batch", batch));
-  auto shape = [&](int64_t rows, int64_t cols) {
-    SmallVector<int64_t> result(prefix);
-    result.append({rows, cols});
-    return result;
-  };
-  SmallVector<Type> argTypes = {makeTile(shape(m, k), *aType, transposeA),
-                                makeTile(shape(k, n), *bType, transposeB),
-                                MemRefType::get(shape(m, n), *outType)};
-  Type f32 = builder.getF32Type();
-  if (alpha)
-    argTypes.push_back(f32);
-  if (bias == "m")
-    argTypes.push_back(MemRefType::get(shape(m, 1), f32));
-  else if (bias == "n")
-    argTypes.push_back(MemRefType::get({n}, f32));
-  if (residual)
-    argTypes.push_back(MemRefType::get(shape(m, n), *outType));
-
-  std::string name = kernelName.empty() ? "matmul" : kernelName.getValue();
-  auto func = func::FuncOp::create(builder, loc, name,
-                                   builder.getFunctionType(argTypes, {}));
-  Block *body = func.addEntryBlock();
-  builder.setInsertionPointToStart(body);
-  SmallVector<Value> extras(body->getArguments().drop_front(3));
-  FailureOr<ConfigAttr> config = parseConfig(*builder.getContext());
-  if (failed(config))
-    return failure();
-  auto matmul =
-      MatmulOp::create(builder, loc, body->getArgument(0), body->getArgument(1),
-                       body->getArgument(2), extras, *config);
-  bool needsEpilogue = !extras.empty() || activation != "none";
-  if (needsEpilogue) {
-    OpBuilder::InsertionGuard guard(builder);
-    if (failed(buildEpilogue(builder, loc, matmul, *outType, extras)))
-      return failure();
-  }
-  func::ReturnOp::create(builder, loc);
-  return func;
-}
-
-static FailureOr<func::FuncOp> buildAttention(OpBuilder &builder,
-                                              Location loc) {
-  MLIRContext &context = *builder.getContext();
-  FailureOr<Type> type = parseElementType(context, elementType);
-  if (failed(type))
-    return failure();
-  FailureOr<Type> outType =
-      outElementType.empty() ? type : parseElementType(context, outElementType);
-  if (failed(outType))
-    return failure();
-  int64_t hkv = kvHeads ? kvHeads.getValue() : heads.getValue();
-  for (int64_t size : {attnBatch.getValue(), heads.getValue(), hkv,
-                       seqQ.getValue(), seqKV.getValue(), headDim.getValue()})
-    if (size <= 0) {
-      fail("-b, -h, --kv-heads, --seq-q, --seq-kv and -d must be positive");
-      return failure();
-    }
-  int64_t b = sizeOrDynamic("batch", attnBatch);
-  int64_t sq = sizeOrDynamic("seq-q", seqQ),
-          skv = sizeOrDynamic("seq-kv", seqKV);
-  SmallVector<Type> argTypes = {
-      MemRefType::get({b, heads, sq, headDim}, *type),
-      MemRefType::get({b, hkv, skv, headDim}, *type),
-      MemRefType::get({b, hkv, skv, headDim}, *type),
-      MemRefType::get({b, heads, sq, headDim}, *outType)};
-  if (withLse)
-    argTypes.push_back(MemRefType::get({b, heads, sq}, builder.getF32Type()));
-  std::string name = kernelName.empty() ? "attention" : kernelName.getValue();
-  FailureOr<ConfigAttr> config = parseConfig(context);
-  if (failed(config))
-    return failure();
-  auto func = func::FuncOp::create(builder, loc, name,
-                                   builder.getFunctionType(argTypes, {}));
-  Block *body = func.addEntryBlock();
-  builder.setInsertionPointToStart(body);
-  Value lse = withLse ? body->getArgument(4) : Value();
-  FloatAttr scaleAttr =
-      scale != 0.0f ? builder.getF32FloatAttr(scale) : FloatAttr();
-  AttentionOp::create(builder, loc, body->getArgument(0), body->getArgument(1),
-                      body->getArgument(2), body->getArgument(3), lse,
-                      scaleAttr, causal ? builder.getUnitAttr() : UnitAttr(),
-                      *config);
-  func::ReturnOp::create(builder, loc);
-  return func;
+static AttentionProblem attentionFromCommandLine() {
+  AttentionProblem problem;
+  if (!kernelName.empty())
+    problem.name = kernelName;
+  problem.batch = attnBatch;
+  problem.heads = heads;
+  problem.kvHeads = kvHeads;
+  problem.seqQ = seqQ;
+  problem.seqKV = seqKV;
+  problem.headDim = headDim;
+  problem.dynamic.assign(dynamicDims.begin(), dynamicDims.end());
+  problem.type = elementType;
+  problem.outType = outElementType;
+  problem.causal = causal;
+  problem.scale = scale;
+  problem.lse = withLse;
+  problem.config = configText;
+  return problem;
 }
 
 int main(int argc, char **argv) {
@@ -433,7 +201,8 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   OpBuilder builder = OpBuilder::atBlockBegin(module->getBody());
   FailureOr<func::FuncOp> func =
-      matmulCommand ? buildMatmul(builder, loc) : buildAttention(builder, loc);
+      matmulCommand ? buildProblem(builder, loc, matmulFromCommandLine())
+                    : buildProblem(builder, loc, attentionFromCommandLine());
   if (failed(func) || failed(verify(*module)))
     return 1;
 

@@ -62,6 +62,53 @@ TEST(CompilerTest, CompilesMatmulWithLaunchFacts) {
       << module.reportJSON;
 }
 
+TEST(CompilerTest, ProblemDescriptions) {
+  Compiler compiler(CacheOptions{true, ""});
+  MatmulProblem matmul;
+  matmul.name = "gemm";
+  matmul.m = 100;
+  matmul.n = 60;
+  matmul.k = 40;
+  matmul.aType = "bf16";
+  matmul.transposeB = true;
+  matmul.bias = "n";
+  matmul.activation = "gelu";
+  auto compiledMatmul = compiler.compile(matmul, {"gfx950", 3});
+  ASSERT_TRUE(bool(compiledMatmul))
+      << llvm::toString(compiledMatmul.takeError());
+  const CompiledKernel *gemm = (*compiledMatmul)->lookup("gemm");
+  ASSERT_NE(gemm, nullptr);
+  EXPECT_EQ(gemm->problemArguments, 4u); // A, B, C, bias
+  EXPECT_EQ(gemm->arguments[3].shape, std::vector<int64_t>{60});
+
+  // A decode-shaped attention becomes a split-KV plan of two kernels.
+  AttentionProblem attention;
+  attention.heads = 4;
+  attention.kvHeads = 1;
+  attention.seqQ = 1;
+  attention.seqKV = 2048;
+  attention.headDim = 64;
+  attention.causal = true;
+  auto compiledAttention = compiler.compile(attention);
+  ASSERT_TRUE(bool(compiledAttention))
+      << llvm::toString(compiledAttention.takeError());
+  auto sequence = (*compiledAttention)->launchSequence("attention");
+  ASSERT_EQ(sequence.size(), 2u);
+  EXPECT_EQ(sequence[0]->name, "attention__split");
+  EXPECT_EQ(sequence[1]->name, "attention__combine");
+  EXPECT_GT(sequence[0]->grid.splits, 1);
+  EXPECT_EQ(sequence[0]->gridFor({0, 0, 1, 1, 4})[2],
+            unsigned(sequence[0]->grid.splits));
+
+  // Bad descriptions are errors that say what is wrong.
+  MatmulProblem bad = matmul;
+  bad.aType = "f64";
+  auto error = compiler.compile(bad);
+  ASSERT_FALSE(bool(error));
+  EXPECT_NE(llvm::toString(error.takeError()).find("unknown element type"),
+            std::string::npos);
+}
+
 TEST(CompilerTest, AssemblyOnRequest) {
   Compiler compiler(CacheOptions{true, ""});
   auto compiled = compiler.compile(matmulIR(64, 64, 64));

@@ -15,6 +15,7 @@
 #ifndef TESSEL_RUNTIME_COMPILER_H
 #define TESSEL_RUNTIME_COMPILER_H
 
+#include "tessel/Problems/Problems.h"
 #include "tessel/Runtime/Cache.h"
 #include "tessel/Target/KernelMetadata.h"
 
@@ -107,6 +108,13 @@ public:
   /// result. Errors carry the diagnostics with their locations.
   llvm::Expected<std::shared_ptr<const CompiledModule>>
   compile(llvm::StringRef ir, const CompileOptions &options = {});
+
+  /// Compiles a problem description (see tessel/Problems/Problems.h): its
+  /// problem-level IR goes through compile() above, cache included.
+  llvm::Expected<std::shared_ptr<const CompiledModule>>
+  compile(const MatmulProblem &problem, const CompileOptions &options = {});
+  llvm::Expected<std::shared_ptr<const CompiledModule>>
+  compile(const AttentionProblem &problem, const CompileOptions &options = {});
 
   KernelCache &getCache() { return cache; }
 

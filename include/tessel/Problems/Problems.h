@@ -1,0 +1,71 @@
+//===- Problems.h - Problem descriptions to problem-level IR ----*- C++ -*-===//
+//
+// A matmul or attention problem as plain data (sizes, types, layouts,
+// epilogue), and the problem-level (L0) function that states it. Used by
+// tessel-gen, by tessel::Compiler's problem entry points and so by every
+// embedding that does not write IR itself.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_PROBLEMS_PROBLEMS_H
+#define TESSEL_PROBLEMS_PROBLEMS_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tessel {
+
+struct MatmulProblem {
+  std::string name = "matmul";
+  int64_t m = 1024, n = 1024, k = 1024;
+  int64_t batch = 0; // 0: not batched
+  /// Sizes passed at run time instead: any of "m", "n", "k", "batch".
+  std::vector<std::string> dynamic;
+  /// Element types (f32, f16, bf16, i8, i32, fp8 names); empty bType is
+  /// aType, empty cType is i32 for i8, f32 for fp8, else aType.
+  std::string aType = "f16", bType, cType;
+  bool transposeA = false, transposeB = false; // stored column-major
+  /// Epilogue: C = activation(alpha * acc + bias + residual).
+  bool alpha = false;
+  std::string bias = "none"; // none, m (per row) or n (per column)
+  bool residual = false;
+  std::string activation = "none"; // none, relu, gelu, silu
+  /// A #tessel.config<...> to fix the tiling; empty: the compiler chooses.
+  std::string config;
+};
+
+struct AttentionProblem {
+  std::string name = "attention";
+  int64_t batch = 1, heads = 8;
+  int64_t kvHeads = 0; // 0: as many as query heads
+  int64_t seqQ = 1024, seqKV = 1024, headDim = 128;
+  /// Sizes passed at run time instead: any of "seq-q", "seq-kv", "batch".
+  std::vector<std::string> dynamic;
+  std::string type = "f16", outType; // empty outType: type
+  bool causal = false;
+  float scale = 0;  // 0: 1/sqrt(headDim)
+  bool lse = false; // also write the logsumexp
+  std::string config;
+};
+
+/// Builds the problem's function at `builder`'s insertion point; errors are
+/// emitted at `loc`.
+mlir::FailureOr<mlir::func::FuncOp> buildProblem(mlir::OpBuilder &builder,
+                                                 mlir::Location loc,
+                                                 const MatmulProblem &problem);
+mlir::FailureOr<mlir::func::FuncOp>
+buildProblem(mlir::OpBuilder &builder, mlir::Location loc,
+             const AttentionProblem &problem);
+
+/// The verified problem-level module as MLIR text.
+llvm::Expected<std::string> printProblem(const MatmulProblem &problem);
+llvm::Expected<std::string> printProblem(const AttentionProblem &problem);
+
+} // namespace tessel
+
+#endif // TESSEL_PROBLEMS_PROBLEMS_H
