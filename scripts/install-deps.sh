@@ -17,6 +17,8 @@ PACKAGES=(
   libgtest-dev
   # Python package and its tests
   python3 python3-numpy python3-pytest
+  # torch tensors in and out of the Python package (CPU build is enough)
+  python3-torch
 )
 
 missing=()

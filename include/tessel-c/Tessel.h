@@ -61,6 +61,41 @@ TESSEL_C_API void tesselCompilerGetCacheStats(TesselCompiler *compiler,
 /* Compiles MLIR text for `chip` (e.g. "gfx942"); NULL on error. */
 TESSEL_C_API TesselModule *tesselCompile(TesselCompiler *compiler,
                                          const char *ir, const char *chip);
+/* Problem descriptions (zero-initialize, then set what matters; NULL
+ * strings take the defaults of tessel/Problems/Problems.h). */
+typedef struct TesselMatmulProblem {
+  const char *name;                 /* "matmul" */
+  int64_t m, n, k, batch;           /* batch 0: not batched */
+  const char *a_type, *b_type, *c_type; /* "f16"; b as a; c derived */
+  int32_t transpose_a, transpose_b; /* operands stored column-major */
+  const char *bias;                 /* "none", "m" or "n" */
+  int32_t residual;                 /* adds a C-shaped argument */
+  const char *activation;           /* "none", "relu", "gelu", "silu" */
+} TesselMatmulProblem;
+
+typedef struct TesselAttentionProblem {
+  const char *name;                 /* "attention" */
+  int64_t batch, heads, kv_heads;   /* kv_heads 0: heads */
+  int64_t seq_q, seq_kv, head_dim;
+  const char *type;                 /* "f16" */
+  int32_t causal;
+  float scale;                      /* 0: 1/sqrt(head_dim) */
+  int32_t lse;                      /* also write the logsumexp */
+} TesselAttentionProblem;
+
+TESSEL_C_API TesselModule *
+tesselCompileMatmul(TesselCompiler *compiler,
+                    const TesselMatmulProblem *problem, const char *chip);
+TESSEL_C_API TesselModule *
+tesselCompileAttention(TesselCompiler *compiler,
+                       const TesselAttentionProblem *problem,
+                       const char *chip);
+/* The problem-level IR a description stands for (caller frees with
+ * tesselFreeString); NULL on error. */
+TESSEL_C_API char *tesselMatmulIR(const TesselMatmulProblem *problem);
+TESSEL_C_API char *tesselAttentionIR(const TesselAttentionProblem *problem);
+TESSEL_C_API void tesselFreeString(char *text);
+
 TESSEL_C_API void tesselModuleDestroy(TesselModule *module);
 
 TESSEL_C_API const void *tesselModuleGetCodeObject(const TesselModule *module,

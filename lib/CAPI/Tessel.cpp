@@ -7,6 +7,8 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <optional>
 
@@ -67,6 +69,98 @@ TesselModule *tesselCompile(TesselCompiler *compiler, const char *ir,
   module->compiled = *compiled;
   return module;
 }
+
+static std::string orDefault(const char *text, const std::string &fallback) {
+  return text ? std::string(text) : fallback;
+}
+
+static MatmulProblem toProblem(const TesselMatmulProblem &c) {
+  MatmulProblem problem;
+  problem.name = orDefault(c.name, problem.name);
+  problem.m = c.m;
+  problem.n = c.n;
+  problem.k = c.k;
+  problem.batch = c.batch;
+  problem.aType = orDefault(c.a_type, problem.aType);
+  problem.bType = orDefault(c.b_type, problem.bType);
+  problem.cType = orDefault(c.c_type, problem.cType);
+  problem.transposeA = c.transpose_a;
+  problem.transposeB = c.transpose_b;
+  problem.bias = orDefault(c.bias, problem.bias);
+  problem.residual = c.residual;
+  problem.activation = orDefault(c.activation, problem.activation);
+  return problem;
+}
+
+static AttentionProblem toProblem(const TesselAttentionProblem &c) {
+  AttentionProblem problem;
+  problem.name = orDefault(c.name, problem.name);
+  problem.batch = c.batch;
+  problem.heads = c.heads;
+  problem.kvHeads = c.kv_heads;
+  problem.seqQ = c.seq_q;
+  problem.seqKV = c.seq_kv;
+  problem.headDim = c.head_dim;
+  problem.type = orDefault(c.type, problem.type);
+  problem.causal = c.causal;
+  problem.scale = c.scale;
+  problem.lse = c.lse;
+  return problem;
+}
+
+template <typename CProblem>
+static TesselModule *compileProblem(TesselCompiler *compiler,
+                                    const CProblem *problem, const char *chip) {
+  if (!compiler || !problem || !chip) {
+    setError("compiler, problem and chip must not be NULL");
+    return nullptr;
+  }
+  CompileOptions options;
+  options.chip = chip;
+  auto compiled = compiler->compiler->compile(toProblem(*problem), options);
+  if (!compiled) {
+    setError(compiled.takeError());
+    return nullptr;
+  }
+  auto *module = new TesselModule();
+  module->compiled = *compiled;
+  return module;
+}
+
+TesselModule *tesselCompileMatmul(TesselCompiler *compiler,
+                                  const TesselMatmulProblem *problem,
+                                  const char *chip) {
+  return compileProblem(compiler, problem, chip);
+}
+
+TesselModule *tesselCompileAttention(TesselCompiler *compiler,
+                                     const TesselAttentionProblem *problem,
+                                     const char *chip) {
+  return compileProblem(compiler, problem, chip);
+}
+
+template <typename CProblem> static char *problemIR(const CProblem *problem) {
+  if (!problem) {
+    setError("problem must not be NULL");
+    return nullptr;
+  }
+  llvm::Expected<std::string> ir = printProblem(toProblem(*problem));
+  if (!ir) {
+    setError(ir.takeError());
+    return nullptr;
+  }
+  return strdup(ir->c_str());
+}
+
+char *tesselMatmulIR(const TesselMatmulProblem *problem) {
+  return problemIR(problem);
+}
+
+char *tesselAttentionIR(const TesselAttentionProblem *problem) {
+  return problemIR(problem);
+}
+
+void tesselFreeString(char *text) { free(text); }
 
 void tesselModuleDestroy(TesselModule *module) { delete module; }
 

@@ -332,6 +332,14 @@ tessel::generateAssembly(const CompiledModule &compiled, unsigned optLevel) {
 Compiler::Compiler() : Compiler(CacheOptions::fromEnvironment()) {}
 
 llvm::Expected<std::shared_ptr<const CompiledModule>>
+Compiler::compile(ModuleOp module, const CompileOptions &options) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os);
+  return compile(text, options);
+}
+
+llvm::Expected<std::shared_ptr<const CompiledModule>>
 Compiler::compile(const MatmulProblem &problem, const CompileOptions &options) {
   llvm::Expected<std::string> ir = printProblem(problem);
   if (!ir)

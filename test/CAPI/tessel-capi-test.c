@@ -114,6 +114,44 @@ int main(int argc, char **argv) {
   check(tesselCompile(fresh, kMatmul, "gfx123") == NULL, "unknown chip");
   printf("error: %s\n", tesselGetLastError());
 
+  /* Problem descriptions: a bf16 GEMM with bias and GELU, and the IR a
+   * decode attention stands for. */
+  TesselMatmulProblem gemm;
+  memset(&gemm, 0, sizeof(gemm));
+  gemm.m = 100;
+  gemm.n = 64;
+  gemm.k = 48;
+  gemm.a_type = "bf16";
+  gemm.transpose_b = 1;
+  gemm.bias = "n";
+  gemm.activation = "gelu";
+  TesselModule *described = tesselCompileMatmul(fresh, &gemm, "gfx942");
+  check(described && tesselModuleGetNumKernels(described) == 1 &&
+            strcmp(tesselModuleGetKernelName(described, 0), "matmul") == 0,
+        "matmul problem description compiles");
+  tesselModuleDestroy(described);
+  TesselAttentionProblem decode;
+  memset(&decode, 0, sizeof(decode));
+  decode.batch = 1;
+  decode.heads = 8;
+  decode.kv_heads = 2;
+  decode.seq_q = 1;
+  decode.seq_kv = 4096;
+  decode.head_dim = 128;
+  decode.causal = 1;
+  char *ir = tesselAttentionIR(&decode);
+  check(ir && strstr(ir, "tessel.attention") && strstr(ir, "causal"),
+        "attention problem prints its IR");
+  tesselFreeString(ir);
+  TesselModule *plan = tesselCompileAttention(fresh, &decode, "gfx942");
+  check(plan && tesselModuleGetNumKernels(plan) == 2,
+        "decode attention compiles to a split-KV plan");
+  tesselModuleDestroy(plan);
+  gemm.a_type = "f64";
+  check(tesselCompileMatmul(fresh, &gemm, "gfx942") == NULL,
+        "bad problem description");
+  printf("error: %s\n", tesselGetLastError());
+
   tesselCompilerDestroy(fresh);
   tesselModuleDestroy(module);
   tesselCompilerDestroy(compiler);

@@ -1,6 +1,12 @@
 //===- CompilerTest.cpp - tessel::Compiler and its kernel cache -----------===//
 
 #include "tessel/Runtime/Compiler.h"
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -99,6 +105,19 @@ TEST(CompilerTest, ProblemDescriptions) {
   EXPECT_GT(sequence[0]->grid.splits, 1);
   EXPECT_EQ(sequence[0]->gridFor({0, 0, 1, 1, 4})[2],
             unsigned(sequence[0]->grid.splits));
+
+  // A module built in the caller's own context compiles to the same code.
+  mlir::MLIRContext context;
+  context.loadDialect<TesselDialect, mlir::func::FuncDialect,
+                      mlir::arith::ArithDialect, mlir::math::MathDialect,
+                      mlir::memref::MemRefDialect>();
+  mlir::Location loc = mlir::UnknownLoc::get(&context);
+  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(loc);
+  mlir::OpBuilder builder = mlir::OpBuilder::atBlockBegin(module->getBody());
+  ASSERT_TRUE(succeeded(buildProblem(builder, loc, matmul)));
+  auto fromModule = compiler.compile(*module, {"gfx950", 3});
+  ASSERT_TRUE(bool(fromModule)) << llvm::toString(fromModule.takeError());
+  EXPECT_EQ((*fromModule)->hsaco, (*compiledMatmul)->hsaco);
 
   // Bad descriptions are errors that say what is wrong.
   MatmulProblem bad = matmul;

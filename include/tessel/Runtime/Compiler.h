@@ -28,6 +28,10 @@
 #include <string>
 #include <vector>
 
+namespace mlir {
+class ModuleOp;
+} // namespace mlir
+
 namespace tessel {
 
 struct CompileOptions {
@@ -108,6 +112,11 @@ public:
   /// result. Errors carry the diagnostics with their locations.
   llvm::Expected<std::shared_ptr<const CompiledModule>>
   compile(llvm::StringRef ir, const CompileOptions &options = {});
+
+  /// Compiles `module` (left unchanged: it is printed, and the text is what
+  /// is compiled and cached, so any context may own it).
+  llvm::Expected<std::shared_ptr<const CompiledModule>>
+  compile(mlir::ModuleOp module, const CompileOptions &options = {});
 
   /// Compiles a problem description (see tessel/Problems/Problems.h): its
   /// problem-level IR goes through compile() above, cache included.
