@@ -52,15 +52,13 @@ void tesselCompilerGetCacheStats(TesselCompiler *compiler,
             s.writeFailures};
 }
 
-TesselModule *tesselCompile(TesselCompiler *compiler, const char *ir,
-                            const char *chip) {
-  if (!compiler || !ir || !chip) {
-    setError("tesselCompile: compiler, ir and chip must not be NULL");
-    return nullptr;
-  }
+/// Compiles `input` (IR text or a problem description) for `chip`.
+template <typename Input>
+static TesselModule *compileInput(TesselCompiler *compiler, const Input &input,
+                                  const char *chip) {
   CompileOptions options;
   options.chip = chip;
-  auto compiled = compiler->compiler->compile(ir, options);
+  auto compiled = compiler->compiler->compile(input, options);
   if (!compiled) {
     setError(compiled.takeError());
     return nullptr;
@@ -68,6 +66,15 @@ TesselModule *tesselCompile(TesselCompiler *compiler, const char *ir,
   auto *module = new TesselModule();
   module->compiled = *compiled;
   return module;
+}
+
+TesselModule *tesselCompile(TesselCompiler *compiler, const char *ir,
+                            const char *chip) {
+  if (!compiler || !ir || !chip) {
+    setError("tesselCompile: compiler, ir and chip must not be NULL");
+    return nullptr;
+  }
+  return compileInput(compiler, llvm::StringRef(ir), chip);
 }
 
 static std::string orDefault(const char *text, const std::string &fallback) {
@@ -115,16 +122,7 @@ static TesselModule *compileProblem(TesselCompiler *compiler,
     setError("compiler, problem and chip must not be NULL");
     return nullptr;
   }
-  CompileOptions options;
-  options.chip = chip;
-  auto compiled = compiler->compiler->compile(toProblem(*problem), options);
-  if (!compiled) {
-    setError(compiled.takeError());
-    return nullptr;
-  }
-  auto *module = new TesselModule();
-  module->compiled = *compiled;
-  return module;
+  return compileInput(compiler, toProblem(*problem), chip);
 }
 
 TesselModule *tesselCompileMatmul(TesselCompiler *compiler,
