@@ -217,7 +217,9 @@ uint64_t tesselModuleGetKernelLdsBytes(const TesselModule *module,
 /// there is none.
 static HipDevice *getHipDevice(std::string &reason) {
   static std::mutex mutex;
-  static std::unique_ptr<HipDevice> device;
+  // Never destroyed: unloading HIP while the process exits races its own
+  // teardown.
+  static HipDevice *device = nullptr;
   static std::string failure;
   static bool tried = false;
   std::lock_guard<std::mutex> lock(mutex);
@@ -225,12 +227,12 @@ static HipDevice *getHipDevice(std::string &reason) {
     tried = true;
     auto opened = HipDevice::open();
     if (opened)
-      device = std::move(*opened);
+      device = opened->release();
     else
       failure = llvm::toString(opened.takeError());
   }
   reason = failure;
-  return device.get();
+  return device;
 }
 
 int tesselHipAvailable(void) {
@@ -331,6 +333,11 @@ int tesselRun(TesselModule *module, const char *name,
               size_t count, TesselDevice device) {
   if (!module || !name || (count && !buffers)) {
     setError("tesselRun: module, name and buffers must not be NULL");
+    return 1;
+  }
+  if (device != TESSEL_DEVICE_AUTO && device != TESSEL_DEVICE_HIP &&
+      device != TESSEL_DEVICE_EMULATOR) {
+    setError("tesselRun: unknown device " + llvm::Twine(int(device)));
     return 1;
   }
   ProblemSizes problemSizes = toProblemSizes(sizes);

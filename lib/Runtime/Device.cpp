@@ -5,6 +5,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/xxhash.h"
 
 #include <cstring>
 #include <dlfcn.h>
@@ -227,8 +228,8 @@ llvm::Expected<std::unique_ptr<HipDevice>> HipDevice::open() {
 
 HipDevice::~HipDevice() {
   if (api)
-    for (void *module : modules)
-      api->moduleUnload(module);
+    for (auto &entry : modules)
+      api->moduleUnload(entry.second);
   if (library)
     dlclose(library);
 }
@@ -268,10 +269,21 @@ llvm::Error HipDevice::launch(llvm::ArrayRef<char> hsaco,
                               std::array<unsigned, 3> block,
                               llvm::ArrayRef<char> kernargs) {
   void *module = nullptr;
-  if (llvm::Error error = check(api->moduleLoadData(&module, hsaco.data()),
-                                "hipModuleLoadData"))
-    return error;
-  modules.push_back(module);
+  {
+    std::lock_guard<std::mutex> lock(modulesMutex);
+    auto key = std::make_pair(
+        llvm::xxh3_64bits(llvm::ArrayRef(
+            reinterpret_cast<const uint8_t *>(hsaco.data()), hsaco.size())),
+        hsaco.size());
+    void *&loaded = modules[key];
+    if (!loaded)
+      if (llvm::Error error = check(api->moduleLoadData(&loaded, hsaco.data()),
+                                    "hipModuleLoadData")) {
+        modules.erase(key);
+        return error;
+      }
+    module = loaded;
+  }
   void *function = nullptr;
   std::string name = kernel.str();
   if (llvm::Error error =

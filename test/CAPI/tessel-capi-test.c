@@ -92,6 +92,8 @@ int main(int argc, char **argv) {
   check(tesselRun(module, "mm", &sizes, buffers, 2, TESSEL_DEVICE_EMULATOR) != 0,
         "missing argument rejected");
   printf("error: %s\n", tesselGetLastError());
+  check(tesselRun(module, "mm", &sizes, buffers, 3, (TesselDevice)7) != 0,
+        "unknown device rejected");
 
   TesselModule *again = tesselCompile(compiler, kMatmul, "gfx942");
   TesselCacheStats stats;

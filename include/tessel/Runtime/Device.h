@@ -19,7 +19,9 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -70,7 +72,8 @@ public:
   llvm::Error copyToDevice(void *device, const void *host, size_t bytes);
   llvm::Error copyToHost(void *host, const void *device, size_t bytes);
 
-  /// Loads `hsaco` (kept loaded for the device's lifetime) and launches
+  /// Loads `hsaco` (once per distinct code object, kept loaded for the
+  /// device's lifetime) and launches
   /// `kernel` with the packed `kernargs`, then waits for it.
   llvm::Error launch(llvm::ArrayRef<char> hsaco, llvm::StringRef kernel,
                      std::array<unsigned, 3> grid,
@@ -85,7 +88,9 @@ private:
 
   void *library = nullptr;
   std::unique_ptr<Api> api;
-  std::vector<void *> modules;
+  /// Loaded code objects by content (xxh3 and size), loaded once each.
+  std::map<std::pair<uint64_t, size_t>, void *> modules;
+  std::mutex modulesMutex;
 };
 
 /// The emulator as a device: runs a compiled module's kernels on the CPU,
