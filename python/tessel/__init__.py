@@ -213,6 +213,10 @@ def matmul(a, b, *, chip="gfx942", bias=None, activation=None,
     batched = a.ndim == 3
     if batched and a.shape[0] != b.shape[0]:
         raise TesselError("batch sizes differ")
+    if element == "i8" and (bias is not None or activation):
+        raise TesselError("int8 matmuls take no bias or activation here "
+                          "(their accumulator is i32); build the IR and use "
+                          "tessel.compile")
     out_dtype = np.int32 if element == "i8" else a.dtype
     out_element = "i32" if element == "i8" else element
     c = np.zeros(a.shape[:-1] + (b.shape[-1],), dtype=out_dtype)

@@ -53,6 +53,8 @@ def test_matmul_epilogue_bias_relu():
     c = tessel.matmul(a, b, bias=bias, activation="relu")
     expected = np.maximum(reference_matmul(a, b) + bias, 0)
     assert np.abs(c - expected).max() < 1e-4
+    bias_only = tessel.matmul(a, b, bias=bias)
+    assert np.abs(bias_only - (reference_matmul(a, b) + bias)).max() < 1e-4
     relu_only = tessel.matmul(a, b, activation="relu")
     assert np.abs(relu_only - np.maximum(reference_matmul(a, b), 0)).max() < 1e-4
 
@@ -109,6 +111,9 @@ def test_errors_are_exceptions_with_diagnostics():
                       chip="gfx000")
     with pytest.raises(tessel.TesselError, match="do not multiply"):
         tessel.matmul(np.ones((4, 5), np.float16), np.ones((4, 4), np.float16))
+    with pytest.raises(tessel.TesselError, match="int8 matmuls"):
+        tessel.matmul(np.ones((4, 4), np.int8), np.ones((4, 4), np.int8),
+                      activation="relu")
     with pytest.raises(tessel.TesselError, match="dtype"):
         tessel.matmul(np.ones((4, 4)), np.ones((4, 4)))
 
