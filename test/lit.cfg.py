@@ -20,7 +20,7 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
     ["tessel-opt", "tesselc", "tessel-gen", "tessel-layout", "tessel-run",
-     "tessel-capi-test"], [config.tessel_tools_dir])
+     "tessel-capi-test", "tessel-bench-compile"], [config.tessel_tools_dir])
 config.substitutions.append(("%tessel_src_root", config.tessel_src_root))
 config.substitutions.append(("%tessel_obj_root", config.tessel_obj_root))
 

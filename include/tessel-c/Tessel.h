@@ -1,4 +1,5 @@
-/*===- tessel-c/Tessel.h - Tessel's C API --------------------------*- C -*-===*\
+/*===- tessel-c/Tessel.h - Tessel's C API --------------------------*- C
+-*-===*\
 |*                                                                            *|
 |* The one ABI for frameworks: compile Tessel IR for a chip (cached), read    *|
 |* the code object and its report, and run a problem on a GPU through HIP or  *|
@@ -40,8 +41,8 @@ typedef struct TesselBuffer {
 
 /* The sizes that set a problem's grid; unused ones 0. */
 typedef struct TesselProblemSizes {
-  int64_t m, n, batch;    /* matmul (batch 0: not batched) */
-  int64_t seq_q, heads;   /* attention (batch shared) */
+  int64_t m, n, batch;  /* matmul (batch 0: not batched) */
+  int64_t seq_q, heads; /* attention (batch shared) */
 } TesselProblemSizes;
 
 typedef struct TesselCacheStats {
@@ -64,23 +65,23 @@ TESSEL_C_API TesselModule *tesselCompile(TesselCompiler *compiler,
 /* Problem descriptions (zero-initialize, then set what matters; NULL
  * strings take the defaults of tessel/Problems/Problems.h). */
 typedef struct TesselMatmulProblem {
-  const char *name;                 /* "matmul" */
-  int64_t m, n, k, batch;           /* batch 0: not batched */
+  const char *name;                     /* "matmul" */
+  int64_t m, n, k, batch;               /* batch 0: not batched */
   const char *a_type, *b_type, *c_type; /* "f16"; b as a; c derived */
-  int32_t transpose_a, transpose_b; /* operands stored column-major */
-  const char *bias;                 /* "none", "m" or "n" */
-  int32_t residual;                 /* adds a C-shaped argument */
-  const char *activation;           /* "none", "relu", "gelu", "silu" */
+  int32_t transpose_a, transpose_b;     /* operands stored column-major */
+  const char *bias;                     /* "none", "m" or "n" */
+  int32_t residual;                     /* adds a C-shaped argument */
+  const char *activation;               /* "none", "relu", "gelu", "silu" */
 } TesselMatmulProblem;
 
 typedef struct TesselAttentionProblem {
-  const char *name;                 /* "attention" */
-  int64_t batch, heads, kv_heads;   /* kv_heads 0: heads */
+  const char *name;               /* "attention" */
+  int64_t batch, heads, kv_heads; /* kv_heads 0: heads */
   int64_t seq_q, seq_kv, head_dim;
-  const char *type;                 /* "f16" */
+  const char *type; /* "f16" */
   int32_t causal;
-  float scale;                      /* 0: 1/sqrt(head_dim) */
-  int32_t lse;                      /* also write the logsumexp */
+  float scale; /* 0: 1/sqrt(head_dim) */
+  int32_t lse; /* also write the logsumexp */
 } TesselAttentionProblem;
 
 TESSEL_C_API TesselModule *
@@ -88,8 +89,7 @@ tesselCompileMatmul(TesselCompiler *compiler,
                     const TesselMatmulProblem *problem, const char *chip);
 TESSEL_C_API TesselModule *
 tesselCompileAttention(TesselCompiler *compiler,
-                       const TesselAttentionProblem *problem,
-                       const char *chip);
+                       const TesselAttentionProblem *problem, const char *chip);
 /* The problem-level IR a description stands for (caller frees with
  * tesselFreeString); NULL on error. */
 TESSEL_C_API char *tesselMatmulIR(const TesselMatmulProblem *problem);
@@ -108,8 +108,8 @@ TESSEL_C_API const char *tesselModuleGetReport(const TesselModule *module);
 TESSEL_C_API size_t tesselModuleGetNumKernels(const TesselModule *module);
 TESSEL_C_API const char *tesselModuleGetKernelName(const TesselModule *module,
                                                    size_t index);
-TESSEL_C_API unsigned
-tesselModuleGetKernelBlockSize(const TesselModule *module, size_t index);
+TESSEL_C_API unsigned tesselModuleGetKernelBlockSize(const TesselModule *module,
+                                                     size_t index);
 TESSEL_C_API uint64_t tesselModuleGetKernelLdsBytes(const TesselModule *module,
                                                     size_t index);
 

@@ -114,6 +114,9 @@ def test_errors_are_exceptions_with_diagnostics():
     with pytest.raises(tessel.TesselError, match="int8 matmuls"):
         tessel.matmul(np.ones((4, 4), np.int8), np.ones((4, 4), np.int8),
                       activation="relu")
+    with pytest.raises(tessel.TesselError, match="device must be one of"):
+        tessel.matmul(np.ones((4, 4), np.float16), np.ones((4, 4), np.float16),
+                      device="cuda")
     with pytest.raises(tessel.TesselError, match="dtype"):
         tessel.matmul(np.ones((4, 4)), np.ones((4, 4)))
 

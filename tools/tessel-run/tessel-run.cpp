@@ -97,29 +97,6 @@ static std::optional<std::array<unsigned, 3>> parseDims(llvm::StringRef text) {
   return dims;
 }
 
-/// The .npy dtype that holds `type`'s elements.
-static std::optional<std::string> dtypeFor(Type type) {
-  if (type.isF32())
-    return "<f4";
-  if (type.isF64())
-    return "<f8";
-  if (type.isF16())
-    return "<f2";
-  if (type.isBF16())
-    return "<u2"; // bf16 bits
-  if (isa<FloatType>(type) && type.getIntOrFloatBitWidth() == 8)
-    return "|u1"; // fp8 bits
-  if (type.isInteger(8))
-    return "|i1";
-  if (type.isInteger(16))
-    return "<i2";
-  if (type.isInteger(32))
-    return "<i4";
-  if (type.isInteger(64))
-    return "<i8";
-  return std::nullopt;
-}
-
 /// One memref argument: its host buffer, laid out as the memref's strides
 /// say, and the logical array it came from.
 struct MemrefArgument {
@@ -154,7 +131,7 @@ static llvm::Error loadMemref(MemrefArgument &argument, unsigned index,
   if (!array)
     return array.takeError();
   MemRefType type = argument.type;
-  std::optional<std::string> dtype = dtypeFor(type.getElementType());
+  std::optional<std::string> dtype = getNpyDtype(type.getElementType());
   if (!dtype)
     return llvm::createStringError(
         llvm::formatv("argument {0}: memrefs of {1} are not supported", index,

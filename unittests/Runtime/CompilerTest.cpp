@@ -229,6 +229,25 @@ TEST(CompilerTest, EmptyDirectoryDisablesTheDiskCache) {
   EXPECT_TRUE(compiler.getCache().pathFor("x").empty());
 }
 
+TEST(CompilerTest, UnwritableCacheStillCompiles) {
+  CacheDirectory directory;
+  // The cache "directory" is a regular file: writing an entry fails.
+  llvm::SmallString<128> file(directory.path);
+  llvm::sys::path::append(file, "not-a-directory");
+  {
+    std::error_code error;
+    llvm::raw_fd_ostream os(file, error);
+    ASSERT_FALSE(error);
+  }
+  Compiler compiler(CacheOptions{true, std::string(file)});
+  auto compiled = compiler.compile(matmulIR(32, 32, 32));
+  ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
+  EXPECT_EQ(compiler.getCache().getStats().writeFailures, 1u);
+  // The memory cache still serves the next call.
+  ASSERT_TRUE(bool(compiler.compile(matmulIR(32, 32, 32))));
+  EXPECT_EQ(compiler.getCache().getStats().memoryHits, 1u);
+}
+
 TEST(CompilerTest, ConcurrentCompiles) {
   CacheDirectory directory;
   Compiler compiler(directory.options());
