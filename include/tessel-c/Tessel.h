@@ -31,19 +31,39 @@ typedef enum TesselDevice {
   TESSEL_DEVICE_EMULATOR = 2,
 } TesselDevice;
 
-/* A host array: contiguous, row-major, `bytes` long. */
+/* A host array of `rank` dimensions (0 to TESSEL_MAX_RANK), `bytes` long.
+ * `strides` (in elements, one per dimension) may be NULL: the array is then
+ * dense in the order of the kernel's layout (row-major, or column-major
+ * for an operand the kernel reads transposed; see tesselModuleGetArgument).
+ * Every array is checked against the kernel before anything runs. */
 typedef struct TesselBuffer {
   void *data;
   size_t bytes;
   int32_t rank;
   const int64_t *shape;
+  const int64_t *strides;
 } TesselBuffer;
 
-/* The sizes that set a problem's grid; unused ones 0. */
+#define TESSEL_MAX_RANK 8
+
+/* Optional: the problem's sizes are derived from the arrays; a nonzero
+ * field here must agree with them (a check, not an override). */
 typedef struct TesselProblemSizes {
   int64_t m, n, batch;  /* matmul (batch 0: not batched) */
   int64_t seq_q, heads; /* attention (batch shared) */
 } TesselProblemSizes;
+
+/* One argument of a problem as the compiled kernel takes it. The strings
+ * and arrays are owned by the module. */
+typedef struct TesselArgumentInfo {
+  int32_t is_array;         /* else a scalar */
+  const char *element_type; /* "f16", "bf16", "f32", "i8", "i32", ... */
+  uint32_t element_bytes;
+  int32_t rank;
+  const int64_t *shape;   /* -1: set at run time */
+  const int64_t *strides; /* -1: dense in the layout's order */
+  int32_t written;        /* the kernel writes it (an output) */
+} TesselArgumentInfo;
 
 typedef struct TesselCacheStats {
   uint64_t memory_hits, disk_hits, misses, corrupt_entries, write_failures;
@@ -80,8 +100,9 @@ typedef struct TesselAttentionProblem {
   int64_t seq_q, seq_kv, head_dim;
   const char *type; /* "f16" */
   int32_t causal;
-  float scale; /* 0: 1/sqrt(head_dim) */
-  int32_t lse; /* also write the logsumexp */
+  float scale;          /* used when has_scale; else 1/sqrt(head_dim) */
+  int32_t lse;          /* also write the logsumexp */
+  int32_t has_scale;    /* nonzero: `scale` is given (0 is then an error) */
 } TesselAttentionProblem;
 
 TESSEL_C_API TesselModule *
@@ -113,8 +134,17 @@ TESSEL_C_API unsigned tesselModuleGetKernelBlockSize(const TesselModule *module,
 TESSEL_C_API uint64_t tesselModuleGetKernelLdsBytes(const TesselModule *module,
                                                     size_t index);
 
+/* The arguments problem `name` takes (-1 with an error if there is no such
+ * problem), and argument `index` of them (0 on success). */
+TESSEL_C_API int64_t tesselModuleGetNumArguments(const TesselModule *module,
+                                                 const char *name);
+TESSEL_C_API int tesselModuleGetArgument(const TesselModule *module,
+                                         const char *name, size_t index,
+                                         TesselArgumentInfo *info);
+
 /* Runs problem `name` (the function name in the IR) over `buffers`, the
- * problem function's arguments in order, copying results back into them.
+ * problem function's arguments in order, writing results into the arrays
+ * the kernel writes (the others are only read). `sizes` may be NULL.
  * Returns 0 on success. */
 TESSEL_C_API int tesselRun(TesselModule *module, const char *name,
                            const TesselProblemSizes *sizes,

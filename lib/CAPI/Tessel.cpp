@@ -1,9 +1,17 @@
 //===- Tessel.cpp - Tessel's C API ----------------------------------------===//
+//
+// Every entry point checks its handles against the set of live ones, so a
+// NULL, destroyed or foreign handle is an error message, never a crash in
+// the embedding process. Compiles run inside a crash-recovery context (see
+// compileInput).
+//
+//===----------------------------------------------------------------------===//
 
 #include "tessel-c/Tessel.h"
 #include "tessel/Runtime/Compiler.h"
 #include "tessel/Runtime/Device.h"
 
+#include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cstdio>
@@ -11,6 +19,7 @@
 #include <cstring>
 #include <mutex>
 #include <optional>
+#include <unordered_set>
 
 using namespace tessel;
 
@@ -36,42 +45,141 @@ static void setError(const llvm::Twine &message) { lastError = message.str(); }
 
 const char *tesselGetLastError(void) { return lastError.c_str(); }
 
+//===----------------------------------------------------------------------===//
+// Live handles
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The handles of one kind that were created and not destroyed yet.
+class LiveHandles {
+public:
+  void add(const void *handle) {
+    std::lock_guard<std::mutex> lock(mutex);
+    live.insert(handle);
+  }
+  /// Forgets `handle`; false if it was not live.
+  bool remove(const void *handle) {
+    std::lock_guard<std::mutex> lock(mutex);
+    return live.erase(handle) != 0;
+  }
+  bool contains(const void *handle) {
+    std::lock_guard<std::mutex> lock(mutex);
+    return live.count(handle) != 0;
+  }
+
+private:
+  std::mutex mutex;
+  std::unordered_set<const void *> live;
+};
+} // namespace
+
+static LiveHandles &liveCompilers() {
+  static LiveHandles *handles = new LiveHandles(); // outlives static dtors
+  return *handles;
+}
+
+static LiveHandles &liveModules() {
+  static LiveHandles *handles = new LiveHandles();
+  return *handles;
+}
+
+/// Whether `compiler` is usable; if not, says so for `function`.
+static bool checkCompiler(const TesselCompiler *compiler,
+                          const char *function) {
+  if (compiler && liveCompilers().contains(compiler))
+    return true;
+  setError(llvm::Twine(function) +
+           (compiler ? ": the compiler handle is not a live compiler "
+                       "(destroyed, or never created)"
+                     : ": the compiler handle is NULL"));
+  return false;
+}
+
+static bool checkModule(const TesselModule *module, const char *function) {
+  if (module && liveModules().contains(module))
+    return true;
+  setError(llvm::Twine(function) +
+           (module ? ": the module handle is not a live module (destroyed, "
+                     "or never created)"
+                   : ": the module handle is NULL"));
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// Compilers
+//===----------------------------------------------------------------------===//
+
 TesselCompiler *tesselCompilerCreate(const char *cacheDirectory) {
   CacheOptions options = cacheDirectory
                              ? CacheOptions{true, std::string(cacheDirectory)}
                              : CacheOptions::fromEnvironment();
-  return new TesselCompiler{std::make_unique<Compiler>(options)};
+  auto *compiler = new TesselCompiler{std::make_unique<Compiler>(options)};
+  liveCompilers().add(compiler);
+  return compiler;
 }
 
-void tesselCompilerDestroy(TesselCompiler *compiler) { delete compiler; }
+void tesselCompilerDestroy(TesselCompiler *compiler) {
+  if (!compiler)
+    return; // like free(NULL)
+  if (!liveCompilers().remove(compiler)) {
+    checkCompiler(compiler, "tesselCompilerDestroy");
+    return;
+  }
+  delete compiler;
+}
 
 void tesselCompilerGetCacheStats(TesselCompiler *compiler,
                                  TesselCacheStats *stats) {
+  if (!stats) {
+    setError("tesselCompilerGetCacheStats: stats must not be NULL");
+    return;
+  }
+  *stats = {};
+  if (!checkCompiler(compiler, "tesselCompilerGetCacheStats"))
+    return;
   CacheStats s = compiler->compiler->getCache().getStats();
   *stats = {s.memoryHits, s.diskHits, s.misses, s.corruptEntries,
             s.writeFailures};
 }
 
-/// Compiles `input` (IR text or a problem description) for `chip`.
+/// Compiles `input` (IR text or a problem description) for `chip`. A crash
+/// inside the compiler (an upstream MLIR/LLVM bug reachable from some input)
+/// is caught by a crash-recovery context and becomes an error: the
+/// embedding process survives, though memory the compile held may leak.
 template <typename Input>
 static TesselModule *compileInput(TesselCompiler *compiler, const Input &input,
                                   const char *chip) {
   CompileOptions options;
   options.chip = chip;
-  auto compiled = compiler->compiler->compile(input, options);
-  if (!compiled) {
-    setError(compiled.takeError());
+  std::optional<llvm::Expected<std::shared_ptr<const CompiledModule>>>
+      compiled;
+  static std::once_flag enableRecovery;
+  std::call_once(enableRecovery, [] { llvm::CrashRecoveryContext::Enable(); });
+  llvm::CrashRecoveryContext recovery;
+  bool survived = recovery.RunSafely(
+      [&] { compiled.emplace(compiler->compiler->compile(input, options)); });
+  if (!survived) {
+    setError("the compiler crashed on this input (caught; please report "
+             "the input): signal or error code " +
+             llvm::Twine(recovery.RetCode));
+    return nullptr;
+  }
+  if (!*compiled) {
+    setError(compiled->takeError());
     return nullptr;
   }
   auto *module = new TesselModule();
-  module->compiled = *compiled;
+  module->compiled = std::move(**compiled);
+  liveModules().add(module);
   return module;
 }
 
 TesselModule *tesselCompile(TesselCompiler *compiler, const char *ir,
                             const char *chip) {
-  if (!compiler || !ir || !chip) {
-    setError("tesselCompile: compiler, ir and chip must not be NULL");
+  if (!checkCompiler(compiler, "tesselCompile"))
+    return nullptr;
+  if (!ir || !chip) {
+    setError("tesselCompile: ir and chip must not be NULL");
     return nullptr;
   }
   return compileInput(compiler, llvm::StringRef(ir), chip);
@@ -110,16 +218,20 @@ static AttentionProblem toProblem(const TesselAttentionProblem &c) {
   problem.headDim = c.head_dim;
   problem.type = orDefault(c.type, problem.type);
   problem.causal = c.causal;
-  problem.scale = c.scale;
+  if (c.has_scale)
+    problem.scale = c.scale;
   problem.lse = c.lse;
   return problem;
 }
 
 template <typename CProblem>
 static TesselModule *compileProblem(TesselCompiler *compiler,
-                                    const CProblem *problem, const char *chip) {
-  if (!compiler || !problem || !chip) {
-    setError("compiler, problem and chip must not be NULL");
+                                    const CProblem *problem, const char *chip,
+                                    const char *function) {
+  if (!checkCompiler(compiler, function))
+    return nullptr;
+  if (!problem || !chip) {
+    setError(llvm::Twine(function) + ": problem and chip must not be NULL");
     return nullptr;
   }
   return compileInput(compiler, toProblem(*problem), chip);
@@ -128,13 +240,13 @@ static TesselModule *compileProblem(TesselCompiler *compiler,
 TesselModule *tesselCompileMatmul(TesselCompiler *compiler,
                                   const TesselMatmulProblem *problem,
                                   const char *chip) {
-  return compileProblem(compiler, problem, chip);
+  return compileProblem(compiler, problem, chip, "tesselCompileMatmul");
 }
 
 TesselModule *tesselCompileAttention(TesselCompiler *compiler,
                                      const TesselAttentionProblem *problem,
                                      const char *chip) {
-  return compileProblem(compiler, problem, chip);
+  return compileProblem(compiler, problem, chip, "tesselCompileAttention");
 }
 
 template <typename CProblem> static char *problemIR(const CProblem *problem) {
@@ -160,15 +272,37 @@ char *tesselAttentionIR(const TesselAttentionProblem *problem) {
 
 void tesselFreeString(char *text) { free(text); }
 
-void tesselModuleDestroy(TesselModule *module) { delete module; }
+//===----------------------------------------------------------------------===//
+// Modules
+//===----------------------------------------------------------------------===//
+
+void tesselModuleDestroy(TesselModule *module) {
+  if (!module)
+    return;
+  if (!liveModules().remove(module)) {
+    checkModule(module, "tesselModuleDestroy");
+    return;
+  }
+  delete module;
+}
 
 const void *tesselModuleGetCodeObject(const TesselModule *module,
                                       size_t *size) {
+  if (size)
+    *size = 0;
+  if (!checkModule(module, "tesselModuleGetCodeObject"))
+    return nullptr;
+  if (!size) {
+    setError("tesselModuleGetCodeObject: size must not be NULL");
+    return nullptr;
+  }
   *size = module->compiled->hsaco.size();
   return module->compiled->hsaco.data();
 }
 
 const char *tesselModuleGetAssembly(TesselModule *module) {
+  if (!checkModule(module, "tesselModuleGetAssembly"))
+    return nullptr;
   std::lock_guard<std::mutex> lock(module->assemblyMutex);
   if (!module->assembly) {
     llvm::Expected<std::string> isa = generateAssembly(*module->compiled);
@@ -182,36 +316,104 @@ const char *tesselModuleGetAssembly(TesselModule *module) {
 }
 
 const char *tesselModuleGetReport(const TesselModule *module) {
+  if (!checkModule(module, "tesselModuleGetReport"))
+    return nullptr;
   return module->compiled->reportJSON.c_str();
 }
 
 size_t tesselModuleGetNumKernels(const TesselModule *module) {
+  if (!checkModule(module, "tesselModuleGetNumKernels"))
+    return 0;
   return module->compiled->kernels.size();
 }
 
-static const CompiledKernel *kernelAt(const TesselModule *module,
-                                      size_t index) {
+static const CompiledKernel *kernelAt(const TesselModule *module, size_t index,
+                                      const char *function) {
+  if (!checkModule(module, function))
+    return nullptr;
   const std::vector<CompiledKernel> &kernels = module->compiled->kernels;
-  return index < kernels.size() ? &kernels[index] : nullptr;
+  if (index < kernels.size())
+    return &kernels[index];
+  setError(llvm::formatv("{0}: kernel index {1} is out of range (the module "
+                         "has {2})",
+                         function, index, kernels.size()));
+  return nullptr;
 }
 
 const char *tesselModuleGetKernelName(const TesselModule *module,
                                       size_t index) {
-  const CompiledKernel *kernel = kernelAt(module, index);
+  const CompiledKernel *kernel =
+      kernelAt(module, index, "tesselModuleGetKernelName");
   return kernel ? kernel->name.c_str() : nullptr;
 }
 
 unsigned tesselModuleGetKernelBlockSize(const TesselModule *module,
                                         size_t index) {
-  const CompiledKernel *kernel = kernelAt(module, index);
+  const CompiledKernel *kernel =
+      kernelAt(module, index, "tesselModuleGetKernelBlockSize");
   return kernel ? kernel->blockSize : 0;
 }
 
 uint64_t tesselModuleGetKernelLdsBytes(const TesselModule *module,
                                        size_t index) {
-  const CompiledKernel *kernel = kernelAt(module, index);
+  const CompiledKernel *kernel =
+      kernelAt(module, index, "tesselModuleGetKernelLdsBytes");
   return kernel ? kernel->metadata.ldsBytes : 0;
 }
+
+/// The first kernel of problem `name`, whose arguments are the problem's.
+static const CompiledKernel *problemKernel(const TesselModule *module,
+                                           const char *name,
+                                           const char *function) {
+  if (!checkModule(module, function))
+    return nullptr;
+  if (!name) {
+    setError(llvm::Twine(function) + ": name must not be NULL");
+    return nullptr;
+  }
+  std::vector<const CompiledKernel *> sequence =
+      module->compiled->launchSequence(name);
+  if (sequence.empty()) {
+    setError(llvm::Twine(function) + ": the module has no problem '" + name +
+             "'");
+    return nullptr;
+  }
+  return sequence.front();
+}
+
+int64_t tesselModuleGetNumArguments(const TesselModule *module,
+                                    const char *name) {
+  const CompiledKernel *kernel =
+      problemKernel(module, name, "tesselModuleGetNumArguments");
+  return kernel ? int64_t(kernel->problemArguments) : -1;
+}
+
+int tesselModuleGetArgument(const TesselModule *module, const char *name,
+                            size_t index, TesselArgumentInfo *info) {
+  const CompiledKernel *kernel =
+      problemKernel(module, name, "tesselModuleGetArgument");
+  if (!kernel)
+    return 1;
+  if (!info || index >= kernel->problemArguments) {
+    setError(llvm::formatv("tesselModuleGetArgument: {0}",
+                           info ? "argument index out of range"
+                                : "info must not be NULL"));
+    return 1;
+  }
+  const ArgumentType &type = kernel->arguments[index];
+  *info = {type.isMemref,
+           type.elementType.c_str(),
+           type.elementBytes,
+           int32_t(type.shape.size()),
+           type.shape.data(),
+           type.strides.data(),
+           type.written};
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Running
+//===----------------------------------------------------------------------===//
 
 /// The HIP device of the process, opened once; null (with the reason) when
 /// there is none.
@@ -250,9 +452,40 @@ static ProblemSizes toProblemSizes(const TesselProblemSizes *sizes) {
   return result;
 }
 
+/// The host arrays as kernel arguments at their host addresses; an error
+/// for a malformed buffer description.
+static llvm::Expected<std::vector<KernelArgumentValue>>
+describeBuffers(const TesselBuffer *buffers, size_t count) {
+  std::vector<KernelArgumentValue> arguments;
+  for (size_t i = 0; i < count; ++i) {
+    const TesselBuffer &buffer = buffers[i];
+    if (buffer.rank < 0 || buffer.rank > TESSEL_MAX_RANK)
+      return llvm::createStringError(llvm::formatv(
+          "buffer {0}: rank {1} is outside 0..{2}", i, buffer.rank,
+          TESSEL_MAX_RANK));
+    if (buffer.rank > 0 && !buffer.shape)
+      return llvm::createStringError(
+          llvm::formatv("buffer {0}: shape is NULL for rank {1}", i,
+                        buffer.rank));
+    if (!buffer.data && buffer.bytes)
+      return llvm::createStringError(
+          llvm::formatv("buffer {0}: data is NULL but bytes is {1}", i,
+                        buffer.bytes));
+    llvm::ArrayRef<int64_t> shape(buffer.shape, size_t(buffer.rank));
+    llvm::ArrayRef<int64_t> strides;
+    if (buffer.strides)
+      strides = llvm::ArrayRef<int64_t>(buffer.strides, size_t(buffer.rank));
+    arguments.push_back(
+        KernelArgumentValue::memref(buffer.data, buffer.bytes, shape, strides));
+    // A rank-0 array with explicit (no) strides is still "given".
+    arguments.back().stridesGiven = buffer.strides != nullptr;
+  }
+  return arguments;
+}
+
 static llvm::Error runOnEmulator(TesselModule *module, const char *name,
                                  const ProblemSizes &sizes,
-                                 const TesselBuffer *buffers, size_t count) {
+                                 llvm::ArrayRef<KernelArgumentValue> arguments) {
   std::lock_guard<std::mutex> lock(module->emulatorMutex);
   if (!module->emulator) {
     auto device = EmulatorDevice::create(*module->compiled);
@@ -260,18 +493,20 @@ static llvm::Error runOnEmulator(TesselModule *module, const char *name,
       return device.takeError();
     module->emulator = std::move(*device);
   }
-  std::vector<KernelArgumentValue> arguments;
-  for (size_t i = 0; i < count; ++i)
-    arguments.push_back(KernelArgumentValue::memref(
-        buffers[i].data, buffers[i].bytes,
-        llvm::ArrayRef(buffers[i].shape, size_t(buffers[i].rank))));
   return runProblemOnEmulator(*module->emulator, *module->compiled, name, sizes,
                               arguments);
 }
 
 static llvm::Error runOnHip(HipDevice &device, TesselModule *module,
-                            const char *name, const ProblemSizes &sizes,
-                            const TesselBuffer *buffers, size_t count) {
+                            const char *name, const ProblemSizes &requested,
+                            std::vector<KernelArgumentValue> arguments) {
+  const CompiledModule &compiled = *module->compiled;
+  // Checked on the host arrays first: what is copied and what is written.
+  llvm::Expected<ProblemSizes> sizes =
+      bindProblemArguments(compiled, name, arguments, requested);
+  if (!sizes)
+    return sizes.takeError();
+  const CompiledKernel &kernel = *compiled.launchSequence(name).front();
   std::vector<void *> allocations;
   auto freeAll = [&] {
     for (void *address : allocations)
@@ -284,23 +519,22 @@ static llvm::Error runOnHip(HipDevice &device, TesselModule *module,
       allocations.push_back(*address);
     return address;
   };
-  std::vector<KernelArgumentValue> arguments;
-  for (size_t i = 0; i < count; ++i) {
-    llvm::Expected<void *> address = allocate(buffers[i].bytes);
+  std::vector<KernelArgumentValue> onDevice = arguments;
+  for (auto [host, placed] : llvm::zip(arguments, onDevice)) {
+    if (!host.isMemref)
+      continue;
+    llvm::Expected<void *> address = allocate(host.bytes);
     if (!address) {
       freeAll();
       return address.takeError();
     }
     if (llvm::Error error =
-            device.copyToDevice(*address, buffers[i].data, buffers[i].bytes)) {
+            device.copyToDevice(*address, host.address, host.bytes)) {
       freeAll();
       return error;
     }
-    arguments.push_back(KernelArgumentValue::memref(
-        *address, buffers[i].bytes,
-        llvm::ArrayRef(buffers[i].shape, size_t(buffers[i].rank))));
+    placed.address = *address;
   }
-  const CompiledModule &compiled = *module->compiled;
   ProblemLauncher launcher;
   launcher.allocateZeroed = [&](size_t bytes) -> llvm::Expected<void *> {
     llvm::Expected<void *> address = allocate(bytes);
@@ -312,18 +546,20 @@ static llvm::Error runOnHip(HipDevice &device, TesselModule *module,
     return address;
   };
   launcher.launch =
-      [&](const CompiledKernel &kernel, std::array<unsigned, 3> grid,
+      [&](const CompiledKernel &launched, std::array<unsigned, 3> grid,
           llvm::ArrayRef<KernelArgumentValue> all) -> llvm::Error {
-    auto kernargs = packKernelArguments(kernel.metadata, all);
+    auto kernargs = packKernelArguments(launched.metadata, all);
     if (!kernargs)
       return kernargs.takeError();
-    return device.launch(compiled.hsaco, kernel.name, grid,
-                         {kernel.blockSize, 1, 1}, *kernargs);
+    return device.launch(compiled.hsaco, launched.name, grid,
+                         {launched.blockSize, 1, 1}, *kernargs);
   };
-  llvm::Error error = runProblem(compiled, name, sizes, arguments, launcher);
-  for (size_t i = 0; i < count && !error; ++i)
-    error = device.copyToHost(buffers[i].data, arguments[i].address,
-                              buffers[i].bytes);
+  llvm::Error error = runProblem(compiled, name, *sizes, onDevice, launcher);
+  // Only outputs come back: inputs may live in read-only memory.
+  for (size_t i = 0; i < arguments.size() && !error; ++i)
+    if (arguments[i].isMemref && kernel.arguments[i].written)
+      error = device.copyToHost(const_cast<void *>(arguments[i].address),
+                                onDevice[i].address, arguments[i].bytes);
   freeAll();
   return error;
 }
@@ -331,8 +567,10 @@ static llvm::Error runOnHip(HipDevice &device, TesselModule *module,
 int tesselRun(TesselModule *module, const char *name,
               const TesselProblemSizes *sizes, const TesselBuffer *buffers,
               size_t count, TesselDevice device) {
-  if (!module || !name || (count && !buffers)) {
-    setError("tesselRun: module, name and buffers must not be NULL");
+  if (!checkModule(module, "tesselRun"))
+    return 1;
+  if (!name || (count && !buffers)) {
+    setError("tesselRun: name and buffers must not be NULL");
     return 1;
   }
   if (device != TESSEL_DEVICE_AUTO && device != TESSEL_DEVICE_HIP &&
@@ -340,8 +578,13 @@ int tesselRun(TesselModule *module, const char *name,
     setError("tesselRun: unknown device " + llvm::Twine(int(device)));
     return 1;
   }
+  llvm::Expected<std::vector<KernelArgumentValue>> arguments =
+      describeBuffers(buffers, count);
+  if (!arguments) {
+    setError("tesselRun: " + llvm::toString(arguments.takeError()));
+    return 1;
+  }
   ProblemSizes problemSizes = toProblemSizes(sizes);
-  llvm::Error error = llvm::Error::success();
   std::string reason;
   HipDevice *hip =
       device == TESSEL_DEVICE_EMULATOR ? nullptr : getHipDevice(reason);
@@ -356,10 +599,9 @@ int tesselRun(TesselModule *module, const char *name,
                    reason.c_str());
     });
   }
-  if (hip)
-    error = runOnHip(*hip, module, name, problemSizes, buffers, count);
-  else
-    error = runOnEmulator(module, name, problemSizes, buffers, count);
+  llvm::Error error =
+      hip ? runOnHip(*hip, module, name, problemSizes, std::move(*arguments))
+          : runOnEmulator(module, name, problemSizes, *arguments);
   if (error) {
     setError(std::move(error));
     return 1;

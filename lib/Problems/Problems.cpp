@@ -18,6 +18,10 @@
 using namespace mlir;
 using namespace tessel;
 
+/// Problem sizes past a 32-bit signed index are not meaningful for one
+/// kernel (grids, LDS offsets and tile indices are 32-bit on the GPU).
+static constexpr int64_t kMaxProblemSize = INT32_MAX;
+
 /// The configuration attribute, null when absent, failure when malformed.
 static FailureOr<ConfigAttr> parseConfig(Location loc, StringRef text) {
   if (text.empty())
@@ -194,8 +198,12 @@ FailureOr<func::FuncOp> tessel::buildProblem(OpBuilder &builder, Location loc,
     return emitError(loc) << "--bias must be none, m or n, got '" << bias
                           << "'";
   for (int64_t size : {problem.m, problem.n, problem.k})
-    if (size <= 0)
-      return emitError(loc) << "-m, -n and -k must be positive";
+    if (size <= 0 || size > kMaxProblemSize)
+      return emitError(loc) << "-m, -n and -k must be positive and at most "
+                            << kMaxProblemSize;
+  if (problem.batch < 0 || problem.batch > kMaxProblemSize)
+    return emitError(loc) << "--batch must be 0 (not batched) to "
+                          << kMaxProblemSize;
 
   ArrayRef<std::string> dynamic = problem.dynamic;
   int64_t m = sizeOrDynamic(dynamic, "m", problem.m),
@@ -260,9 +268,10 @@ FailureOr<func::FuncOp> tessel::buildProblem(OpBuilder &builder, Location loc,
   int64_t hkv = problem.kvHeads ? problem.kvHeads : heads;
   for (int64_t size :
        {problem.batch, heads, hkv, problem.seqQ, problem.seqKV, headDim})
-    if (size <= 0)
+    if (size <= 0 || size > kMaxProblemSize)
       return emitError(loc) << "-b, -h, --kv-heads, --seq-q, --seq-kv and -d "
-                               "must be positive";
+                               "must be positive and at most "
+                            << kMaxProblemSize;
   ArrayRef<std::string> dynamic = problem.dynamic;
   int64_t b = sizeOrDynamic(dynamic, "batch", problem.batch);
   int64_t sq = sizeOrDynamic(dynamic, "seq-q", problem.seqQ),
@@ -282,8 +291,8 @@ FailureOr<func::FuncOp> tessel::buildProblem(OpBuilder &builder, Location loc,
   Block *body = func.addEntryBlock();
   builder.setInsertionPointToStart(body);
   Value lse = problem.lse ? body->getArgument(4) : Value();
-  FloatAttr scaleAttr = problem.scale != 0.0f
-                            ? builder.getF32FloatAttr(problem.scale)
+  FloatAttr scaleAttr = problem.scale
+                            ? builder.getF32FloatAttr(*problem.scale)
                             : FloatAttr();
   AttentionOp::create(
       builder, loc, body->getArgument(0), body->getArgument(1),

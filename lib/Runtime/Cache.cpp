@@ -19,7 +19,9 @@
 using namespace tessel;
 
 /// First line of every entry; bump the number when the payload changes.
-static constexpr llvm::StringLiteral kMagic = "TESSEL-CACHE 4\n";
+static constexpr llvm::StringLiteral kMagic = "TESSEL-CACHE 5\n";
+/// Larger files are not entries (a large kernel's entry is a few MiB).
+static constexpr uint64_t kMaxEntryBytes = uint64_t(1) << 30;
 
 CacheOptions CacheOptions::fromEnvironment() {
   CacheOptions options;
@@ -50,15 +52,27 @@ static llvm::StringRef kindName(GridRule::Kind kind) {
   return kind == GridRule::Kind::Matmul ? "matmul" : "attention";
 }
 
-std::string tessel::serializeCompiledModule(const CompiledModule &entry) {
+static llvm::json::Array toJSON(const std::vector<std::string> &names) {
+  llvm::json::Array array;
+  for (const std::string &name : names)
+    array.push_back(name);
+  return array;
+}
+
+std::string tessel::serializeCompiledModule(const CompiledModule &entry,
+                                            llvm::StringRef key) {
   llvm::json::Array kernels;
   for (const CompiledKernel &kernel : entry.kernels) {
     llvm::json::Array arguments;
     for (const ArgumentType &argument : kernel.arguments)
-      arguments.push_back(
-          llvm::json::Object{{"memref", argument.isMemref},
-                             {"bytes", argument.elementBytes},
-                             {"shape", llvm::json::Array(argument.shape)}});
+      arguments.push_back(llvm::json::Object{
+          {"memref", argument.isMemref},
+          {"bytes", argument.elementBytes},
+          {"type", argument.elementType},
+          {"shape", llvm::json::Array(argument.shape)},
+          {"strides", llvm::json::Array(argument.strides)},
+          {"dimensions", toJSON(argument.dimensions)},
+          {"written", argument.written}});
     kernels.push_back(llvm::json::Object{
         {"arguments", std::move(arguments)},
         {"problem_arguments", kernel.problemArguments},
@@ -73,6 +87,7 @@ std::string tessel::serializeCompiledModule(const CompiledModule &entry) {
   // The launch facts as one JSON line, then the two large sections raw (no
   // escaping or base64 to undo on a hit).
   llvm::json::Object facts{
+      {"key", key},
       {"chip", entry.chip},
       {"report", entry.reportJSON},
       {"kernels", std::move(kernels)},
@@ -86,6 +101,48 @@ std::string tessel::serializeCompiledModule(const CompiledModule &entry) {
   return (kMagic + llvm::Twine(text.size()) + " " +
           llvm::utohexstr(llvm::xxh3_64bits(text)) + "\n" + text)
       .str();
+}
+
+/// Reads a JSON array of integers; false if it is not one.
+static bool readIntegers(const llvm::json::Array *array,
+                         std::vector<int64_t> &out) {
+  if (!array)
+    return false;
+  for (const llvm::json::Value &value : *array) {
+    std::optional<int64_t> integer = value.getAsInteger();
+    if (!integer)
+      return false;
+    out.push_back(*integer);
+  }
+  return true;
+}
+
+/// Reads one kernel argument's type; false if any part is missing.
+static bool readArgument(const llvm::json::Object &object,
+                         ArgumentType &type) {
+  std::optional<bool> memref = object.getBoolean("memref");
+  std::optional<int64_t> bytes = object.getInteger("bytes");
+  std::optional<llvm::StringRef> element = object.getString("type");
+  std::optional<bool> written = object.getBoolean("written");
+  const llvm::json::Array *dimensions = object.getArray("dimensions");
+  if (!memref || !bytes || *bytes <= 0 || *bytes > 16 || !element ||
+      !written || !dimensions ||
+      !readIntegers(object.getArray("shape"), type.shape) ||
+      !readIntegers(object.getArray("strides"), type.strides))
+    return false;
+  type.isMemref = *memref;
+  type.elementBytes = unsigned(*bytes);
+  type.elementType = element->str();
+  type.written = *written;
+  for (const llvm::json::Value &value : *dimensions) {
+    std::optional<llvm::StringRef> name = value.getAsString();
+    if (!name)
+      return false;
+    type.dimensions.push_back(name->str());
+  }
+  return type.strides.size() == type.shape.size() &&
+         (type.dimensions.empty() ||
+          type.dimensions.size() == type.shape.size());
 }
 
 /// Reads one kernel's launch facts; false if any is missing.
@@ -103,7 +160,11 @@ static bool readKernel(const llvm::json::Object &object,
     return false;
   std::optional<int64_t> rows = (*tile)[0].getAsInteger();
   std::optional<int64_t> columns = (*tile)[1].getAsInteger();
-  if (!rows || !columns)
+  // Values a launch divides by or sizes a grid with must be sane even in
+  // an entry whose checksum is intact.
+  if (!rows || !columns || *rows <= 0 || *columns <= 0 || *block <= 0 ||
+      *block > 1024 || *splits < 1 || *stage < 0 ||
+      (*kind != "matmul" && *kind != "attention"))
     return false;
   kernel.name = name->str();
   kernel.blockSize = unsigned(*block);
@@ -116,34 +177,22 @@ static bool readKernel(const llvm::json::Object &object,
   const llvm::json::Array *arguments = object.getArray("arguments");
   std::optional<int64_t> problemArguments =
       object.getInteger("problem_arguments");
-  if (!arguments || !problemArguments)
+  if (!arguments || !problemArguments || *problemArguments < 0 ||
+      size_t(*problemArguments) > arguments->size())
     return false;
   kernel.problemArguments = unsigned(*problemArguments);
   for (const llvm::json::Value &value : *arguments) {
     const llvm::json::Object *argument = value.getAsObject();
-    if (!argument)
-      return false;
-    std::optional<bool> memref = argument->getBoolean("memref");
-    std::optional<int64_t> bytes = argument->getInteger("bytes");
-    const llvm::json::Array *shape = argument->getArray("shape");
-    if (!memref || !bytes || !shape)
-      return false;
     ArgumentType type;
-    type.isMemref = *memref;
-    type.elementBytes = unsigned(*bytes);
-    for (const llvm::json::Value &size : *shape) {
-      std::optional<int64_t> extent = size.getAsInteger();
-      if (!extent)
-        return false;
-      type.shape.push_back(*extent);
-    }
+    if (!argument || !readArgument(*argument, type))
+      return false;
     kernel.arguments.push_back(std::move(type));
   }
   return true;
 }
 
 std::optional<CompiledModule>
-tessel::deserializeCompiledModule(llvm::StringRef bytes) {
+tessel::deserializeCompiledModule(llvm::StringRef bytes, llvm::StringRef key) {
   if (!bytes.consume_front(kMagic))
     return std::nullopt;
   auto [header, payload] = bytes.split('\n');
@@ -160,6 +209,10 @@ tessel::deserializeCompiledModule(llvm::StringRef bytes) {
   }
   const llvm::json::Object *object = json->getAsObject();
   if (!object)
+    return std::nullopt;
+  // An entry answers only the key it was written for: a valid entry of
+  // another kernel or chip placed under this name is not this kernel.
+  if (object->getString("key") != std::optional<llvm::StringRef>(key))
     return std::nullopt;
   std::optional<llvm::StringRef> chip = object->getString("chip");
   std::optional<llvm::StringRef> report = object->getString("report");
@@ -183,6 +236,8 @@ tessel::deserializeCompiledModule(llvm::StringRef bytes) {
     llvm::consumeError(metadata.takeError());
     return std::nullopt;
   }
+  if (metadata->processor() != entry.chip)
+    return std::nullopt;
   for (const llvm::json::Value &value : *kernels) {
     const llvm::json::Object *kernelObject = value.getAsObject();
     CompiledKernel kernel;
@@ -257,13 +312,23 @@ KernelCache::readFromDisk(llvm::StringRef key) {
   std::string path = pathFor(key);
   if (path.empty())
     return nullptr;
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                  /*RequiresNullTerminator=*/false);
-  if (!buffer)
-    return nullptr;
-  std::optional<CompiledModule> entry =
-      deserializeCompiledModule((*buffer)->getBuffer());
+  // Only a regular file is an entry: opening a FIFO blocks, and a link to a
+  // device (/dev/zero) reads forever. Such a path is treated as damaged.
+  llvm::sys::fs::file_status status;
+  if (llvm::sys::fs::status(path, status, /*Follow=*/false))
+    return nullptr; // no entry
+  bool isEntryFile =
+      status.type() == llvm::sys::fs::file_type::regular_file &&
+      status.getSize() <= kMaxEntryBytes;
+  std::optional<CompiledModule> entry;
+  if (isEntryFile) {
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+        llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                    /*RequiresNullTerminator=*/false);
+    if (!buffer)
+      return nullptr; // unreadable (permissions): a miss, left alone
+    entry = deserializeCompiledModule((*buffer)->getBuffer(), key);
+  }
   if (!entry) {
     // Truncated or damaged: never load it, and let the recompile replace it.
     llvm::sys::fs::remove(path);
@@ -298,7 +363,7 @@ void KernelCache::writeToDisk(llvm::StringRef key,
       failed();
       return;
     }
-    os << serializeCompiledModule(entry);
+    os << serializeCompiledModule(entry, key);
     os.close();
     if (os.has_error()) {
       os.clear_error();

@@ -68,18 +68,35 @@ std::string tessel::computeCacheKey(llvm::StringRef ir,
 // Launch facts
 //===----------------------------------------------------------------------===//
 
-std::array<unsigned, 3>
+llvm::Expected<std::array<unsigned, 3>>
 CompiledKernel::gridFor(const ProblemSizes &sizes) const {
-  auto tilesOf = [](int64_t extent, int64_t tile) {
-    return unsigned(tile > 0 ? (extent + tile - 1) / tile : 0);
+  auto tilesOf = [](int64_t extent, int64_t tile) -> int64_t {
+    return tile > 0 && extent > 0 ? (extent + tile - 1) / tile : 0;
   };
-  unsigned batch = unsigned(std::max<int64_t>(sizes.batch, 1));
-  if (grid.kind == GridRule::Kind::Matmul)
-    return {tilesOf(sizes.n, grid.tile[1]), tilesOf(sizes.m, grid.tile[0]),
-            batch};
-  unsigned splits = grid.stage == 0 ? unsigned(grid.splits) : 1;
-  return {tilesOf(sizes.seqQ, grid.tile[0]), unsigned(sizes.heads),
-          batch * splits};
+  int64_t batch = sizes.batched ? std::max<int64_t>(sizes.batch, 0)
+                                : std::max<int64_t>(sizes.batch, 1);
+  std::array<int64_t, 3> workgroups;
+  if (grid.kind == GridRule::Kind::Matmul) {
+    workgroups = {tilesOf(sizes.n, grid.tile[1]),
+                  tilesOf(sizes.m, grid.tile[0]), batch};
+  } else {
+    int64_t splits = grid.stage == 0 ? std::max<int64_t>(grid.splits, 1) : 1;
+    workgroups = {tilesOf(sizes.seqQ, grid.tile[0]),
+                  std::max<int64_t>(sizes.heads, 0),
+                  batch > INT32_MAX / splits ? INT64_MAX : batch * splits};
+  }
+  // The dispatch packet counts the grid in lanes, 32 bits per dimension.
+  std::array<int64_t, 3> lanesPer = {std::max<int64_t>(blockSize, 1), 1, 1};
+  std::array<unsigned, 3> result;
+  for (int d = 0; d < 3; ++d) {
+    if (workgroups[d] > int64_t(UINT32_MAX) / lanesPer[d])
+      return llvm::createStringError(llvm::formatv(
+          "kernel '{0}': the grid needs {1} workgroups of {2} lanes in "
+          "dimension {3}, more than a dispatch's 2^32 - 1 lanes",
+          name, workgroups[d], lanesPer[d], "xyz"[d]));
+    result[d] = unsigned(workgroups[d]);
+  }
+  return result;
 }
 
 const CompiledKernel *CompiledModule::lookup(llvm::StringRef name) const {
@@ -103,24 +120,86 @@ CompiledModule::launchSequence(llvm::StringRef name) const {
 }
 
 namespace {
-/// What a problem function says before lowering.
+/// What a problem function says before lowering: its kind, and per argument
+/// what each dimension is and whether the problem writes it.
 struct ProblemFacts {
   GridRule::Kind kind = GridRule::Kind::Matmul;
   unsigned arguments = 0;
+  std::vector<std::vector<std::string>> dimensions;
+  std::vector<bool> written;
 };
 } // namespace
 
-/// The problem kind and argument count of every kernel function, read
-/// before lowering.
+/// Names the dimensions of `value` when it is an argument of `function`.
+static void nameDimensions(ProblemFacts &facts, Value value,
+                           std::vector<std::string> names,
+                           bool written = false) {
+  auto argument = dyn_cast_or_null<BlockArgument>(value);
+  if (!argument || !argument.getOwner()->isEntryBlock() ||
+      argument.getArgNumber() >= facts.arguments)
+    return;
+  facts.dimensions[argument.getArgNumber()] = std::move(names);
+  facts.written[argument.getArgNumber()] = written;
+}
+
+static void describeMatmul(MatmulOp op, ProblemFacts &facts) {
+  bool batched = op.getA().getType().getRank() == 3;
+  auto withBatch = [&](std::vector<std::string> names) {
+    if (batched)
+      names.insert(names.begin(), "batch");
+    return names;
+  };
+  std::vector<std::string> c = withBatch({"m", "n"});
+  nameDimensions(facts, op.getA(), withBatch({"m", "k"}));
+  nameDimensions(facts, op.getB(), withBatch({"k", "n"}));
+  nameDimensions(facts, op.getC(), c, /*written=*/true);
+  // Extras broadcast against C's trailing dimensions; a static 1 is a
+  // broadcast, anything else must equal C's size.
+  for (Value extra : op.getExtras()) {
+    auto memref = dyn_cast<MemRefType>(extra.getType());
+    if (!memref)
+      continue;
+    std::vector<std::string> names;
+    for (int64_t d = 0; d < memref.getRank(); ++d) {
+      int64_t fromRight = memref.getRank() - 1 - d;
+      names.push_back(memref.getDimSize(d) == 1
+                          ? std::string()
+                          : c[c.size() - 1 - fromRight]);
+    }
+    nameDimensions(facts, extra, names);
+  }
+}
+
+static void describeAttention(AttentionOp op, ProblemFacts &facts) {
+  std::vector<std::string> q = {"batch", "heads", "seq_q", "head_dim"};
+  std::vector<std::string> kv = {"batch", "kv_heads", "seq_kv", "head_dim"};
+  nameDimensions(facts, op.getQ(), q);
+  nameDimensions(facts, op.getK(), kv);
+  nameDimensions(facts, op.getV(), kv);
+  nameDimensions(facts, op.getO(), q, /*written=*/true);
+  if (Value lse = op.getLse())
+    nameDimensions(facts, lse, {"batch", "heads", "seq_q"}, /*written=*/true);
+}
+
+/// The problem facts of every kernel function, read before lowering.
 static llvm::StringMap<ProblemFacts> collectProblemKinds(ModuleOp module) {
   llvm::StringMap<ProblemFacts> kinds;
   module.walk([&](func::FuncOp function) {
     function.walk([&](Operation *op) {
-      if (isa<MatmulOp, AttentionOp>(op))
-        kinds[function.getName()] = {isa<MatmulOp>(op)
-                                         ? GridRule::Kind::Matmul
-                                         : GridRule::Kind::Attention,
-                                     function.getNumArguments()};
+      if (!isa<MatmulOp, AttentionOp>(op))
+        return;
+      ProblemFacts facts;
+      facts.arguments = function.getNumArguments();
+      facts.dimensions.resize(facts.arguments);
+      facts.written.resize(facts.arguments, false);
+      if (auto matmul = dyn_cast<MatmulOp>(op)) {
+        facts.kind = GridRule::Kind::Matmul;
+        describeMatmul(matmul, facts);
+      } else {
+        facts.kind = GridRule::Kind::Attention;
+        describeAttention(cast<AttentionOp>(op), facts);
+      }
+      kinds[function.getName()] = std::move(facts);
     });
   });
   return kinds;
@@ -133,13 +212,30 @@ static ArgumentType describeArgument(Type type) {
                ? unsigned((element.getIntOrFloatBitWidth() + 7) / 8)
                : 8u; // index
   };
+  auto nameOf = [](Type element) {
+    std::string name;
+    llvm::raw_string_ostream(name) << element;
+    return name;
+  };
+  auto dynamicAsMinusOne = [](int64_t value) {
+    return ShapedType::isDynamic(value) ? int64_t(-1) : value;
+  };
   if (auto memref = dyn_cast<MemRefType>(type)) {
     argument.isMemref = true;
     argument.elementBytes = bytesOf(memref.getElementType());
+    argument.elementType = nameOf(memref.getElementType());
     for (int64_t size : memref.getShape())
-      argument.shape.push_back(ShapedType::isDynamic(size) ? -1 : size);
+      argument.shape.push_back(dynamicAsMinusOne(size));
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (succeeded(memref.getStridesAndOffset(strides, offset)))
+      for (int64_t stride : strides)
+        argument.strides.push_back(dynamicAsMinusOne(stride));
+    else
+      argument.strides.assign(argument.shape.size(), -1);
   } else {
     argument.elementBytes = bytesOf(type);
+    argument.elementType = nameOf(type);
   }
   return argument;
 }
@@ -173,6 +269,14 @@ collectLaunchFacts(ModuleOp module,
     ProblemFacts facts = kinds.lookup(problem);
     kernel.grid.kind = facts.kind;
     kernel.problemArguments = facts.arguments;
+    for (auto [index, argument] : llvm::enumerate(kernel.arguments)) {
+      if (index >= facts.arguments) {
+        argument.written = true; // a workspace
+        continue;
+      }
+      argument.dimensions = facts.dimensions[index];
+      argument.written = facts.written[index];
+    }
     kernels.push_back(std::move(kernel));
   });
   return kernels;

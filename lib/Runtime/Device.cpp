@@ -2,6 +2,7 @@
 
 #include "tessel/Runtime/Device.h"
 #include "tessel/Runtime/Compiler.h"
+#include "tessel/Support/Strides.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -32,6 +33,7 @@ KernelArgumentValue KernelArgumentValue::memref(const void *address,
       value.strides[d] = value.strides[d + 1] * shape[d + 1];
   } else {
     value.strides.assign(strides.begin(), strides.end());
+    value.stridesGiven = true;
   }
   value.offset = offset;
   return value;
@@ -112,21 +114,195 @@ tessel::packKernelArguments(const KernelMetadata &kernel,
   return segment;
 }
 
-llvm::Error tessel::runProblem(const CompiledModule &module,
-                               llvm::StringRef name, const ProblemSizes &sizes,
-                               llvm::ArrayRef<KernelArgumentValue> arguments,
-                               const ProblemLauncher &launcher) {
+namespace {
+/// The size each named problem dimension has in the arguments seen so far.
+struct DimensionSizes {
+  llvm::StringMap<std::pair<int64_t, unsigned>> sizes; // name -> (size, arg)
+
+  /// Records `size` for `dimension`; an error if an earlier argument gave
+  /// it another size.
+  llvm::Error bind(llvm::StringRef problem, llvm::StringRef dimension,
+                   int64_t size, unsigned argument, unsigned axis) {
+    if (dimension.empty())
+      return llvm::Error::success();
+    auto [it, inserted] = sizes.try_emplace(dimension, size, argument);
+    if (inserted || it->second.first == size)
+      return llvm::Error::success();
+    return llvm::createStringError(llvm::formatv(
+        "problem '{0}': argument {1} has {2} = {3} (dimension {4}) but "
+        "argument {5} has {2} = {6}",
+        problem, argument, dimension, size, axis, it->second.second,
+        it->second.first));
+  }
+  int64_t get(llvm::StringRef dimension) const {
+    auto it = sizes.find(dimension);
+    return it == sizes.end() ? 0 : it->second.first;
+  }
+  bool has(llvm::StringRef dimension) const {
+    return sizes.count(dimension);
+  }
+};
+} // namespace
+
+/// Checks one memref argument against its type and completes its strides.
+static llvm::Error checkMemref(llvm::StringRef problem, unsigned index,
+                               const ArgumentType &type,
+                               KernelArgumentValue &value) {
+  auto error = [&](const llvm::Twine &what) {
+    return llvm::createStringError(
+        ("problem '" + problem + "', argument " + llvm::Twine(index) + ": " +
+         what)
+            .str());
+  };
+  if (!value.isMemref)
+    return error("expected an array (memref of " + type.elementType +
+                 "), got a scalar");
+  size_t rank = type.shape.size();
+  if (value.shape.size() != rank)
+    return error(llvm::formatv("expected rank {0}, got rank {1}", rank,
+                               value.shape.size()));
+  for (auto [axis, size, expected] :
+       llvm::enumerate(value.shape, type.shape)) {
+    if (size < 0)
+      return error(llvm::formatv("size {0} in dimension {1} is negative",
+                                 size, axis));
+    if (expected >= 0 && size != expected)
+      return error(llvm::formatv(
+          "size {0} in dimension {1}, but the kernel was compiled for {2}",
+          size, axis, expected));
+  }
+  if (!value.stridesGiven) {
+    std::optional<llvm::SmallVector<int64_t, 4>> dense =
+        denseStrides(value.shape, type.strides);
+    if (!dense)
+      return error("its size overflows 64-bit element offsets");
+    value.strides = *dense;
+  }
+  if (value.strides.size() != rank)
+    return error(llvm::formatv("{0} strides given for rank {1}",
+                               value.strides.size(), rank));
+  for (auto [axis, stride, expected] :
+       llvm::enumerate(value.strides, type.strides)) {
+    // The stride of a dimension of size 0 or 1 never moves an access
+    // (numpy reports any value there).
+    if (expected >= 0 && value.shape[axis] <= 1)
+      stride = expected;
+    if (expected >= 0 && stride != expected)
+      return error(llvm::formatv(
+          "stride {0} in dimension {1}, but the kernel's layout has {2}",
+          stride, axis, expected));
+  }
+  std::optional<int64_t> extent = stridedExtent(value.shape, value.strides);
+  int64_t bytes = 0;
+  if (!extent || value.offset < 0 ||
+      llvm::AddOverflow(*extent, value.offset, bytes) ||
+      llvm::MulOverflow(bytes, int64_t(type.elementBytes), bytes))
+    return error("negative strides or offset, or a span past 2^63 bytes");
+  if (*extent == 0)
+    return llvm::Error::success();
+  if (uint64_t(bytes) > value.bytes)
+    return error(llvm::formatv("the array spans {0} bytes of {1} but the "
+                               "buffer has {2}",
+                               bytes, type.elementType, value.bytes));
+  if (!value.address)
+    return error("the buffer is null");
+  return llvm::Error::success();
+}
+
+llvm::Expected<ProblemSizes>
+tessel::bindProblemArguments(const CompiledModule &module,
+                             llvm::StringRef name,
+                             llvm::MutableArrayRef<KernelArgumentValue> arguments,
+                             const ProblemSizes &requested) {
   std::vector<const CompiledKernel *> sequence = module.launchSequence(name);
-  if (sequence.empty())
-    return llvm::createStringError("the module has no problem '" + name + "'");
-  // Workspaces: the arguments past the problem's own, shared by the stages.
-  const std::vector<ArgumentType> &types = sequence.front()->arguments;
-  unsigned expected = sequence.front()->problemArguments;
-  if (arguments.size() != expected)
+  if (sequence.empty()) {
+    std::string known;
+    for (const CompiledKernel &kernel : module.kernels)
+      if (kernel.grid.planOf.empty() || kernel.grid.stage == 0)
+        known += (known.empty() ? "" : ", ") +
+                 (kernel.grid.planOf.empty() ? kernel.name
+                                             : kernel.grid.planOf);
+    return llvm::createStringError("the module has no problem '" + name +
+                                   "' (it has: " + known + ")");
+  }
+  const CompiledKernel &kernel = *sequence.front();
+  if (arguments.size() != kernel.problemArguments)
     return llvm::createStringError(
         llvm::formatv("problem '{0}' takes {1} arguments, got {2}", name,
-                      expected, arguments.size()));
+                      kernel.problemArguments, arguments.size()));
+  DimensionSizes dimensions;
+  for (auto [index, value] : llvm::enumerate(arguments)) {
+    const ArgumentType &type = kernel.arguments[index];
+    if (!type.isMemref) {
+      if (value.isMemref)
+        return llvm::createStringError(llvm::formatv(
+            "problem '{0}', argument {1}: expected a {2} scalar, got an array",
+            name, index, type.elementType));
+      continue;
+    }
+    if (llvm::Error error = checkMemref(name, index, type, value))
+      return std::move(error);
+    for (auto [axis, dimension] : llvm::enumerate(type.dimensions))
+      if (llvm::Error error = dimensions.bind(name, dimension,
+                                              value.shape[axis], index, axis))
+        return std::move(error);
+  }
+  int64_t heads = dimensions.get("heads"), kvHeads = dimensions.get("kv_heads");
+  if (kvHeads ? heads % kvHeads : heads)
+    return llvm::createStringError(llvm::formatv(
+        "problem '{0}': {1} query heads are not a multiple of {2} key/value "
+        "heads",
+        name, heads, kvHeads));
+  ProblemSizes sizes;
+  sizes.m = dimensions.get("m");
+  sizes.n = dimensions.get("n");
+  sizes.batch = dimensions.get("batch");
+  sizes.seqQ = dimensions.get("seq_q");
+  sizes.heads = heads;
+  sizes.batched = dimensions.has("batch");
+  for (auto [what, given, derived] :
+       {std::tuple<llvm::StringRef, int64_t, int64_t>{"m", requested.m,
+                                                      sizes.m},
+        {"n", requested.n, sizes.n},
+        {"batch", requested.batch, sizes.batch},
+        {"seq_q", requested.seqQ, sizes.seqQ},
+        {"heads", requested.heads, sizes.heads}}) {
+    if (given < 0)
+      return llvm::createStringError(llvm::formatv(
+          "problem '{0}': size {1} = {2} is negative", name, what, given));
+    if (given && given != derived)
+      return llvm::createStringError(llvm::formatv(
+          "problem '{0}': size {1} = {2} was requested but the arrays give "
+          "{3}",
+          name, what, given, derived));
+  }
+  return sizes;
+}
+
+llvm::Error tessel::runProblem(const CompiledModule &module,
+                               llvm::StringRef name,
+                               const ProblemSizes &requested,
+                               llvm::ArrayRef<KernelArgumentValue> arguments,
+                               const ProblemLauncher &launcher) {
   std::vector<KernelArgumentValue> all(arguments.begin(), arguments.end());
+  llvm::Expected<ProblemSizes> sizes =
+      bindProblemArguments(module, name, all, requested);
+  if (!sizes)
+    return sizes.takeError();
+  std::vector<const CompiledKernel *> sequence = module.launchSequence(name);
+  // Workspaces: the arguments past the problem's own, shared by the stages.
+  const std::vector<ArgumentType> &types = sequence.front()->arguments;
+  std::vector<std::array<unsigned, 3>> grids;
+  bool empty = false;
+  for (const CompiledKernel *kernel : sequence) {
+    llvm::Expected<std::array<unsigned, 3>> grid = kernel->gridFor(*sizes);
+    if (!grid)
+      return grid.takeError();
+    empty |= !(*grid)[0] || !(*grid)[1] || !(*grid)[2];
+    grids.push_back(*grid);
+  }
+  if (empty)
+    return llvm::Error::success(); // nothing to compute
   for (size_t index = arguments.size(); index < types.size(); ++index) {
     const ArgumentType &type = types[index];
     int64_t elements = 1;
@@ -143,13 +319,9 @@ llvm::Error tessel::runProblem(const CompiledModule &module,
       return workspace.takeError();
     all.push_back(KernelArgumentValue::memref(*workspace, bytes, type.shape));
   }
-  for (const CompiledKernel *kernel : sequence) {
-    std::array<unsigned, 3> grid = kernel->gridFor(sizes);
-    if (!grid[0] || !grid[1] || !grid[2])
-      continue; // nothing to compute
+  for (auto [kernel, grid] : llvm::zip(sequence, grids))
     if (llvm::Error error = launcher.launch(*kernel, grid, all))
       return error;
-  }
   return llvm::Error::success();
 }
 

@@ -172,7 +172,8 @@ static AttentionProblem attentionFromCommandLine() {
   problem.type = elementType;
   problem.outType = outElementType;
   problem.causal = causal;
-  problem.scale = scale;
+  if (scale.getNumOccurrences())
+    problem.scale = scale;
   problem.lse = withLse;
   problem.config = configText;
   return problem;

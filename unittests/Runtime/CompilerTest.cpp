@@ -19,6 +19,8 @@
 
 #include <thread>
 
+#include <sys/stat.h>
+
 using namespace tessel;
 
 namespace {
@@ -60,10 +62,24 @@ TEST(CompilerTest, CompilesMatmulWithLaunchFacts) {
   EXPECT_EQ(kernel->blockSize, kernel->metadata.workgroupLanes());
   // Three memref arguments (pointer-sized pieces) in the kernarg segment.
   EXPECT_GT(kernel->metadata.kernargSegmentSize, 3 * 8u);
-  std::array<unsigned, 3> grid = kernel->gridFor({100, 70, 0});
+  auto launch = kernel->gridFor({100, 70, 0});
+  ASSERT_TRUE(bool(launch)) << llvm::toString(launch.takeError());
+  std::array<unsigned, 3> grid = *launch;
   EXPECT_EQ(grid[0], (70 + kernel->grid.tile[1] - 1) / kernel->grid.tile[1]);
   EXPECT_EQ(grid[1], (100 + kernel->grid.tile[0] - 1) / kernel->grid.tile[0]);
   EXPECT_EQ(grid[2], 1u);
+  // A grid past the dispatch packet's 32-bit lane count is an error, not a
+  // wrapped-around small grid.
+  auto huge = kernel->gridFor({int64_t(1) << 40, int64_t(1) << 40, 0});
+  ASSERT_FALSE(bool(huge));
+  EXPECT_NE(llvm::toString(huge.takeError()).find("2^32"), std::string::npos);
+  // The arguments describe themselves: C is written, A and B are not.
+  ASSERT_EQ(kernel->arguments.size(), 3u);
+  EXPECT_FALSE(kernel->arguments[0].written);
+  EXPECT_TRUE(kernel->arguments[2].written);
+  EXPECT_EQ(kernel->arguments[0].elementType, "f16");
+  EXPECT_EQ(kernel->arguments[1].dimensions,
+            (std::vector<std::string>{"k", "n"}));
   EXPECT_NE(module.reportJSON.find("\"vgpr_count\""), std::string::npos)
       << module.reportJSON;
 }
@@ -86,6 +102,9 @@ TEST(CompilerTest, ProblemDescriptions) {
   ASSERT_NE(gemm, nullptr);
   EXPECT_EQ(gemm->problemArguments, 4u); // A, B, C, bias
   EXPECT_EQ(gemm->arguments[3].shape, std::vector<int64_t>{60});
+  EXPECT_EQ(gemm->arguments[3].dimensions, std::vector<std::string>{"n"});
+  // B is stored column-major: its layout's strides say so.
+  EXPECT_EQ(gemm->arguments[1].strides, (std::vector<int64_t>{1, 40}));
 
   // A decode-shaped attention becomes a split-KV plan of two kernels.
   AttentionProblem attention;
@@ -103,8 +122,9 @@ TEST(CompilerTest, ProblemDescriptions) {
   EXPECT_EQ(sequence[0]->name, "attention__split");
   EXPECT_EQ(sequence[1]->name, "attention__combine");
   EXPECT_GT(sequence[0]->grid.splits, 1);
-  EXPECT_EQ(sequence[0]->gridFor({0, 0, 1, 1, 4})[2],
-            unsigned(sequence[0]->grid.splits));
+  auto splitGrid = sequence[0]->gridFor({0, 0, 1, 1, 4});
+  ASSERT_TRUE(bool(splitGrid));
+  EXPECT_EQ((*splitGrid)[2], unsigned(sequence[0]->grid.splits));
 
   // A module built in the caller's own context compiles to the same code.
   mlir::MLIRContext context;
@@ -214,9 +234,60 @@ TEST(CompilerTest, DiskCacheSurvivesTheCompilerAndRejectsDamage) {
 
   // Flip one payload byte (length intact): the checksum catches it.
   whole[whole.size() - 10] ^= 0x20;
-  EXPECT_FALSE(deserializeCompiledModule(whole).has_value());
-  EXPECT_TRUE(deserializeCompiledModule(serializeCompiledModule(*original))
-                  .has_value());
+  EXPECT_FALSE(deserializeCompiledModule(whole, key).has_value());
+  std::string intact = serializeCompiledModule(*original, key);
+  EXPECT_TRUE(deserializeCompiledModule(intact, key).has_value());
+  // An intact entry answers only its own key.
+  EXPECT_FALSE(deserializeCompiledModule(intact, "0123").has_value());
+}
+
+TEST(CompilerTest, EntryOfAnotherKernelOrChipIsNotServed) {
+  CacheDirectory directory;
+  std::string ir = matmulIR(64, 64, 32), other = matmulIR(96, 64, 32);
+  Compiler writer(directory.options());
+  ASSERT_TRUE(bool(writer.compile(ir, {"gfx942", 3})));
+  ASSERT_TRUE(bool(writer.compile(other, {"gfx942", 3})));
+  KernelCache &cache = writer.getCache();
+  std::string path = cache.pathFor(computeCacheKey(ir, {"gfx942", 3}));
+  std::string otherPath = cache.pathFor(computeCacheKey(other, {"gfx942", 3}));
+  std::string gfx90aPath = cache.pathFor(computeCacheKey(ir, {"gfx90a", 3}));
+  // Another kernel's valid entry copied under this key, and the gfx942
+  // entry copied under the gfx90a key: both are rejected and recompiled.
+  ASSERT_FALSE(llvm::sys::fs::copy_file(otherPath, path));
+  ASSERT_FALSE(llvm::sys::fs::copy_file(otherPath, gfx90aPath));
+  Compiler reader(directory.options());
+  auto compiled = reader.compile(ir, {"gfx942", 3});
+  ASSERT_TRUE(bool(compiled));
+  EXPECT_EQ((*compiled)->kernels[0].grid.kind, GridRule::Kind::Matmul);
+  EXPECT_EQ((*compiled)->kernels[0].arguments[0].shape,
+            (std::vector<int64_t>{64, 32}));
+  auto forGfx90a = reader.compile(ir, {"gfx90a", 3});
+  ASSERT_TRUE(bool(forGfx90a));
+  EXPECT_EQ((*forGfx90a)->chip, "gfx90a");
+  EXPECT_EQ(reader.getCache().getStats().corruptEntries, 2u);
+  EXPECT_EQ(reader.getCache().getStats().diskHits, 0u);
+}
+
+TEST(CompilerTest, SpecialFilesAtAnEntryPathDoNotHang) {
+  CacheDirectory directory;
+  std::string ir = matmulIR(32, 32, 32);
+  Compiler compiler(directory.options());
+  std::string path =
+      compiler.getCache().pathFor(computeCacheKey(ir, {"gfx942", 3}));
+  // A FIFO blocks whoever opens it; a link to /dev/zero never ends.
+  ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
+  auto first = compiler.compile(ir);
+  ASSERT_TRUE(bool(first)) << llvm::toString(first.takeError());
+  compiler.getCache().clearMemory();
+  llvm::sys::fs::remove(path);
+  ASSERT_FALSE(llvm::sys::fs::create_link("/dev/zero", path));
+  auto second = compiler.compile(ir);
+  ASSERT_TRUE(bool(second)) << llvm::toString(second.takeError());
+  EXPECT_EQ(compiler.getCache().getStats().corruptEntries, 2u);
+  // The recompile replaced the link with a real entry.
+  llvm::sys::fs::file_status status;
+  ASSERT_FALSE(llvm::sys::fs::status(path, status, /*Follow=*/false));
+  EXPECT_EQ(status.type(), llvm::sys::fs::file_type::regular_file);
 }
 
 TEST(CompilerTest, EmptyDirectoryDisablesTheDiskCache) {

@@ -137,4 +137,109 @@ TEST(EmulatorDeviceTest, RunsACompiledMatmulAgainstTheHostReference) {
             std::string::npos);
 }
 
+
+/// A dynamic-K f32 matmul with B stored column-major (`strided<[1, ?]>`):
+/// the stride the layout leaves dynamic must come from K, not from N.
+TEST(EmulatorDeviceTest, TransposedOperandWithDynamicLeadingStride) {
+  const int64_t m = 33, n = 24, k = 21;
+  Compiler compiler(CacheOptions{true, ""});
+  MatmulProblem problem;
+  problem.name = "mm";
+  problem.m = m;
+  problem.n = n;
+  problem.k = 64;
+  problem.aType = "f32";
+  problem.transposeB = true;
+  problem.dynamic = {"k"};
+  auto compiled = compiler.compile(problem);
+  ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
+  auto device = EmulatorDevice::create(**compiled);
+  ASSERT_TRUE(bool(device)) << llvm::toString(device.takeError());
+  std::vector<float> a(m * k), bColumnMajor(k * n), c(m * n, -1.0f);
+  for (size_t i = 0; i < a.size(); ++i)
+    a[i] = float((i * 7) % 13) / 8 - 0.75f;
+  for (size_t i = 0; i < bColumnMajor.size(); ++i)
+    bColumnMajor[i] = float((i * 5) % 11) / 4 - 1.25f;
+  llvm::Error error = runProblemOnEmulator(
+      **device, **compiled, "mm", ProblemSizes{},
+      {KernelArgumentValue::memref(a.data(), a.size() * 4, {m, k}),
+       KernelArgumentValue::memref(bColumnMajor.data(), bColumnMajor.size() * 4,
+                                   {k, n}),
+       KernelArgumentValue::memref(c.data(), c.size() * 4, {m, n})});
+  ASSERT_FALSE(bool(error)) << llvm::toString(std::move(error));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double expected = 0;
+      for (int64_t p = 0; p < k; ++p)
+        expected += double(a[i * k + p]) * bColumnMajor[p + j * k];
+      ASSERT_EQ(c[i * n + j], float(expected)) << "at " << i << ", " << j;
+    }
+}
+
+/// Every way arrays can disagree with the kernel or with each other is an
+/// error naming the argument, found before anything runs.
+TEST(EmulatorDeviceTest, ArgumentsAreCheckedBeforeLaunch) {
+  Compiler compiler(CacheOptions{true, ""});
+  MatmulProblem problem;
+  problem.name = "mm";
+  problem.m = 64;
+  problem.n = 32;
+  problem.k = 16;
+  problem.aType = "f32";
+  problem.dynamic = {"m", "k"};
+  auto compiled = compiler.compile(problem);
+  ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
+  auto device = EmulatorDevice::create(**compiled);
+  ASSERT_TRUE(bool(device));
+  std::vector<float> a(64 * 16, 1.0f), b(16 * 32, 1.0f), c(64 * 32, -1.0f);
+  auto run = [&](std::vector<KernelArgumentValue> arguments,
+                 ProblemSizes sizes = {}) {
+    return llvm::toString(
+        runProblemOnEmulator(**device, **compiled, "mm", sizes, arguments));
+  };
+  auto A = [&](int64_t rows, int64_t columns, size_t bytes = 0) {
+    return KernelArgumentValue::memref(a.data(), bytes ? bytes : a.size() * 4,
+                                       {rows, columns});
+  };
+  auto B = [&](int64_t rows) {
+    return KernelArgumentValue::memref(b.data(), b.size() * 4, {rows, 32});
+  };
+  auto C = [&](int64_t rows) {
+    return KernelArgumentValue::memref(c.data(), c.size() * 4, {rows, 32});
+  };
+  // K differs between A and B.
+  EXPECT_NE(run({A(64, 16), B(12), C(64)}).find("argument 1 has k = 12"),
+            std::string::npos);
+  // M differs between A and C.
+  EXPECT_NE(run({A(40, 16), B(16), C(64)}).find("m = 64"), std::string::npos);
+  // A static size that is not the compiled one.
+  EXPECT_NE(run({A(64, 16), B(16),
+                 KernelArgumentValue::memref(c.data(), c.size() * 4,
+                                             {64, 31})})
+                .find("compiled for 32"),
+            std::string::npos);
+  // A buffer smaller than its shape.
+  EXPECT_NE(run({A(64, 16, 100), B(16), C(64)}).find("buffer has 100"),
+            std::string::npos);
+  // Negative sizes, wrong rank, a scalar for an array.
+  EXPECT_NE(run({A(-1, 16), B(16), C(-1)}).find("negative"), std::string::npos);
+  EXPECT_NE(run({KernelArgumentValue::memref(a.data(), a.size() * 4, {64}),
+                 B(16), C(64)})
+                .find("expected rank 2"),
+            std::string::npos);
+  EXPECT_NE(run({KernelArgumentValue::scalar32(0), B(16), C(64)})
+                .find("got a scalar"),
+            std::string::npos);
+  // Requested sizes must agree with the arrays.
+  EXPECT_NE(run({A(64, 16), B(16), C(64)}, ProblemSizes{63, 32, 0, 0, 0})
+                .find("requested"),
+            std::string::npos);
+  EXPECT_EQ(run({A(64, 16), B(16), C(64)}, ProblemSizes{64, 32, 0, 0, 0}),
+            "");
+  // Zero rows: nothing to compute, nothing launched, nothing written.
+  std::fill(c.begin(), c.end(), -1.0f);
+  EXPECT_EQ(run({A(0, 16), B(16), C(0)}), "");
+  EXPECT_EQ(c[0], -1.0f);
+}
+
 } // namespace

@@ -15,6 +15,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,7 +49,7 @@ struct AttentionProblem {
   std::vector<std::string> dynamic;
   std::string type = "f16", outType; // empty outType: type
   bool causal = false;
-  float scale = 0;  // 0: 1/sqrt(headDim)
+  std::optional<float> scale; // none: 1/sqrt(headDim)
   bool lse = false; // also write the logsumexp
   std::string config;
 };

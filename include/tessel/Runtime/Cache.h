@@ -67,10 +67,13 @@ private:
   CacheStats stats;
 };
 
-/// The on-disk form of a compiled module, and back; std::nullopt when the
-/// bytes are not a complete, intact entry.
-std::string serializeCompiledModule(const CompiledModule &entry);
-std::optional<CompiledModule> deserializeCompiledModule(llvm::StringRef bytes);
+/// The on-disk form of the compiled module of `key`, and back; std::nullopt
+/// when the bytes are not a complete, intact entry written for `key` (with
+/// a code object for the chip it names).
+std::string serializeCompiledModule(const CompiledModule &entry,
+                                    llvm::StringRef key);
+std::optional<CompiledModule> deserializeCompiledModule(llvm::StringRef bytes,
+                                                        llvm::StringRef key);
 
 } // namespace tessel
 

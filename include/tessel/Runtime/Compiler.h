@@ -54,18 +54,33 @@ struct GridRule {
   int64_t splits = 1;
 };
 
-/// The sizes a grid rule needs; unused ones stay 0.
+/// The sizes a grid rule needs; unused ones stay 0. The runtime derives
+/// them from the arrays a problem runs on (see runProblem).
 struct ProblemSizes {
   int64_t m = 0, n = 0, batch = 0; // matmul (batch 0: not batched)
   int64_t seqQ = 0, heads = 0;     // attention (batch shared)
+  /// The problem has a batch dimension, so a batch of 0 is an empty grid
+  /// rather than "not batched".
+  bool batched = false;
 };
 
 /// One argument of a kernel function before lowering: a memref (element
-/// size and shape, -1 for a dynamic size) or a scalar (byte size).
+/// type, shape and strides, -1 where dynamic) or a scalar.
 struct ArgumentType {
   bool isMemref = false;
   unsigned elementBytes = 0;
+  /// The MLIR element type as printed: "f16", "bf16", "f32", "i8", "i32",
+  /// "f8E4M3FNUZ", "index", ...
+  std::string elementType;
   std::vector<int64_t> shape;
+  std::vector<int64_t> strides;
+  /// What each dimension is in the problem ("m", "k", "batch", "heads",
+  /// "seq_kv", ...; "" for a broadcast dimension): equal names must have
+  /// equal sizes at run time, and the grid is derived from them.
+  std::vector<std::string> dimensions;
+  /// The kernel writes it (C of a matmul; O and the logsumexp of an
+  /// attention; workspaces).
+  bool written = false;
 };
 
 struct CompiledKernel {
@@ -80,8 +95,11 @@ struct CompiledKernel {
   GridRule grid;
   KernelMetadata metadata; // kernarg layout, LDS, registers, spills
 
-  /// Workgroups per dimension for a launch over `sizes`.
-  std::array<unsigned, 3> gridFor(const ProblemSizes &sizes) const;
+  /// Workgroups per dimension for a launch over `sizes`, or an error when a
+  /// dimension does not fit the dispatch packet's 32-bit grid (counted in
+  /// lanes).
+  llvm::Expected<std::array<unsigned, 3>>
+  gridFor(const ProblemSizes &sizes) const;
 };
 
 struct CompiledModule {

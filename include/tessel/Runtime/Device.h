@@ -31,8 +31,9 @@ struct CompiledModule;
 struct ProblemSizes;
 
 /// One argument of a kernel function as the caller sees it: a memref (a
-/// device address with its shape; strides default to row-major) or a
-/// scalar of 4 or 8 bytes.
+/// device address with its shape and strides in elements) or a scalar of 4
+/// or 8 bytes. Without strides a memref is dense: row-major for a direct
+/// launch, in the order of the kernel's layout for runProblem.
 struct KernelArgumentValue {
   static KernelArgumentValue memref(const void *address, size_t bytes,
                                     llvm::ArrayRef<int64_t> shape,
@@ -45,6 +46,7 @@ struct KernelArgumentValue {
   const void *address = nullptr;
   size_t bytes = 0; // the buffer's size, for bounds checks
   llvm::SmallVector<int64_t, 4> shape, strides;
+  bool stridesGiven = false; // else strides are the row-major default
   int64_t offset = 0;
   unsigned scalarBytes = 0;
   uint64_t scalarBits = 0;
@@ -124,11 +126,24 @@ struct ProblemLauncher {
       launch;
 };
 
+/// Checks `arguments` (problem `name`'s own, in order) against the kernel's
+/// argument types: memref or scalar, rank, static sizes and strides, sizes
+/// that name the same problem dimension agreeing, buffers large enough for
+/// what the kernel may touch. Fills the strides of memrefs given without
+/// them (dense in the layout's order). Returns the problem's sizes, derived
+/// from the arrays; nonzero fields of `requested` must agree with them.
+llvm::Expected<ProblemSizes>
+bindProblemArguments(const CompiledModule &module, llvm::StringRef name,
+                     llvm::MutableArrayRef<KernelArgumentValue> arguments,
+                     const ProblemSizes &requested);
+
 /// Runs problem `name` of `module`: its kernel, or each stage of its plan in
-/// order, over `arguments` (the problem function's own, in device memory)
-/// plus the workspaces the compiler added.
+/// order, over `arguments` (the problem function's own, in device memory,
+/// checked and completed by bindProblemArguments with `requested`) plus the
+/// workspaces the compiler added. Nothing is launched when a grid is empty
+/// (a zero-size problem).
 llvm::Error runProblem(const CompiledModule &module, llvm::StringRef name,
-                       const ProblemSizes &sizes,
+                       const ProblemSizes &requested,
                        llvm::ArrayRef<KernelArgumentValue> arguments,
                        const ProblemLauncher &launcher);
 
