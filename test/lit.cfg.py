@@ -23,6 +23,8 @@ llvm_config.add_tool_substitutions(
      "tessel-capi-test", "tessel-bench-compile"], [config.tessel_tools_dir])
 config.substitutions.append(("%tessel_src_root", config.tessel_src_root))
 config.substitutions.append(("%tessel_obj_root", config.tessel_obj_root))
+# Debian's python3 (numpy, pytest), whatever python3 comes first on PATH.
+config.substitutions.append(("%python", "/usr/bin/python3"))
 
 if os.path.exists(os.path.join(config.rocm_device_libs, "ocml.bc")):
     config.available_features.add("rocm-device-libs")

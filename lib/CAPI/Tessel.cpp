@@ -151,8 +151,7 @@ static TesselModule *compileInput(TesselCompiler *compiler, const Input &input,
                                   const char *chip) {
   CompileOptions options;
   options.chip = chip;
-  std::optional<llvm::Expected<std::shared_ptr<const CompiledModule>>>
-      compiled;
+  std::optional<llvm::Expected<std::shared_ptr<const CompiledModule>>> compiled;
   static std::once_flag enableRecovery;
   std::call_once(enableRecovery, [] { llvm::CrashRecoveryContext::Enable(); });
   llvm::CrashRecoveryContext recovery;
@@ -401,12 +400,9 @@ int tesselModuleGetArgument(const TesselModule *module, const char *name,
     return 1;
   }
   const ArgumentType &type = kernel->arguments[index];
-  *info = {type.isMemref,
-           type.elementType.c_str(),
-           type.elementBytes,
-           int32_t(type.shape.size()),
-           type.shape.data(),
-           type.strides.data(),
+  *info = {type.isMemref,     type.elementType.c_str(),
+           type.elementBytes, int32_t(type.shape.size()),
+           type.shape.data(), type.strides.data(),
            type.written};
   return 0;
 }
@@ -460,17 +456,15 @@ describeBuffers(const TesselBuffer *buffers, size_t count) {
   for (size_t i = 0; i < count; ++i) {
     const TesselBuffer &buffer = buffers[i];
     if (buffer.rank < 0 || buffer.rank > TESSEL_MAX_RANK)
-      return llvm::createStringError(llvm::formatv(
-          "buffer {0}: rank {1} is outside 0..{2}", i, buffer.rank,
-          TESSEL_MAX_RANK));
+      return llvm::createStringError(
+          llvm::formatv("buffer {0}: rank {1} is outside 0..{2}", i,
+                        buffer.rank, TESSEL_MAX_RANK));
     if (buffer.rank > 0 && !buffer.shape)
-      return llvm::createStringError(
-          llvm::formatv("buffer {0}: shape is NULL for rank {1}", i,
-                        buffer.rank));
+      return llvm::createStringError(llvm::formatv(
+          "buffer {0}: shape is NULL for rank {1}", i, buffer.rank));
     if (!buffer.data && buffer.bytes)
-      return llvm::createStringError(
-          llvm::formatv("buffer {0}: data is NULL but bytes is {1}", i,
-                        buffer.bytes));
+      return llvm::createStringError(llvm::formatv(
+          "buffer {0}: data is NULL but bytes is {1}", i, buffer.bytes));
     llvm::ArrayRef<int64_t> shape(buffer.shape, size_t(buffer.rank));
     llvm::ArrayRef<int64_t> strides;
     if (buffer.strides)
@@ -483,9 +477,9 @@ describeBuffers(const TesselBuffer *buffers, size_t count) {
   return arguments;
 }
 
-static llvm::Error runOnEmulator(TesselModule *module, const char *name,
-                                 const ProblemSizes &sizes,
-                                 llvm::ArrayRef<KernelArgumentValue> arguments) {
+static llvm::Error
+runOnEmulator(TesselModule *module, const char *name, const ProblemSizes &sizes,
+              llvm::ArrayRef<KernelArgumentValue> arguments) {
   std::lock_guard<std::mutex> lock(module->emulatorMutex);
   if (!module->emulator) {
     auto device = EmulatorDevice::create(*module->compiled);

@@ -65,14 +65,14 @@ std::string tessel::serializeCompiledModule(const CompiledModule &entry,
   for (const CompiledKernel &kernel : entry.kernels) {
     llvm::json::Array arguments;
     for (const ArgumentType &argument : kernel.arguments)
-      arguments.push_back(llvm::json::Object{
-          {"memref", argument.isMemref},
-          {"bytes", argument.elementBytes},
-          {"type", argument.elementType},
-          {"shape", llvm::json::Array(argument.shape)},
-          {"strides", llvm::json::Array(argument.strides)},
-          {"dimensions", toJSON(argument.dimensions)},
-          {"written", argument.written}});
+      arguments.push_back(
+          llvm::json::Object{{"memref", argument.isMemref},
+                             {"bytes", argument.elementBytes},
+                             {"type", argument.elementType},
+                             {"shape", llvm::json::Array(argument.shape)},
+                             {"strides", llvm::json::Array(argument.strides)},
+                             {"dimensions", toJSON(argument.dimensions)},
+                             {"written", argument.written}});
     kernels.push_back(llvm::json::Object{
         {"arguments", std::move(arguments)},
         {"problem_arguments", kernel.problemArguments},
@@ -118,16 +118,14 @@ static bool readIntegers(const llvm::json::Array *array,
 }
 
 /// Reads one kernel argument's type; false if any part is missing.
-static bool readArgument(const llvm::json::Object &object,
-                         ArgumentType &type) {
+static bool readArgument(const llvm::json::Object &object, ArgumentType &type) {
   std::optional<bool> memref = object.getBoolean("memref");
   std::optional<int64_t> bytes = object.getInteger("bytes");
   std::optional<llvm::StringRef> element = object.getString("type");
   std::optional<bool> written = object.getBoolean("written");
   const llvm::json::Array *dimensions = object.getArray("dimensions");
-  if (!memref || !bytes || *bytes <= 0 || *bytes > 16 || !element ||
-      !written || !dimensions ||
-      !readIntegers(object.getArray("shape"), type.shape) ||
+  if (!memref || !bytes || *bytes <= 0 || *bytes > 16 || !element || !written ||
+      !dimensions || !readIntegers(object.getArray("shape"), type.shape) ||
       !readIntegers(object.getArray("strides"), type.strides))
     return false;
   type.isMemref = *memref;
@@ -317,9 +315,8 @@ KernelCache::readFromDisk(llvm::StringRef key) {
   llvm::sys::fs::file_status status;
   if (llvm::sys::fs::status(path, status, /*Follow=*/false))
     return nullptr; // no entry
-  bool isEntryFile =
-      status.type() == llvm::sys::fs::file_type::regular_file &&
-      status.getSize() <= kMaxEntryBytes;
+  bool isEntryFile = status.type() == llvm::sys::fs::file_type::regular_file &&
+                     status.getSize() <= kMaxEntryBytes;
   std::optional<CompiledModule> entry;
   if (isEntryFile) {
     llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =

@@ -4,6 +4,7 @@
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 #include "tessel/InitAllDialects.h"
 #include "tessel/Pipelines/Pipelines.h"
+#include "tessel/Support/InputLimits.h"
 #include "tessel/Target/Chip.h"
 #include "tessel/Target/Hsaco.h"
 
@@ -162,9 +163,8 @@ static void describeMatmul(MatmulOp op, ProblemFacts &facts) {
     std::vector<std::string> names;
     for (int64_t d = 0; d < memref.getRank(); ++d) {
       int64_t fromRight = memref.getRank() - 1 - d;
-      names.push_back(memref.getDimSize(d) == 1
-                          ? std::string()
-                          : c[c.size() - 1 - fromRight]);
+      names.push_back(memref.getDimSize(d) == 1 ? std::string()
+                                                : c[c.size() - 1 - fromRight]);
     }
     nameDimensions(facts, extra, names);
   }
@@ -346,6 +346,8 @@ tessel::compileUncached(llvm::StringRef ir, const CompileOptions &options,
   session.sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(ir, "<tessel input>"),
       llvm::SMLoc());
+  if (!checkInputLimits(session.sourceMgr, session.diagnosticStream))
+    return session.error("cannot parse the input");
   OwningOpRef<ModuleOp> module =
       parseSourceFile<ModuleOp>(session.sourceMgr, session.context.get());
   if (!module)

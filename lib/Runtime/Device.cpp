@@ -138,9 +138,7 @@ struct DimensionSizes {
     auto it = sizes.find(dimension);
     return it == sizes.end() ? 0 : it->second.first;
   }
-  bool has(llvm::StringRef dimension) const {
-    return sizes.count(dimension);
-  }
+  bool has(llvm::StringRef dimension) const { return sizes.count(dimension); }
 };
 } // namespace
 
@@ -149,10 +147,9 @@ static llvm::Error checkMemref(llvm::StringRef problem, unsigned index,
                                const ArgumentType &type,
                                KernelArgumentValue &value) {
   auto error = [&](const llvm::Twine &what) {
-    return llvm::createStringError(
-        ("problem '" + problem + "', argument " + llvm::Twine(index) + ": " +
-         what)
-            .str());
+    return llvm::createStringError(("problem '" + problem + "', argument " +
+                                    llvm::Twine(index) + ": " + what)
+                                       .str());
   };
   if (!value.isMemref)
     return error("expected an array (memref of " + type.elementType +
@@ -161,11 +158,10 @@ static llvm::Error checkMemref(llvm::StringRef problem, unsigned index,
   if (value.shape.size() != rank)
     return error(llvm::formatv("expected rank {0}, got rank {1}", rank,
                                value.shape.size()));
-  for (auto [axis, size, expected] :
-       llvm::enumerate(value.shape, type.shape)) {
+  for (auto [axis, size, expected] : llvm::enumerate(value.shape, type.shape)) {
     if (size < 0)
-      return error(llvm::formatv("size {0} in dimension {1} is negative",
-                                 size, axis));
+      return error(
+          llvm::formatv("size {0} in dimension {1} is negative", size, axis));
     if (expected >= 0 && size != expected)
       return error(llvm::formatv(
           "size {0} in dimension {1}, but the kernel was compiled for {2}",
@@ -209,19 +205,18 @@ static llvm::Error checkMemref(llvm::StringRef problem, unsigned index,
   return llvm::Error::success();
 }
 
-llvm::Expected<ProblemSizes>
-tessel::bindProblemArguments(const CompiledModule &module,
-                             llvm::StringRef name,
-                             llvm::MutableArrayRef<KernelArgumentValue> arguments,
-                             const ProblemSizes &requested) {
+llvm::Expected<ProblemSizes> tessel::bindProblemArguments(
+    const CompiledModule &module, llvm::StringRef name,
+    llvm::MutableArrayRef<KernelArgumentValue> arguments,
+    const ProblemSizes &requested) {
   std::vector<const CompiledKernel *> sequence = module.launchSequence(name);
   if (sequence.empty()) {
     std::string known;
     for (const CompiledKernel &kernel : module.kernels)
       if (kernel.grid.planOf.empty() || kernel.grid.stage == 0)
-        known += (known.empty() ? "" : ", ") +
-                 (kernel.grid.planOf.empty() ? kernel.name
-                                             : kernel.grid.planOf);
+        known +=
+            (known.empty() ? "" : ", ") +
+            (kernel.grid.planOf.empty() ? kernel.name : kernel.grid.planOf);
     return llvm::createStringError("the module has no problem '" + name +
                                    "' (it has: " + known + ")");
   }
@@ -243,8 +238,8 @@ tessel::bindProblemArguments(const CompiledModule &module,
     if (llvm::Error error = checkMemref(name, index, type, value))
       return std::move(error);
     for (auto [axis, dimension] : llvm::enumerate(type.dimensions))
-      if (llvm::Error error = dimensions.bind(name, dimension,
-                                              value.shape[axis], index, axis))
+      if (llvm::Error error =
+              dimensions.bind(name, dimension, value.shape[axis], index, axis))
         return std::move(error);
   }
   int64_t heads = dimensions.get("heads"), kvHeads = dimensions.get("kv_heads");

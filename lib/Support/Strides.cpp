@@ -13,9 +13,8 @@ std::optional<llvm::SmallVector<int64_t, 4>>
 tessel::denseStrides(llvm::ArrayRef<int64_t> shape,
                      llvm::ArrayRef<int64_t> layoutStrides) {
   size_t rank = shape.size();
-  if (layoutStrides.size() != rank || llvm::any_of(shape, [](int64_t size) {
-        return size < 0;
-      }))
+  if (layoutStrides.size() != rank ||
+      llvm::any_of(shape, [](int64_t size) { return size < 0; }))
     return std::nullopt;
   // Innermost first: static strides ascending, then dynamic ones last to
   // first.

@@ -65,32 +65,111 @@ class Kernel:
         return [lib.tesselModuleGetKernelName(self._handle, i).decode()
                 for i in range(lib.tesselModuleGetNumKernels(self._handle))]
 
+    def arguments(self, name=None):
+        """The arguments problem `name` takes: per argument a dict with
+        `array` (else a scalar), `element_type` ("f16", "bf16", ...),
+        `shape` and `strides` (-1 where set at run time) and `written`."""
+        name = self._problem_name(name)
+        lib = _capi.lib()
+        count = lib.tesselModuleGetNumArguments(self._handle, name.encode())
+        if count < 0:
+            raise TesselError(_capi.last_error())
+        result = []
+        for index in range(count):
+            info = _capi.ArgumentInfo()
+            if lib.tesselModuleGetArgument(self._handle, name.encode(), index,
+                                           ctypes.byref(info)):
+                raise TesselError(_capi.last_error())
+            result.append({
+                "array": bool(info.is_array),
+                "element_type": info.element_type.decode(),
+                "shape": tuple(info.shape[i] for i in range(info.rank)),
+                "strides": tuple(info.strides[i] for i in range(info.rank)),
+                "written": bool(info.written)})
+        return result
+
+    def _problem_name(self, name):
+        if name is not None:
+            return name
+        problems = {k.split("__")[0] for k in self.kernels}
+        if len(problems) != 1:
+            raise TesselError("the module has several problems (%s); pass "
+                              "name=" % ", ".join(sorted(problems)))
+        return problems.pop()
+
     def __call__(self, *arrays, name=None, sizes=None, device="auto"):
-        """Runs problem `name` (default: the only one) over `arrays` (the
-        problem function's arguments, C-contiguous; written in place).
-        `sizes` (dict of m, n, batch, seq_q, heads) sets the grid."""
-        if name is None:
-            problems = {k.split("__")[0] for k in self.kernels}
-            if len(problems) != 1:
-                raise TesselError("the module has several problems; pass "
-                                  "name=")
-            name = problems.pop()
+        """Runs problem `name` (default: the only one) over `arrays`, the
+        problem function's arguments in order; the arrays the kernel writes
+        are written in place, the others only read (read-only arrays are
+        fine). Strided arrays (e.g. `b.T`) are passed as they are when the
+        kernel's layout takes them. The problem's sizes come from the
+        arrays; `sizes` (dict of m, n, batch, seq_q, heads) is an optional
+        check."""
+        name = self._problem_name(name)
         if device not in _capi.DEVICES:
             raise TesselError("device must be one of " +
                               ", ".join(_capi.DEVICES))
-        for array in arrays:
-            if not array.flags["C_CONTIGUOUS"] or not array.flags["WRITEABLE"]:
-                raise TesselError("arrays must be C-contiguous and writeable")
-        shapes = [(ctypes.c_int64 * max(a.ndim, 1))(*a.shape) for a in arrays]
-        buffers = (_capi.Buffer * len(arrays))(*[
-            _capi.Buffer(a.ctypes.data, a.nbytes, a.ndim, shape)
-            for a, shape in zip(arrays, shapes)])
+        expected = self.arguments(name)
+        if len(arrays) != len(expected):
+            raise TesselError("problem '%s' takes %d arguments, got %d" %
+                              (name, len(expected), len(arrays)))
+        keep = []  # ctypes arrays alive until the call returns
+        buffers = (_capi.Buffer * len(arrays))()
+        for index, (array, info) in enumerate(zip(arrays, expected)):
+            if not isinstance(array, np.ndarray):
+                raise TesselError("argument %d: expected a numpy array, got %s"
+                                  % (index, type(array).__name__))
+            _check_argument(index, array, info)
+            shape = (ctypes.c_int64 * max(array.ndim, 1))(*array.shape)
+            strides = (ctypes.c_int64 * max(array.ndim, 1))(
+                *[s // array.itemsize for s in array.strides])
+            keep += [shape, strides]
+            low, high = _byte_bounds(array)
+            buffers[index] = _capi.Buffer(array.ctypes.data, high - low,
+                                          array.ndim, shape, strides)
         problem = _capi.ProblemSizes(**(sizes or {}))
         status = _capi.lib().tesselRun(self._handle, name.encode(),
                                        ctypes.byref(problem), buffers,
                                        len(arrays), _capi.DEVICES[device])
         if status:
             raise TesselError(_capi.last_error())
+
+
+# numpy dtypes that carry each Tessel element type (bf16 and the fp8 types
+# have no numpy dtype: their bits travel as uint16 and uint8).
+_NUMPY_FOR_ELEMENT = {
+    "f16": "float16", "f32": "float32", "f64": "float64", "bf16": "uint16",
+    "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
+    "f8E4M3FNUZ": "uint8", "f8E5M2FNUZ": "uint8", "f8E4M3FN": "uint8",
+    "f8E5M2": "uint8"}
+
+
+def _check_argument(index, array, info):
+    """Raises TesselError when `array` cannot be argument `index`."""
+    if not info["array"]:
+        raise TesselError("argument %d is a scalar (%s); scalars are not "
+                          "supported by Kernel calls yet" %
+                          (index, info["element_type"]))
+    wanted = _NUMPY_FOR_ELEMENT.get(info["element_type"])
+    if wanted is None or array.dtype != np.dtype(wanted):
+        raise TesselError("argument %d: the kernel takes %s (numpy %s), got "
+                          "an array of %s" % (index, info["element_type"],
+                                              wanted or "none", array.dtype))
+    if info["written"] and not array.flags["WRITEABLE"]:
+        raise TesselError("argument %d is an output and the array is "
+                          "read-only" % index)
+    if any(s < 0 or s % array.itemsize for s in array.strides):
+        raise TesselError("argument %d: negative or unaligned strides %s; "
+                          "pass np.ascontiguousarray(x)" %
+                          (index, array.strides))
+
+
+def _byte_bounds(array):
+    """The [low, high) byte range an array touches, from its data pointer."""
+    if array.size == 0:
+        return 0, 0
+    extent = sum((n - 1) * s for n, s in zip(array.shape, array.strides))
+    return 0, extent + array.itemsize
 
 
 class _Compiler:

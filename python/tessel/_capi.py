@@ -12,7 +12,18 @@ class TesselError(RuntimeError):
 class Buffer(ctypes.Structure):
     _fields_ = [("data", ctypes.c_void_p), ("bytes", ctypes.c_size_t),
                 ("rank", ctypes.c_int32),
-                ("shape", ctypes.POINTER(ctypes.c_int64))]
+                ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64))]
+
+
+class ArgumentInfo(ctypes.Structure):
+    _fields_ = [("is_array", ctypes.c_int32),
+                ("element_type", ctypes.c_char_p),
+                ("element_bytes", ctypes.c_uint32),
+                ("rank", ctypes.c_int32),
+                ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)),
+                ("written", ctypes.c_int32)]
 
 
 class ProblemSizes(ctypes.Structure):
@@ -62,6 +73,10 @@ def _declare(lib):
         "tesselModuleGetKernelName": (c, [p, ctypes.c_size_t]),
         "tesselModuleGetKernelBlockSize": (ctypes.c_uint, [p, ctypes.c_size_t]),
         "tesselModuleGetKernelLdsBytes": (ctypes.c_uint64, [p, ctypes.c_size_t]),
+        "tesselModuleGetNumArguments": (ctypes.c_int64, [p, c]),
+        "tesselModuleGetArgument": (ctypes.c_int, [p, c, ctypes.c_size_t,
+                                                   ctypes.POINTER(
+                                                       ArgumentInfo)]),
         "tesselRun": (ctypes.c_int, [p, c, ctypes.POINTER(ProblemSizes),
                                      ctypes.POINTER(Buffer), ctypes.c_size_t,
                                      ctypes.c_int]),

@@ -128,3 +128,64 @@ def test_torch_tensors():
     c = tessel.matmul(a, b)
     assert isinstance(c, torch.Tensor)
     assert float(c.max()) == 8.0
+
+
+TRANSPOSED_B_DYNAMIC_K = """
+func.func @mm(%a: memref<33x?xf32>, %b: memref<?x24xf32, strided<[1, ?]>>,
+              %c: memref<33x24xf32>) {
+  tessel.matmul ins(%a, %b : memref<33x?xf32>, memref<?x24xf32, strided<[1, ?]>>)
+                outs(%c : memref<33x24xf32>)
+  return
+}
+"""
+
+
+def test_kernel_call_strided_transposed_operand():
+    kernel = tessel.compile(TRANSPOSED_B_DYNAMIC_K)
+    args = kernel.arguments()
+    assert [a["written"] for a in args] == [False, False, True]
+    assert args[1]["strides"] == (1, -1)
+    a = (np.arange(33 * 21) % 7 - 3).astype(np.float32).reshape(33, 21)
+    bt = (np.arange(24 * 21) % 5 - 2).astype(np.float32).reshape(24, 21)
+    c = np.zeros((33, 24), np.float32)
+    # b.T is the column-major K x N view the kernel takes; no sizes= needed,
+    # and read-only inputs are only read.
+    a.flags.writeable = False
+    kernel(a, bt.T, c)
+    assert np.array_equal(c, a @ bt.T)
+    # A row-major K x N array is not what the kernel's layout takes.
+    with pytest.raises(tessel.TesselError, match="stride"):
+        kernel(a, np.ascontiguousarray(bt.T), c)
+
+
+def test_kernel_call_rejects_what_would_be_wrong():
+    kernel = tessel.compile(TRANSPOSED_B_DYNAMIC_K)
+    a = np.ones((33, 21), np.float32)
+    b = np.ones((24, 21), np.float32).T
+    c = np.zeros((33, 24), np.float32)
+    with pytest.raises(tessel.TesselError, match="takes f32"):
+        kernel(a.astype(np.float16), b, c)
+    with pytest.raises(tessel.TesselError, match="takes 3 arguments"):
+        kernel(a, b)
+    with pytest.raises(tessel.TesselError, match="k = 20"):
+        kernel(a, np.ones((24, 20), np.float32).T, c)
+    with pytest.raises(tessel.TesselError, match="compiled for 24"):
+        kernel(a, b, np.zeros((33, 23), np.float32))
+    readonly = c.copy()
+    readonly.flags.writeable = False
+    with pytest.raises(tessel.TesselError, match="output"):
+        kernel(a, b, readonly)
+    with pytest.raises(tessel.TesselError, match="requested"):
+        kernel(a, b, c, sizes={"m": 32})
+    # Nothing was written by any rejected call.
+    assert not c.any()
+
+
+def test_kernel_call_zero_sized_problem():
+    kernel = tessel.compile(TRANSPOSED_B_DYNAMIC_K)
+    a = np.ones((33, 0), np.float32)
+    b = np.ones((24, 0), np.float32).T
+    c = np.full((33, 24), 5.0, np.float32)
+    kernel(a, b, c)
+    # K = 0: numpy's a @ b is all zeros.
+    assert np.array_equal(c, a @ b)

@@ -154,9 +154,80 @@ int main(int argc, char **argv) {
         "bad problem description");
   printf("error: %s\n", tesselGetLastError());
 
+  /* Bad input of every kind is an error message, never a crash. */
+  check(tesselRun(module, "mm", NULL, buffers, 3, TESSEL_DEVICE_EMULATOR) == 0,
+        "sizes may be NULL: they come from the arrays");
+  TesselProblemSizes negative = {-5, N, 0, 0, 0};
+  check(tesselRun(module, "mm", &negative, buffers, 3,
+                  TESSEL_DEVICE_EMULATOR) != 0,
+        "negative sizes rejected");
+  printf("error: %s\n", tesselGetLastError());
+  TesselProblemSizes huge = {(int64_t)1 << 33, N, 0, 0, 0};
+  check(tesselRun(module, "mm", &huge, buffers, 3, TESSEL_DEVICE_EMULATOR) != 0,
+        "sizes the arrays do not have rejected");
+  printf("error: %s\n", tesselGetLastError());
+  TesselBuffer badRank[3] = {{a, sizeof(a), -1, shapeA},
+                             {b, sizeof(b), 2, shapeB},
+                             {c, sizeof(c), 2, shapeC}};
+  check(tesselRun(module, "mm", NULL, badRank, 3, TESSEL_DEVICE_EMULATOR) != 0,
+        "rank -1 rejected");
+  printf("error: %s\n", tesselGetLastError());
+  TesselBuffer noData[3] = {{NULL, sizeof(a), 2, shapeA},
+                            {b, sizeof(b), 2, NULL},
+                            {c, sizeof(c), 2, shapeC}};
+  check(tesselRun(module, "mm", NULL, noData, 3, TESSEL_DEVICE_EMULATOR) != 0,
+        "NULL data rejected");
+  printf("error: %s\n", tesselGetLastError());
+  check(tesselRun(module, "mm", NULL, NULL, 3, TESSEL_DEVICE_EMULATOR) != 0,
+        "NULL buffers rejected");
+  check(tesselRun(NULL, "mm", NULL, buffers, 3, TESSEL_DEVICE_EMULATOR) != 0,
+        "NULL module rejected");
+  printf("error: %s\n", tesselGetLastError());
+  check(tesselModuleGetCodeObject(NULL, &size) == NULL && size == 0 &&
+            tesselModuleGetReport(NULL) == NULL &&
+            tesselModuleGetAssembly(NULL) == NULL &&
+            tesselModuleGetNumKernels(NULL) == 0 &&
+            tesselModuleGetKernelName(NULL, 0) == NULL &&
+            tesselModuleGetKernelName(module, 99) == NULL &&
+            tesselModuleGetKernelBlockSize(NULL, 0) == 0 &&
+            tesselModuleGetKernelLdsBytes(NULL, 0) == 0 &&
+            tesselModuleGetCodeObject(module, NULL) == NULL,
+        "getters take NULL handles and bad indices");
+  TesselCacheStats zeroed;
+  tesselCompilerGetCacheStats(NULL, &zeroed);
+  tesselCompilerGetCacheStats(fresh, NULL);
+  check(zeroed.misses == 0, "cache stats of a NULL compiler");
+  check(tesselCompile(NULL, kMatmul, "gfx942") == NULL, "NULL compiler");
+  printf("error: %s\n", tesselGetLastError());
+
+  /* Arguments describe themselves: C is the output. */
+  TesselArgumentInfo info;
+  check(tesselModuleGetNumArguments(module, "mm") == 3 &&
+            tesselModuleGetArgument(module, "mm", 2, &info) == 0 &&
+            info.is_array && info.written && info.rank == 2 &&
+            info.shape[0] == M && strcmp(info.element_type, "f32") == 0 &&
+            tesselModuleGetArgument(module, "mm", 0, &info) == 0 &&
+            !info.written,
+        "argument descriptions");
+  check(tesselModuleGetNumArguments(module, "nope") == -1,
+        "unknown problem in argument query");
+  printf("error: %s\n", tesselGetLastError());
+
+  /* A crash inside the upstream MLIR parser is caught: this process goes on. */
+  TesselModule *crashing = tesselCompile(
+      fresh, "func.func @f() attributes {a = array<index: 1>} { return }\n",
+      "gfx942");
+  check(crashing == NULL, "an input that crashes the upstream parser");
+  printf("error: %s\n", tesselGetLastError());
+
   tesselCompilerDestroy(fresh);
   tesselModuleDestroy(module);
   tesselCompilerDestroy(compiler);
+  /* Destroying twice is an error message, not a double free. */
+  tesselModuleDestroy(module);
+  printf("error: %s\n", tesselGetLastError());
+  tesselCompilerDestroy(compiler);
+  printf("error: %s\n", tesselGetLastError());
   printf("%s\n", failures ? "FAIL" : "PASS");
   return failures ? 1 : 0;
 }

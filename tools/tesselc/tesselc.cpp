@@ -11,6 +11,7 @@
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/InitAllDialects.h"
 #include "tessel/Pipelines/Pipelines.h"
+#include "tessel/Support/InputLimits.h"
 #include "tessel/Target/Chip.h"
 #include "tessel/Target/Hsaco.h"
 #include "tessel/Target/KernelMetadata.h"
@@ -195,6 +196,8 @@ int main(int argc, char **argv) {
     return failure(); // let the SourceMgr handler print it
   });
 
+  if (!checkInputLimits(sourceMgr, llvm::errs()))
+    return 1;
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return 1;

@@ -137,7 +137,6 @@ TEST(EmulatorDeviceTest, RunsACompiledMatmulAgainstTheHostReference) {
             std::string::npos);
 }
 
-
 /// A dynamic-K f32 matmul with B stored column-major (`strided<[1, ?]>`):
 /// the stride the layout leaves dynamic must come from K, not from N.
 TEST(EmulatorDeviceTest, TransposedOperandWithDynamicLeadingStride) {
@@ -214,8 +213,7 @@ TEST(EmulatorDeviceTest, ArgumentsAreCheckedBeforeLaunch) {
   EXPECT_NE(run({A(40, 16), B(16), C(64)}).find("m = 64"), std::string::npos);
   // A static size that is not the compiled one.
   EXPECT_NE(run({A(64, 16), B(16),
-                 KernelArgumentValue::memref(c.data(), c.size() * 4,
-                                             {64, 31})})
+                 KernelArgumentValue::memref(c.data(), c.size() * 4, {64, 31})})
                 .find("compiled for 32"),
             std::string::npos);
   // A buffer smaller than its shape.
@@ -234,8 +232,7 @@ TEST(EmulatorDeviceTest, ArgumentsAreCheckedBeforeLaunch) {
   EXPECT_NE(run({A(64, 16), B(16), C(64)}, ProblemSizes{63, 32, 0, 0, 0})
                 .find("requested"),
             std::string::npos);
-  EXPECT_EQ(run({A(64, 16), B(16), C(64)}, ProblemSizes{64, 32, 0, 0, 0}),
-            "");
+  EXPECT_EQ(run({A(64, 16), B(16), C(64)}, ProblemSizes{64, 32, 0, 0, 0}), "");
   // Zero rows: nothing to compute, nothing launched, nothing written.
   std::fill(c.begin(), c.end(), -1.0f);
   EXPECT_EQ(run({A(0, 16), B(16), C(0)}), "");

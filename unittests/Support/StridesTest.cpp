@@ -41,9 +41,8 @@ TEST(Strides, StaticStridesAreKept) {
 
 TEST(Strides, RejectsNegativeSizesAndOverflow) {
   EXPECT_FALSE(denseStrides({-1, 4}, {kDyn, 1}).has_value());
-  EXPECT_FALSE(
-      denseStrides({int64_t(1) << 40, int64_t(1) << 40}, {kDyn, kDyn})
-          .has_value());
+  EXPECT_FALSE(denseStrides({int64_t(1) << 40, int64_t(1) << 40}, {kDyn, kDyn})
+                   .has_value());
   EXPECT_FALSE(denseStrides({4}, {kDyn, 1}).has_value());
 }
 

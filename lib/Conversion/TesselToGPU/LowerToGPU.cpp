@@ -72,6 +72,9 @@ private:
   LogicalResult lowerBlock(Block &source);
   LogicalResult lowerOp(Operation &op);
   LogicalResult lowerLoad(LoadOp op);
+  /// Whether the two innermost dimensions of `memref` (of `rank`) are
+  /// nonzero, or null when the type proves it.
+  Value nonEmptyCondition(Value memref, int64_t rank);
   LogicalResult lowerStore(StoreOp op);
   LogicalResult lowerLocalStore(LocalStoreOp op);
   LogicalResult lowerLocalLoad(LocalLoadOp op);
@@ -271,11 +274,25 @@ LogicalResult KernelLowering::lowerLoad(LoadOp op) {
       op.getIndices(), [&](Value v) { return mapping.lookup(v); });
 
   VectorType resultType = vectorTypeOf(tile, *layout);
+  Value zeroTile = arith::ConstantOp::create(b, loc(), resultType,
+                                             b.getZeroAttr(resultType));
+  // Masked-off vectors read a clamped address, which does not exist in an
+  // empty memref (K = 0): a tile of a possibly empty memref is loaded only
+  // when it is not, behind one wave-uniform branch (sizes are arguments).
+  Value nonEmpty = nonEmptyCondition(memref, access.rank);
+  scf::IfOp guard;
+  OpBuilder::InsertionGuard insertion(b);
+  if (nonEmpty) {
+    guard = scf::IfOp::create(b, loc(), resultType, nonEmpty,
+                              /*withElseRegion=*/true);
+    b.setInsertionPointToStart(&guard.getElseRegion().front());
+    scf::YieldOp::create(b, loc(), zeroTile);
+    b.setInsertionPointToStart(&guard.getThenRegion().front());
+  }
   auto sliceType = VectorType::get({access.vector}, element);
   Value zeros =
       arith::ConstantOp::create(b, loc(), sliceType, b.getZeroAttr(sliceType));
-  Value result = arith::ConstantOp::create(b, loc(), resultType,
-                                           b.getZeroAttr(resultType));
+  Value result = zeroTile;
   int64_t registers = resultType.getNumElements();
   for (int64_t r = 0; r < registers; r += access.vector) {
     SmallVector<int32_t, 4> regCoords = layout->apply({int32_t(r), 0, 0});
@@ -309,8 +326,30 @@ LogicalResult KernelLowering::lowerLoad(LoadOp op) {
     result = vector::InsertStridedSliceOp::create(
         b, loc(), slice, result, ArrayRef<int64_t>{r}, ArrayRef<int64_t>{1});
   }
+  if (guard) {
+    scf::YieldOp::create(b, loc(), result);
+    result = guard.getResult(0);
+  }
   mapping.map(op.getResult(), result);
   return success();
+}
+
+Value KernelLowering::nonEmptyCondition(Value memref, int64_t rank) {
+  auto type = cast<MemRefType>(memref.getType());
+  Value condition;
+  for (int64_t d = rank - 2; d < rank; ++d) {
+    int64_t size = type.getDimSize(d);
+    if (!ShapedType::isDynamic(size) && size > 0)
+      continue;
+    Value positive = arith::CmpIOp::create(
+        b, loc(), arith::CmpIPredicate::sgt,
+        memref::DimOp::create(b, loc(), memref, d), constIndex(0));
+    condition =
+        condition
+            ? arith::AndIOp::create(b, loc(), condition, positive).getResult()
+            : positive;
+  }
+  return condition;
 }
 
 LogicalResult KernelLowering::lowerStore(StoreOp op) {
