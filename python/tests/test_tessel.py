@@ -189,3 +189,53 @@ def test_kernel_call_zero_sized_problem():
     kernel(a, b, c)
     # K = 0: numpy's a @ b is all zeros.
     assert np.array_equal(c, a @ b)
+
+
+def test_attention_propagates_nan_and_inf_like_flash_attention():
+    rng = np.random.default_rng(3)
+    q = rng.standard_normal((1, 2, 16, 64)).astype(np.float16)
+    k = rng.standard_normal((1, 2, 40, 64)).astype(np.float16)
+    v = rng.standard_normal((1, 2, 40, 64)).astype(np.float16)
+    k_nan = k.copy()
+    k_nan[0, 0, 5, 3] = np.nan  # every query of head 0 sees key 5
+    o = tessel.attention(q, k_nan, v)
+    assert np.isnan(o[0, 0]).all() and np.isfinite(o[0, 1]).all()
+    q_inf = q.copy()
+    q_inf[0, 1, 2, 0] = np.inf  # one query row
+    o = tessel.attention(q_inf, k, v)
+    assert np.isnan(o[0, 1, 2]).all()
+    assert np.isfinite(np.delete(o[0, 1], 2, axis=0)).all()
+
+
+ATTENTION_LSE = """
+func.func @attn(%q: memref<1x2x50x64xf16>, %k: memref<1x2x40x64xf16>,
+                %v: memref<1x2x40x64xf16>, %o: memref<1x2x50x64xf16>,
+                %lse: memref<1x2x50xf32>) {
+  tessel.attention ins(%q, %k, %v : memref<1x2x50x64xf16>,
+      memref<1x2x40x64xf16>, memref<1x2x40x64xf16>)
+      outs(%o : memref<1x2x50x64xf16>) lse(%lse : memref<1x2x50xf32>)
+      {causal}
+  return
+}
+"""
+
+
+def test_attention_fully_masked_rows():
+    # Causal, 50 queries over 40 keys (bottom-right aligned): the first 10
+    # queries see no key. O is 0 there and the logsumexp +inf, as
+    # FlashAttention writes them.
+    kernel = tessel.compile(ATTENTION_LSE)
+    rng = np.random.default_rng(4)
+    q = rng.standard_normal((1, 2, 50, 64)).astype(np.float16)
+    k = rng.standard_normal((1, 2, 40, 64)).astype(np.float16)
+    v = rng.standard_normal((1, 2, 40, 64)).astype(np.float16)
+    o = np.full(q.shape, np.nan, np.float16)
+    lse = np.full((1, 2, 50), np.nan, np.float32)
+    kernel(q, k, v, o, lse)
+    assert (o[:, :, :10] == 0).all() and np.isposinf(lse[:, :, :10]).all()
+    s = (q[:, :, 10:].astype(np.float64) @
+         k.astype(np.float64).transpose(0, 1, 3, 2)) / 8.0
+    rows = np.arange(40)[:, None]
+    s = np.where(np.arange(40)[None, :] <= rows, s, -np.inf)
+    expected = np.log(np.exp(s).sum(-1))
+    assert np.abs(lse[:, :, 10:] - expected).max() < 1e-3

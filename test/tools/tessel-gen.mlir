@@ -56,3 +56,23 @@
 // BADGQA: tessel-gen: error: 'tessel.attention' op query heads (6) must be a multiple of key/value heads (4)
 // RUN: not tessel-gen 2>&1 | FileCheck %s --check-prefix=NOCMD
 // NOCMD: tessel-gen: error: expected a problem: tessel-gen matmul ... or tessel-gen attention ...
+//
+// An explicit --scale is kept even when it is 0, and then rejected by the
+// verifier rather than silently replaced by 1/sqrt(d).
+// RUN: not tessel-gen attention -b 1 -h 2 --seq-q 64 --seq-kv 64 -d 64 --scale 0 2>&1 | FileCheck %s --check-prefix=SCALE0
+// SCALE0: tessel-gen: error: 'tessel.attention' op scale must be a positive finite number, got 0
+// RUN: tessel-gen attention -b 1 -h 2 --seq-q 64 --seq-kv 64 -d 64 --scale 0.5 | FileCheck %s --check-prefix=SCALE
+// SCALE: scale = 5.000000e-01 : f32
+//
+// Sizes past 32-bit indices are rejected up front.
+// RUN: not tessel-gen matmul -m 4294967296 -n 64 -k 64 2>&1 | FileCheck %s --check-prefix=HUGE
+// HUGE: tessel-gen: error: -m, -n and -k must be positive and at most 2147483647
+// RUN: not tessel-gen matmul -m 64 -n 64 -k 64 --batch -3 2>&1 | FileCheck %s --check-prefix=NEGBATCH
+// NEGBATCH: tessel-gen: error: --batch must be 0 (not batched) to 2147483647
+//
+// A write that fails (a full device) is a diagnostic, not LLVM's fatal error.
+// RUN: not tessel-gen matmul -m 64 -n 64 -k 64 -o /dev/full 2>&1 | FileCheck %s --check-prefix=FULL
+// FULL: tessel-gen: error: cannot write '/dev/full': No space left on device
+// FULL-NOT: LLVM ERROR
+// RUN: not tessel-opt %s -o /dev/full 2>&1 | FileCheck %s --check-prefix=OPTFULL
+// OPTFULL: tessel-opt: error: cannot write '/dev/full'

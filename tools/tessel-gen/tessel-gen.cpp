@@ -213,6 +213,13 @@ int main(int argc, char **argv) {
   if (!output)
     return fail(errorMessage);
   module->print(output->os());
+  // A full disk or a closed pipe is a diagnostic, not LLVM's fatal error
+  // when the stream is destroyed with a pending error.
+  output->os().flush();
+  if (std::error_code error = output->os().error()) {
+    output->os().clear_error();
+    return fail("cannot write '" + outputFile + "': " + error.message());
+  }
   output->keep();
   return 0;
 }

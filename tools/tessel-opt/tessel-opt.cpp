@@ -56,6 +56,13 @@ int main(int argc, char **argv) {
   if (mlir::failed(
           mlir::MlirOptMain(output->os(), std::move(input), registry, config)))
     return 1;
+  output->os().flush();
+  if (output->os().has_error()) {
+    llvm::errs() << "tessel-opt: error: cannot write '" << outputFile
+                 << "': " << output->os().error().message() << "\n";
+    output->os().clear_error();
+    return 1;
+  }
   output->keep();
   return 0;
 }

@@ -370,7 +370,11 @@ static LogicalResult verifyAttentionShapes(AttentionOp op) {
     return op.emitOpError() << "operand 'q' must have a static head_dim, got "
                             << formatShape(q.getShape());
   int64_t hq = q.getDimSize(1), hkv = k.getDimSize(1);
-  if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hkv) &&
+  if (hkv == 0 && hq != 0)
+    return op.emitOpError() << "key/value heads are 0 but query heads are "
+                            << formatSize(hq)
+                            << ": every query head needs a key/value head";
+  if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hkv) && hkv != 0 &&
       hq % hkv != 0)
     return op.emitOpError() << "query heads (" << hq
                             << ") must be a multiple of key/value heads ("

@@ -285,6 +285,21 @@ private:
     return tensor::SplatOp::create(b, loc, type, scalar);
   }
 
+  /// The logsumexp in the natural log of rows with running max `max` and
+  /// sum `sum` (exp2 domain): (max + log2 sum) ln 2, and +inf for a row
+  /// that saw no key (sum 0), as FlashAttention writes it.
+  Value naturalLogSumExp(Value max, Value sum, RankedTensorType type) {
+    Value lse = arith::MulFOp::create(
+        b, loc,
+        arith::AddFOp::create(b, loc, max, math::Log2Op::create(b, loc, sum)),
+        splat(type, 0.6931471805599453));
+    Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, sum,
+                                        splat(type, 0.0));
+    return arith::SelectOp::create(
+        b, loc, empty, splat(type, std::numeric_limits<double>::infinity()),
+        lse);
+  }
+
   /// A [.., rows, 1] view of `memref` (last dimension of stride 0 and size
   /// 1): storing a tile there writes its column 0 only; loading a tile from
   /// a [.., rows, width] view of stride 0 repeats each row's value.
@@ -380,20 +395,17 @@ LogicalResult AttentionTiler::runCombine() {
         return SmallVector<Value>{acc, sum};
       });
   Value acc = sumLoop.getResult(0), sum = sumLoop.getResult(1);
-  Value some = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, sum,
-                                     splat(type, 0.0));
+  Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, sum,
+                                      splat(type, 0.0));
   Value out = arith::SelectOp::create(
-      b, loc, some, arith::DivFOp::create(b, loc, acc, sum), splat(type, 0.0));
+      b, loc, empty, splat(type, 0.0), arith::DivFOp::create(b, loc, acc, sum));
   Type oElement = op.getO().getType().getElementType();
   if (oElement != f32)
     out = arith::TruncFOp::create(
         b, loc, tile({blockM, headDim}, oElement, layout), out);
   StoreOp::create(b, loc, out, op.getO(), ValueRange{batch, head, m0, zero});
   if (Value lse = op.getLse()) {
-    Value lseTile = arith::MulFOp::create(
-        b, loc,
-        arith::AddFOp::create(b, loc, max, math::Log2Op::create(b, loc, sum)),
-        splat(type, 0.6931471805599453));
+    Value lseTile = naturalLogSumExp(max, sum, type);
     StoreOp::create(b, loc, lseTile, rowView(lse, {}),
                     ValueRange{batch, head, m0, zero});
   }
@@ -552,12 +564,13 @@ LogicalResult AttentionTiler::run() {
       });
   Value m = loop.getResult(0), l = loop.getResult(1), acc = loop.getResult(2);
 
-  // O = acc / l (0 for a row that saw no key).
+  // O = acc / l, 0 for a row that saw no key (l == 0). A NaN or infinity
+  // in Q or K makes l NaN, and the row's O stays NaN, as FlashAttention's.
   Value lO = BroadcastOp::create(b, loc, oType, l);
-  Value some = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, lO,
+  Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, lO,
                                      splat(oType, 0.0));
   Value ratio = arith::DivFOp::create(b, loc, acc, lO);
-  Value out = arith::SelectOp::create(b, loc, some, ratio, splat(oType, 0.0));
+  Value out = arith::SelectOp::create(b, loc, none, splat(oType, 0.0), ratio);
   if (mode == Mode::Split) {
     // This split's normalized O and log2-sum-exp (in the exp2 domain).
     StoreOp::create(b, loc, out, workspaceO,
@@ -576,10 +589,7 @@ LogicalResult AttentionTiler::run() {
     if (Value lse = op.getLse()) {
       // logsumexp in the natural log: (m + log2 l) ln 2, written to column 0
       // of a [B, H, Sq, 1] view (the tile's other columns fall outside it).
-      Value log2Sum = math::Log2Op::create(b, loc, l);
-      Value lseTile = arith::MulFOp::create(
-          b, loc, arith::AddFOp::create(b, loc, m, log2Sum),
-          splat(sType, 0.6931471805599453));
+      Value lseTile = naturalLogSumExp(m, l, sType);
       Value view = rowView(lse, {});
       StoreOp::create(b, loc, lseTile, view, ValueRange{batch, head, m0, zero});
     }
