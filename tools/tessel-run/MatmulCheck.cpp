@@ -330,7 +330,9 @@ void tessel::computeAttentionReference(const AttentionSizes &sizes,
   int64_t d = sizes.headDim, sq = sizes.seqQ, skv = sizes.seqKV;
   int64_t group = sizes.heads / sizes.kvHeads;
   o.assign(sizes.batch * sizes.heads * sq * d, 0.0);
-  lse.assign(sizes.batch * sizes.heads * sq, -INFINITY);
+  // A row that sees no key writes O = 0 and logsumexp = +inf, the convention
+  // FlashAttention uses (docs/robustness.md).
+  lse.assign(sizes.batch * sizes.heads * sq, INFINITY);
   std::vector<double> scores(skv);
   for (int64_t b = 0; b < sizes.batch; ++b)
     for (int64_t h = 0; h < sizes.heads; ++h) {
@@ -373,8 +375,11 @@ Comparison tessel::compareResults(Type cType, ArrayRef<double> got,
     if (std::isfinite(value))
       scale = std::max(scale, std::fabs(value));
   for (auto [g, e] : llvm::zip(got, expected)) {
-    double error = g == e ? 0.0 : std::fabs(g - e);
-    if (std::isnan(g) != std::isnan(e))
+    // Equal infinities and NaN in the same place match exactly.
+    double error = g == e || (std::isnan(g) && std::isnan(e))
+                       ? 0.0
+                       : std::fabs(g - e);
+    if (std::isnan(error))
       error = INFINITY;
     result.maxAbsError = std::max(result.maxAbsError, error);
   }
