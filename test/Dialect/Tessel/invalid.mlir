@@ -571,3 +571,50 @@ func.func private @linear_twice() attributes {l = #tessel.linear<lane = [[0, 1]]
 
 // expected-error @+1 {{basis coordinates must be non-negative}}
 func.func private @linear_negative() attributes {l = #tessel.linear<lane = [[0, -1]]>}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Layouts as tensor encodings: the layout must fit the tile
+//===----------------------------------------------------------------------===//
+
+#blocked = #tessel.blocked<sizePerThread = [1, 64], threadsPerWave = [8, 8], waves = [4, 1], order = [1, 0]>
+// expected-error @+1 {{sizePerThread[1] = 64 exceeds the tile's size 32 in that dimension}}
+func.func private @blocked_wider_than_tile(tensor<64x32xbf16, #blocked>)
+
+// -----
+
+// A huge sizePerThread is rejected before any code expands it.
+#blocked = #tessel.blocked<sizePerThread = [1, 1073741824], threadsPerWave = [8, 8], waves = [4, 1], order = [1, 0]>
+// expected-error @+1 {{sizePerThread[1] = 1073741824 exceeds the tile's size 32 in that dimension}}
+func.func private @blocked_huge(tensor<64x32xbf16, #blocked>)
+
+// -----
+
+#blocked = #tessel.blocked<sizePerThread = [128, 32], threadsPerWave = [8, 8], waves = [4, 1], order = [1, 0]>
+// expected-error @+1 {{puts 2^12 elements of the tile in each lane; at most 2^11 fit a lane's 512 registers}}
+func.func private @blocked_registers(tensor<128x64xf32, #blocked>)
+
+// -----
+
+#mma = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [1, 1]>
+// expected-error @+1 {{puts 2^12 elements of the tile in each lane; at most 2^11 fit a lane's 512 registers}}
+func.func private @mma_registers(tensor<512x512xf32, #mma>)
+
+// -----
+
+#mma = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [1, 1]>
+// expected-error @+1 {{must have static sizes, got a dynamic one}}
+func.func private @mma_dynamic(tensor<?x64xf32, #mma>)
+
+// -----
+
+#mma = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [1, 1]>
+// expected-error @+1 {{must have sizes from 1 to 65536, got 131072}}
+func.func private @mma_too_long(tensor<131072x1xf32, #mma>)
+
+// -----
+
+#linear = #tessel.linear<register = [[0, 1]], lane = [[1, 0]]>
+// expected-error @+1 {{may hold at most 1048576 elements}}
+func.func private @linear_too_many(tensor<2048x1024xf32, #linear>)

@@ -131,6 +131,77 @@ tessel::getLinearLayout(Attribute attr, ArrayRef<int64_t> shape,
   return layout.toLinearLayout(shape, emitError);
 }
 
+/// Bounds on a distributed tile: what one workgroup can hold. A lane has at
+/// most 512 registers of 4 bytes (256 VGPRs + 256 AGPRs), so more than 2048
+/// elements per lane (bytes, at the narrowest) cannot be held; tiles are at
+/// most 2^16 along a dimension and 2^20 elements in all.
+static constexpr int64_t kMaxTileDim = int64_t(1) << 16;
+static constexpr int64_t kMaxTileElements = int64_t(1) << 20;
+static constexpr int kMaxRegistersPerLaneLog2 = 11;
+
+/// The tensor-encoding check shared by the distributed layouts: a static
+/// shape within the bounds above that the layout fits.
+static LogicalResult
+verifyDistributedEncoding(LayoutAttrInterface layout, ArrayRef<int64_t> shape,
+                          function_ref<InFlightDiagnostic()> emitError) {
+  int64_t elements = 1;
+  for (int64_t size : shape) {
+    if (ShapedType::isDynamic(size))
+      return emitError() << "a tile with layout " << Attribute(layout)
+                         << " must have static sizes, got a dynamic one";
+    if (size <= 0 || size > kMaxTileDim)
+      return emitError() << "a tile with layout " << Attribute(layout)
+                         << " must have sizes from 1 to " << kMaxTileDim
+                         << ", got " << size;
+    elements *= size;
+    if (elements > kMaxTileElements)
+      return emitError() << "a tile with layout " << Attribute(layout)
+                         << " may hold at most " << kMaxTileElements
+                         << " elements";
+  }
+  FailureOr<LinearLayout> linear = layout.toLinearLayout(shape, emitError);
+  if (failed(linear))
+    return failure();
+  if (linear->getInDimSizeLog2(dims::kRegister) > kMaxRegistersPerLaneLog2)
+    return emitError() << "layout " << Attribute(layout) << " puts 2^"
+                       << linear->getInDimSizeLog2(dims::kRegister)
+                       << " elements of the tile in each lane; at most 2^"
+                       << kMaxRegistersPerLaneLog2
+                       << " fit a lane's 512 registers";
+  return success();
+}
+
+LogicalResult BlockedAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type elementType,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  // A thread holding more than the tile along a dimension would only hold
+  // copies of the same elements.
+  for (auto [d, size] : llvm::enumerate(getSizePerThread()))
+    if (d < shape.size() && !ShapedType::isDynamic(shape[d]) && size > shape[d])
+      return emitError() << "sizePerThread[" << d << "] = " << size
+                         << " exceeds the tile's size " << shape[d]
+                         << " in that dimension";
+  return verifyDistributedEncoding(*this, shape, emitError);
+}
+
+LogicalResult
+MmaAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
+                        function_ref<InFlightDiagnostic()> emitError) const {
+  return verifyDistributedEncoding(*this, shape, emitError);
+}
+
+LogicalResult MmaOperandAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type elementType,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  return verifyDistributedEncoding(*this, shape, emitError);
+}
+
+LogicalResult
+LinearAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
+                           function_ref<InFlightDiagnostic()> emitError) const {
+  return verifyDistributedEncoding(*this, shape, emitError);
+}
+
 //===----------------------------------------------------------------------===//
 // ConfigAttr
 //===----------------------------------------------------------------------===//

@@ -6,6 +6,7 @@
 include "tessel/Dialect/Tessel/IR/TesselDialect.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/TensorEncoding.td"
 
 class Tessel_Attr<string name, string attrMnemonic, list<Trait> traits = []>
     : AttrDef<Tessel_Dialect, name, traits> {
@@ -83,14 +84,29 @@ class Tessel_LayoutAttr<string name, string attrMnemonic>
     : Tessel_Attr<name, attrMnemonic,
                   [DeclareAttrInterfaceMethods<Tessel_LayoutAttrInterface>]>;
 
-def Tessel_BlockedAttr : Tessel_LayoutAttr<"Blocked", "blocked"> {
+// A layout over registers, lanes and waves, usable as a tensor's encoding:
+// the tensor type is verified against it (the layout must fit the shape,
+// with a bounded number of registers per lane).
+class Tessel_DistributedLayoutAttr<string name, string attrMnemonic>
+    : Tessel_Attr<name, attrMnemonic,
+                  [DeclareAttrInterfaceMethods<Tessel_LayoutAttrInterface>,
+                   DeclareAttrInterfaceMethods<VerifiableTensorEncoding>]>;
+
+def Tessel_BlockedAttr : Tessel_DistributedLayoutAttr<"Blocked", "blocked"> {
   let summary = "Blocked distribution for coalesced global access";
   let description = [{
     Each lane holds `sizePerThread` consecutive elements per tile dimension;
     the lanes of a wave (`threadsPerWave`) and then the waves of the
     workgroup (`waves`) tile the dimensions, fastest first in `order`. A tile
     larger than the covered block repeats it in further registers; a smaller
-    one is replicated across lanes.
+    one is replicated across lanes. As a tensor's encoding, `sizePerThread`
+    may not exceed the tile along any dimension (a lane would only hold
+    copies).
+
+    Like every distributed layout (`blocked`, `mma`, `mma_operand`,
+    `linear`), it encodes only tiles with static sizes of at most 2^16 per
+    dimension and 2^20 elements in all, placing at most 2^11 elements in one
+    lane (what its 512 registers can hold).
 
     ```mlir
     // 8 bf16 (16 bytes) per lane along K, 8x8 lanes, 4 waves along M.
@@ -110,7 +126,7 @@ def Tessel_BlockedAttr : Tessel_LayoutAttr<"Blocked", "blocked"> {
   let genVerifyDecl = 1;
 }
 
-def Tessel_MmaAttr : Tessel_LayoutAttr<"Mma", "mma"> {
+def Tessel_MmaAttr : Tessel_DistributedLayoutAttr<"Mma", "mma"> {
   let summary = "Accumulator layout of a matrix instruction over waves";
   let description = [{
     The C/D (accumulator) layout of the MFMA or WMMA instruction `instr`
@@ -145,7 +161,7 @@ def Tessel_MmaAttr : Tessel_LayoutAttr<"Mma", "mma"> {
   }];
 }
 
-def Tessel_MmaOperandAttr : Tessel_LayoutAttr<"MmaOperand", "mma_operand"> {
+def Tessel_MmaOperandAttr : Tessel_DistributedLayoutAttr<"MmaOperand", "mma_operand"> {
   let summary = "Operand layout (A or B) of a matrix instruction";
   let description = [{
     The register layout operand `a` ([M, K] tile) or `b` ([K, N] tile) of a
@@ -197,7 +213,7 @@ def Tessel_SwizzleAttr : Tessel_LayoutAttr<"Swizzle", "swizzle"> {
   }];
 }
 
-def Tessel_LinearAttr : Tessel_LayoutAttr<"Linear", "linear"> {
+def Tessel_LinearAttr : Tessel_DistributedLayoutAttr<"Linear", "linear"> {
   let summary = "A linear layout given by its bases";
   let description = [{
     The general case: for each input dimension (`register`, `lane`, `wave`,
