@@ -1,6 +1,7 @@
 //===- tesselc.cpp - Compile Tessel IR to HSACO -----------------*- C++ -*-===//
 //
-// tesselc in.mlir --chip=gfx942 [-o out] [--emit=mlir|llvm|isa|hsaco|report]
+// tesselc in.mlir --chip=gfx942 [-o out]
+//     [--emit=mlir|llvm|isa|hsaco|report|perf]
 //
 // Lowers the input with the tessel-to-rocdl pipeline and compiles each
 // gpu.module with the AMDGPU backend and in-process lld. Output is written
@@ -9,13 +10,16 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Dialect/Tessel/IR/TesselOps.h"
 #include "tessel/InitAllDialects.h"
 #include "tessel/Pipelines/Pipelines.h"
+#include "tessel/Runtime/Perf.h"
 #include "tessel/Support/InputLimits.h"
 #include "tessel/Target/Chip.h"
 #include "tessel/Target/Hsaco.h"
 #include "tessel/Target/KernelMetadata.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -33,7 +37,7 @@ using namespace mlir;
 using namespace tessel;
 
 namespace {
-enum class EmitKind { MLIR, LLVM, ISA, HSACO, Report };
+enum class EmitKind { MLIR, LLVM, ISA, HSACO, Report, Perf };
 enum class ReportFormat { Text, JSON };
 } // namespace
 
@@ -60,10 +64,13 @@ static llvm::cl::opt<EmitKind> emitKind(
         clEnumValN(EmitKind::ISA, "isa", "AMDGPU assembly"),
         clEnumValN(EmitKind::HSACO, "hsaco", "the HSACO code object"),
         clEnumValN(EmitKind::Report, "report",
-                   "the kernel resource report of the code object")),
+                   "the kernel resource report of the code object"),
+        clEnumValN(EmitKind::Perf, "perf",
+                   "the performance model's prediction for each kernel over "
+                   "the input's static problem sizes")),
     llvm::cl::cat(category));
 static llvm::cl::opt<ReportFormat> reportFormat(
-    "report-format", llvm::cl::desc("Format of --emit=report"),
+    "report-format", llvm::cl::desc("Format of --emit=report and =perf"),
     llvm::cl::init(ReportFormat::Text),
     llvm::cl::values(clEnumValN(ReportFormat::Text, "text", "readable table"),
                      clEnumValN(ReportFormat::JSON, "json", "JSON")),
@@ -155,6 +162,88 @@ static LogicalResult renderBinary(const Settings &settings,
   return failure();
 }
 
+/// Writes the rendered output, or nothing when the file cannot be written.
+static int writeOutput(const Settings &settings, StringRef outputBuffer) {
+  std::string errorMessage;
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      openOutputFile(settings.output, &errorMessage);
+  if (!output)
+    return fail(errorMessage);
+  output->os() << outputBuffer;
+  output->os().flush();
+  if (output->os().has_error()) {
+    output->os().clear_error();
+    return fail("cannot write '" + settings.output + "'");
+  }
+  output->keep();
+  return 0;
+}
+
+/// Whether the problem function `name` of `module` is a causal attention.
+static bool isCausalProblem(ModuleOp module, StringRef name) {
+  bool causal = false;
+  module.walk([&](AttentionOp op) {
+    auto function = op->getParentOfType<func::FuncOp>();
+    if (function && function.getName() == name && op.getCausal())
+      causal = true;
+  });
+  return causal;
+}
+
+/// --emit=perf: compiles the module as the JIT does (its launch facts give
+/// each kernel's grid) and runs the performance model on every kernel over
+/// the problem sizes the input's static shapes fix.
+static LogicalResult emitPerf(const Settings &settings, ModuleOp module,
+                              llvm::raw_ostream &os) {
+  std::string text;
+  llvm::raw_string_ostream textStream(text);
+  module.print(textStream);
+  CacheOptions noCache;
+  noCache.inMemory = false;
+  Compiler compiler(noCache);
+  CompileOptions options;
+  options.chip = settings.chip;
+  options.optLevel = settings.optLevel;
+  auto compiled = compiler.compile(text, options);
+  if (!compiled) {
+    llvm::errs() << llvm::toString(compiled.takeError()) << "\n";
+    return failure();
+  }
+  if ((*compiled)->kernels.empty()) {
+    fail("--emit=perf needs a tessel.matmul or tessel.attention problem; "
+         "use tessel-perf on other code objects");
+    return failure();
+  }
+  llvm::json::Array reports;
+  for (const CompiledKernel &kernel : (*compiled)->kernels) {
+    DimensionSizes sizes = getStaticDimensions(kernel);
+    for (const ArgumentType &argument : kernel.arguments)
+      for (auto [extent, name] : llvm::zip(argument.shape, argument.dimensions))
+        if (extent < 0 && !name.empty() && !sizes.count(name)) {
+          fail("kernel '" + kernel.name + "': dimension '" + name +
+               "' is dynamic; --emit=perf needs static shapes (or run "
+               "tessel-perf with --grid and --flops)");
+          return failure();
+        }
+    std::string problem =
+        kernel.grid.planOf.empty() ? kernel.name : kernel.grid.planOf;
+    auto report = predictPerformance(**compiled, kernel, sizes,
+                                     isCausalProblem(module, problem));
+    if (!report) {
+      fail("kernel '" + kernel.name +
+           "': " + llvm::toString(report.takeError()));
+      return failure();
+    }
+    if (settings.format == ReportFormat::JSON)
+      reports.push_back(perfReportToJSON(*report));
+    else
+      printPerfReport(os, *report);
+  }
+  if (settings.format == ReportFormat::JSON)
+    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(reports))) << "\n";
+  return success();
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   installFatalErrorHandlerForTools("tesselc");
@@ -202,6 +291,14 @@ int main(int argc, char **argv) {
   if (!module)
     return 1;
 
+  std::string outputBuffer;
+  llvm::raw_string_ostream os(outputBuffer);
+  if (settings.emit == EmitKind::Perf) {
+    if (failed(emitPerf(settings, *module, os)))
+      return 1;
+    return writeOutput(settings, outputBuffer);
+  }
+
   PassManager pm(&context);
   if (failed(applyPassManagerCLOptions(pm)))
     return 1;
@@ -213,8 +310,6 @@ int main(int argc, char **argv) {
 
   // Everything is rendered into memory first so a failure never leaves a
   // half-written output file behind.
-  std::string outputBuffer;
-  llvm::raw_string_ostream os(outputBuffer);
   if (settings.emit == EmitKind::MLIR) {
     module->print(os);
   } else {
@@ -247,16 +342,5 @@ int main(int argc, char **argv) {
          << "\n";
   }
 
-  std::unique_ptr<llvm::ToolOutputFile> output =
-      openOutputFile(settings.output, &errorMessage);
-  if (!output)
-    return fail(errorMessage);
-  output->os() << outputBuffer;
-  output->os().flush();
-  if (output->os().has_error()) {
-    output->os().clear_error();
-    return fail("cannot write '" + settings.output + "'");
-  }
-  output->keep();
-  return 0;
+  return writeOutput(settings, outputBuffer);
 }

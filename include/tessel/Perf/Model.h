@@ -1,0 +1,152 @@
+//===- Model.h - Predicting and explaining a kernel's speed -----*- C++ -*-===//
+//
+// The performance model: from a kernel's machine code, its resources and its
+// launch, it predicts the time on a chip and says where the cycles go. It is
+// built on documented hardware facts (the chip table, the matrix-instruction
+// catalogue) and a few stated assumptions (memory latencies, cache
+// bandwidths; ModelParameters), never fitted to Tessel's own kernels.
+// docs/performance-model.md describes it and its limits.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_PERF_MODEL_H
+#define TESSEL_PERF_MODEL_H
+
+#include "tessel/Perf/Disassembly.h"
+#include "tessel/Target/Chip.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <array>
+
+namespace tessel {
+
+struct KernelMetadata;
+
+/// How the kernel is launched.
+struct Launch {
+  std::array<uint64_t, 3> grid = {1, 1, 1};  ///< workgroups
+  std::array<uint64_t, 3> block = {0, 0, 0}; ///< lanes; 0: from metadata
+  uint64_t dynamicLdsBytes = 0;
+};
+
+/// What the problem asks for, for "% of peak" and the memory floor.
+struct ProblemWork {
+  double flops = 0;       ///< useful FLOPs (0: unknown)
+  double uniqueBytes = 0; ///< bytes that must cross HBM at least once
+  MatrixType type = MatrixType::BF16;
+  bool typeGiven = false; ///< else taken from the kernel's matrix instructions
+};
+
+/// Stated assumptions of the model, in clocks or bytes per clock. Each is a
+/// parameter so a user can set what their measurement says.
+struct ModelParameters {
+  double clockMHz = 0; ///< 0: the chip's peak engine clock
+  /// Latency of a vector memory load that hits L2 (GEMM and attention tiles
+  /// are read by many workgroups, so most of their loads hit L2 or the
+  /// last-level cache).
+  unsigned globalLoadLatency = 500;
+  unsigned scalarLoadLatency = 200;
+  unsigned ldsLatency = 64;
+  /// Clocks from the last wave's arrival at s_barrier to the release.
+  unsigned barrierLatency = 16;
+  /// Bytes per clock per CU of the vector L1 / address path and of L2 per
+  /// XCD.
+  double l1BytesPerClock = 64;
+  double l2BytesPerClockPerCU = 64;
+  /// Fraction of the spec HBM bandwidth a streaming kernel reaches.
+  double hbmEfficiency = 0.88;
+  /// Loop trip count when it can neither be given nor derived.
+  std::optional<uint64_t> tripCount;
+};
+
+/// One named share of a loop's (or kernel's) cycles.
+struct CycleSource {
+  std::string category; ///< "matrix", "wait-global", "valu", ...
+  double cycles = 0;
+  double fraction = 0;
+  std::string explanation; ///< a sentence a performance engineer can act on
+};
+
+struct LoopReport {
+  uint64_t beginAddress = 0, endAddress = 0;
+  unsigned depth = 0;
+  unsigned instructions = 0, matrixInstructions = 0, valuInstructions = 0,
+           transcendentals = 0, ldsReads = 0, ldsWrites = 0, globalLoads = 0,
+           globalStores = 0, barriers = 0, waits = 0;
+  double matrixCyclesPerIteration = 0;                          ///< one wave
+  uint64_t matrixFlopsPerIteration = 0;                         ///< one wave
+  double ldsBytesPerIteration = 0, globalBytesPerIteration = 0; ///< one wave
+  /// One wave alone on its SIMD: what llvm-mca would model, plus memory
+  /// latency.
+  double singleWaveCycles = 0;
+  double issueCycles = 0; ///< one wave's own issue, no waits
+  /// With the waves that share a SIMD: cycles for each of them to run one
+  /// iteration.
+  double sharedCycles = 0;
+  unsigned wavesPerSimd = 1;
+  double structuralEfficiency = 0; ///< matrix-pipe busy fraction
+  std::string limit;               ///< what binds the loop
+  uint64_t tripCount = 0;
+  std::string tripCountSource;      ///< "given", "from FLOPs", "assumed"
+  std::vector<CycleSource> sources; ///< ranked, largest first
+};
+
+struct PerfReport {
+  std::string kernel, chip;
+  double clockMHz = 0;
+  Launch launch;
+  ProblemWork work;
+  // Resources and placement.
+  KernelResourceUsage usage;
+  Occupancy occupancy;
+  unsigned wavesPerWorkgroup = 0;
+  unsigned workgroupsPerCU = 0;
+  std::string workgroupsPerCULimit;
+  unsigned simdsPerCU = 4;
+  unsigned simdsBusy = 0;        ///< SIMDs of a CU that hold any wave
+  unsigned wavesPerBusySimd = 0; ///< waves sharing each busy SIMD
+  uint64_t workgroups = 0;
+  uint64_t rounds = 0;       ///< ceil(workgroups / resident workgroups)
+  double gridEfficiency = 0; ///< workgroups / (rounds * resident slots)
+  // Time.
+  double computeSeconds = 0, hbmSeconds = 0, l2Seconds = 0;
+  double predictedSeconds = 0;
+  double tflops = 0, percentOfPeak = 0;
+  double structuralEfficiency = 0; ///< whole kernel, clock-free
+  std::string bindingLimit;
+  std::vector<CycleSource> sources; ///< kernel-level, ranked
+  std::vector<LoopReport> loops;
+  std::vector<std::string> notes;
+};
+
+/// Predicts and explains `code` (resources from `metadata`) on `chip`.
+llvm::Expected<PerfReport> analyzeKernel(const KernelCode &code,
+                                         const KernelMetadata &metadata,
+                                         const Chip &chip, const Launch &launch,
+                                         const ProblemWork &work,
+                                         const ModelParameters &parameters);
+
+/// Reads the code object, disassembles `kernel` and analyzes it.
+llvm::Expected<PerfReport>
+analyzeCodeObject(llvm::ArrayRef<char> codeObject, llvm::StringRef kernel,
+                  const Chip &chip, const Launch &launch,
+                  const ProblemWork &work, const ModelParameters &parameters);
+
+void printPerfReport(llvm::raw_ostream &os, const PerfReport &report);
+llvm::json::Value perfReportToJSON(const PerfReport &report);
+
+/// A natural loop of a kernel's control-flow graph: its instructions in
+/// address order (first and last index in begin/end) and its nesting depth;
+/// exposed for tests.
+struct LoopRange {
+  size_t begin = 0, end = 0;
+  std::vector<size_t> instructions;
+  unsigned depth = 0;
+};
+std::vector<LoopRange> findLoops(const KernelCode &code);
+
+} // namespace tessel
+
+#endif // TESSEL_PERF_MODEL_H

@@ -1,0 +1,1055 @@
+//===- Model.cpp - Predicting and explaining a kernel's speed -------------===//
+//
+// Three levels, each built on the one below:
+//  1. One wave alone on its SIMD runs a loop body in order: each instruction
+//     issues when the wave's issue slot, its pipe (matrix, VALU, LDS, vector
+//     memory) and its s_waitcnt are ready. The body is run three times and
+//     the last is measured, so loads issued one iteration ahead are waited
+//     for as they are in the steady state. Every clock is charged to a cause.
+//  2. The waves sharing a SIMD overlap: one wave's waits are covered by the
+//     others' work until a shared pipe (the SIMD's matrix or VALU pipe, the
+//     CU's LDS or vector-memory path) saturates.
+//  3. The grid: which SIMDs hold waves at all, how many rounds of workgroups
+//     the chip runs, and the memory floors (HBM, L2).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Perf/Model.h"
+#include "tessel/Target/KernelMetadata.h"
+
+#include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <deque>
+#include <map>
+
+using namespace tessel;
+using llvm::StringRef;
+
+//===----------------------------------------------------------------------===//
+// Loops
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A basic block: instructions [begin, end) and its successors.
+struct Block {
+  size_t begin = 0, end = 0;
+  llvm::SmallVector<size_t, 2> successors;
+};
+} // namespace
+
+/// Splits the kernel into basic blocks at branch targets and after branches.
+static std::vector<Block> buildBlocks(const KernelCode &code) {
+  size_t count = code.instructions.size();
+  std::vector<bool> leader(count + 1, false);
+  leader[0] = true;
+  leader[count] = true;
+  for (auto [index, instr] : llvm::enumerate(code.instructions)) {
+    if (instr.kind == InstrKind::Branch || instr.kind == InstrKind::EndProgram)
+      leader[index + 1] = true;
+    if (instr.branchTarget)
+      if (std::optional<size_t> target = code.indexAt(*instr.branchTarget))
+        leader[*target] = true;
+  }
+  std::vector<Block> blocks;
+  std::vector<size_t> blockOf(count + 1, 0);
+  for (size_t i = 0; i < count; ++i) {
+    if (leader[i])
+      blocks.push_back({i, i, {}});
+    blockOf[i] = blocks.size() - 1;
+    blocks.back().end = i + 1;
+  }
+  for (auto [index, block] : llvm::enumerate(blocks)) {
+    const Instruction &last = code.instructions[block.end - 1];
+    bool isBranch = last.kind == InstrKind::Branch;
+    if (last.branchTarget)
+      if (std::optional<size_t> target = code.indexAt(*last.branchTarget))
+        block.successors.push_back(blockOf[*target]);
+    bool fallsThrough =
+        last.kind != InstrKind::EndProgram && (!isBranch || last.isConditional);
+    if (fallsThrough && index + 1 < blocks.size())
+      block.successors.push_back(index + 1);
+  }
+  return blocks;
+}
+
+/// Dominator sets by the classic iterative data-flow (kernels have at most
+/// a few hundred blocks).
+static std::vector<llvm::BitVector>
+computeDominators(const std::vector<Block> &blocks) {
+  size_t n = blocks.size();
+  std::vector<llvm::SmallVector<size_t, 2>> predecessors(n);
+  for (auto [index, block] : llvm::enumerate(blocks))
+    for (size_t successor : block.successors)
+      predecessors[successor].push_back(index);
+  std::vector<llvm::BitVector> dominators(n, llvm::BitVector(n, true));
+  dominators[0] = llvm::BitVector(n, false);
+  dominators[0].set(0);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t b = 1; b < n; ++b) {
+      llvm::BitVector next(n, predecessors[b].empty() ? false : true);
+      for (size_t p : predecessors[b])
+        next &= dominators[p];
+      next.set(b);
+      if (next != dominators[b]) {
+        dominators[b] = std::move(next);
+        changed = true;
+      }
+    }
+  }
+  return dominators;
+}
+
+std::vector<LoopRange> tessel::findLoops(const KernelCode &code) {
+  if (code.instructions.empty())
+    return {};
+  std::vector<Block> blocks = buildBlocks(code);
+  std::vector<llvm::BitVector> dominators = computeDominators(blocks);
+  std::vector<llvm::SmallVector<size_t, 2>> predecessors(blocks.size());
+  for (auto [index, block] : llvm::enumerate(blocks))
+    for (size_t successor : block.successors)
+      predecessors[successor].push_back(index);
+  // A natural loop per header: the header and every block that reaches one
+  // of its back edges (an edge to a block that dominates its source) without
+  // passing through the header. Blocks laid out after the function's end and
+  // jumping back to a join point are not loops: their target does not
+  // dominate them.
+  std::map<size_t, llvm::BitVector> bodies;
+  for (auto [source, block] : llvm::enumerate(blocks))
+    for (size_t header : block.successors) {
+      if (!dominators[source].test(header))
+        continue;
+      llvm::BitVector &body =
+          bodies.try_emplace(header, llvm::BitVector(blocks.size()))
+              .first->second;
+      body.set(header);
+      llvm::SmallVector<size_t> worklist = {source};
+      while (!worklist.empty()) {
+        size_t b = worklist.pop_back_val();
+        if (body.test(b))
+          continue;
+        body.set(b);
+        llvm::append_range(worklist, predecessors[b]);
+      }
+    }
+  std::vector<LoopRange> loops;
+  for (auto &[header, body] : bodies) {
+    LoopRange loop;
+    loop.begin = blocks[header].begin;
+    for (unsigned b : body.set_bits()) {
+      loop.begin = std::min(loop.begin, blocks[b].begin);
+      loop.end = std::max(loop.end, blocks[b].end - 1);
+      for (size_t i = blocks[b].begin; i < blocks[b].end; ++i)
+        loop.instructions.push_back(i);
+    }
+    loops.push_back(std::move(loop));
+  }
+  for (LoopRange &loop : loops)
+    for (const LoopRange &other : loops)
+      if (&other != &loop &&
+          other.instructions.size() > loop.instructions.size() &&
+          llvm::is_contained(other.instructions, loop.instructions.front()))
+        ++loop.depth;
+  return loops;
+}
+
+//===----------------------------------------------------------------------===//
+// One wave
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The causes a wave's clocks are charged to.
+enum class Cause {
+  Matrix,
+  Valu,
+  Salu,
+  LdsIssue,
+  GlobalIssue,
+  WaitGlobal,
+  WaitLds,
+  WaitScalar,
+  Barrier,
+  Nop,
+  Count
+};
+
+StringRef causeName(Cause cause) {
+  static const char *kNames[] = {
+      "matrix",      "valu",     "salu",        "lds-issue", "global-issue",
+      "wait-global", "wait-lds", "wait-scalar", "barrier",   "nop"};
+  return kNames[static_cast<unsigned>(cause)];
+}
+
+/// An outstanding memory operation: when its data arrives, and how many
+/// matrix instructions the wave had issued when it was sent.
+struct InFlight {
+  double completion;
+  uint64_t matrixIssuedBefore;
+  Cause waitCause;
+};
+
+/// The worst wait site of a run: where the wave stalled longest.
+struct WaitSite {
+  double stall = 0;
+  uint64_t matrixBetween = 0; // MFMAs between the load and the wait
+  uint64_t address = 0;
+};
+
+struct Timeline {
+  double cycles = 0;
+  std::array<double, static_cast<size_t>(Cause::Count)> byCause{};
+  double matrixBusy = 0, valuBusy = 0, issue = 0;
+  double ldsBytes = 0, globalBytes = 0;
+  std::map<Cause, WaitSite> worstWait;
+};
+
+/// One SIMD running `waves` copies of a code sequence. Each wave issues in
+/// order, at most one instruction per issue interval; the waves share the
+/// SIMD's matrix and VALU pipes and its issue ports (one VALU/matrix, one
+/// scalar, one LDS and one vector-memory instruction per issue cycle from
+/// different waves), and their share of the CU's LDS and vector-memory
+/// bandwidth. Among waves ready at the same time the one with the higher
+/// s_setprio, then the older one, issues first. Waves of one workgroup on
+/// this SIMD meet at s_barrier.
+class SimdSimulator {
+public:
+  SimdSimulator(const Chip &chip, const ModelParameters &parameters,
+                unsigned waveSize, unsigned waves, unsigned wavesPerBarrier,
+                unsigned simdsSharingCU)
+      : chip(chip), parameters(parameters), waveSize(waveSize),
+        wavesPerBarrier(std::max(1u, wavesPerBarrier)),
+        state(std::max(1u, waves)) {
+    // A CDNA SIMD is 16 lanes wide and considers a wave for issue every 4
+    // clocks; an RDNA SIMD is 32 wide and issues every clock.
+    unsigned simdWidth = chip.isCDNA() ? 16 : 32;
+    valuPass = std::max(1u, waveSize / simdWidth);
+    issueInterval = chip.isCDNA() ? 4 : 1;
+    double sharing = std::max(1u, simdsSharingCU);
+    ldsBytesPerClock = double(chip.ldsBanks) * chip.ldsBankBytes / sharing;
+    vmemBytesPerClock = parameters.l1BytesPerClock / sharing;
+    // gfx9 counts stores in vmcnt; gfx10+ has a separate store counter.
+    storesInVm = chip.isCDNA();
+  }
+
+  /// Runs `body` `iterations` times on every wave and measures the steady
+  /// state: the timeline of the iterations after the first `warmup`, summed
+  /// over the waves and divided by their count, with `cycles` the average
+  /// time between two iterations of a wave (the SIMD's period).
+  Timeline run(llvm::ArrayRef<Instruction> body, unsigned iterations,
+               unsigned warmup) {
+    Timeline measured;
+    if (body.empty() || iterations <= warmup)
+      return measured;
+    std::vector<double> warmEnd(state.size(), 0);
+    while (true) {
+      Wave *next = nullptr;
+      double nextTime = 0;
+      for (Wave &wave : state) {
+        if (wave.iteration == iterations || wave.atBarrier)
+          continue;
+        double time = readyTime(wave, body[wave.pc]);
+        if (!next || time < nextTime ||
+            (time == nextTime && wave.priority > next->priority)) {
+          next = &wave;
+          nextTime = time;
+        }
+      }
+      if (!next)
+        break;
+      Wave &wave = *next;
+      execute(wave, body[wave.pc], nextTime,
+              wave.iteration >= warmup ? &measured : &scratch);
+      if (++wave.pc == body.size()) {
+        wave.pc = 0;
+        if (++wave.iteration == warmup)
+          warmEnd[&wave - state.data()] = wave.now;
+      }
+    }
+    double period = 0;
+    for (auto [wave, start] : llvm::zip(state, warmEnd))
+      period += (wave.now - start) / (iterations - warmup);
+    period /= state.size();
+    // Per iteration of one wave, in the SIMD's time: the waves' charges and
+    // busy times are summed over the waves and the measured iterations.
+    double scale = 1.0 / (iterations - warmup);
+    for (double &cause : measured.byCause)
+      cause *= scale;
+    measured.matrixBusy *= scale;
+    measured.valuBusy *= scale;
+    measured.issue *= scale / state.size();
+    measured.ldsBytes *= scale / state.size();
+    measured.globalBytes *= scale / state.size();
+    measured.cycles = period;
+    return measured;
+  }
+
+private:
+  struct Wave {
+    double now = 0;
+    std::deque<InFlight> vm, lgkm, vs;
+    uint64_t matrixIssued = 0;
+    size_t pc = 0;
+    unsigned iteration = 0;
+    int priority = 0;
+    bool atBarrier = false;
+  };
+
+  static void charge(Timeline *timeline, Cause cause, double clocks) {
+    if (clocks > 0)
+      timeline->byCause[static_cast<size_t>(cause)] += clocks;
+  }
+
+  /// When the oldest operation that must finish for at most `count` to stay
+  /// outstanding finishes.
+  static double completionFor(const std::deque<InFlight> &queue, unsigned count,
+                              const InFlight **blocking) {
+    double ready = 0;
+    for (size_t i = 0; i + count < queue.size(); ++i)
+      if (queue[i].completion > ready) {
+        ready = queue[i].completion;
+        *blocking = &queue[i];
+      }
+    return ready;
+  }
+
+  double waitReady(const Wave &wave, const WaitCounts &wait,
+                   const InFlight **blocking) const {
+    double ready = wave.now;
+    if (wait.vm)
+      ready = std::max(ready, completionFor(wave.vm, *wait.vm, blocking));
+    if (wait.lgkm)
+      ready = std::max(ready, completionFor(wave.lgkm, *wait.lgkm, blocking));
+    if (wait.vs)
+      ready = std::max(ready, completionFor(wave.vs, *wait.vs, blocking));
+    return ready;
+  }
+
+  /// The issue port an instruction needs, and its free time.
+  double portFree(const Instruction &instr) const {
+    switch (instr.kind) {
+    case InstrKind::Matrix:
+      return std::max(valuPortFree, matrixFree);
+    case InstrKind::Valu:
+    case InstrKind::Transcendental:
+      return std::max(valuPortFree, valuFree);
+    case InstrKind::LdsRead:
+    case InstrKind::LdsWrite:
+      return ldsPortFree;
+    case InstrKind::GlobalLoad:
+    case InstrKind::GlobalStore:
+      return vmemPortFree;
+    case InstrKind::Wait:
+    case InstrKind::Barrier:
+    case InstrKind::Nop:
+    case InstrKind::SetPriority:
+      return 0; // handled in the instruction buffer, no issue port
+    default:
+      return saluPortFree;
+    }
+  }
+
+  double readyTime(const Wave &wave, const Instruction &instr) const {
+    if (instr.kind == InstrKind::Wait) {
+      const InFlight *blocking = nullptr;
+      return waitReady(wave, instr.wait, &blocking);
+    }
+    return std::max(wave.now, portFree(instr));
+  }
+
+  static Cause pipeCause(const Instruction &instr) {
+    switch (instr.kind) {
+    case InstrKind::Matrix:
+      return Cause::Matrix;
+    case InstrKind::Valu:
+    case InstrKind::Transcendental:
+      return Cause::Valu;
+    case InstrKind::LdsRead:
+    case InstrKind::LdsWrite:
+      return Cause::LdsIssue;
+    case InstrKind::GlobalLoad:
+    case InstrKind::GlobalStore:
+      return Cause::GlobalIssue;
+    default:
+      return Cause::Salu;
+    }
+  }
+
+  void recordWait(Wave &wave, const Instruction &instr, double ready,
+                  Timeline *timeline) {
+    const InFlight *blocking = nullptr;
+    waitReady(wave, instr.wait, &blocking);
+    double stall = ready - wave.now;
+    if (stall > 0 && blocking) {
+      charge(timeline, blocking->waitCause, stall);
+      WaitSite &site = timeline->worstWait[blocking->waitCause];
+      if (stall > site.stall)
+        site = {stall, wave.matrixIssued - blocking->matrixIssuedBefore,
+                instr.address};
+    }
+    auto retire = [&](std::deque<InFlight> &queue,
+                      std::optional<unsigned> count) {
+      if (!count)
+        return;
+      while (queue.size() > *count)
+        queue.pop_front();
+    };
+    retire(wave.vm, instr.wait.vm);
+    retire(wave.lgkm, instr.wait.lgkm);
+    retire(wave.vs, instr.wait.vs);
+    wave.now = ready;
+  }
+
+  /// Waves of one workgroup on this SIMD: consecutive groups of
+  /// `wavesPerBarrier`.
+  llvm::MutableArrayRef<Wave> barrierGroup(const Wave &wave) {
+    size_t index = &wave - state.data();
+    size_t first = index / wavesPerBarrier * wavesPerBarrier;
+    return llvm::MutableArrayRef(state).slice(
+        first, std::min<size_t>(wavesPerBarrier, state.size() - first));
+  }
+
+  void arriveAtBarrier(Wave &wave, Timeline *timeline) {
+    wave.atBarrier = true;
+    llvm::MutableArrayRef<Wave> group = barrierGroup(wave);
+    if (llvm::any_of(group, [](const Wave &w) { return !w.atBarrier; }))
+      return;
+    double release = 0;
+    for (const Wave &w : group)
+      release = std::max(release, w.now);
+    release += parameters.barrierLatency;
+    for (Wave &w : group) {
+      // The waves that arrived earlier were blocked at the barrier.
+      charge(timeline, Cause::Barrier, release - w.now);
+      w.now = release;
+      w.atBarrier = false;
+    }
+  }
+
+  void execute(Wave &wave, const Instruction &instr, double at,
+               Timeline *timeline) {
+    double lanes = waveSize;
+    // Stalls waiting for a port or pipe are charged to what holds it.
+    if (instr.kind != InstrKind::Wait)
+      charge(timeline, pipeCause(instr), at - wave.now);
+    switch (instr.kind) {
+    case InstrKind::Matrix:
+      matrixFree = at + instr.matrixCycles;
+      valuPortFree = at + issueInterval;
+      timeline->matrixBusy += instr.matrixCycles;
+      ++wave.matrixIssued;
+      break;
+    case InstrKind::Valu:
+    case InstrKind::Transcendental: {
+      // Transcendentals run at a quarter of the VALU rate.
+      double busy =
+          valuPass * (instr.kind == InstrKind::Transcendental ? 4 : 1);
+      valuFree = at + busy;
+      valuPortFree = at + issueInterval;
+      timeline->valuBusy += busy;
+      break;
+    }
+    case InstrKind::LdsRead:
+    case InstrKind::LdsWrite: {
+      double bytes = instr.bytesPerLane * lanes;
+      ldsFree = std::max(ldsFree, at) + bytes / ldsBytesPerClock;
+      ldsPortFree = at + issueInterval;
+      wave.lgkm.push_back(
+          {ldsFree + parameters.ldsLatency, wave.matrixIssued, Cause::WaitLds});
+      timeline->ldsBytes += bytes;
+      break;
+    }
+    case InstrKind::GlobalLoad:
+    case InstrKind::GlobalStore: {
+      double bytes = instr.bytesPerLane * lanes;
+      vmemFree = std::max(vmemFree, at) + bytes / vmemBytesPerClock;
+      vmemPortFree = at + issueInterval;
+      InFlight op{vmemFree + parameters.globalLoadLatency, wave.matrixIssued,
+                  Cause::WaitGlobal};
+      if (instr.kind == InstrKind::GlobalLoad || storesInVm)
+        wave.vm.push_back(op);
+      else
+        wave.vs.push_back(op);
+      timeline->globalBytes += bytes;
+      break;
+    }
+    case InstrKind::ScalarLoad:
+      saluPortFree = at + issueInterval;
+      wave.lgkm.push_back({at + parameters.scalarLoadLatency, wave.matrixIssued,
+                           Cause::WaitScalar});
+      break;
+    case InstrKind::Wait:
+      recordWait(wave, instr, at, timeline);
+      return;
+    case InstrKind::Barrier:
+      wave.now = at;
+      arriveAtBarrier(wave, timeline);
+      return;
+    case InstrKind::Nop:
+      charge(timeline, Cause::Nop, instr.nopCycles);
+      wave.now = at + instr.nopCycles;
+      return;
+    case InstrKind::SetPriority: {
+      unsigned level = 0;
+      StringRef(instr.text)
+          .drop_front(instr.mnemonic.size())
+          .trim()
+          .getAsInteger(0, level);
+      wave.priority = int(level);
+      wave.now = at;
+      return;
+    }
+    default:
+      saluPortFree = at + issueInterval;
+      break;
+    }
+    charge(timeline, pipeCause(instr), issueInterval);
+    timeline->issue += issueInterval;
+    wave.now = at + issueInterval;
+  }
+
+  const Chip &chip;
+  const ModelParameters &parameters;
+  unsigned waveSize;
+  unsigned wavesPerBarrier;
+  unsigned valuPass = 4, issueInterval = 4;
+  double ldsBytesPerClock = 128, vmemBytesPerClock = 64;
+  bool storesInVm = true;
+  std::vector<Wave> state;
+  double matrixFree = 0, valuFree = 0, ldsFree = 0, vmemFree = 0;
+  double valuPortFree = 0, saluPortFree = 0, ldsPortFree = 0, vmemPortFree = 0;
+  Timeline scratch;
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Loops with the waves that share a SIMD
+//===----------------------------------------------------------------------===//
+
+static void countInstructions(LoopReport &loop,
+                              llvm::ArrayRef<Instruction> body) {
+  loop.instructions = body.size();
+  for (const Instruction &instr : body) {
+    switch (instr.kind) {
+    case InstrKind::Matrix:
+      ++loop.matrixInstructions;
+      loop.matrixFlopsPerIteration += instr.matrixFlops;
+      break;
+    case InstrKind::Valu:
+      ++loop.valuInstructions;
+      break;
+    case InstrKind::Transcendental:
+      ++loop.valuInstructions;
+      ++loop.transcendentals;
+      break;
+    case InstrKind::LdsRead:
+      ++loop.ldsReads;
+      break;
+    case InstrKind::LdsWrite:
+      ++loop.ldsWrites;
+      break;
+    case InstrKind::GlobalLoad:
+      ++loop.globalLoads;
+      break;
+    case InstrKind::GlobalStore:
+      ++loop.globalStores;
+      break;
+    case InstrKind::Barrier:
+      ++loop.barriers;
+      break;
+    case InstrKind::Wait:
+      ++loop.waits;
+      break;
+    default:
+      break;
+    }
+  }
+}
+
+static std::string explainCause(Cause cause, const Timeline &single,
+                                const LoopReport &loop,
+                                const ModelParameters &parameters) {
+  auto site = single.worstWait.find(cause);
+  std::string where;
+  if (site != single.worstWait.end())
+    where = llvm::formatv(" (worst at +{0:x}: the data was requested {1} "
+                          "matrix instruction{2} before the wait)",
+                          site->second.address, site->second.matrixBetween,
+                          site->second.matrixBetween == 1 ? "" : "s")
+                .str();
+  switch (cause) {
+  case Cause::Matrix:
+    return llvm::formatv("matrix pipe: {0} matrix instructions, {1} busy "
+                         "clocks per wave",
+                         loop.matrixInstructions, loop.matrixCyclesPerIteration)
+        .str();
+  case Cause::Valu:
+    return llvm::formatv("VALU issue: {0} vector instructions ({1} "
+                         "transcendental at quarter rate) per wave",
+                         loop.valuInstructions, loop.transcendentals)
+        .str();
+  case Cause::Salu:
+    return "scalar, branch and wait instructions taking issue slots";
+  case Cause::LdsIssue:
+    return llvm::formatv("LDS instructions: {0} reads, {1} writes per wave",
+                         loop.ldsReads, loop.ldsWrites)
+        .str();
+  case Cause::GlobalIssue:
+    return llvm::formatv("vector memory instructions: {0} loads, {1} stores "
+                         "per wave",
+                         loop.globalLoads, loop.globalStores)
+        .str();
+  case Cause::WaitGlobal:
+    return llvm::formatv("waits on global memory (s_waitcnt vmcnt) that the "
+                         "{0} wave(s) per SIMD do not cover; assumed latency "
+                         "{1} clocks{2}",
+                         loop.wavesPerSimd, parameters.globalLoadLatency, where)
+        .str();
+  case Cause::WaitLds:
+    return llvm::formatv("waits on LDS (s_waitcnt lgkmcnt){0}", where).str();
+  case Cause::WaitScalar:
+    return llvm::formatv("waits on scalar loads{0}", where).str();
+  case Cause::Barrier:
+    return llvm::formatv("{0} s_barrier per iteration: the workgroup's waves "
+                         "synchronise and cannot drift apart to hide latency",
+                         loop.barriers)
+        .str();
+  case Cause::Nop:
+    return "s_nop / s_sleep padding";
+  case Cause::Count:
+    break;
+  }
+  return "";
+}
+
+static void rankSources(std::vector<CycleSource> &sources, double total) {
+  for (CycleSource &source : sources)
+    source.fraction = total > 0 ? source.cycles / total : 0;
+  llvm::erase_if(sources, [](const CycleSource &source) {
+    return source.fraction < 0.005;
+  });
+  llvm::stable_sort(sources, [](const CycleSource &a, const CycleSource &b) {
+    return a.cycles > b.cycles;
+  });
+}
+
+/// Level 1 and 2 for one loop.
+static LoopReport analyzeLoop(const KernelCode &code, const LoopRange &range,
+                              const Chip &chip,
+                              const ModelParameters &parameters,
+                              unsigned waveSize, unsigned wavesPerSimd,
+                              unsigned wavesPerBarrier, unsigned simdsBusy) {
+  std::vector<Instruction> body;
+  for (size_t index : range.instructions)
+    body.push_back(code.instructions[index]);
+  LoopReport loop;
+  loop.beginAddress = body.front().address;
+  loop.endAddress = body.back().address;
+  loop.depth = range.depth;
+  loop.wavesPerSimd = wavesPerSimd;
+  countInstructions(loop, body);
+
+  // One wave alone (what llvm-mca sees, plus memory latency), then the waves
+  // that share the SIMD. Earlier iterations fill the pipeline: loads issued
+  // one iteration ahead are in flight when the measured one waits.
+  Timeline single = SimdSimulator(chip, parameters, waveSize, 1, 1, simdsBusy)
+                        .run(body, 5, 2);
+  loop.singleWaveCycles = single.cycles;
+  loop.issueCycles = single.issue;
+  loop.matrixCyclesPerIteration = single.matrixBusy;
+  loop.ldsBytesPerIteration = single.ldsBytes;
+  loop.globalBytesPerIteration = single.globalBytes;
+  Timeline shared = SimdSimulator(chip, parameters, waveSize, wavesPerSimd,
+                                  wavesPerBarrier, simdsBusy)
+                        .run(body, 6, 3);
+  loop.sharedCycles = std::max(shared.cycles, 1.0);
+  loop.structuralEfficiency =
+      std::min(1.0, shared.matrixBusy / loop.sharedCycles);
+
+  // The matrix pipe's busy time, then the rest of the SIMD's clocks in
+  // proportion to what the waves were held up by.
+  std::vector<CycleSource> sources;
+  if (shared.matrixBusy > 0)
+    sources.push_back({"matrix", shared.matrixBusy, 0,
+                       explainCause(Cause::Matrix, single, loop, parameters)});
+  double rest = std::max(0.0, loop.sharedCycles - shared.matrixBusy);
+  double weights = 0;
+  for (unsigned c = 0; c < unsigned(Cause::Count); ++c)
+    if (Cause(c) != Cause::Matrix)
+      weights += shared.byCause[c];
+  Cause largest = Cause::Count;
+  for (unsigned c = 0; c < unsigned(Cause::Count) && weights > 0; ++c) {
+    if (Cause(c) == Cause::Matrix || shared.byCause[c] <= 0)
+      continue;
+    if (largest == Cause::Count ||
+        shared.byCause[c] > shared.byCause[unsigned(largest)])
+      largest = Cause(c);
+    sources.push_back({causeName(Cause(c)).str(),
+                       rest * shared.byCause[c] / weights, 0,
+                       explainCause(Cause(c), shared, loop, parameters)});
+  }
+  loop.limit = loop.structuralEfficiency >= 0.9 || largest == Cause::Count
+                   ? "matrix pipe"
+                   : causeName(largest).str();
+  rankSources(sources, loop.sharedCycles);
+  loop.sources = std::move(sources);
+  return loop;
+}
+
+//===----------------------------------------------------------------------===//
+// The grid
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct Placement {
+  unsigned wavesPerWorkgroup = 1;
+  unsigned workgroupsPerCU = 0;
+  std::string limit;
+};
+} // namespace
+
+/// How many workgroups a CU holds and what stops it holding more.
+static Placement placeWorkgroups(const Chip &chip,
+                                 const KernelResourceUsage &usage,
+                                 const Occupancy &occupancy) {
+  Placement placement;
+  placement.wavesPerWorkgroup =
+      llvm::divideCeil(usage.workgroupSize, usage.waveSize);
+  unsigned waves = placement.wavesPerWorkgroup;
+  // Hardware limits on workgroups per CU (as in computeOccupancy).
+  unsigned bySlots = waves == 1 ? 32 : std::min(32 / waves, 16u);
+  unsigned registerWaves = std::min(occupancy.byVgprs, occupancy.bySgprs);
+  registerWaves = std::min(registerWaves, chip.maxWavesPerSimd);
+  unsigned byRegisters = registerWaves * chip.simdsPerCU / waves;
+  unsigned byLds =
+      usage.ldsBytes
+          ? chip.ldsBytesPerCU /
+                unsigned(llvm::alignTo(usage.ldsBytes, chip.ldsAllocGranule))
+          : bySlots;
+  placement.workgroupsPerCU = std::min({bySlots, byRegisters, byLds});
+  if (placement.workgroupsPerCU == byLds && byLds < bySlots)
+    placement.limit = llvm::formatv("LDS ({0} KiB per workgroup of {1} KiB)",
+                                    llvm::divideCeil(usage.ldsBytes, 1024),
+                                    chip.ldsBytesPerCU / 1024)
+                          .str();
+  else if (placement.workgroupsPerCU == byRegisters && byRegisters < bySlots)
+    placement.limit =
+        llvm::formatv("registers ({0} VGPRs + {1} AGPRs, {2} SGPRs: {3} "
+                      "waves per SIMD)",
+                      usage.archVgprs, usage.accVgprs, usage.sgprs,
+                      registerWaves)
+            .str();
+  else
+    placement.limit = "workgroup slots";
+  return placement;
+}
+
+static MatrixType dominantMatrixType(const KernelCode &code) {
+  std::map<MatrixType, uint64_t> flops;
+  for (const Instruction &instr : code.instructions) {
+    if (instr.kind != InstrKind::Matrix)
+      continue;
+    StringRef m = instr.mnemonic;
+    MatrixType type = MatrixType::F32;
+    if (m.contains("fp8") || m.contains("bf8") || m.contains("f8f6f4"))
+      type = MatrixType::FP8;
+    else if (m.contains("bf16"))
+      type = MatrixType::BF16;
+    else if (m.contains("f16"))
+      type = MatrixType::F16;
+    else if (m.contains("i8"))
+      type = MatrixType::I8;
+    else if (m.contains("xf32"))
+      type = MatrixType::XF32;
+    else if (m.contains("f64"))
+      type = MatrixType::F64;
+    flops[type] += instr.matrixFlops;
+  }
+  MatrixType best = MatrixType::BF16;
+  uint64_t most = 0;
+  for (auto [type, amount] : flops)
+    if (amount > most) {
+      best = type;
+      most = amount;
+    }
+  return best;
+}
+
+llvm::Expected<PerfReport>
+tessel::analyzeKernel(const KernelCode &code, const KernelMetadata &metadata,
+                      const Chip &chip, const Launch &launch,
+                      const ProblemWork &work,
+                      const ModelParameters &parameters) {
+  PerfReport report;
+  report.kernel = code.name;
+  report.chip = chip.name.str();
+  report.clockMHz =
+      parameters.clockMHz > 0 ? parameters.clockMHz : chip.clockGHz * 1000;
+  report.launch = launch;
+  report.work = work;
+  if (!work.typeGiven)
+    report.work.type = dominantMatrixType(code);
+
+  // Resources.
+  KernelResourceUsage &usage = report.usage;
+  usage.archVgprs = metadata.vgprCount;
+  usage.accVgprs = metadata.agprCount;
+  usage.sgprs = metadata.sgprCount;
+  usage.waveSize =
+      metadata.wavefrontSize ? metadata.wavefrontSize : chip.defaultWaveSize;
+  uint64_t lanes = launch.block[0]
+                       ? launch.block[0] *
+                             std::max<uint64_t>(1, launch.block[1]) *
+                             std::max<uint64_t>(1, launch.block[2])
+                       : metadata.workgroupLanes();
+  if (lanes == 0 || lanes > chip.maxWorkgroupSize)
+    return llvm::createStringError(
+        llvm::formatv("workgroup of {0} lanes: give --block (1 to {1} lanes)",
+                      lanes, chip.maxWorkgroupSize)
+            .str());
+  if (metadata.maxFlatWorkgroupSize && lanes > metadata.maxFlatWorkgroupSize)
+    return llvm::createStringError(
+        llvm::formatv("workgroup of {0} lanes exceeds the kernel's maximum "
+                      "of {1}",
+                      lanes, metadata.maxFlatWorkgroupSize)
+            .str());
+  usage.workgroupSize = lanes;
+  uint64_t lds = metadata.ldsBytes + launch.dynamicLdsBytes;
+  if (lds > chip.maxLdsBytesPerWorkgroup)
+    return llvm::createStringError(
+        llvm::formatv("{0} bytes of LDS exceed the {1} a workgroup may use",
+                      lds, chip.maxLdsBytesPerWorkgroup)
+            .str());
+  usage.ldsBytes = lds;
+  report.occupancy = computeOccupancy(chip, usage);
+
+  // Placement on the chip.
+  Placement placement = placeWorkgroups(chip, usage, report.occupancy);
+  if (placement.workgroupsPerCU == 0)
+    return llvm::createStringError(
+        "the kernel's registers or LDS leave no room for one workgroup");
+  report.wavesPerWorkgroup = placement.wavesPerWorkgroup;
+  report.workgroupsPerCU = placement.workgroupsPerCU;
+  report.workgroupsPerCULimit = placement.limit;
+  report.workgroups = launch.grid[0] * launch.grid[1] * launch.grid[2];
+  if (report.workgroups == 0)
+    return llvm::createStringError("empty grid");
+  // Workgroups a CU actually holds (fewer than its slots on a small grid),
+  // and the rounds of the grid over all CUs.
+  unsigned residentPerCU = unsigned(
+      std::min<uint64_t>(placement.workgroupsPerCU,
+                         llvm::divideCeil(report.workgroups, chip.numCUs)));
+  uint64_t slots = uint64_t(chip.numCUs) * residentPerCU;
+  report.rounds = llvm::divideCeil(report.workgroups, slots);
+  report.gridEfficiency =
+      double(report.workgroups) / double(report.rounds * slots);
+  unsigned wavesPerCU = residentPerCU * placement.wavesPerWorkgroup;
+  report.simdsPerCU = chip.simdsPerCU;
+  report.simdsBusy = std::min(chip.simdsPerCU, wavesPerCU);
+  report.wavesPerBusySimd = llvm::divideCeil(wavesPerCU, report.simdsBusy);
+  // Waves of one workgroup that share a SIMD (and so meet at its barriers).
+  unsigned wavesPerBarrier =
+      llvm::divideCeil(placement.wavesPerWorkgroup, chip.simdsPerCU);
+
+  // Loops: the innermost ones carry the time.
+  std::vector<LoopRange> ranges = findLoops(code);
+  std::vector<bool> inLoop(code.instructions.size(), false);
+  uint64_t loopFlopsPerWave = 0;
+  for (const LoopRange &range : ranges) {
+    bool innermost = llvm::none_of(ranges, [&](const LoopRange &other) {
+      return other.depth > range.depth &&
+             llvm::is_contained(range.instructions, other.instructions.front());
+    });
+    if (!innermost)
+      continue;
+    for (size_t i : range.instructions)
+      inLoop[i] = true;
+    report.loops.push_back(analyzeLoop(code, range, chip, parameters,
+                                       usage.waveSize, report.wavesPerBusySimd,
+                                       wavesPerBarrier, report.simdsBusy));
+    loopFlopsPerWave += report.loops.back().matrixFlopsPerIteration;
+  }
+  if (llvm::any_of(ranges, [](const LoopRange &r) { return r.depth > 0; }))
+    report.notes.push_back("nested loops: only innermost loops repeat; "
+                           "outer loop bodies are counted once");
+
+  // Straight-line code outside the loops, run once per wave.
+  std::vector<Instruction> outside;
+  uint64_t outsideFlopsPerWave = 0;
+  for (auto [i, instr] : llvm::enumerate(code.instructions))
+    if (!inLoop[i]) {
+      outside.push_back(instr);
+      if (instr.kind == InstrKind::Matrix)
+        outsideFlopsPerWave += instr.matrixFlops;
+    }
+  Timeline outsideTimeline =
+      SimdSimulator(chip, parameters, usage.waveSize, 1, 1, report.simdsBusy)
+          .run(outside, 1, 0);
+
+  // Trip counts: given, or the count that makes the matrix work equal the
+  // problem's FLOPs (every MFMA loop assumed to run equally often).
+  uint64_t totalWaves = report.workgroups * placement.wavesPerWorkgroup;
+  for (LoopReport &loop : report.loops) {
+    if (parameters.tripCount) {
+      loop.tripCount = *parameters.tripCount;
+      loop.tripCountSource = "given";
+    } else if (work.flops > 0 && loop.matrixFlopsPerIteration > 0) {
+      double perWave = work.flops / double(totalWaves) - outsideFlopsPerWave;
+      loop.tripCount = uint64_t(
+          std::max(1.0, std::round(perWave / double(loopFlopsPerWave))));
+      loop.tripCountSource = "from FLOPs";
+    } else {
+      loop.tripCount = 1;
+      loop.tripCountSource = "assumed";
+      report.notes.push_back(
+          llvm::formatv("loop at +{0:x}: trip count unknown, assumed 1 (give "
+                        "--trip-count or --flops)",
+                        loop.beginAddress)
+              .str());
+    }
+  }
+
+  // Time per round of workgroups, then the grid, then the memory floors.
+  double loopCycles = 0, matrixCyclesPerWave = outsideTimeline.matrixBusy;
+  double globalBytesPerWave = outsideTimeline.globalBytes;
+  for (const LoopReport &loop : report.loops) {
+    loopCycles += loop.tripCount * loop.sharedCycles;
+    matrixCyclesPerWave += loop.tripCount * loop.matrixCyclesPerIteration;
+    globalBytesPerWave += loop.tripCount * loop.globalBytesPerIteration;
+  }
+  double roundCycles = outsideTimeline.cycles + loopCycles;
+  double clockHz = report.clockMHz * 1e6;
+  double computeCycles = report.rounds * roundCycles;
+  report.computeSeconds = computeCycles / clockHz;
+  double l2Bytes = globalBytesPerWave * double(totalWaves);
+  report.l2Seconds =
+      l2Bytes / (parameters.l2BytesPerClockPerCU * chip.numCUs * clockHz);
+  if (work.uniqueBytes > 0)
+    report.hbmSeconds = work.uniqueBytes / (chip.memoryBandwidthTBs * 1e12 *
+                                            parameters.hbmEfficiency);
+  else
+    report.notes.push_back("unique bytes not given: no HBM floor (--bytes)");
+  report.predictedSeconds =
+      std::max({report.computeSeconds, report.l2Seconds, report.hbmSeconds});
+  if (report.predictedSeconds == report.computeSeconds)
+    report.bindingLimit = report.loops.empty()
+                              ? "compute"
+                              : "compute: " + report.loops.front().limit;
+  else if (report.predictedSeconds == report.hbmSeconds)
+    report.bindingLimit = "HBM bandwidth";
+  else
+    report.bindingLimit = "L2 bandwidth";
+  for (const LoopReport &loop : report.loops)
+    if (loop.tripCount * loop.sharedCycles > 0.5 * loopCycles &&
+        report.predictedSeconds == report.computeSeconds)
+      report.bindingLimit = "compute: " + loop.limit;
+
+  // Structural efficiency: the matrix pipes' busy share of all SIMD clocks.
+  double simdClocks =
+      double(chip.numCUs) * chip.simdsPerCU * report.predictedSeconds * clockHz;
+  report.structuralEfficiency =
+      simdClocks > 0 ? matrixCyclesPerWave * totalWaves / simdClocks : 0;
+  if (work.flops > 0) {
+    report.tflops = work.flops / report.predictedSeconds / 1e12;
+    double peak = chip.peakMatrixTeraOps(report.work.type);
+    report.percentOfPeak = peak > 0 ? 100 * report.tflops / peak : 0;
+  }
+
+  // Kernel-level sources: where the chip's SIMD clocks go.
+  std::vector<CycleSource> &sources = report.sources;
+  double total = 1.0;
+  double idleSimds = 1.0 - double(report.simdsBusy) / chip.simdsPerCU;
+  if (idleSimds > 0)
+    sources.push_back(
+        {"idle-simds", idleSimds, 0,
+         llvm::formatv("{0} of {1} SIMDs idle: {2} allow{3} {4} workgroup{5} "
+                       "of {6} wave{7} per CU",
+                       chip.simdsPerCU - report.simdsBusy, chip.simdsPerCU,
+                       placement.limit,
+                       placement.limit == "workgroup slots" ? "" : "s",
+                       residentPerCU, residentPerCU == 1 ? "" : "s",
+                       placement.wavesPerWorkgroup,
+                       placement.wavesPerWorkgroup == 1 ? "" : "s")
+             .str()});
+  double busy = 1.0 - idleSimds;
+  if (report.gridEfficiency < 1.0)
+    sources.push_back(
+        {"grid-quantization", busy * (1.0 - report.gridEfficiency), 0,
+         llvm::formatv(
+             "{0} workgroups in {1} round(s) of {2} "
+             "({3} CUs x {4}): the last round is {5:P0} full",
+             report.workgroups, report.rounds, slots, chip.numCUs,
+             residentPerCU,
+             1.0 - (double(report.rounds * slots) - double(report.workgroups)) /
+                       double(slots))
+             .str()});
+  busy *= report.gridEfficiency;
+  double memoryShare =
+      1.0 - report.computeSeconds / std::max(report.predictedSeconds, 1e-30);
+  if (memoryShare > 0.005)
+    sources.push_back({report.hbmSeconds > report.l2Seconds ? "hbm" : "l2",
+                       busy * memoryShare, 0,
+                       "the SIMDs wait on " + report.bindingLimit});
+  busy *= 1.0 - memoryShare;
+  if (roundCycles > 0) {
+    sources.push_back(
+        {"outside-loops", busy * outsideTimeline.cycles / roundCycles, 0,
+         llvm::formatv("prologue and epilogue: {0} clocks per wave outside "
+                       "the loops",
+                       outsideTimeline.cycles)
+             .str()});
+    for (const LoopReport &loop : report.loops) {
+      double share = busy * loop.tripCount * loop.sharedCycles / roundCycles;
+      for (const CycleSource &source : loop.sources)
+        sources.push_back({source.category, share * source.fraction, 0,
+                           llvm::formatv("loop +{0:x}: {1}", loop.beginAddress,
+                                         source.explanation)
+                               .str()});
+    }
+  }
+  rankSources(sources, total);
+  for (CycleSource &source : sources)
+    source.cycles = source.fraction * computeCycles;
+  return report;
+}
+
+llvm::Expected<PerfReport>
+tessel::analyzeCodeObject(llvm::ArrayRef<char> codeObject, StringRef kernel,
+                          const Chip &chip, const Launch &launch,
+                          const ProblemWork &work,
+                          const ModelParameters &parameters) {
+  llvm::Expected<CodeObjectMetadata> metadata =
+      readCodeObjectMetadata(codeObject);
+  if (!metadata)
+    return metadata.takeError();
+  std::string processor = metadata->processor();
+  if (!processor.empty() && processor != chip.name)
+    return llvm::createStringError("the code object is for " + processor +
+                                   ", not " + chip.name.str());
+  const KernelMetadata *kernelMetadata = nullptr;
+  for (const KernelMetadata &candidate : metadata->kernels)
+    if (candidate.name == kernel || candidate.symbol == kernel ||
+        candidate.symbol == (kernel + ".kd").str())
+      kernelMetadata = &candidate;
+  if (!kernelMetadata) {
+    std::string names;
+    for (const KernelMetadata &candidate : metadata->kernels)
+      names += (names.empty() ? "" : ", ") + candidate.name;
+    return llvm::createStringError("no kernel '" + kernel +
+                                   "' in the code object (kernels: " +
+                                   (names.empty() ? "none" : names) + ")");
+  }
+  std::string symbol = kernelMetadata->symbol;
+  StringRef function = symbol;
+  function.consume_back(".kd");
+  llvm::Expected<KernelCode> code =
+      disassembleKernel(codeObject, function.empty() ? kernel : function, chip);
+  if (!code)
+    return code.takeError();
+  code->name = kernelMetadata->name;
+  return analyzeKernel(*code, *kernelMetadata, chip, launch, work, parameters);
+}
