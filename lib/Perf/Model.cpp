@@ -575,7 +575,9 @@ static std::string explainCause(Cause cause, const Timeline &single,
                                 const ModelParameters &parameters) {
   auto site = single.worstWait.find(cause);
   std::string where;
-  if (site != single.worstWait.end())
+  if (site != single.worstWait.end() && loop.matrixInstructions == 0)
+    where = llvm::formatv(" (worst at +{0:x})", site->second.address).str();
+  else if (site != single.worstWait.end())
     where = llvm::formatv(" (worst at +{0:x}: the data was requested {1} "
                           "matrix instruction{2} before the wait)",
                           site->second.address, site->second.matrixBetween,
@@ -953,10 +955,17 @@ tessel::analyzeKernel(const KernelCode &code, const KernelMetadata &metadata,
       double(chip.numCUs) * chip.simdsPerCU * report.predictedSeconds * clockHz;
   report.structuralEfficiency =
       simdClocks > 0 ? matrixCyclesPerWave * totalWaves / simdClocks : 0;
+  bool hasMatrix = llvm::any_of(code.instructions, [](const Instruction &i) {
+    return i.kind == InstrKind::Matrix;
+  });
+  if (!hasMatrix && !work.typeGiven)
+    report.notes.push_back("no matrix instructions: % of the matrix peak "
+                           "is not a meaningful measure of this kernel");
   if (work.flops > 0) {
     report.tflops = work.flops / report.predictedSeconds / 1e12;
     double peak = chip.peakMatrixTeraOps(report.work.type);
-    report.percentOfPeak = peak > 0 ? 100 * report.tflops / peak : 0;
+    if (hasMatrix || work.typeGiven)
+      report.percentOfPeak = peak > 0 ? 100 * report.tflops / peak : 0;
   }
 
   // Kernel-level sources: where the chip's SIMD clocks go.

@@ -26,7 +26,10 @@ void tessel::printPerfReport(llvm::raw_ostream &os, const PerfReport &report) {
                       report.kernel, report.chip, report.clockMHz);
   os << llvm::formatv("  predicted time        {0}\n",
                       formatSeconds(report.predictedSeconds));
-  if (report.work.flops > 0)
+  if (report.work.flops > 0 && report.percentOfPeak == 0)
+    os << llvm::formatv("  predicted throughput  {0:F1} TFLOP/s\n",
+                        report.tflops);
+  else if (report.work.flops > 0)
     os << llvm::formatv("  predicted throughput  {0:F1} TFLOP/s, {1:F1} % of "
                         "the {2} peak\n",
                         report.tflops, report.percentOfPeak,

@@ -100,6 +100,10 @@ int main(int argc, char **argv) {
                 "': " + buffer.getError().message());
   llvm::ArrayRef<char> bytes((*buffer)->getBufferStart(),
                              (*buffer)->getBufferSize());
+  if (!llvm::StringRef(bytes.data(), bytes.size())
+           .starts_with("\x7f"
+                        "ELF"))
+    return fail(inputFile + ": not an ELF code object");
   llvm::Expected<CodeObjectMetadata> metadata = readCodeObjectMetadata(bytes);
   if (!metadata)
     return fail(inputFile + ": " + llvm::toString(metadata.takeError()));
