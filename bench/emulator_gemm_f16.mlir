@@ -2,7 +2,7 @@
 // check: C[M, N] = A[M, K] * B[K, N] in f16 with f32 accumulation, B stored
 // N x K (K contiguous), one wave per 32x32 tile of C, v_mfma_f32_32x32x8_f16
 // down K. Each lane loads its operands in the instruction's documented
-// layout (amd-matrix-cores.md §1.0) straight from global memory.
+// layout (docs/hardware.md §3.2) straight from global memory.
 gpu.module @bench {
   gpu.func @gemm_f16(%a: memref<?x?xf16>, %bt: memref<?x?xf16>, %c: memref<?x?xf32>) kernel
       attributes {known_block_size = array<i32: 64, 1, 1>} {

@@ -6,7 +6,7 @@ For each shape the kernel is generated (tessel-gen), configured
 (tessel-opt --tessel-select-config) and compiled to a code object (tesselc);
 the registers, LDS, scratch and occupancy come from the code object's
 metadata. The limits columns are a *model prediction* (peak rates and
-bandwidth of amd-matrix-cores.md §3), not a measurement: no AMD GPU is
+bandwidth of docs/hardware.md §2), not a measurement: no AMD GPU is
 attached to the development machine.
 
 usage: bench/matmul_reports.py [--chip gfx942] [--type bf16] > table.md
@@ -25,7 +25,7 @@ parser.add_argument("--chip", default="gfx942")
 parser.add_argument("--type", default="bf16")
 args = parser.parse_args()
 
-# Peak dense rate (TFLOP/s), bandwidth (TB/s) and CUs, amd-matrix-cores.md §3.
+# Peak dense rate (TFLOP/s), bandwidth (TB/s) and CUs, docs/hardware.md §2.
 CHIPS = {"gfx942": (1307.4, 5.3, 304), "gfx950": (2516.6, 8.0, 256),
          "gfx90a": (191.5, 1.6, 110)}
 BYTES = {"bf16": 2, "f16": 2, "f32": 4, "fp8": 1, "i8": 1}

@@ -2,7 +2,7 @@
 // bf16 with f32 accumulation, B stored N x K (K contiguous). Each 64-lane
 // workgroup computes one 32x32 tile of C with v_mfma_f32_32x32x8_bf16,
 // loading its operands straight from global memory in the instruction's
-// documented lane layout (shared/reference/amd-matrix-cores.md §1.0):
+// documented lane layout (docs/hardware.md §3.2):
 //   A: lane L, element e -> (m, k) = (L % 32, 4 * (L / 32) + e)
 //   B: lane L, element e -> (k, n) = (4 * (L / 32) + e, L % 32)
 //   C: lane L, element j -> (m, n) = (8 * (j / 4) + 4 * (L / 32) + j % 4, L % 32)

@@ -674,8 +674,8 @@ SmallVector<SmallVector<unsigned, 16>>
 tessel::getLdsPhases(unsigned accessBytes, bool isWrite, unsigned waveSize) {
   SmallVector<SmallVector<unsigned, 16>> phases;
   if (accessBytes == 16 && !isWrite && waveSize == 64) {
-    // ds_read_b128: eight non-contiguous 8-lane groups (amd-matrix-cores.md
-    // §5, from Composable Kernel's LDS documentation).
+    // ds_read_b128: eight non-contiguous 8-lane groups (docs/hardware.md
+    // §7, from Composable Kernel's LDS documentation).
     const unsigned starts[8][2] = {{0, 20},  {4, 16},  {8, 28},  {12, 24},
                                    {32, 52}, {36, 48}, {40, 60}, {44, 56}};
     for (const auto &start : starts) {

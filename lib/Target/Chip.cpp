@@ -1,8 +1,9 @@
 //===- Chip.cpp - AMD GPU chip table ----------------------------*- C++ -*-===//
 //
-// Every number here is from shared/reference/amd-matrix-cores.md; the tag of
-// the fact there ([S] stated, [D] derived, [2] secondary, [U] unconfirmed)
-// is repeated where it is not [S].
+// Every number here is explained, with its public source, in
+// docs/hardware.md §2 (chip table) and §6 (occupancy); the confidence tag of
+// a fact there ([S] stated, [D] derived, [2] secondary, [U] unconfirmed) is
+// repeated where it is not [S].
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,7 +20,7 @@ using namespace tessel;
 static constexpr uint64_t MiB = 1024 * 1024;
 
 // Rates are dense matrix operations per clock per CU in the order
-// F64, F32, XF32, F16, BF16, FP8, I8 (§3.2).
+// F64, F32, XF32, F16, BF16, FP8, I8 (docs/hardware.md §2.3).
 static const Chip kChips[] = {
     // MI250X: a package holds two GCDs and each GCD is a separate device, so
     // the per-device numbers (110 CUs, 1.6 TB/s, 8 MiB L2) are what one kernel
@@ -203,7 +204,7 @@ llvm::StringRef tessel::stringifyMatrixType(MatrixType type) {
   return "unknown";
 }
 
-/// Waves per SIMD allowed by the VGPR file (§4 and the gfx11/12 contrast).
+/// Waves per SIMD allowed by the VGPR file (docs/hardware.md §6).
 static unsigned occupancyByVgprs(const Chip &chip,
                                  const KernelResourceUsage &usage) {
   if (chip.isCDNA()) {

@@ -1,6 +1,6 @@
 //===- Mma.cpp - The matrix-instruction catalogue ---------------*- C++ -*-===//
 //
-// The layouts below are the formulas of amd-matrix-cores.md §1 written as
+// The layouts below are the formulas of docs/hardware.md §3 written as
 // functions of (element, lane); LinearLayout::fromFunction turns each into a
 // linear layout and checks it is one on every input.
 //
@@ -67,8 +67,8 @@ unsigned tessel::getMmaElementBits(MmaElement element) {
 }
 
 //===----------------------------------------------------------------------===//
-// The catalogue (amd-matrix-cores.md §1.1-§1.4, §2; cycles from §1.1 and the
-// calculator listings)
+// The catalogue (docs/hardware.md §3.3-§3.5; cycles from AMD's calculator
+// listings and LLVM's scheduling models)
 //===----------------------------------------------------------------------===//
 
 namespace {

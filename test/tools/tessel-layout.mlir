@@ -2,7 +2,7 @@
 // inverse, and LDS bank conflicts. The catalogue's layouts are checked
 // exhaustively against AMD's calculator in unittests/Target/MmaTest.cpp; here
 // the tool's output is checked against the reference formulas row by row and
-// against the calculator's spot listings (amd-matrix-cores.md, Appendix A).
+// against spot values of the calculator's listings (docs/hardware.md §3.7).
 
 // The 32x32x8 accumulator: register 4 of lane 32 holds (12, 0).
 // RUN: tessel-layout '#tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [1, 1]>' --shape 32x32 --format=csv | FileCheck %s --check-prefix=ACC

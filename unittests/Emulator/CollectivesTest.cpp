@@ -3,7 +3,7 @@
 //
 // The matrix instructions are run on random operands and compared with a host
 // reference that gathers the matrices with the lane formulas of
-// shared/reference/amd-matrix-cores.md §1 (written out here, not taken from
+// docs/hardware.md §3.2-§3.5 (written out here, not taken from
 // the catalogue) and sums in double. The random values are drawn from ranges
 // where that double sum is exact, so one rounding of it is the correctly
 // rounded result the emulator must produce bit for bit. The small-float
@@ -105,25 +105,25 @@ uint32_t randomByte(Rng &rng) { return uniform(rng, 0, 255); }
 uint32_t randomWord(Rng &rng) { return uniform(rng, 0, 0xffffffffu); }
 
 //===----------------------------------------------------------------------===//
-// The reference lane formulas (amd-matrix-cores.md §1.0-§1.3)
+// The reference lane formulas (docs/hardware.md §3.2-§3.5)
 //===----------------------------------------------------------------------===//
 
 /// (lane, element) -> (row, col); {-1, -1} for an element holding nothing.
 using Formula = std::function<std::pair<int, int>(int lane, int e)>;
 
-/// CDNA §1.0: A (L % M, KPL * (L / M) + e).
+/// CDNA §3.2: A (L % M, KPL * (L / M) + e).
 Formula cdnaA(int m, int kpl) {
   return [=](int lane, int e) {
     return std::pair{lane % m, kpl * (lane / m) + e};
   };
 }
-/// CDNA §1.0: B (KPL * (L / N) + e, L % N).
+/// CDNA §3.2: B (KPL * (L / N) + e, L % N).
 Formula cdnaB(int n, int kpl) {
   return [=](int lane, int e) {
     return std::pair{kpl * (lane / n) + e, lane % n};
   };
 }
-/// CDNA §1.0 C/D rules for 16x16 and 32x32.
+/// CDNA §3.2 C/D rules for 16x16 and 32x32.
 Formula cdnaC(int m) {
   if (m == 16)
     return [](int lane, int j) {
@@ -375,7 +375,7 @@ MmaSpec cdnaSpec(std::string name, std::string chip, int m, int k, Ty operand,
           cdnaC(m)};
 }
 
-/// gfx11 WMMA (§1.2): A (L % 16, e), B (e, L % 16), replicated over lane
+/// gfx11 WMMA (§3.4): A (L % 16, e), B (e, L % 16), replicated over lane
 /// groups of 16; C (2j + L/16, L % 16) in wave32, (4j + L/16, L % 16) in
 /// wave64, 16-bit results in the even elements.
 MmaSpec rdna3Spec(std::string name, unsigned waveSize, Ty acc,
@@ -409,7 +409,7 @@ MmaSpec rdna3Spec(std::string name, unsigned waveSize, Ty acc,
           fc};
 }
 
-/// gfx12 WMMA with 8-bit operands (§1.3): A (L % 16, 8 * (L / 16) + e) in
+/// gfx12 WMMA with 8-bit operands (§3.5): A (L % 16, 8 * (L / 16) + e) in
 /// wave32, (L % 16, 8 * ((L / 16) % 2) + 4 * (L / 32) + e) in wave64; C as
 /// for the 16-bit forms.
 MmaSpec rdna4Spec8(std::string name, unsigned waveSize, Ty aType, Ty bType,
@@ -451,7 +451,7 @@ MmaSpec rdna4Spec8(std::string name, unsigned waveSize, Ty aType, Ty bType,
           fc};
 }
 
-/// gfx12 WMMA with 16-bit operands (§1.3).
+/// gfx12 WMMA with 16-bit operands (§3.5).
 MmaSpec rdna4Spec(std::string name, unsigned waveSize) {
   Formula kOf =
       waveSize == 32 ? Formula([](int lane, int e) {

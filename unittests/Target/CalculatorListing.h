@@ -1,7 +1,9 @@
 //===- CalculatorListing.h - AMD matrix calculator listings -----*- C++ -*-===//
 //
 // Parser and evaluator for the text listings printed by AMD's matrix
-// instruction calculator (shared/reference/calculator/*.txt). The unit tests
+// instruction calculator (unittests/Target/calculator/*.txt: copies of the
+// calculator's output checked into the repository, see docs/hardware.md
+// §3.7). The unit tests
 // use them as an independent oracle: for every lane and register of a matrix
 // instruction they evaluate the listing's formulas and compare with Tessel's
 // own catalogue.

@@ -44,7 +44,7 @@ TEST(ChipTest, LdsSizes) {
 }
 
 TEST(ChipTest, PeakRatesMatchTheReference) {
-  // amd-matrix-cores.md §3.2: MI300X 1307.4 TF bf16, 2614.9 TF fp8; MI355X
+  // docs/hardware.md §2.3: MI300X 1307.4 TF bf16, 2614.9 TF fp8; MI355X
   // 2.5 PF f16; RX 9070 XT 194.6 TF f16.
   EXPECT_NEAR(chip("gfx942").peakMatrixTeraOps(MatrixType::BF16), 1307.4, 0.5);
   EXPECT_NEAR(chip("gfx942").peakMatrixTeraOps(MatrixType::FP8), 2614.9, 0.5);
@@ -78,7 +78,7 @@ unsigned wavesWithVgprs(llvm::StringRef name, unsigned arch, unsigned acc = 0) {
 }
 
 TEST(ChipTest, VgprOccupancyTableOfTheReference) {
-  // amd-matrix-cores.md §4: <=64 -> 8, 65-72 -> 7, 73-80 -> 6, 81-96 -> 5,
+  // docs/hardware.md §6: <=64 -> 8, 65-72 -> 7, 73-80 -> 6, 81-96 -> 5,
   // 97-128 -> 4, 129-168 -> 3, 169-256 -> 2, 257-512 -> 1.
   const std::pair<unsigned, unsigned> table[] = {
       {1, 8},   {64, 8},  {65, 7},  {72, 7},  {73, 6},  {80, 6},
@@ -92,7 +92,7 @@ TEST(ChipTest, VgprOccupancyTableOfTheReference) {
 }
 
 TEST(ChipTest, Rdna3Wave32VgprOccupancy) {
-  // §4 contrast: w32 96 -> 16, 128 -> 10, 192 -> 8, 256 -> 5.
+  // docs/hardware.md §6, RDNA: w32 96 -> 16, 128 -> 10, 192 -> 8, 256 -> 5.
   EXPECT_EQ(wavesWithVgprs("gfx1100", 96), 16u);
   EXPECT_EQ(wavesWithVgprs("gfx1100", 128), 10u);
   EXPECT_EQ(wavesWithVgprs("gfx1100", 192), 8u);

@@ -1,10 +1,11 @@
 //===- MmaTest.cpp - The catalogue against AMD's calculator -----*- C++ -*-===//
 //
 // Every listing of AMD's matrix instruction calculator under calculator/
-// (copied from shared/reference/calculator) is parsed, and the catalogue's A,
-// B and C/D layouts are compared with it for every lane and every register
-// element. The gfx950 instructions, which the calculator does not cover, are
-// checked against the formulas of amd-matrix-cores.md §1.1.
+// (copies of the calculator's output checked into the repository, see
+// docs/hardware.md §3.7) is parsed, and the catalogue's A, B and C/D layouts
+// are compared with it for every lane and every register element. The gfx950
+// instructions, which the calculator does not cover, are checked against the
+// formulas of docs/hardware.md §3.2.
 //
 //===----------------------------------------------------------------------===//
 
@@ -204,7 +205,7 @@ TEST(MmaCatalogueTest, AWrongLayoutIsCaught) {
 }
 
 TEST(MmaCatalogueTest, Gfx950RowsFollowTheReferenceFormulas) {
-  // §1.1: A (L % M, KPL * (L / M) + e), B transposed, C/D the 16x16 or 32x32
+  // §3.2: A (L % M, KPL * (L / M) + e), B transposed, C/D the 16x16 or 32x32
   // rule; KPL = K * M / 64.
   const Chip *gfx950 = lookupChip("gfx950");
   unsigned checked = 0;

@@ -1,7 +1,8 @@
 //===- Emulator.h - Run AMDGPU kernels on the CPU ---------------*- C++ -*-===//
 //
 // The emulator runs the final kernels -- the LLVM/ROCDL-dialect gpu.module
-// handed to the AMDGPU backend -- on the host, lane for lane (DESIGN §7).
+// handed to the AMDGPU backend -- on the host, lane for lane
+// (docs/architecture.md §9).
 // `tessel-lower-to-emulator` turns the gpu.module into host code; Emulator
 // JIT-compiles it with MLIR's ExecutionEngine and runs each workgroup in a
 // SIMT runtime where every lane is a fiber. Lanes run one after another

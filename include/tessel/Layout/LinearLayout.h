@@ -182,7 +182,7 @@ classifyConversion(const LinearLayout &src, const LinearLayout &dst);
 // LDS bank analysis
 //===----------------------------------------------------------------------===//
 
-/// The LDS banking of a chip (amd-matrix-cores.md §5).
+/// The LDS banking of a chip (docs/hardware.md §7).
 struct LdsBanking {
   unsigned numBanks = 32;
   unsigned bankBytes = 4;

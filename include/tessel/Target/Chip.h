@@ -1,7 +1,7 @@
 //===- Chip.h - AMD GPU chip table ------------------------------*- C++ -*-===//
 //
-// Facts about the chips Tessel targets, from
-// shared/reference/amd-matrix-cores.md (§3 parameters, §3.2 rates, §4
+// Facts about the chips Tessel targets. docs/hardware.md explains every
+// field and value with its public source (§2 the table, §2.3 rates, §6
 // occupancy rules). Plain C++: no MLIR types.
 //
 //===----------------------------------------------------------------------===//
@@ -94,7 +94,7 @@ struct Occupancy {
   llvm::StringRef limiter; // "VGPRs", "SGPRs", "LDS" or "wave slots"
 };
 
-/// Occupancy by the rules of amd-matrix-cores.md §4 (LLVM's AMDGPUBaseInfo).
+/// Occupancy by LLVM's AMDGPUBaseInfo rules (docs/hardware.md §6).
 Occupancy computeOccupancy(const Chip &chip, const KernelResourceUsage &usage);
 
 } // namespace tessel

@@ -3,8 +3,8 @@
 // Every MFMA (gfx90a, gfx942, gfx950) and WMMA (gfx11, gfx12) instruction
 // Tessel can emit, with its shape, types, LLVM operand types, cost, the chips
 // that have it, and the lane layouts of its A, B and C/D operands as linear
-// layouts. The facts are those of shared/reference/amd-matrix-cores.md
-// (§1 layouts, §2 availability, §3.2 rates); the layouts are checked for every
+// layouts. The facts and their sources are in docs/hardware.md (§3 layouts,
+// cycles and availability, §4 fp8 formats); the layouts are checked for every
 // lane and register against AMD's matrix instruction calculator listings by
 // unittests/Target/MmaTest.cpp.
 //

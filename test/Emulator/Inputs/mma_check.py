@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """End-to-end check of one matrix instruction through tessel-run, against the
-lane layouts of amd-matrix-cores.md, written here independently of the C++.
+lane layouts of docs/hardware.md, written here independently of the C++.
 
 The kernel it writes knows nothing of layouts: lane L loads its own operand
 registers from rows a[L], b[L], c[L] of per-lane arrays, runs one amdgpu.mfma
@@ -47,7 +47,7 @@ import sys
 import numpy as np
 
 # ---------------------------------------------------------------------------
-# Instruction table (amd-matrix-cores.md sections 1.1-1.3 and 2).
+# Instruction table (docs/hardware.md sections 3.3-3.5 and 4).
 # name: (kind, M, N, K, A format, B format, accumulator, chips)
 
 CDNA = ("gfx90a", "gfx942", "gfx950")
@@ -225,7 +225,7 @@ def product_units(A, B):
 
 
 # ---------------------------------------------------------------------------
-# Layouts, straight from amd-matrix-cores.md.
+# Layouts, straight from docs/hardware.md section 3.
 
 class Spec:
     def __init__(self, name, chip):
@@ -279,7 +279,7 @@ class Spec:
                      for e in (self.a_elem, self.b_elem))
 
 
-# Spot listings from AMD's calculator (amd-matrix-cores.md, Appendix A):
+# Spot values from AMD's calculator listings (docs/hardware.md section 3.7):
 # (instr, chip, operand, lane, [(row, col) for registers 0, 1, ...]).
 SPOT = [
     ("v_mfma_f32_32x32x8_f16", "gfx942", "a", 32, [(0, 4), (0, 5), (0, 6), (0, 7)]),

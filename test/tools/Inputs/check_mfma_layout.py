@@ -1,5 +1,5 @@
 """Checks tessel-layout CSV output (stdin) against the CDNA MFMA formulas of
-amd-matrix-cores.md section 1.0, for every row, and that every (lane,
+docs/hardware.md section 3.2, for every row, and that every (lane,
 register) of one wave appears exactly once.
 
 usage: check_mfma_layout.py a|b|c M K
