@@ -2,7 +2,7 @@
 //
 // What tessel-run checks problem-level kernels against: random inputs of the
 // kernel's element types and the product with its epilogue computed on the
-// host in double precision.
+// host in double precision, the epilogue following the IR's own types.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,26 +30,37 @@ std::optional<std::string> getNpyDtype(mlir::Type type);
 HostArray makeRandomArray(mlir::Type type, llvm::ArrayRef<int64_t> shape,
                           std::mt19937 &rng);
 
+/// A one-element array of `type` (a scalar argument) holding `value`
+/// rounded to the type.
+HostArray makeScalarArray(mlir::Type type, double value);
+
 /// The doubles an array of `type` holds.
 std::vector<double> decodeArray(mlir::Type type, const NpyArray &array);
+
+/// `value` as a value of `type` holds it: rounded to nearest even for float
+/// types (saturating for 8-bit floats, as storing them does), wrapped to the
+/// bit width for integers (i1 as 0 or 1).
+double roundToType(mlir::Type type, double value);
 
 /// Concrete sizes of one matmul (batch 0 when unbatched).
 struct MatmulSizes {
   int64_t batch = 0, m = 0, n = 0, k = 0;
 };
 
-/// The sizes of `op`, with `dynamicSize` for every dynamic dimension.
-MatmulSizes getMatmulSizes(MatmulOp op, int64_t dynamicSize);
+/// C as the kernel should compute it. `poison[i]` marks an element the
+/// epilogue leaves undefined (arith.fptosi of a value outside the result
+/// type's range is poison): any value the kernel stores there is correct.
+struct MatmulReference {
+  std::vector<double> values;
+  std::vector<bool> poison;
+  int64_t poisonCount = 0;
+};
 
-/// The concrete shape of `type` for a matmul of `sizes` (which dimension is
-/// which follows the operand's role: A [batch, M, K], B [batch, K, N], C and
-/// extras broadcast against [batch, M, N]).
-llvm::SmallVector<int64_t> concreteShape(mlir::MemRefType type,
-                                         llvm::ArrayRef<int64_t> roleSizes);
-
-/// C as the kernel should compute it, from A, B and the extras (in the
-/// order of the matmul's extra operands; scalars as one-element arrays).
-llvm::FailureOr<std::vector<double>>
+/// C from A, B and the extras (in the order of the matmul's extra operands;
+/// scalars as one-element arrays). Every array must hold exactly what
+/// `sizes` imply (extras broadcast against [batch, M, N]); a mismatch is an
+/// error on `op`, never a read past an array.
+llvm::FailureOr<MatmulReference>
 computeMatmulReference(MatmulOp op, const MatmulSizes &sizes,
                        const HostArray &a, const HostArray &b,
                        llvm::ArrayRef<const HostArray *> extras);
@@ -58,27 +69,39 @@ computeMatmulReference(MatmulOp op, const MatmulSizes &sizes,
 struct AttentionSizes {
   int64_t batch = 0, heads = 0, kvHeads = 0, seqQ = 0, seqKV = 0, headDim = 0;
 };
-AttentionSizes getAttentionSizes(AttentionOp op, int64_t dynamicSize);
 
 /// O and the natural logsumexp per row, in double precision: softmax(scale
 /// Q K^T) V with the causal mask aligned bottom-right; a row that sees no
-/// key gets O = 0 and logsumexp -inf.
-void computeAttentionReference(const AttentionSizes &sizes, double scale,
-                               bool causal, const HostArray &q,
-                               const HostArray &k, const HostArray &v,
-                               std::vector<double> &o,
-                               std::vector<double> &lse);
+/// key gets O = 0 and logsumexp +inf. Q, K and V must hold exactly what
+/// `sizes` imply and heads must be a multiple of kvHeads (an error on `op`
+/// otherwise).
+llvm::LogicalResult
+computeAttentionReference(AttentionOp op, const AttentionSizes &sizes,
+                          const HostArray &q, const HostArray &k,
+                          const HostArray &v, std::vector<double> &o,
+                          std::vector<double> &lse);
 
-/// Max absolute error and max error relative to the largest reference
-/// magnitude, and whether that is within the tolerance of C's type.
+/// Max absolute error, and max error relative to the larger of the largest
+/// reference magnitude and the error floor of the output type, and whether
+/// that is within the tolerance of the type.
 struct Comparison {
   double maxAbsError = 0, maxRelError = 0, tolerance = 0;
+  int64_t poisonCount = 0; // elements not compared (see MatmulReference)
   bool passed = false;
 };
+
+/// Below this magnitude a relative error against values of `type` means
+/// nothing: the smallest normal number of a float type (f16: 2^-14), under
+/// which the type has only subnormal (absolute) precision or flushes to
+/// zero; 1 for integers (compared exactly).
+double getErrorFloor(mlir::Type type);
+
 /// `reducedPrecision`: the products used xf32 (10-bit mantissa) operands.
+/// `poison`, when not empty, marks elements left out of the comparison.
 Comparison compareResults(mlir::Type cType, llvm::ArrayRef<double> got,
                           llvm::ArrayRef<double> expected, int64_t k,
-                          bool reducedPrecision = false);
+                          bool reducedPrecision = false,
+                          const std::vector<bool> &poison = {});
 
 } // namespace tessel
 

@@ -10,14 +10,21 @@
 // from numbers; --out-dir writes every memref argument back afterwards as
 // DIR/arg<i>.npy.
 //
+// A file with problem-level kernels (tessel.matmul, tessel.attention) runs
+// each on random inputs, or on the arrays given with --arg (their shapes
+// then fix the dynamic sizes), and checks it against a host reference.
+//
 //===----------------------------------------------------------------------===//
 
 #include "MatmulCheck.h"
+#include "ProblemSizes.h"
 #include "tessel/Emulator/Emulator.h"
 #include "tessel/Emulator/Passes.h"
 #include "tessel/InitAllDialects.h"
 #include "tessel/Pipelines/Pipelines.h"
+#include "tessel/Support/InputLimits.h"
 #include "tessel/Support/Npy.h"
+#include "tessel/Support/Strides.h"
 #include "tessel/Target/Chip.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -32,11 +39,14 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <cmath>
+#include <cstring>
 #include <deque>
 #include <functional>
 
@@ -85,8 +95,31 @@ static int fail(const llvm::Twine &message) {
   return 1;
 }
 
-static std::optional<std::array<unsigned, 3>> parseDims(llvm::StringRef text) {
-  std::array<unsigned, 3> dims = {1, 1, 1};
+static llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(message.str());
+}
+
+//===----------------------------------------------------------------------===//
+// Launch limits
+//===----------------------------------------------------------------------===//
+
+/// AMD's dispatch packet holds each grid dimension in 32 bits.
+static constexpr uint64_t kMaxGridDim = UINT32_MAX;
+/// The emulator runs workgroups one after another, about 25 us each for a
+/// one-wave kernel that does nothing, far longer for a real one: more than
+/// 2^24 workgroups in one launch (7 minutes at that rate, hours for real
+/// kernels) is refused as a mistake rather than started.
+static constexpr uint64_t kMaxWorkgroups = uint64_t(1) << 24;
+/// Generated inputs take about 3 * element bytes + 16 bytes of host memory
+/// per element (the array, its doubles, the kernel's buffer and the copies
+/// the check reads back); 2^27 elements (4096x4096 f32 matrices are 2^24
+/// each) keep a run within a few GiB.
+static constexpr int64_t kMaxGeneratedElements = int64_t(1) << 27;
+
+/// X[,Y[,Z]] as three positive sizes, parsed in 64 bits so that no size
+/// wraps around before it is checked.
+static std::optional<std::array<uint64_t, 3>> parseDims(llvm::StringRef text) {
+  std::array<uint64_t, 3> dims = {1, 1, 1};
   llvm::SmallVector<llvm::StringRef, 3> parts;
   text.split(parts, ',');
   if (parts.empty() || parts.size() > 3)
@@ -95,6 +128,179 @@ static std::optional<std::array<unsigned, 3>> parseDims(llvm::StringRef text) {
     if (part.trim().getAsInteger(10, dims[index]) || dims[index] == 0)
       return std::nullopt;
   return dims;
+}
+
+/// Fails for a grid the hardware cannot dispatch or the emulator should not
+/// try (`what` names where it came from).
+static llvm::Error checkGrid(const std::array<uint64_t, 3> &grid,
+                             const llvm::Twine &what) {
+  uint64_t total = 1;
+  for (auto [index, size] : llvm::enumerate(grid)) {
+    if (size > kMaxGridDim)
+      return makeError(what + ": dimension " + llvm::Twine(index) + " has " +
+                       llvm::Twine(size) + " workgroups, over the " +
+                       llvm::Twine(kMaxGridDim) + " an AMD dispatch allows");
+    total *= size; // at most 2^64 / 2^32: no overflow before the check
+    if (total > kMaxWorkgroups)
+      break;
+  }
+  if (total > kMaxWorkgroups)
+    return makeError(what + ": " + llvm::Twine(grid[0]) + "x" +
+                     llvm::Twine(grid[1]) + "x" + llvm::Twine(grid[2]) +
+                     " workgroups are more than the " +
+                     llvm::Twine(kMaxWorkgroups) + " one emulator launch runs");
+  return llvm::Error::success();
+}
+
+/// Fails for a workgroup of more lanes than `chip` allows, before the sizes
+/// are narrowed to the 32 bits a launch takes (the emulator then repeats the
+/// check, in the same words, on what it is given).
+static llvm::Error checkBlock(const std::array<uint64_t, 3> &block,
+                              const Chip &chip, llvm::StringRef kernel) {
+  uint64_t lanes = 1;
+  bool overflow = false;
+  for (uint64_t size : block)
+    lanes = llvm::SaturatingMultiply(lanes, size, &overflow);
+  if (lanes <= chip.maxWorkgroupSize)
+    return llvm::Error::success();
+  std::string count =
+      overflow
+          ? llvm::formatv("{0}x{1}x{2}", block[0], block[1], block[2]).str()
+          : std::to_string(lanes);
+  return makeError(
+      llvm::formatv("kernel '{0}': a workgroup of {1} lanes exceeds the {2} "
+                    "lanes {3} allows",
+                    kernel, count, chip.maxWorkgroupSize, chip.name));
+}
+
+static std::array<unsigned, 3> narrow(const std::array<uint64_t, 3> &dims) {
+  return {unsigned(dims[0]), unsigned(dims[1]), unsigned(dims[2])};
+}
+
+//===----------------------------------------------------------------------===//
+// Arguments
+//===----------------------------------------------------------------------===//
+
+/// A scalar argument's value as the kernel receives it.
+struct ScalarValue {
+  int64_t integer = 0; // index, i32, i64
+  double real = 0;     // f32 (already rounded to it), f64
+};
+
+/// One kernel argument before packing: the logical array of a memref or
+/// the value of a scalar, and how diagnostics name it.
+struct KernelInput {
+  std::optional<NpyArray> array;
+  ScalarValue scalar;
+  std::string what;
+};
+
+static std::string describeGiven(unsigned index) {
+  return llvm::formatv("argument {0} ('{1}')", index, argValues[index]);
+}
+
+static std::string joinShape(llvm::ArrayRef<int64_t> shape) {
+  return llvm::join(
+      llvm::map_range(shape, [](int64_t s) { return std::to_string(s); }),
+      ", ");
+}
+
+/// Fails unless `array` has the dtype and rank `type` needs.
+static llvm::Error checkArrayType(MemRefType type, const NpyArray &array,
+                                  llvm::StringRef what) {
+  std::optional<std::string> dtype = getNpyDtype(type.getElementType());
+  if (!dtype)
+    return makeError(llvm::formatv("{0}: memrefs of {1} are not supported",
+                                   what, type.getElementType()));
+  if (array.dtype != *dtype)
+    return makeError(llvm::formatv("{0} has dtype '{1}' but {2} needs '{3}'",
+                                   what, array.dtype, type, *dtype));
+  if (int64_t(array.shape.size()) != type.getRank())
+    return makeError(llvm::formatv("{0} has rank {1} but {2} has rank {3}",
+                                   what, array.shape.size(), type,
+                                   type.getRank()));
+  return llvm::Error::success();
+}
+
+/// Fails unless `array` has the static sizes of `type`.
+static llvm::Error checkStaticShape(MemRefType type, const NpyArray &array,
+                                    llvm::StringRef what) {
+  for (auto [d, size] : llvm::enumerate(type.getShape()))
+    if (!ShapedType::isDynamic(size) && size != array.shape[d])
+      return makeError(llvm::formatv(
+          "{0} has shape ({1}) but {2} needs size {3} in dimension {4}", what,
+          joinShape(array.shape), type, size, d));
+  return llvm::Error::success();
+}
+
+/// Reads the .npy file given for memref argument `index`.
+static llvm::Expected<NpyArray> readGivenArray(MemRefType type,
+                                               unsigned index) {
+  llvm::Expected<NpyArray> array = readNpy(argValues[index]);
+  if (!array)
+    return makeError("argument " + llvm::Twine(index) + ": " +
+                     llvm::toString(array.takeError()));
+  if (llvm::Error error = checkArrayType(type, *array, describeGiven(index)))
+    return std::move(error);
+  return array;
+}
+
+/// Parses the number given for scalar argument `index` as the kernel will
+/// receive it.
+static llvm::Expected<ScalarValue> parseScalar(Type type, unsigned index) {
+  llvm::StringRef text = argValues[index];
+  auto bad = [&](llvm::StringRef rule) {
+    return makeError(
+        llvm::formatv("argument {0}: '{1}' is not {2}", index, text, rule));
+  };
+  ScalarValue value;
+  if (type.isIndex() || type.isInteger(64) || type.isInteger(32)) {
+    if (text.getAsInteger(0, value.integer))
+      return bad(llvm::formatv("an integer of type {0}", type).str());
+    if (type.isInteger(32) &&
+        (value.integer < INT32_MIN || value.integer > INT32_MAX))
+      return bad("an i32 value (-2147483648 to 2147483647)");
+    return value;
+  }
+  if (type.isF32() || type.isF64()) {
+    if (text.getAsDouble(value.real))
+      return bad(llvm::formatv("a {0} value", type).str());
+    if (type.isF32()) {
+      float rounded = value.real;
+      if (std::isfinite(value.real) && !std::isfinite(rounded))
+        return bad("within f32's range");
+      value.real = rounded;
+    }
+    return value;
+  }
+  return makeError(llvm::formatv(
+      "argument {0}: scalars of type {1} are not supported (index, i32, i64, "
+      "f32, f64)",
+      index, type));
+}
+
+/// Reads every --arg as `signature` says.
+static llvm::Expected<std::vector<KernelInput>>
+readGivenInputs(FunctionType signature) {
+  std::vector<KernelInput> inputs(signature.getNumInputs());
+  for (auto [index, type] : llvm::enumerate(signature.getInputs())) {
+    KernelInput &input = inputs[index];
+    input.what = describeGiven(index);
+    if (auto memref = dyn_cast<MemRefType>(type)) {
+      llvm::Expected<NpyArray> array = readGivenArray(memref, index);
+      if (!array)
+        return array.takeError();
+      if (llvm::Error error = checkStaticShape(memref, *array, input.what))
+        return std::move(error);
+      input.array = std::move(*array);
+      continue;
+    }
+    llvm::Expected<ScalarValue> scalar = parseScalar(type, index);
+    if (!scalar)
+      return scalar.takeError();
+    input.scalar = *scalar;
+  }
+  return inputs;
 }
 
 /// One memref argument: its host buffer, laid out as the memref's strides
@@ -123,63 +329,64 @@ static void forEachElement(const MemrefArgument &argument,
   }
 }
 
-static llvm::Error loadMemref(MemrefArgument &argument, unsigned index,
-                              llvm::StringRef path,
-                              std::optional<NpyArray> given = std::nullopt) {
-  llvm::Expected<NpyArray> array =
-      given ? llvm::Expected<NpyArray>(std::move(*given)) : readNpy(path);
-  if (!array)
-    return array.takeError();
-  MemRefType type = argument.type;
-  std::optional<std::string> dtype = getNpyDtype(type.getElementType());
-  if (!dtype)
-    return llvm::createStringError(
-        llvm::formatv("argument {0}: memrefs of {1} are not supported", index,
-                      type.getElementType()));
-  if (array->dtype != *dtype)
-    return llvm::createStringError(
-        llvm::formatv("argument {0}: '{1}' has dtype '{2}' but {3} needs '{4}'",
-                      index, path, array->dtype, type, *dtype));
-  if (int64_t(array->shape.size()) != type.getRank())
-    return llvm::createStringError(
-        llvm::formatv("argument {0}: '{1}' has rank {2} but {3} has rank {4}",
-                      index, path, array->shape.size(), type, type.getRank()));
-  for (auto [d, size] : llvm::enumerate(type.getShape()))
-    if (!ShapedType::isDynamic(size) && size != array->shape[d])
-      return llvm::createStringError(llvm::formatv(
-          "argument {0}: '{1}' has shape ({2}) but {3} needs size {4} in "
-          "dimension {5}",
-          index, path,
-          llvm::join(
-              llvm::map_range(array->shape,
-                              [](int64_t s) { return std::to_string(s); }),
-              ", "),
-          type, size, d));
-  argument.array = std::move(*array);
-  argument.elementBytes = argument.array.getElementBytes();
-
-  // Strides from the layout; dynamic ones (and dynamic offsets) as a dense
-  // row-major buffer would have them.
-  llvm::SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)))
-    return llvm::createStringError(llvm::formatv(
-        "argument {0}: {1} has a layout without strides", index, type));
-  int64_t dense = 1;
-  argument.strides.assign(strides.size(), 0);
-  for (int d = strides.size() - 1; d >= 0; --d) {
-    argument.strides[d] =
-        ShapedType::isDynamic(strides[d]) ? dense : strides[d];
-    dense *= argument.array.shape[d];
+/// Whether distinct elements of `shape` land on distinct buffer elements
+/// with `strides`: ordered by stride, each dimension that has more than one
+/// element must step over everything the ones inside it span.
+static bool stridesAreDisjoint(llvm::ArrayRef<int64_t> shape,
+                               llvm::ArrayRef<int64_t> strides) {
+  llvm::SmallVector<std::pair<int64_t, int64_t>> dims; // (stride, size)
+  for (auto [size, stride] : llvm::zip(shape, strides)) {
+    if (size == 0)
+      return true; // no element at all
+    if (size > 1)
+      dims.push_back({stride, size});
   }
+  llvm::sort(dims);
+  int64_t spanned = 1; // elements the inner dimensions span
+  for (auto [stride, size] : dims) {
+    if (stride < spanned)
+      return false;
+    spanned = stride * size; // within the buffer's extent: no overflow
+  }
+  return true;
+}
+
+/// Lays `array` out in a buffer as memref `argument.type` says: static
+/// strides as they are, dynamic ones (and a dynamic offset, as 0) dense in
+/// the order the static ones imply, so a column-major operand stays
+/// column-major.
+static llvm::Error loadMemref(MemrefArgument &argument, NpyArray array,
+                              llvm::StringRef what) {
+  MemRefType type = argument.type;
+  llvm::SmallVector<int64_t> layoutStrides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(layoutStrides, offset)))
+    return makeError(
+        llvm::formatv("{0}: {1} has a layout without strides", what, type));
+  // kDynamic is negative: denseStrides fills exactly those.
+  std::optional<llvm::SmallVector<int64_t, 4>> strides =
+      denseStrides(array.shape, layoutStrides);
   argument.offset = ShapedType::isDynamic(offset) ? 0 : offset;
-  int64_t extent = argument.offset + 1;
-  for (auto [size, stride] : llvm::zip(argument.array.shape, argument.strides))
-    extent += (size - 1) * stride;
-  if (argument.array.getNumElements() == 0)
-    extent = 0;
-  argument.buffer.assign(std::max<int64_t>(extent, 1) * argument.elementBytes,
-                         0);
+  std::optional<int64_t> extent =
+      strides ? stridedExtent(array.shape, *strides) : std::nullopt;
+  int64_t bytes = 0;
+  if (!extent ||
+      llvm::AddOverflow(*extent, *extent ? argument.offset : 0, *extent) ||
+      llvm::MulOverflow(std::max<int64_t>(*extent, 1),
+                        int64_t(array.getElementBytes()), bytes))
+    return makeError(llvm::formatv(
+        "{0}: an array of shape ({1}) laid out as {2} spans more than 2^63 "
+        "bytes",
+        what, joinShape(array.shape), type));
+  if (!stridesAreDisjoint(array.shape, *strides))
+    return makeError(llvm::formatv(
+        "{0}: the strides [{1}] of {2} make distinct elements of shape ({3}) "
+        "overlap",
+        what, joinShape(*strides), type, joinShape(array.shape)));
+  argument.strides = std::move(*strides);
+  argument.array = std::move(array);
+  argument.elementBytes = argument.array.getElementBytes();
+  argument.buffer.assign(bytes, 0);
   forEachElement(argument, [&](int64_t logical, int64_t element) {
     std::memcpy(&argument.buffer[element * argument.elementBytes],
                 &argument.array.data[logical * argument.elementBytes],
@@ -218,28 +425,16 @@ static void packMemref(PackedArguments &packed, MemrefArgument &argument) {
     packed.addI64(stride);
 }
 
-static llvm::Error packScalar(PackedArguments &packed, Type type,
-                              unsigned index, llvm::StringRef text) {
-  auto bad = [&] {
-    return llvm::createStringError(llvm::formatv(
-        "argument {0}: '{1}' is not a {2} value", index, text, type));
-  };
-  if (type.isIndex() || type.isInteger(64) || type.isInteger(32)) {
-    int64_t value;
-    if (text.getAsInteger(0, value))
-      return bad();
-    type.isInteger(32) ? packed.addI32(value) : packed.addI64(value);
-    return llvm::Error::success();
-  }
-  if (type.isF32() || type.isF64()) {
-    double value;
-    if (text.getAsDouble(value))
-      return bad();
-    type.isF32() ? packed.addF32(value) : packed.addF64(value);
-    return llvm::Error::success();
-  }
-  return llvm::createStringError(llvm::formatv(
-      "argument {0}: scalars of type {1} are not supported", index, type));
+static void packScalar(PackedArguments &packed, Type type,
+                       const ScalarValue &value) {
+  if (type.isInteger(32))
+    packed.addI32(int32_t(value.integer));
+  else if (type.isIndex() || type.isInteger(64))
+    packed.addI64(value.integer);
+  else if (type.isF32())
+    packed.addF32(float(value.real));
+  else
+    packed.addF64(value.real);
 }
 
 /// The logical array the argument's buffer holds now.
@@ -251,14 +446,6 @@ static NpyArray gatherArray(const MemrefArgument &argument) {
                 argument.elementBytes);
   });
   return out;
-}
-
-static llvm::Error writeBack(const MemrefArgument &argument, unsigned index,
-                             llvm::StringRef dir) {
-  NpyArray out = gatherArray(argument);
-  llvm::SmallString<128> path(dir);
-  llvm::sys::path::append(path, "arg" + std::to_string(index) + ".npy");
-  return writeNpy(path, out);
 }
 
 static double millisecondsSince(std::chrono::steady_clock::time_point start) {
@@ -283,76 +470,125 @@ compileForEmulator(ModuleOp module, llvm::StringRef moduleName,
   emulatorOptions.chip = chip.name.str();
   pm.addPass(createTesselLowerToEmulatorPass(emulatorOptions));
   if (failed(pm.run(module)))
-    return llvm::createStringError("lowering failed");
+    return makeError("lowering failed");
   for (auto nested : module.getOps<ModuleOp>())
     if (nested.getName() == moduleName)
       return emu::Emulator::create(nested, chip);
-  return llvm::createStringError("the lowering produced no host module '" +
-                                 moduleName + "'");
+  return makeError("the lowering produced no host module '" + moduleName + "'");
 }
 
-/// Packs given (`argValues`) or generated (`generated[i]`) arguments.
+/// A kernel's arguments, packed for a launch.
 struct KernelArguments {
-  std::vector<MemrefArgument> memrefs;
+  std::vector<MemrefArgument> memrefs; // type null for scalars
   PackedArguments packed;
   std::vector<emu::BufferRegion> buffers;
 };
 
-static llvm::Error
-packArguments(FunctionType signature, KernelArguments &arguments,
-              llvm::ArrayRef<std::optional<HostArray>> generated) {
+static llvm::Error packArguments(FunctionType signature,
+                                 std::vector<KernelInput> inputs,
+                                 KernelArguments &arguments) {
   arguments.memrefs.resize(signature.getNumInputs());
   for (auto [index, type] : llvm::enumerate(signature.getInputs())) {
-    bool given = index < argValues.size();
-    if (auto memref = dyn_cast<MemRefType>(type)) {
-      MemrefArgument &argument = arguments.memrefs[index];
-      argument.type = memref;
-      std::optional<NpyArray> array;
-      if (!given)
-        array = generated[index]->npy;
-      if (llvm::Error error =
-              loadMemref(argument, index, given ? argValues[index] : "", array))
-        return error;
-      packMemref(arguments.packed, argument);
-      arguments.buffers.push_back({"argument " + std::to_string(index),
-                                   argument.buffer.data(),
-                                   argument.buffer.size()});
+    KernelInput &input = inputs[index];
+    auto memref = dyn_cast<MemRefType>(type);
+    if (!memref) {
+      packScalar(arguments.packed, type, input.scalar);
       continue;
     }
-    std::string text =
-        given ? argValues[index]
-              : std::to_string(generated[index] ? generated[index]->values[0]
-                                                : 0.0);
-    if (type.isIndex() || isa<IntegerType>(type))
-      text = given ? argValues[index]
-                   : std::to_string(int64_t(generated[index]->values[0]));
-    if (llvm::Error error = packScalar(arguments.packed, type, index, text))
+    MemrefArgument &argument = arguments.memrefs[index];
+    argument.type = memref;
+    if (llvm::Error error =
+            loadMemref(argument, std::move(*input.array), input.what))
       return error;
+    packMemref(arguments.packed, argument);
+    arguments.buffers.push_back({"argument " + std::to_string(index),
+                                 argument.buffer.data(),
+                                 argument.buffer.size()});
   }
   return llvm::Error::success();
 }
 
-static llvm::Error writeOutputs(const KernelArguments &arguments) {
+//===----------------------------------------------------------------------===//
+// --out-dir
+//===----------------------------------------------------------------------===//
+
+/// Fails early, before anything runs, when --out-dir cannot be a directory
+/// tessel-run writes into: its nearest existing ancestor (or itself) must
+/// be a writable directory.
+static llvm::Error checkOutDir() {
   if (outDir.empty())
     return llvm::Error::success();
-  if (std::error_code ec = llvm::sys::fs::create_directories(outDir))
-    return llvm::createStringError("cannot create '" + outDir +
-                                   "': " + ec.message());
-  for (auto [index, argument] : llvm::enumerate(arguments.memrefs))
-    if (argument.type)
-      if (llvm::Error error = writeBack(argument, index, outDir))
-        return error;
+  llvm::SmallString<128> existing(outDir);
+  llvm::sys::fs::make_absolute(existing);
+  while (!llvm::sys::fs::exists(existing) &&
+         llvm::sys::path::has_parent_path(existing))
+    llvm::sys::path::remove_filename(existing);
+  if (!llvm::sys::fs::is_directory(existing))
+    return makeError("--out-dir '" + outDir + "': '" + existing +
+                     "' is not a directory");
+  if (llvm::sys::fs::access(existing, llvm::sys::fs::AccessMode::Write))
+    return makeError("--out-dir '" + outDir + "': cannot write into '" +
+                     existing + "'");
   return llvm::Error::success();
 }
 
+/// Writes memref arguments [0, count) to DIR/arg<i>.npy, all or none: each
+/// goes to a temporary file first and replaces its arg<i>.npy only once
+/// every one is written.
+static llvm::Error writeOutputs(const KernelArguments &arguments,
+                                unsigned count) {
+  if (outDir.empty())
+    return llvm::Error::success();
+  bool existed = llvm::sys::fs::is_directory(outDir);
+  if (std::error_code ec = llvm::sys::fs::create_directories(outDir))
+    return makeError("--out-dir '" + outDir +
+                     "': cannot create it: " + ec.message());
+  llvm::SmallVector<std::pair<std::string, std::string>> staged;
+  auto discard = [&](const llvm::Twine &message) {
+    for (auto &[temporary, target] : staged)
+      llvm::sys::fs::remove(temporary);
+    if (!existed)
+      llvm::sys::fs::remove(outDir); // only removes it while empty
+    return makeError(message);
+  };
+  for (auto [index, argument] :
+       llvm::enumerate(llvm::ArrayRef<MemrefArgument>(arguments.memrefs)
+                           .take_front(count))) {
+    if (!argument.type)
+      continue;
+    llvm::SmallString<128> target(outDir), temporary;
+    llvm::sys::path::append(target, "arg" + std::to_string(index) + ".npy");
+    if (std::error_code ec = llvm::sys::fs::getPotentiallyUniqueFileName(
+            llvm::Twine(target) + ".partial-%%%%%%", temporary))
+      return discard("--out-dir: cannot name a file in '" + outDir +
+                     "': " + ec.message());
+    staged.push_back({temporary.str().str(), target.str().str()});
+    if (llvm::Error error = writeNpy(temporary, gatherArray(argument)))
+      return discard("--out-dir: " + llvm::toString(std::move(error)));
+  }
+  for (auto &[temporary, target] : staged)
+    if (std::error_code ec = llvm::sys::fs::rename(temporary, target))
+      return discard("--out-dir: cannot write '" + target +
+                     "': " + ec.message());
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// gpu.func kernels
+//===----------------------------------------------------------------------===//
+
 /// Runs one gpu.func kernel on the given arguments.
 static int runGpuKernel(ModuleOp module, const Chip &chip) {
-  std::optional<std::array<unsigned, 3>> grid = parseDims(gridText);
+  std::optional<std::array<uint64_t, 3>> grid = parseDims(gridText);
   if (!grid)
     return fail("--grid must be X[,Y[,Z]] with positive sizes, got '" +
                 gridText + "'");
+  if (llvm::Error error = checkGrid(*grid, "--grid " + gridText))
+    return fail(llvm::toString(std::move(error)));
   if (kernelName.empty())
-    return fail("--kernel NAME is required");
+    return fail("--kernel NAME is required: '" + inputFilename +
+                "' holds no problem-level kernel (tessel.matmul, "
+                "tessel.attention) to check");
   gpu::GPUFuncOp kernel;
   module.walk([&](gpu::GPUFuncOp function) {
     if (function.getName() == kernelName && function.isKernel())
@@ -363,17 +599,20 @@ static int runGpuKernel(ModuleOp module, const Chip &chip) {
                 inputFilename + "'");
   std::string moduleName =
       kernel->getParentOfType<gpu::GPUModuleOp>().getName().str();
-  std::array<unsigned, 3> block = {1, 1, 1};
+  std::array<uint64_t, 3> block = {1, 1, 1};
   if (!blockText.empty()) {
-    std::optional<std::array<unsigned, 3>> parsed = parseDims(blockText);
+    std::optional<std::array<uint64_t, 3>> parsed = parseDims(blockText);
     if (!parsed)
       return fail("--block must be X[,Y[,Z]] with positive sizes, got '" +
                   blockText + "'");
+    if (llvm::Error error = checkBlock(*parsed, chip, kernelName))
+      return fail(llvm::toString(std::move(error)));
     block = *parsed;
   } else if (std::optional<llvm::ArrayRef<int32_t>> known =
                  kernel.getKnownBlockSize()) {
+    // The emulator checks these against the chip itself.
     for (auto [index, size] : llvm::enumerate(*known))
-      block[index] = size;
+      block[index] = uint32_t(size);
   } else {
     return fail("--block is required: kernel '" + kernelName +
                 "' has no known_block_size");
@@ -383,8 +622,14 @@ static int runGpuKernel(ModuleOp module, const Chip &chip) {
     return fail("kernel '" + kernelName + "' takes " +
                 llvm::Twine(signature.getNumInputs()) + " arguments, got " +
                 llvm::Twine(argValues.size()) + " --arg");
+  if (llvm::Error error = checkOutDir())
+    return fail(llvm::toString(std::move(error)));
+  llvm::Expected<std::vector<KernelInput>> inputs = readGivenInputs(signature);
+  if (!inputs)
+    return fail(llvm::toString(inputs.takeError()));
   KernelArguments arguments;
-  if (llvm::Error error = packArguments(signature, arguments, {}))
+  if (llvm::Error error =
+          packArguments(signature, std::move(*inputs), arguments))
     return fail(llvm::toString(std::move(error)));
 
   auto start = std::chrono::steady_clock::now();
@@ -396,22 +641,27 @@ static int runGpuKernel(ModuleOp module, const Chip &chip) {
   double compileMs = millisecondsSince(start);
   start = std::chrono::steady_clock::now();
   emu::LaunchDims dims;
-  dims.grid = *grid;
-  dims.block = block;
+  dims.grid = narrow(*grid);
+  dims.block = narrow(block);
   emu::LaunchStats stats;
   if (llvm::Error error = (*emulator)->launch(
           kernelName, dims, arguments.packed.slots, arguments.buffers, &stats))
+    return fail(llvm::toString(std::move(error)));
+  double runMs = millisecondsSince(start);
+  if (llvm::Error error = writeOutputs(arguments, signature.getNumInputs()))
     return fail(llvm::toString(std::move(error)));
   llvm::outs() << llvm::formatv(
       "{0} on emu ({1}): grid {2}x{3}x{4}, block {5}x{6}x{7}: {8} lanes, {9} "
       "barriers, {10} wave collectives; compile {11:f1} ms, run {12:f1} ms\n",
       kernelName, chip.name, dims.grid[0], dims.grid[1], dims.grid[2],
       dims.block[0], dims.block[1], dims.block[2], stats.lanes, stats.barriers,
-      stats.collectives, compileMs, millisecondsSince(start));
-  if (llvm::Error error = writeOutputs(arguments))
-    return fail(llvm::toString(std::move(error)));
+      stats.collectives, compileMs, runMs);
   return 0;
 }
+
+//===----------------------------------------------------------------------===//
+// Problem-level kernels
+//===----------------------------------------------------------------------===//
 
 /// One problem-level kernel and what checking it needs.
 struct Problem {
@@ -420,28 +670,482 @@ struct Problem {
   FunctionType signature;
 };
 
+/// A problem with its sizes fixed and its given inputs read (before any
+/// compile, so that bad input fails fast).
+struct PreparedProblem {
+  const Problem *problem;
+  ProblemSizes sizes;
+  std::vector<std::optional<KernelInput>> given; // per function argument
+};
+
+/// Launch facts of one lowered kernel: a problem is one kernel of its name,
+/// or the stages of a plan (split-KV attention).
+struct KernelLaunch {
+  std::string name;
+  unsigned block;
+  std::array<int64_t, 2> tile;
+  FunctionType signature;
+  std::string planOf;
+  int64_t stage = 0, splits = 1;
+};
+
+/// Fails when the arrays tessel-run would generate for `kernel` hold more
+/// than kMaxGeneratedElements elements, saying how much memory they need.
+static llvm::Error checkGeneratedSize(
+    llvm::StringRef kernel,
+    llvm::ArrayRef<std::pair<Type, llvm::SmallVector<int64_t>>> arrays) {
+  int64_t elements = 0;
+  double bytes = 0; // an estimate: no overflow to guard
+  bool overflow = false;
+  for (const auto &[type, shape] : arrays) {
+    int64_t count = 1;
+    double approximate = 1;
+    for (int64_t size : shape) {
+      overflow |= llvm::MulOverflow(count, size, count);
+      approximate *= double(size);
+    }
+    overflow |= llvm::AddOverflow(elements, count, elements);
+    unsigned elementBytes = std::max(type.getIntOrFloatBitWidth() / 8, 1u);
+    bytes += approximate * (3.0 * elementBytes + 16);
+  }
+  if (!overflow && elements <= kMaxGeneratedElements)
+    return llvm::Error::success();
+  std::string prefix, hint;
+  if (argValues.empty()) {
+    prefix = "--dynamic-size " + std::to_string(dynamicSize) + ": ";
+    hint = "; use a smaller --dynamic-size or give the arrays with --arg";
+  }
+  double gib = bytes / double(1 << 30);
+  std::string memory = gib < 1e6 ? llvm::formatv("{0:f1}", gib).str()
+                                 : llvm::formatv("{0:e1}", gib).str();
+  return makeError(llvm::formatv(
+      "{0}kernel '{1}' would generate {2} elements of input (about {3} GiB "
+      "of host memory), over tessel-run's limit of {4} elements{5}",
+      prefix, kernel,
+      overflow ? std::string("more than 2^63") : std::to_string(elements),
+      memory, kMaxGeneratedElements, hint));
+}
+
+/// Fixes the sizes of `problem` and reads its given inputs.
+static llvm::Expected<PreparedProblem> prepareProblem(const Problem &problem) {
+  llvm::Expected<ProblemSizes> sizes = ProblemSizes::get(problem.op);
+  if (!sizes)
+    return sizes.takeError();
+  PreparedProblem prepared{&problem, std::move(*sizes), {}};
+  FunctionType signature = problem.signature;
+  prepared.given.resize(signature.getNumInputs());
+  if (argValues.empty()) {
+    prepared.sizes.bindUnknown(dynamicSize, "--dynamic-size");
+  } else {
+    if (argValues.size() != signature.getNumInputs())
+      return makeError("kernel '" + problem.name + "' takes " +
+                       llvm::Twine(signature.getNumInputs()) +
+                       " arguments, got " + llvm::Twine(argValues.size()) +
+                       " --arg");
+    // Sizes from the arrays, in argument order: the first array to show a
+    // size fixes it and every later one must agree.
+    for (auto [index, type] : llvm::enumerate(signature.getInputs())) {
+      KernelInput input;
+      input.what = describeGiven(index);
+      if (auto memref = dyn_cast<MemRefType>(type)) {
+        llvm::Expected<NpyArray> array = readGivenArray(memref, index);
+        if (!array)
+          return array.takeError();
+        if (llvm::Error error =
+                prepared.sizes.bindArray(index, array->shape, input.what))
+          return std::move(error);
+        input.array = std::move(*array);
+      } else {
+        llvm::Expected<ScalarValue> scalar = parseScalar(type, index);
+        if (!scalar)
+          return scalar.takeError();
+        input.scalar = *scalar;
+      }
+      prepared.given[index] = std::move(input);
+    }
+  }
+  if (llvm::Error error = prepared.sizes.verify())
+    return std::move(error);
+  llvm::SmallVector<std::pair<Type, llvm::SmallVector<int64_t>>> generated;
+  for (auto [index, type] : llvm::enumerate(signature.getInputs())) {
+    if (!isa<MemRefType>(type)) {
+      if (!prepared.given[index] &&
+          !(type.isIndex() || type.isInteger(32) || type.isInteger(64) ||
+            type.isF32() || type.isF64()))
+        return makeError(llvm::formatv(
+            "kernel '{0}': argument {1}: scalars of type {2} are not "
+            "supported (index, i32, i64, f32, f64)",
+            problem.name, index, type));
+      continue;
+    }
+    if (const std::optional<KernelInput> &input = prepared.given[index]) {
+      if (llvm::Error error = prepared.sizes.checkShape(
+              index, input->array->shape, input->what))
+        return std::move(error);
+    } else {
+      generated.push_back({cast<MemRefType>(type).getElementType(),
+                           prepared.sizes.getShape(index)});
+    }
+  }
+  // The memory generated inputs need first: it says more about a huge
+  // --dynamic-size than the size limit.
+  if (llvm::Error error = checkGeneratedSize(problem.name, generated))
+    return std::move(error);
+  if (llvm::Error error = prepared.sizes.checkLimits())
+    return std::move(error);
+  return prepared;
+}
+
 /// The line tessel-run prints for one checked kernel.
 static void printVerdict(llvm::StringRef name, llvm::StringRef what,
                          const Chip &chip, ConfigAttr config,
                          const Comparison &comparison,
                          const emu::LaunchStats &stats, double runMs) {
+  std::string poison = comparison.poisonCount
+                           ? llvm::formatv(", {0} poison elements not compared",
+                                           comparison.poisonCount)
+                                 .str()
+                           : std::string();
   llvm::outs() << llvm::formatv(
       "{0}: {1} on {2} (emu){3}: max abs error {4:e2}, max rel error {5:e2} "
-      "(tolerance {6:e1}), {7} workgroups, run {8:f1} ms: {9}\n",
+      "(tolerance {6:e1}), {7} workgroups, run {8:f1} ms{9}: {10}\n",
       name, what, chip.name,
       config ? " " + std::string(llvm::formatv("{0}", Attribute(config)))
              : std::string(),
       comparison.maxAbsError, comparison.maxRelError, comparison.tolerance,
-      stats.workgroups, runMs, comparison.passed ? "PASS" : "FAIL");
+      stats.workgroups, runMs, poison, comparison.passed ? "PASS" : "FAIL");
 }
 
-/// Compiles every problem-level kernel of `module`, runs each on random (or
-/// given) inputs and checks it against the host reference.
+/// The grid of one step of `problem`.
+static std::array<uint64_t, 3> getProblemGrid(const PreparedProblem &prepared,
+                                              const KernelLaunch &step) {
+  const std::array<int64_t, 2> &tile = step.tile;
+  if (isa<MatmulOp>(prepared.problem->op)) {
+    MatmulSizes sizes = prepared.sizes.getMatmulSizes();
+    return {uint64_t(llvm::divideCeil(sizes.n, tile[1])),
+            uint64_t(llvm::divideCeil(sizes.m, tile[0])),
+            uint64_t(std::max<int64_t>(sizes.batch, 1))};
+  }
+  AttentionSizes sizes = prepared.sizes.getAttentionSizes();
+  return {uint64_t(llvm::divideCeil(sizes.seqQ, tile[0])),
+          uint64_t(sizes.heads),
+          uint64_t(sizes.batch) * uint64_t(step.stage == 0 ? step.splits : 1)};
+}
+
+/// What running one problem came to.
+enum class Outcome { Pass, Fail, Error };
+
+static Outcome fatal(const llvm::Twine &message) {
+  fail(message);
+  return Outcome::Error;
+}
+
+/// The kernels that make up `problem`, in launch order: the kernel of its
+/// name, or the stages of its plan.
+static SmallVector<const KernelLaunch *>
+getLaunchSteps(const Problem &problem, llvm::ArrayRef<KernelLaunch> kernels) {
+  SmallVector<const KernelLaunch *> steps;
+  for (const KernelLaunch &kernel : kernels)
+    if (kernel.name == problem.name || kernel.planOf == problem.name)
+      steps.push_back(&kernel);
+  llvm::sort(steps, [](const KernelLaunch *x, const KernelLaunch *y) {
+    return x->stage < y->stage;
+  });
+  return steps;
+}
+
+/// The shapes of the workspace arguments the compiler appended after the
+/// problem's own, as the plan lays them out: [batch, heads, splits, seq-q,
+/// head dim] (static dimensions as the type says).
+static llvm::SmallVector<std::pair<Type, llvm::SmallVector<int64_t>>>
+getWorkspaceShapes(const PreparedProblem &prepared, FunctionType signature,
+                   unsigned numArguments, int64_t splits) {
+  AttentionSizes a = isa<AttentionOp>(prepared.problem->op)
+                         ? prepared.sizes.getAttentionSizes()
+                         : AttentionSizes();
+  SmallVector<int64_t> role = {a.batch, a.heads, splits, a.seqQ, a.headDim};
+  llvm::SmallVector<std::pair<Type, llvm::SmallVector<int64_t>>> workspaces;
+  for (Type type : signature.getInputs().drop_front(numArguments)) {
+    auto memref = cast<MemRefType>(type);
+    SmallVector<int64_t> shape;
+    for (int64_t d = 0; d < memref.getRank(); ++d)
+      shape.push_back(memref.isDynamicDim(d) ? role[d] : memref.getDimSize(d));
+    workspaces.push_back({memref.getElementType(), shape});
+  }
+  return workspaces;
+}
+
+/// A zero-filled array of `element` in `shape`.
+static NpyArray makeZeroArray(Type element, llvm::ArrayRef<int64_t> shape) {
+  NpyArray array;
+  array.dtype = *getNpyDtype(element); // workspaces are f32
+  array.shape.assign(shape.begin(), shape.end());
+  array.data.assign(array.getNumElements() * array.getElementBytes(), 0);
+  return array;
+}
+
+/// Every argument of the lowered kernel (`signature`): given inputs as
+/// read, other problem arguments random, workspaces zeroed. `scalars[i]`
+/// holds scalar argument i as the self-check reads it (the value given or
+/// generated, rounded to its type).
+static llvm::Error makeKernelInputs(PreparedProblem &prepared,
+                                    FunctionType signature,
+                                    unsigned numArguments, int64_t splits,
+                                    std::mt19937 &rng,
+                                    std::vector<KernelInput> &inputs,
+                                    std::vector<HostArray> &scalars) {
+  auto workspaces =
+      getWorkspaceShapes(prepared, signature, numArguments, splits);
+  if (llvm::Error error =
+          checkGeneratedSize(prepared.problem->name, workspaces))
+    return error;
+  inputs.assign(signature.getNumInputs(), KernelInput());
+  scalars.assign(signature.getNumInputs(), HostArray());
+  for (auto [index, type] : llvm::enumerate(signature.getInputs())) {
+    KernelInput &input = inputs[index];
+    if (index < numArguments && prepared.given[index]) {
+      input = std::move(*prepared.given[index]);
+      if (!input.array)
+        scalars[index] = makeScalarArray(
+            type, isa<FloatType>(type) ? input.scalar.real
+                                       : double(input.scalar.integer));
+      continue;
+    }
+    input.what = "argument " + std::to_string(index);
+    auto memref = dyn_cast<MemRefType>(type);
+    if (index >= numArguments) {
+      auto &[element, shape] = workspaces[index - numArguments];
+      input.array = makeZeroArray(element, shape);
+    } else if (memref) {
+      input.array = makeRandomArray(memref.getElementType(),
+                                    prepared.sizes.getShape(index), rng)
+                        .npy;
+    } else {
+      scalars[index] = makeRandomArray(type, {1}, rng);
+      if (isa<FloatType>(type))
+        input.scalar.real = scalars[index].values[0];
+      else
+        input.scalar.integer = int64_t(scalars[index].values[0]);
+    }
+  }
+  return llvm::Error::success();
+}
+
+/// Launches each step of a problem over `arguments`; a zero-size problem
+/// launches nothing.
+static llvm::Error launchSteps(const PreparedProblem &prepared,
+                               llvm::ArrayRef<const KernelLaunch *> steps,
+                               emu::Emulator &emulator,
+                               KernelArguments &arguments,
+                               emu::LaunchStats &stats) {
+  for (const KernelLaunch *step : steps) {
+    std::array<uint64_t, 3> grid = getProblemGrid(prepared, *step);
+    if (!grid[0] || !grid[1] || !grid[2])
+      continue;
+    emu::LaunchDims dims;
+    dims.grid = narrow(grid);
+    dims.block = {step->block, 1, 1};
+    if (llvm::Error error =
+            emulator.launch(step->name, dims, arguments.packed.slots,
+                            arguments.buffers, &stats))
+      return error;
+  }
+  return llvm::Error::success();
+}
+
+/// What the self-check of one problem found, and how to name the problem.
+struct Verdict {
+  Comparison comparison;
+  std::string what;
+};
+
+/// The array (or scalar) argument `value` holds now: inputs as the kernel
+/// read them, outputs as it wrote them.
+static HostArray readHost(Value value, const KernelArguments &arguments,
+                          llvm::ArrayRef<HostArray> scalars) {
+  unsigned index = cast<BlockArgument>(value).getArgNumber();
+  const MemrefArgument &memref = arguments.memrefs[index];
+  if (!memref.type)
+    return scalars[index];
+  NpyArray now = gatherArray(memref);
+  std::vector<double> values = decodeArray(memref.type.getElementType(), now);
+  return {std::move(now), std::move(values)};
+}
+
+static FailureOr<Verdict> checkAttention(AttentionOp attention,
+                                         const AttentionSizes &a,
+                                         const KernelArguments &arguments,
+                                         llvm::ArrayRef<HostArray> scalars,
+                                         int64_t splitSteps, int64_t splits) {
+  auto host = [&](Value value) { return readHost(value, arguments, scalars); };
+  std::vector<double> expectedO, expectedLse;
+  if (failed(computeAttentionReference(
+          attention, a, host(attention.getQ()), host(attention.getK()),
+          host(attention.getV()), expectedO, expectedLse)))
+    return failure();
+  Type oElement = attention.getO().getType().getElementType();
+  Verdict verdict;
+  verdict.comparison = compareResults(oElement, host(attention.getO()).values,
+                                      expectedO, a.seqKV);
+  if (Value lse = attention.getLse()) {
+    Comparison lseComparison =
+        compareResults(Float32Type::get(attention.getContext()),
+                       host(lse).values, expectedLse, a.seqKV);
+    verdict.comparison.passed &= lseComparison.passed;
+    verdict.comparison.maxRelError =
+        std::max(verdict.comparison.maxRelError, lseComparison.maxRelError);
+  }
+  verdict.what =
+      llvm::formatv("{0}x{1}x{2}x{3} (kv heads {4}, kv length {5}{6}{7}) {8}",
+                    a.batch, a.heads, a.seqQ, a.headDim, a.kvHeads, a.seqKV,
+                    attention.getCausal() ? ", causal" : "",
+                    splitSteps > 1 ? ", split-KV " + std::to_string(splits) +
+                                         " ways + combine"
+                                   : std::string(),
+                    oElement);
+  return verdict;
+}
+
+static FailureOr<Verdict> checkMatmul(MatmulOp matmul, const MatmulSizes &sizes,
+                                      const KernelArguments &arguments,
+                                      llvm::ArrayRef<HostArray> scalars) {
+  auto host = [&](Value value) { return readHost(value, arguments, scalars); };
+  std::vector<HostArray> extras;
+  for (Value extra : matmul.getExtras())
+    extras.push_back(host(extra));
+  SmallVector<const HostArray *> extraPointers;
+  for (const HostArray &extra : extras)
+    extraPointers.push_back(&extra);
+  FailureOr<MatmulReference> expected = computeMatmulReference(
+      matmul, sizes, host(matmul.getA()), host(matmul.getB()), extraPointers);
+  if (failed(expected))
+    return failure();
+  Type cElement = matmul.getC().getType().getElementType();
+  ConfigAttr config = matmul.getConfigAttr();
+  bool xf32 = config && config.getInstr() &&
+              config.getInstr().getValue().ends_with("_xf32");
+  Verdict verdict;
+  verdict.comparison =
+      compareResults(cElement, host(matmul.getC()).values, expected->values,
+                     sizes.k, xf32, expected->poison);
+  verdict.what = llvm::formatv(
+      "{0}{1}x{2}x{3} {4} x {5} -> {6}",
+      sizes.batch ? std::to_string(sizes.batch) + "x" : "", sizes.m, sizes.n,
+      sizes.k, matmul.getA().getType().getElementType(),
+      matmul.getB().getType().getElementType(), cElement);
+  return verdict;
+}
+
+/// Runs one prepared problem on its given or generated inputs and checks it
+/// against the host reference (an error is diagnosed).
+static Outcome runProblem(PreparedProblem &prepared,
+                          llvm::ArrayRef<KernelLaunch> kernels,
+                          emu::Emulator &emulator, const Chip &chip,
+                          std::mt19937 &rng) {
+  const Problem &problem = *prepared.problem;
+  SmallVector<const KernelLaunch *> steps = getLaunchSteps(problem, kernels);
+  if (steps.empty())
+    return fatal("kernel '" + problem.name + "' was not lowered");
+  // Launchable grids before any array is made.
+  for (const KernelLaunch *step : steps) {
+    std::array<uint64_t, 3> grid = getProblemGrid(prepared, *step);
+    if (grid[0] && grid[1] && grid[2])
+      if (llvm::Error error = checkGrid(grid, "kernel '" + step->name + "'"))
+        return fatal(llvm::toString(std::move(error)));
+  }
+  FunctionType signature = steps.front()->signature;
+  unsigned numArguments = problem.signature.getNumInputs();
+  int64_t splits = steps.front()->splits;
+  std::vector<KernelInput> inputs;
+  std::vector<HostArray> scalars;
+  KernelArguments arguments;
+  if (llvm::Error error = makeKernelInputs(prepared, signature, numArguments,
+                                           splits, rng, inputs, scalars))
+    return fatal(llvm::toString(std::move(error)));
+  if (llvm::Error error =
+          packArguments(signature, std::move(inputs), arguments))
+    return fatal(llvm::toString(std::move(error)));
+
+  auto runStart = std::chrono::steady_clock::now();
+  emu::LaunchStats stats;
+  if (llvm::Error error =
+          launchSteps(prepared, steps, emulator, arguments, stats))
+    return fatal(llvm::toString(std::move(error)));
+  double runMs = millisecondsSince(runStart);
+
+  FailureOr<Verdict> verdict = failure();
+  ConfigAttr config;
+  if (auto attention = dyn_cast<AttentionOp>(problem.op)) {
+    verdict = checkAttention(attention, prepared.sizes.getAttentionSizes(),
+                             arguments, scalars, steps.size(), splits);
+    config = attention.getConfigAttr();
+  } else {
+    auto matmul = cast<MatmulOp>(problem.op);
+    verdict = checkMatmul(matmul, prepared.sizes.getMatmulSizes(), arguments,
+                          scalars);
+    config = matmul.getConfigAttr();
+  }
+  if (failed(verdict))
+    return Outcome::Error;
+  // Outputs once the check has run (a failing kernel's outputs are what one
+  // wants to look at), never after an error.
+  if (llvm::Error error = writeOutputs(arguments, numArguments))
+    return fatal(llvm::toString(std::move(error)));
+  printVerdict(problem.name, verdict->what, chip, config, verdict->comparison,
+               stats, runMs);
+  return verdict->comparison.passed ? Outcome::Pass : Outcome::Fail;
+}
+
+/// Fails for options that do not apply to problem-level kernels or
+/// contradict each other.
+static llvm::Error checkProblemOptions(llvm::ArrayRef<Problem> problems,
+                                       size_t selected) {
+  std::string names = llvm::join(
+      llvm::map_range(problems, [](const Problem &p) { return p.name; }), ", ");
+  if (!kernelName.empty() && !selected)
+    return makeError("no problem-level kernel named '" + kernelName + "' in '" +
+                     inputFilename + "'; its kernels: " + names);
+  if (gridText.getNumOccurrences() || blockText.getNumOccurrences())
+    return makeError("--grid and --block launch gpu.func kernels; the "
+                     "problem-level kernels of '" +
+                     inputFilename + "' (" + names +
+                     ") run on the grid their sizes need");
+  if (!argValues.empty() && selected > 1)
+    return makeError("--arg needs --kernel NAME when the file holds several "
+                     "kernels (" +
+                     names + ")");
+  if (!outDir.empty() && selected > 1)
+    return makeError("--out-dir needs --kernel NAME when the file holds "
+                     "several kernels (" +
+                     names + "): each writes DIR/arg<i>.npy");
+  if (!argValues.empty() && dynamicSize.getNumOccurrences())
+    return makeError("--dynamic-size sizes generated inputs; with --arg the "
+                     "sizes come from the arrays given");
+  if (dynamicSize < 0)
+    return makeError("--dynamic-size must be 0 or more, got " +
+                     std::to_string(dynamicSize));
+  return checkOutDir();
+}
+
+/// Compiles every problem-level kernel of `module`, runs each selected one
+/// on random (or given) inputs and checks it against the host reference.
 static int runProblems(ModuleOp module, ArrayRef<Problem> problems,
                        const Chip &chip) {
-  if (!argValues.empty() && problems.size() > 1 && kernelName.empty())
-    return fail("--arg needs --kernel NAME when the file holds several "
-                "kernels");
+  SmallVector<const Problem *> selected;
+  for (const Problem &problem : problems)
+    if (kernelName.empty() || problem.name == kernelName)
+      selected.push_back(&problem);
+  if (llvm::Error error = checkProblemOptions(problems, selected.size()))
+    return fail(llvm::toString(std::move(error)));
+  // Sizes and given inputs first: bad input fails before the compile.
+  std::vector<PreparedProblem> prepared;
+  for (const Problem *problem : selected) {
+    llvm::Expected<PreparedProblem> one = prepareProblem(*problem);
+    if (!one)
+      return fail(llvm::toString(one.takeError()));
+    prepared.push_back(std::move(*one));
+  }
+
   PassManager toGPU(module.getContext());
   TesselToROCDLOptions options;
   options.chip = chip.name.str();
@@ -449,17 +1153,6 @@ static int runProblems(ModuleOp module, ArrayRef<Problem> problems,
   auto start = std::chrono::steady_clock::now();
   if (failed(toGPU.run(module)))
     return 1;
-  // Launch facts from the lowered kernels.
-  // Launch facts from the lowered kernels: a problem is one kernel of its
-  // name, or the stages of a plan (split-KV attention).
-  struct KernelLaunch {
-    std::string name;
-    unsigned block;
-    std::array<int64_t, 2> tile;
-    FunctionType signature;
-    std::string planOf;
-    int64_t stage = 0, splits = 1;
-  };
   std::vector<KernelLaunch> kernels;
   module.walk([&](gpu::GPUFuncOp kernel) {
     auto tile = kernel->getAttrOfType<DenseI64ArrayAttr>("tessel.tile");
@@ -488,178 +1181,11 @@ static int runProblems(ModuleOp module, ArrayRef<Problem> problems,
 
   bool allPassed = true;
   std::mt19937 rng(seed);
-  for (const Problem &problem : problems) {
-    if (!kernelName.empty() && problem.name != kernelName)
-      continue;
-    auto matmul = dyn_cast<MatmulOp>(problem.op);
-    auto attention = dyn_cast<AttentionOp>(problem.op);
-    auto function = problem.op->getParentOfType<func::FuncOp>();
-    // The concrete shape each argument plays, by role.
-    MatmulSizes sizes;
-    AttentionSizes attentionSizes;
-    std::function<SmallVector<int64_t>(Value)> roleOf;
-    if (matmul) {
-      sizes = getMatmulSizes(matmul, dynamicSize);
-      auto withBatch = [&](SmallVector<int64_t> shape) {
-        if (sizes.batch)
-          shape.insert(shape.begin(), sizes.batch);
-        return shape;
-      };
-      roleOf = [&, withBatch](Value value) -> SmallVector<int64_t> {
-        if (value == matmul.getA())
-          return withBatch({sizes.m, sizes.k});
-        if (value == matmul.getB())
-          return withBatch({sizes.k, sizes.n});
-        return withBatch({sizes.m, sizes.n});
-      };
-    } else {
-      attentionSizes = getAttentionSizes(attention, dynamicSize);
-      const AttentionSizes &a = attentionSizes;
-      roleOf = [&](Value value) -> SmallVector<int64_t> {
-        if (value == attention.getK() || value == attention.getV())
-          return {a.batch, a.kvHeads, a.seqKV, a.headDim};
-        if (value == attention.getLse())
-          return {a.batch, a.heads, a.seqQ};
-        return {a.batch, a.heads, a.seqQ, a.headDim};
-      };
-    }
-    // The kernels to launch, in order.
-    SmallVector<const KernelLaunch *> steps;
-    for (const KernelLaunch &kernel : kernels)
-      if (kernel.name == problem.name || kernel.planOf == problem.name)
-        steps.push_back(&kernel);
-    llvm::sort(steps, [](const KernelLaunch *x, const KernelLaunch *y) {
-      return x->stage < y->stage;
-    });
-    if (steps.empty())
-      return fail("kernel '" + problem.name + "' was not lowered");
-    FunctionType signature = steps.front()->signature;
-    std::vector<std::optional<HostArray>> generated(signature.getNumInputs());
-    // Workspace arguments past the problem's own start zeroed.
-    for (unsigned index = function.getNumArguments();
-         index < signature.getNumInputs(); ++index) {
-      auto memref = cast<MemRefType>(signature.getInput(index));
-      SmallVector<int64_t> role = {attentionSizes.batch, attentionSizes.heads,
-                                   steps.front()->splits, attentionSizes.seqQ,
-                                   attentionSizes.headDim};
-      role.resize(memref.getRank());
-      HostArray zeros = makeRandomArray(memref.getElementType(),
-                                        concreteShape(memref, role), rng);
-      std::fill(zeros.npy.data.begin(), zeros.npy.data.end(), 0);
-      generated[index] = std::move(zeros);
-    }
-    for (BlockArgument argument : function.getArguments()) {
-      Type type = argument.getType();
-      if (auto memref = dyn_cast<MemRefType>(type))
-        generated[argument.getArgNumber()] =
-            makeRandomArray(memref.getElementType(),
-                            concreteShape(memref, roleOf(argument)), rng);
-      else
-        generated[argument.getArgNumber()] = makeRandomArray(type, {1}, rng);
-    }
-    if (!argValues.empty() && argValues.size() != function.getNumArguments())
-      return fail("kernel '" + problem.name + "' takes " +
-                  llvm::Twine(function.getNumArguments()) + " arguments, got " +
-                  llvm::Twine(argValues.size()) + " --arg");
-    KernelArguments arguments;
-    if (llvm::Error error = packArguments(signature, arguments, generated))
-      return fail(llvm::toString(std::move(error)));
-    // What the kernel actually reads (given files or generated data).
-    auto hostOf = [&](Value value) -> HostArray {
-      auto argument = cast<BlockArgument>(value);
-      MemrefArgument &memref = arguments.memrefs[argument.getArgNumber()];
-      if (memref.type) {
-        NpyArray now = gatherArray(memref);
-        std::vector<double> values =
-            decodeArray(memref.type.getElementType(), now);
-        return {std::move(now), std::move(values)};
-      }
-      return *generated[argument.getArgNumber()];
-    };
-
-    auto runStart = std::chrono::steady_clock::now();
-    emu::LaunchStats stats;
-    for (const KernelLaunch *step : steps) {
-      emu::LaunchDims dims;
-      const std::array<int64_t, 2> &tile = step->tile;
-      if (matmul)
-        dims.grid = {unsigned(llvm::divideCeil(sizes.n, tile[1])),
-                     unsigned(llvm::divideCeil(sizes.m, tile[0])),
-                     unsigned(std::max<int64_t>(sizes.batch, 1))};
-      else
-        dims.grid = {unsigned(llvm::divideCeil(attentionSizes.seqQ, tile[0])),
-                     unsigned(attentionSizes.heads),
-                     unsigned(attentionSizes.batch *
-                              (step->stage == 0 ? step->splits : 1))};
-      dims.block = {step->block, 1, 1};
-      if (dims.grid[0] && dims.grid[1] && dims.grid[2])
-        if (llvm::Error error =
-                (*emulator)->launch(step->name, dims, arguments.packed.slots,
-                                    arguments.buffers, &stats))
-          return fail(llvm::toString(std::move(error)));
-    }
-    double runMs = millisecondsSince(runStart);
-    if (llvm::Error error = writeOutputs(arguments))
-      return fail(llvm::toString(std::move(error)));
-
-    if (attention) {
-      std::vector<double> expectedO, expectedLse;
-      computeAttentionReference(
-          attentionSizes, attention.getEffectiveScale(), attention.getCausal(),
-          hostOf(attention.getQ()), hostOf(attention.getK()),
-          hostOf(attention.getV()), expectedO, expectedLse);
-      Type oElement = attention.getO().getType().getElementType();
-      Comparison comparison =
-          compareResults(oElement, hostOf(attention.getO()).values, expectedO,
-                         attentionSizes.seqKV);
-      if (Value lse = attention.getLse()) {
-        Comparison lseComparison = compareResults(
-            Float32Type::get(module.getContext()), hostOf(lse).values,
-            expectedLse, attentionSizes.seqKV);
-        comparison.passed &= lseComparison.passed;
-        comparison.maxRelError =
-            std::max(comparison.maxRelError, lseComparison.maxRelError);
-      }
-      allPassed &= comparison.passed;
-      const AttentionSizes &a = attentionSizes;
-      std::string what = llvm::formatv(
-          "{0}x{1}x{2}x{3} (kv heads {4}, kv length {5}{6}{7}) {8}", a.batch,
-          a.heads, a.seqQ, a.headDim, a.kvHeads, a.seqKV,
-          attention.getCausal() ? ", causal" : "",
-          steps.size() > 1
-              ? ", split-KV " + std::to_string(steps.front()->splits) +
-                    " ways + combine"
-              : std::string(),
-          oElement);
-      printVerdict(problem.name, what, chip, attention.getConfigAttr(),
-                   comparison, stats, runMs);
-      continue;
-    }
-    HostArray a = hostOf(matmul.getA()), b = hostOf(matmul.getB());
-    std::vector<HostArray> extras;
-    for (Value extra : matmul.getExtras())
-      extras.push_back(hostOf(extra));
-    SmallVector<const HostArray *> extraPointers;
-    for (const HostArray &extra : extras)
-      extraPointers.push_back(&extra);
-    FailureOr<std::vector<double>> expected =
-        computeMatmulReference(matmul, sizes, a, b, extraPointers);
-    if (failed(expected))
+  for (PreparedProblem &problem : prepared) {
+    Outcome outcome = runProblem(problem, kernels, **emulator, chip, rng);
+    if (outcome == Outcome::Error)
       return 1;
-    Type cElement = matmul.getC().getType().getElementType();
-    HostArray c = hostOf(matmul.getC());
-    ConfigAttr config = matmul.getConfigAttr();
-    bool xf32 = config && config.getInstr() &&
-                config.getInstr().getValue().ends_with("_xf32");
-    Comparison comparison =
-        compareResults(cElement, c.values, *expected, sizes.k, xf32);
-    allPassed &= comparison.passed;
-    std::string what = llvm::formatv(
-        "{0}{1}x{2}x{3} {4} x {5} -> {6}",
-        sizes.batch ? std::to_string(sizes.batch) + "x" : "", sizes.m, sizes.n,
-        sizes.k, matmul.getA().getType().getElementType(),
-        matmul.getB().getType().getElementType(), cElement);
-    printVerdict(problem.name, what, chip, config, comparison, stats, runMs);
+    allPassed &= outcome == Outcome::Pass;
   }
   llvm::outs() << llvm::formatv("compile {0:f1} ms\n", compileMs);
   return allPassed ? 0 : 1;
@@ -693,6 +1219,10 @@ int main(int argc, char **argv) {
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
   context.printOpOnDiagnostic(false);
+  // Nesting deep enough to overflow the parser's stack, and input known to
+  // crash it, are diagnosed before parsing.
+  if (!checkInputLimits(sourceMgr, llvm::errs()))
+    return 1;
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return 1;
