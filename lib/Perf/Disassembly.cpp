@@ -136,7 +136,7 @@ static bool isTranscendental(StringRef mnemonic) {
 }
 
 /// The element class of a matrix mnemonic, for the chip's rate table.
-static std::optional<MatrixType> matrixTypeOf(StringRef mnemonic) {
+std::optional<MatrixType> tessel::getMatrixType(StringRef mnemonic) {
   if (mnemonic.contains("fp8") || mnemonic.contains("bf8") ||
       mnemonic.contains("f8f6f4"))
     return MatrixType::FP8;
@@ -181,7 +181,7 @@ static void describeMatrix(Instruction &instr, const Chip &chip) {
     flops = 2 * m * n * k * blocks;
   }
   instr.matrixFlops = flops;
-  std::optional<MatrixType> type = matrixTypeOf(instr.mnemonic);
+  std::optional<MatrixType> type = getMatrixType(instr.mnemonic);
   unsigned perSimd =
       type ? chip.matrixOpsPerClock(*type) / std::max(1u, chip.simdsPerCU) : 0;
   instr.matrixCycles =

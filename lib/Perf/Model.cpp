@@ -755,20 +755,7 @@ static MatrixType dominantMatrixType(const KernelCode &code) {
   for (const Instruction &instr : code.instructions) {
     if (instr.kind != InstrKind::Matrix)
       continue;
-    StringRef m = instr.mnemonic;
-    MatrixType type = MatrixType::F32;
-    if (m.contains("fp8") || m.contains("bf8") || m.contains("f8f6f4"))
-      type = MatrixType::FP8;
-    else if (m.contains("bf16"))
-      type = MatrixType::BF16;
-    else if (m.contains("f16"))
-      type = MatrixType::F16;
-    else if (m.contains("i8"))
-      type = MatrixType::I8;
-    else if (m.contains("xf32"))
-      type = MatrixType::XF32;
-    else if (m.contains("f64"))
-      type = MatrixType::F64;
+    MatrixType type = getMatrixType(instr.mnemonic).value_or(MatrixType::F32);
     flops[type] += instr.matrixFlops;
   }
   MatrixType best = MatrixType::BF16;

@@ -22,6 +22,7 @@
 namespace tessel {
 
 struct Chip;
+enum class MatrixType;
 
 /// The pipe or event an instruction stands for.
 enum class InstrKind {
@@ -83,6 +84,9 @@ struct KernelCode {
 llvm::Expected<KernelCode> disassembleKernel(llvm::ArrayRef<char> codeObject,
                                              llvm::StringRef kernel,
                                              const Chip &chip);
+
+/// The element class a matrix mnemonic is rated by (bf16, fp8, ...).
+std::optional<MatrixType> getMatrixType(llvm::StringRef mnemonic);
 
 /// Classifies one printed instruction (exposed for tests).
 Instruction classifyInstruction(llvm::StringRef text, const Chip &chip);
