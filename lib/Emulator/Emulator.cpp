@@ -95,6 +95,9 @@ llvm::Expected<std::unique_ptr<Emulator>> Emulator::create(ModuleOp host,
   for (auto function : host.getOps<LLVM::LLVMFuncOp>())
     if (auto lds = function->getAttrOfType<IntegerAttr>(kLdsBytesAttr))
       emulator->ldsBytes[function.getSymName()] = lds.getInt();
+  if (auto sites = host->getAttrOfType<ArrayAttr>(kSitesAttr))
+    for (Attribute site : sites)
+      emulator->sites.push_back(cast<StringAttr>(site).str());
 
   ExecutionEngineOptions options;
   auto optimize = makeOptimizingTransformer(/*optLevel=*/2, /*sizeLevel=*/0,
@@ -123,6 +126,6 @@ llvm::Error Emulator::launch(llvm::StringRef kernel, const LaunchDims &dims,
         "' in the emulated module: " + llvm::toString(entry.takeError()));
   LaunchStats local;
   SimtRuntime runtime(chip, kernel, *entry, args, buffers, dims,
-                      getLdsBytes(kernel));
+                      getLdsBytes(kernel), sites);
   return runtime.run(stats ? *stats : local);
 }

@@ -20,6 +20,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace tessel {
@@ -70,6 +71,8 @@ private:
   /// Casts `value` (an integer or float of 32 or 64 bits, or a pointer) to a
   /// pointer of address space 0.
   Value toFlatPointer(OpBuilder &b, Location loc, Value pointer);
+  /// Registers `loc` in the module's site table; returns its index.
+  int32_t addSite(Location loc);
 
   LogicalResult lowerLdsGlobals();
   void lowerPrivateAllocas();
@@ -84,6 +87,7 @@ private:
   ModuleOp host;
   const Chip &chip;
   DataLayout layout;
+  SmallVector<Attribute> sites;
 };
 
 } // namespace
@@ -129,6 +133,27 @@ Value KernelLowering::toFlatPointer(OpBuilder &b, Location loc, Value pointer) {
   if (type.getAddressSpace() == 0)
     return pointer;
   return LLVM::AddrSpaceCastOp::create(b, loc, ptr(), pointer);
+}
+
+/// "file:line:col" of the first file location in `loc` (for an inlined op,
+/// its own before its caller's), or "" when there is none.
+static std::string describeLocation(Location loc) {
+  std::string text;
+  loc->walk([&](Location nested) {
+    auto file = dyn_cast<FileLineColLoc>(nested);
+    if (!file)
+      return WalkResult::advance();
+    text = llvm::formatv("{0}:{1}:{2}", file.getFilename().getValue(),
+                         file.getLine(), file.getColumn())
+               .str();
+    return WalkResult::interrupt();
+  });
+  return text;
+}
+
+int32_t KernelLowering::addSite(Location loc) {
+  sites.push_back(StringAttr::get(ctx(), describeLocation(loc)));
+  return sites.size() - 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -344,7 +369,7 @@ LogicalResult KernelLowering::lowerRocdlOp(Operation *op) {
 
   // Synchronization and scheduling.
   if (rest == "barrier" || rest == "s.barrier") {
-    call(b, loc, "barrier", voidType(), {});
+    call(b, loc, "barrier", voidType(), {constI32(b, loc, addSite(loc))});
     op->erase();
     return success();
   }
@@ -548,6 +573,8 @@ LogicalResult KernelLowering::run() {
   bool failedAny = false;
   for (Operation *op : rocdlOps)
     failedAny |= failed(lowerRocdlOp(op));
+  if (!sites.empty())
+    host->setAttr(emu::kSitesAttr, ArrayAttr::get(ctx(), sites));
   return failure(failedAny);
 }
 

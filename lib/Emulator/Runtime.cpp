@@ -28,10 +28,12 @@ SimtRuntime *SimtRuntime::active() { return activeRuntime; }
 SimtRuntime::SimtRuntime(const Chip &chip, llvm::StringRef kernel,
                          PackedKernel entry, llvm::ArrayRef<void *> args,
                          llvm::ArrayRef<BufferRegion> buffers,
-                         const LaunchDims &dims, uint64_t ldsBytes)
+                         const LaunchDims &dims, uint64_t ldsBytes,
+                         llvm::ArrayRef<std::string> sites)
     : chip(chip), kernel(kernel.str()), entry(entry),
       args(args.begin(), args.end()), buffers(buffers.begin(), buffers.end()),
-      dims(dims), waveSize(chip.defaultWaveSize), ldsBytes(ldsBytes) {}
+      sites(sites.begin(), sites.end()), dims(dims),
+      waveSize(chip.defaultWaveSize), ldsBytes(ldsBytes) {}
 
 void *SimtRuntime::allocate(size_t bytes) {
   allocations.push_back(std::make_unique<char[]>(bytes));
@@ -51,7 +53,8 @@ void SimtRuntime::laneMain() {
   std::abort();
 }
 
-void SimtRuntime::waitAtBarrier() {
+void SimtRuntime::waitAtBarrier(int32_t site) {
+  current->barrierSite = site;
   current->state = LaneState::AtBarrier;
   switchFiber(current->context, scheduler);
 }
@@ -70,6 +73,25 @@ void SimtRuntime::fail(const llvm::Twine &message) {
   // The scheduler never resumes a lane of a failed launch.
   switchFiber(current->context, scheduler);
   std::abort();
+}
+
+llvm::Error SimtRuntime::failAt(const Lane &lane, const llvm::Twine &message) {
+  failed = true;
+  error = (describeLane(lane) + ": " + message).str();
+  return llvm::createStringError(error);
+}
+
+llvm::StringRef SimtRuntime::getSiteLocation(int32_t site) const {
+  if (site < 0 || size_t(site) >= sites.size())
+    return "";
+  return sites[site];
+}
+
+std::string SimtRuntime::describeBarrier(int32_t site) const {
+  llvm::StringRef location = getSiteLocation(site);
+  if (location.empty())
+    return llvm::formatv("barrier #{0}", site).str();
+  return llvm::formatv("barrier #{0} at {1}", site, location).str();
 }
 
 std::string SimtRuntime::describeLane(const Lane &lane) const {
@@ -158,12 +180,67 @@ llvm::Error SimtRuntime::runWorkgroup(unsigned x, unsigned y, unsigned z,
     if (*progressed)
       continue;
     // No collective is pending: every lane still running is at a barrier.
+    if (llvm::Error error = checkBarrierArrival())
+      return error;
     for (Lane &lane : lanes)
       if (lane.state == LaneState::AtBarrier)
         lane.state = LaneState::Runnable;
     ++barrierEpoch;
     ++stats.barriers;
   }
+}
+
+llvm::Error SimtRuntime::checkBarrierArrival() {
+  const Lane *reference = nullptr; // the workgroup's first waiting lane
+  const Lane *returned = nullptr;  // the first lane of a wave that returned
+  for (size_t first = 0; first < lanes.size(); first += waveSize) {
+    llvm::ArrayRef<Lane> wave = llvm::ArrayRef(lanes).slice(
+        first, std::min<size_t>(waveSize, lanes.size() - first));
+    // The first lane of the wave that waits, and the first that does not
+    // wait with it (it has returned or waits at another barrier).
+    const Lane *waiting = nullptr, *apart = nullptr;
+    for (const Lane &lane : wave) {
+      bool atBarrier = lane.state == LaneState::AtBarrier;
+      if (atBarrier && !waiting)
+        waiting = &lane;
+      else if (!apart &&
+               !(atBarrier && lane.barrierSite == waiting->barrierSite))
+        apart = &lane;
+    }
+    if (!waiting) {
+      if (!returned)
+        returned = &wave.front();
+      continue;
+    }
+    if (apart)
+      return failAt(
+          *waiting,
+          "divergent barrier: " + describeBarrier(waiting->barrierSite) +
+              " reached by only part of the wave (lane " +
+              llvm::Twine(apart->laneInWave) +
+              (apart->state == LaneState::AtBarrier
+                   ? " is at " + describeBarrier(apart->barrierSite)
+                   : std::string(" has returned")) +
+              ")");
+    if (!reference)
+      reference = waiting;
+    else if (waiting->barrierSite != reference->barrierSite)
+      return failAt(*reference,
+                    llvm::formatv("mismatched barriers: wave {0} waits at {1} "
+                                  "while wave {2} waits at {3}",
+                                  reference->wave,
+                                  describeBarrier(reference->barrierSite),
+                                  waiting->wave,
+                                  describeBarrier(waiting->barrierSite)));
+  }
+  if (returned)
+    return failAt(*reference,
+                  llvm::formatv("partial barrier: {0} reached by only part "
+                                "of the workgroup (wave {1} has returned "
+                                "without reaching it)",
+                                describeBarrier(reference->barrierSite),
+                                returned->wave));
+  return llvm::Error::success();
 }
 
 static llvm::StringRef describeState(const Lane &lane) {
@@ -221,20 +298,23 @@ llvm::Expected<bool> SimtRuntime::completeCollectives(LaunchStats &stats) {
     }
     if (!arrived)
       continue;
-    if (missing) {
-      current = arrived;
-      failed = true;
-      error = (describeLane(*arrived) + ": divergent wave collective: '" +
-               describeCollective(arrived->request) +
-               "' reached by only part of the wave (lane " +
-               llvm::Twine(missing->laneInWave) + " " +
-               (missing->state == LaneState::AtCollective
-                    ? llvm::StringRef("is at a different collective")
-                    : describeState(*missing)) +
-               ")")
-                  .str();
-      return llvm::createStringError(error);
-    }
+    if (missing && missing->state == LaneState::AtBarrier)
+      return failAt(
+          *missing,
+          "divergent barrier: " + describeBarrier(missing->barrierSite) +
+              " reached by only part of the wave (lane " +
+              llvm::Twine(arrived->laneInWave) + " is at wave collective '" +
+              describeCollective(arrived->request) + "')");
+    if (missing)
+      return failAt(*arrived,
+                    "divergent wave collective: '" +
+                        describeCollective(arrived->request) +
+                        "' reached by only part of the wave (lane " +
+                        llvm::Twine(missing->laneInWave) + " " +
+                        (missing->state == LaneState::AtCollective
+                             ? llvm::StringRef("is at a different collective")
+                             : describeState(*missing)) +
+                        ")");
     if (llvm::Error error = executeCollective(wave))
       return std::move(error);
     for (Lane *lane : wave)
@@ -249,9 +329,7 @@ llvm::Expected<bool> SimtRuntime::completeCollectives(LaunchStats &stats) {
 llvm::Error SimtRuntime::executeCollective(llvm::ArrayRef<Lane *> wave) {
   const CollectiveRequest &first = wave.front()->request;
   auto failAt = [&](const llvm::Twine &message) {
-    failed = true;
-    error = (describeLane(*wave.front()) + ": " + message).str();
-    return llvm::createStringError(error);
+    return this->failAt(*wave.front(), message);
   };
   switch (first.kind) {
   case CollectiveKind::Mma: {
@@ -529,7 +607,7 @@ int32_t __tessel_emu_mbcnt(int32_t high, int32_t mask, int32_t add) {
   return high ? mbcntHi(lane, mask, add) : mbcntLo(lane, mask, add);
 }
 
-void __tessel_emu_barrier() { runtime().waitAtBarrier(); }
+void __tessel_emu_barrier(int32_t site) { runtime().waitAtBarrier(site); }
 
 void __tessel_emu_mma(int32_t instr, const void *a, const void *b,
                       const void *c, void *d, int32_t flags) {

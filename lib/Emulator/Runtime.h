@@ -4,7 +4,9 @@
 // its own stack. A lane runs until it reaches a synchronization point (a
 // barrier or a wave collective) and yields; when no lane can run, the
 // scheduler completes the collectives whose wave has fully arrived, or the
-// barrier once the whole workgroup has, and the lanes resume.
+// barrier once the whole workgroup has, and the lanes resume. A barrier
+// that part of a wave or of the workgroup skips, or waves waiting at
+// different barriers, are errors: s_barrier is convergent.
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,6 +56,7 @@ struct Lane {
   unsigned id[3] = {0, 0, 0};
   unsigned flatId = 0, wave = 0, laneInWave = 0;
   LaneState state = LaneState::Runnable;
+  int32_t barrierSite = -1; // where the lane waits when AtBarrier
   CollectiveRequest request;
 };
 
@@ -73,7 +76,8 @@ class SimtRuntime {
 public:
   SimtRuntime(const Chip &chip, llvm::StringRef kernel, PackedKernel entry,
               llvm::ArrayRef<void *> args, llvm::ArrayRef<BufferRegion> buffers,
-              const LaunchDims &dims, uint64_t ldsBytes);
+              const LaunchDims &dims, uint64_t ldsBytes,
+              llvm::ArrayRef<std::string> sites);
 
   /// Runs every workgroup; the first error stops the launch.
   llvm::Error run(LaunchStats &stats);
@@ -86,8 +90,8 @@ public:
   const LaunchDims &getDims() const { return dims; }
   void *ldsAddress(int64_t offset);
   void checkAccess(void *pointer, int64_t bytes, int32_t kind);
-  /// Suspends the current lane at a barrier or collective.
-  void waitAtBarrier();
+  /// Suspends the current lane at the barrier `site` or a collective.
+  void waitAtBarrier(int32_t site);
   void waitAtCollective(const CollectiveRequest &request);
   /// Reports an error at the current lane and abandons the launch: does
   /// not return to the lane.
@@ -95,6 +99,8 @@ public:
   /// Allocates runtime-owned memory living as long as the launch (buffer
   /// resource descriptors).
   void *allocate(size_t bytes);
+  /// The source location of a barrier site ("" if unknown).
+  llvm::StringRef getSiteLocation(int32_t site) const;
 
   static SimtRuntime *active();
 
@@ -105,8 +111,14 @@ private:
   /// wave that arrived at different places.
   llvm::Expected<bool> completeCollectives(LaunchStats &stats);
   llvm::Error executeCollective(llvm::ArrayRef<Lane *> lanes);
+  /// Called when every lane still running waits at a barrier: errors unless
+  /// each wave waits whole and all at the same barrier.
+  llvm::Error checkBarrierArrival();
+  /// Records an error found by the scheduler at `lane`.
+  llvm::Error failAt(const Lane &lane, const llvm::Twine &message);
   void checkLdsAccess(uint64_t offset, int64_t bytes, bool isWrite);
   std::string describeLane(const Lane &lane) const;
+  std::string describeBarrier(int32_t site) const;
   std::string describeAddress(uintptr_t address) const;
   static void laneMain();
 
@@ -115,6 +127,7 @@ private:
   PackedKernel entry;
   std::vector<void *> args;
   std::vector<BufferRegion> buffers;
+  std::vector<std::string> sites;
   LaunchDims dims;
   unsigned waveSize;
   unsigned workgroup[3] = {0, 0, 0};

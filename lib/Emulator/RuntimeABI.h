@@ -67,7 +67,8 @@ int32_t __tessel_emu_workgroup_dim(int32_t dim);
 int32_t __tessel_emu_grid_dim(int32_t dim);
 int32_t __tessel_emu_wave_size();
 int32_t __tessel_emu_mbcnt(int32_t high, int32_t mask, int32_t add);
-void __tessel_emu_barrier();
+// `site` indexes the module's tessel.emu.sites (source locations).
+void __tessel_emu_barrier(int32_t site);
 void __tessel_emu_mma(int32_t instr, const void *a, const void *b,
                       const void *c, void *d, int32_t flags);
 int32_t __tessel_emu_ds_bpermute(int32_t address, int32_t value);

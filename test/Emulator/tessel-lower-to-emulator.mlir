@@ -1,8 +1,10 @@
 // RUN: tessel-opt %s --split-input-file --tessel-to-rocdl="chip=gfx942" --tessel-lower-to-emulator="chip=gfx942" --verify-diagnostics | FileCheck %s
 
 // The gpu.module becomes a host module of the same name; ids, LDS, barriers
-// and MFMAs become runtime calls; every global and LDS access is checked.
-// CHECK-LABEL: module @kernels attributes {tessel.emu.chip = "gfx942"}
+// and MFMAs become runtime calls; every global and LDS access is checked,
+// with its alignment. Barriers pass their index in the module's site table.
+// CHECK-LABEL: module @kernels attributes {tessel.emu.chip = "gfx942"
+// CHECK-SAME: tessel.emu.sites = ["{{.*}}tessel-lower-to-emulator.mlir:[[@LINE+26]]:5"]
 // CHECK-NOT: gpu.module
 // CHECK: llvm.func @__tessel_emu_
 // CHECK-LABEL: llvm.func @tile(
@@ -16,7 +18,8 @@
 // CHECK-NEXT: llvm.load %{{.*}} : !llvm.ptr -> vector<4xf16>
 // CHECK: llvm.call @__tessel_emu_check({{.*}}) : (!llvm.ptr, i64, i32) -> ()
 // CHECK-NEXT: llvm.store %{{.*}}, %{{.*}} : vector<4xf16>, !llvm.ptr<3>
-// CHECK: llvm.call @__tessel_emu_barrier() : () -> ()
+// CHECK: %[[SITE:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT: llvm.call @__tessel_emu_barrier(%[[SITE]]) : (i32) -> ()
 // CHECK: llvm.call @__tessel_emu_mma(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32) -> ()
 // CHECK-NOT: rocdl.
 gpu.module @kernels {
@@ -49,3 +52,4 @@ gpu.module @unsupported {
     gpu.return
   }
 }
+

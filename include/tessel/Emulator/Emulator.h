@@ -9,8 +9,10 @@
 // between synchronization points (s_barrier, wave collectives); wave
 // collectives follow AMD's documented semantics (Collectives.h); accesses
 // outside every argument buffer or the LDS allocation, LDS races between
-// synchronization points and collectives reached by part of a wave are
-// errors naming the kernel, workgroup, wave, lane and address.
+// synchronization points, collectives reached by part of a wave, and
+// barriers reached by part of a wave or workgroup or at different sites
+// are errors naming the kernel, workgroup, wave, lane and address or
+// barrier.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +29,7 @@
 #include <array>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace mlir {
 class ExecutionEngine;
@@ -82,6 +85,7 @@ private:
 
   const Chip &chip;
   llvm::StringMap<uint64_t> ldsBytes;
+  std::vector<std::string> sites; // source locations (Passes.h kSitesAttr)
   std::unique_ptr<mlir::ExecutionEngine> engine;
 };
 

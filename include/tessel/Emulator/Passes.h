@@ -19,6 +19,10 @@ namespace tessel {
 namespace emu {
 inline constexpr llvm::StringLiteral kLdsBytesAttr = "tessel.emu.lds_bytes";
 inline constexpr llvm::StringLiteral kChipAttr = "tessel.emu.chip";
+/// On a host module: the source location ("file:line:col", or "" when
+/// unknown) of every barrier, indexed by the site number its runtime call
+/// passes, for the runtime's reports.
+inline constexpr llvm::StringLiteral kSitesAttr = "tessel.emu.sites";
 } // namespace emu
 
 } // namespace tessel

@@ -28,6 +28,8 @@ def TesselLowerToEmulatorPass
     * every load, store and atomic on global, flat or LDS memory is preceded
       by a call that checks bounds and records the access for race
       detection; private allocas move to the host's address space;
+    * barriers pass the index of their source location in the module's
+      `tessel.emu.sites` table;
     * scheduling hints (`s_waitcnt`, `sched.barrier`, `s_setprio`, ...) are
       dropped.
 
