@@ -18,6 +18,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -78,10 +79,22 @@ private:
   void lowerPrivateAllocas();
   LogicalResult lowerRocdlOp(Operation *op);
   LogicalResult lowerMma(Operation *op, StringRef mnemonic);
+  void instrumentAccesses();
   void instrumentAccess(Operation *op, Value pointer, Type valueType,
-                        bool isWrite);
+                        int64_t alignment, bool isWrite);
   void instrumentMaskedAccess(Operation *op, Value pointer, Value mask,
-                              Type valueType, bool isWrite);
+                              Type valueType, int64_t alignment, bool isWrite);
+  /// What an access of `valueType` assumes of its address: `declared` when
+  /// given, else what LLVM assumes without it.
+  int64_t alignmentOf(std::optional<uint64_t> declared, Type valueType,
+                      bool isAtomic);
+  void guardDivisions();
+  void guardDivision(Operation *op);
+  /// A constant of integer or integer-vector `type` with every element
+  /// `value`.
+  Value splat(OpBuilder &b, Location loc, Type type, const APInt &value);
+  /// Whether any element of the i1 or i1-vector `bits` is set, as an i1.
+  Value anyOf(OpBuilder &b, Location loc, Value bits);
   void cleanUpKernelAttributes();
 
   ModuleOp host;
@@ -230,8 +243,18 @@ void KernelLowering::lowerPrivateAllocas() {
   }
 }
 
+int64_t KernelLowering::alignmentOf(std::optional<uint64_t> declared,
+                                    Type valueType, bool isAtomic) {
+  if (declared && *declared)
+    return *declared;
+  // LLVM IR without an alignment: the ABI alignment of the type, or for
+  // atomics its size (LLVM's IRBuilder).
+  return isAtomic ? sizeOf(valueType) : layout.getTypeABIAlignment(valueType);
+}
+
 void KernelLowering::instrumentAccess(Operation *op, Value pointer,
-                                      Type valueType, bool isWrite) {
+                                      Type valueType, int64_t alignment,
+                                      bool isWrite) {
   unsigned space =
       cast<LLVM::LLVMPointerType>(pointer.getType()).getAddressSpace();
   if (space == 5)
@@ -242,12 +265,12 @@ void KernelLowering::instrumentAccess(Operation *op, Value pointer,
                  int32_t(space << emu::abi::kAddressSpaceShift);
   call(b, loc, "check", voidType(),
        {toFlatPointer(b, loc, pointer), constI64(b, loc, sizeOf(valueType)),
-        constI32(b, loc, kind)});
+        constI64(b, loc, alignment), constI32(b, loc, kind)});
 }
 
 void KernelLowering::instrumentMaskedAccess(Operation *op, Value pointer,
                                             Value mask, Type valueType,
-                                            bool isWrite) {
+                                            int64_t alignment, bool isWrite) {
   unsigned space =
       cast<LLVM::LLVMPointerType>(pointer.getType()).getAddressSpace();
   if (space == 5)
@@ -263,7 +286,148 @@ void KernelLowering::instrumentMaskedAccess(Operation *op, Value pointer,
   call(b, loc, "check_masked", voidType(),
        {toFlatPointer(b, loc, pointer),
         constI64(b, loc, sizeOf(vectorType.getElementType())),
-        constI64(b, loc, count), spill(b, loc, bytes), constI32(b, loc, kind)});
+        constI64(b, loc, count), spill(b, loc, bytes),
+        constI64(b, loc, alignment), constI32(b, loc, kind)});
+}
+
+void KernelLowering::instrumentAccesses() {
+  SmallVector<Operation *> accesses;
+  host.walk([&](Operation *op) {
+    if (isa<LLVM::LoadOp, LLVM::StoreOp, LLVM::AtomicRMWOp,
+            LLVM::AtomicCmpXchgOp, LLVM::MaskedLoadOp, LLVM::MaskedStoreOp>(op))
+      accesses.push_back(op);
+  });
+  for (Operation *op : accesses) {
+    if (auto load = dyn_cast<LLVM::LoadOp>(op)) {
+      Type type = load.getType();
+      instrumentAccess(op, load.getAddr(), type,
+                       alignmentOf(load.getAlignment(), type, false), false);
+    } else if (auto store = dyn_cast<LLVM::StoreOp>(op)) {
+      Type type = store.getValue().getType();
+      instrumentAccess(op, store.getAddr(), type,
+                       alignmentOf(store.getAlignment(), type, false), true);
+    } else if (auto rmw = dyn_cast<LLVM::AtomicRMWOp>(op)) {
+      Type type = rmw.getVal().getType();
+      instrumentAccess(op, rmw.getPtr(), type,
+                       alignmentOf(rmw.getAlignment(), type, true), true);
+    } else if (auto cmpxchg = dyn_cast<LLVM::AtomicCmpXchgOp>(op)) {
+      Type type = cmpxchg.getVal().getType();
+      instrumentAccess(op, cmpxchg.getPtr(), type,
+                       alignmentOf(cmpxchg.getAlignment(), type, true), true);
+    } else if (auto load = dyn_cast<LLVM::MaskedLoadOp>(op)) {
+      Type type = load.getType();
+      instrumentMaskedAccess(op, load.getData(), load.getMask(), type,
+                             alignmentOf(load.getAlignment(), type, false),
+                             false);
+    } else if (auto store = dyn_cast<LLVM::MaskedStoreOp>(op)) {
+      Type type = store.getValue().getType();
+      instrumentMaskedAccess(op, store.getData(), store.getMask(), type,
+                             alignmentOf(store.getAlignment(), type, false),
+                             true);
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Integer division
+//===----------------------------------------------------------------------===//
+
+/// Whether `divisor` is a constant no element of which can fault: none is
+/// zero and, for a signed division, none is -1.
+static bool isSafeDivisor(Value divisor, bool isSigned) {
+  Attribute attr;
+  if (!matchPattern(divisor, m_Constant(&attr)))
+    return false;
+  auto isSafe = [&](const APInt &value) {
+    return !value.isZero() && !(isSigned && value.isAllOnes());
+  };
+  if (auto integer = dyn_cast<IntegerAttr>(attr))
+    return isSafe(integer.getValue());
+  if (auto elements = dyn_cast<DenseIntElementsAttr>(attr))
+    return llvm::all_of(elements.getValues<APInt>(), isSafe);
+  return false;
+}
+
+Value KernelLowering::splat(OpBuilder &b, Location loc, Type type,
+                            const APInt &value) {
+  if (auto vector = dyn_cast<VectorType>(type))
+    return LLVM::ConstantOp::create(b, loc, type,
+                                    DenseElementsAttr::get(vector, value));
+  return LLVM::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, value));
+}
+
+Value KernelLowering::anyOf(OpBuilder &b, Location loc, Value bits) {
+  auto vector = dyn_cast<VectorType>(bits.getType());
+  if (!vector)
+    return bits;
+  // <N x i1> and iN have the same bits.
+  Type word = IntegerType::get(ctx(), vector.getNumElements());
+  Value packed = LLVM::BitcastOp::create(b, loc, word, bits);
+  return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, packed,
+                              LLVM::ConstantOp::create(b, loc, word, 0));
+}
+
+/// The DivisionOp (RuntimeABI.h) of `op`.
+static emu::abi::DivisionOp getDivisionOp(Operation *op) {
+  if (isa<LLVM::SDivOp>(op))
+    return emu::abi::kSDiv;
+  if (isa<LLVM::UDivOp>(op))
+    return emu::abi::kUDiv;
+  if (isa<LLVM::SRemOp>(op))
+    return emu::abi::kSRem;
+  return emu::abi::kURem;
+}
+
+void KernelLowering::guardDivision(Operation *op) {
+  emu::abi::DivisionOp division = getDivisionOp(op);
+  bool isSigned = division == emu::abi::kSDiv || division == emu::abi::kSRem;
+  Value dividend = op->getOperand(0), divisor = op->getOperand(1);
+  if (isSafeDivisor(divisor, isSigned))
+    return;
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  Type type = divisor.getType();
+  unsigned width = getElementTypeOrSelf(type).getIntOrFloatBitWidth();
+  auto equals = [&](Value value, const APInt &constant) {
+    return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, value,
+                                splat(b, loc, type, constant));
+  };
+  Value byZero = anyOf(b, loc, equals(divisor, APInt::getZero(width)));
+  Value faults = byZero;
+  if (isSigned) {
+    Value overflows = LLVM::AndOp::create(
+        b, loc, equals(dividend, APInt::getSignedMinValue(width)),
+        equals(divisor, APInt::getAllOnes(width)));
+    faults = LLVM::OrOp::create(b, loc, byZero, anyOf(b, loc, overflows));
+  }
+  int32_t code = division | int32_t(width << emu::abi::kDivisionWidthShift);
+  Value what = LLVM::SelectOp::create(
+      b, loc, byZero, constI32(b, loc, code | emu::abi::kDivisorZeroBit),
+      constI32(b, loc, code));
+
+  // Branch to a block that reports the fault and never returns; the
+  // division itself runs only when it cannot fault.
+  Block *before = op->getBlock();
+  Block *after = before->splitBlock(op);
+  Block *fault = b.createBlock(after);
+  call(b, loc, "division_fault", voidType(),
+       {what, constI32(b, loc, addSite(loc))});
+  LLVM::UnreachableOp::create(b, loc);
+  b.setInsertionPointToEnd(before);
+  LLVM::CondBrOp::create(b, loc, faults, fault, after);
+}
+
+void KernelLowering::guardDivisions() {
+  // LLVM leaves a division by zero and the smallest signed value divided by
+  // -1 undefined; the host traps on both (SIGFPE), the GPU returns some
+  // value. Each becomes a fault of the lane that divides.
+  SmallVector<Operation *> divisions;
+  host.walk([&](Operation *op) {
+    if (isa<LLVM::SDivOp, LLVM::UDivOp, LLVM::SRemOp, LLVM::URemOp>(op))
+      divisions.push_back(op);
+  });
+  for (Operation *op : divisions)
+    guardDivision(op);
 }
 
 //===----------------------------------------------------------------------===//
@@ -543,36 +707,19 @@ LogicalResult KernelLowering::run() {
     return failure();
   lowerPrivateAllocas();
 
-  SmallVector<Operation *> rocdlOps, accesses;
+  SmallVector<Operation *> rocdlOps;
   host.walk([&](Operation *op) {
     if (isa<ROCDL::ROCDLDialect>(op->getDialect()))
       rocdlOps.push_back(op);
-    else if (isa<LLVM::LoadOp, LLVM::StoreOp, LLVM::AtomicRMWOp,
-                 LLVM::AtomicCmpXchgOp, LLVM::MaskedLoadOp,
-                 LLVM::MaskedStoreOp>(op))
-      accesses.push_back(op);
   });
   // Accesses first: the lowering of collectives adds loads and stores of its
   // own stack slots, which need no checks.
-  for (Operation *op : accesses) {
-    if (auto load = dyn_cast<LLVM::LoadOp>(op))
-      instrumentAccess(op, load.getAddr(), load.getType(), false);
-    else if (auto store = dyn_cast<LLVM::StoreOp>(op))
-      instrumentAccess(op, store.getAddr(), store.getValue().getType(), true);
-    else if (auto rmw = dyn_cast<LLVM::AtomicRMWOp>(op))
-      instrumentAccess(op, rmw.getPtr(), rmw.getVal().getType(), true);
-    else if (auto cmpxchg = dyn_cast<LLVM::AtomicCmpXchgOp>(op))
-      instrumentAccess(op, cmpxchg.getPtr(), cmpxchg.getVal().getType(), true);
-    else if (auto load = dyn_cast<LLVM::MaskedLoadOp>(op))
-      instrumentMaskedAccess(op, load.getData(), load.getMask(), load.getType(),
-                             false);
-    else if (auto store = dyn_cast<LLVM::MaskedStoreOp>(op))
-      instrumentMaskedAccess(op, store.getData(), store.getMask(),
-                             store.getValue().getType(), true);
-  }
+  instrumentAccesses();
   bool failedAny = false;
   for (Operation *op : rocdlOps)
     failedAny |= failed(lowerRocdlOp(op));
+  // After the barriers, which so take the first site numbers.
+  guardDivisions();
   if (!sites.empty())
     host->setAttr(emu::kSitesAttr, ArrayAttr::get(ctx(), sites));
   return failure(failedAny);

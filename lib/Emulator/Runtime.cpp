@@ -5,8 +5,11 @@
 
 #include "tessel/Emulator/Collectives.h"
 
+#include "llvm/ADT/APInt.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Alignment.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -20,6 +23,10 @@ static constexpr size_t kLaneStackBytes = 256 * 1024;
 /// LDS starts undefined on hardware; filling it with 0xff (NaN in every
 /// float type) makes reads of never-written LDS show up in results.
 static constexpr uint8_t kLdsPoison = 0xff;
+/// LDS starts at address 0 on hardware, so an offset aligned as an access
+/// assumes is an aligned address; the host copy starts at a page boundary to
+/// keep that true.
+static constexpr uint64_t kLdsAlignment = 4096;
 
 static thread_local SimtRuntime *activeRuntime = nullptr;
 
@@ -88,10 +95,7 @@ llvm::StringRef SimtRuntime::getSiteLocation(int32_t site) const {
 }
 
 std::string SimtRuntime::describeBarrier(int32_t site) const {
-  llvm::StringRef location = getSiteLocation(site);
-  if (location.empty())
-    return llvm::formatv("barrier #{0}", site).str();
-  return llvm::formatv("barrier #{0} at {1}", site, location).str();
+  return ("barrier #" + llvm::Twine(site) + describeSite(site)).str();
 }
 
 std::string SimtRuntime::describeLane(const Lane &lane) const {
@@ -125,7 +129,9 @@ llvm::Error SimtRuntime::run(LaunchStats &stats) {
   lanes.resize(laneCount);
   for (Lane &lane : lanes)
     lane.stack.reset(new char[kLaneStackBytes]);
-  lds.assign(ldsBytes, kLdsPoison);
+  ldsStorage.assign(ldsBytes + kLdsAlignment, kLdsPoison);
+  lds = reinterpret_cast<uint8_t *>(
+      llvm::alignAddr(ldsStorage.data(), llvm::Align(kLdsAlignment)));
   shadow.assign(ldsBytes, LdsShadow());
   waveEpochs.assign((laneCount + waveSize - 1) / waveSize, 0);
 
@@ -143,7 +149,7 @@ llvm::Error SimtRuntime::runWorkgroup(unsigned x, unsigned y, unsigned z,
   workgroup[0] = x;
   workgroup[1] = y;
   workgroup[2] = z;
-  std::fill(lds.begin(), lds.end(), kLdsPoison);
+  std::fill(lds, lds + ldsBytes, kLdsPoison);
   // A new barrier epoch: accesses of earlier workgroups never race with
   // this one's.
   ++barrierEpoch;
@@ -431,7 +437,7 @@ llvm::Error SimtRuntime::executeCollective(llvm::ArrayRef<Lane *> wave) {
 // Memory
 //===----------------------------------------------------------------------===//
 
-void *SimtRuntime::ldsAddress(int64_t offset) { return lds.data() + offset; }
+void *SimtRuntime::ldsAddress(int64_t offset) { return lds + offset; }
 
 std::string SimtRuntime::describeAddress(uintptr_t address) const {
   std::string text = llvm::formatv("address {0:x}", address).str();
@@ -462,34 +468,83 @@ std::string SimtRuntime::describeAddress(uintptr_t address) const {
                     .str();
 }
 
-void SimtRuntime::checkAccess(void *pointer, int64_t bytes, int32_t kind) {
+bool SimtRuntime::isLaneMemory(uintptr_t address, int64_t bytes) const {
+  for (const BufferRegion &buffer : buffers) {
+    uintptr_t base = reinterpret_cast<uintptr_t>(buffer.data);
+    if (address >= base && address + bytes <= base + buffer.bytes)
+      return true;
+  }
+  // Flat pointers may also point at the lane's own stack (private memory).
+  uintptr_t stack = reinterpret_cast<uintptr_t>(current->stack.get());
+  return address >= stack && address + bytes <= stack + kLaneStackBytes;
+}
+
+void SimtRuntime::checkAlignment(void *pointer, int64_t bytes,
+                                 int64_t alignment, int32_t kind) {
+  // LLVM leaves an access below the alignment it assumes undefined: the host
+  // may fault on it (aligned vector moves) and the GPU may drop low address
+  // bits (LDS) or split it differently.
+  uintptr_t address = reinterpret_cast<uintptr_t>(pointer);
+  if (alignment <= 1 || address % uint64_t(alignment) == 0)
+    return;
+  llvm::StringRef what = kind & abi::kWriteBit ? "store" : "load";
+  uintptr_t ldsBase = reinterpret_cast<uintptr_t>(lds);
+  if (address >= ldsBase && address < ldsBase + ldsBytes)
+    fail(llvm::formatv("misaligned LDS {0} of {1} bytes at offset {2}: the "
+                       "access assumes {3}-byte alignment",
+                       what, bytes, address - ldsBase, alignment));
+  fail(llvm::formatv("misaligned global {0} of {1} bytes at {2}: the access "
+                     "assumes {3}-byte alignment",
+                     what, bytes, describeAddress(address), alignment));
+}
+
+void SimtRuntime::checkAccess(void *pointer, int64_t bytes, int64_t alignment,
+                              int32_t kind) {
   ++memoryChecks;
   uintptr_t address = reinterpret_cast<uintptr_t>(pointer);
   bool isWrite = kind & abi::kWriteBit;
   unsigned space = kind >> abi::kAddressSpaceShift;
   llvm::StringRef what = isWrite ? "store" : "load";
-  uintptr_t ldsBase = reinterpret_cast<uintptr_t>(lds.data());
+  uintptr_t ldsBase = reinterpret_cast<uintptr_t>(lds);
   bool inLds = address >= ldsBase && address < ldsBase + ldsBytes;
   if (inLds || space == 3) {
+    int64_t offset = int64_t(address - ldsBase);
     if (!inLds || address + bytes > ldsBase + ldsBytes)
       fail(llvm::formatv("LDS {0} of {1} bytes at offset {2} is outside the "
                          "{3}-byte LDS allocation",
-                         what, bytes, int64_t(address - ldsBase), ldsBytes));
-    checkLdsAccess(address - ldsBase, bytes, isWrite);
+                         what, bytes, offset, ldsBytes));
+    checkAlignment(pointer, bytes, alignment, kind);
+    checkLdsAccess(offset, bytes, isWrite);
     return;
   }
-  for (const BufferRegion &buffer : buffers) {
-    uintptr_t base = reinterpret_cast<uintptr_t>(buffer.data);
-    if (address >= base && address + bytes <= base + buffer.bytes)
-      return;
-  }
-  // Flat pointers may also point at the lane's own stack (private memory).
-  uintptr_t stack = reinterpret_cast<uintptr_t>(current->stack.get());
-  if (address >= stack && address + bytes <= stack + kLaneStackBytes)
-    return;
-  fail(llvm::formatv("global {0} of {1} bytes at {2} is outside every "
-                     "argument buffer",
-                     what, bytes, describeAddress(address)));
+  if (!isLaneMemory(address, bytes))
+    fail(llvm::formatv("global {0} of {1} bytes at {2} is outside every "
+                       "argument buffer",
+                       what, bytes, describeAddress(address)));
+  checkAlignment(pointer, bytes, alignment, kind);
+}
+
+std::string SimtRuntime::describeSite(int32_t site) const {
+  llvm::StringRef location = getSiteLocation(site);
+  return location.empty() ? std::string() : (" at " + location).str();
+}
+
+void SimtRuntime::failDivision(int32_t division, int32_t site) {
+  static constexpr llvm::StringLiteral names[] = {"sdiv", "udiv", "srem",
+                                                  "urem"};
+  unsigned width = uint32_t(division) >> abi::kDivisionWidthShift;
+  std::string op = llvm::formatv("an i{0} {1}", width,
+                                 names[division & abi::kDivisionOpMask])
+                       .str();
+  if (division & abi::kDivisorZeroBit)
+    fail("integer division by zero in " + op + describeSite(site));
+  // Only a signed division overflows: the smallest value by -1.
+  fail(llvm::formatv("integer division overflow in {0}{1}: {2} / -1 does not "
+                     "fit in i{3}",
+                     op, describeSite(site),
+                     llvm::toString(llvm::APInt::getSignedMinValue(width),
+                                    /*Radix=*/10, /*Signed=*/true),
+                     width));
 }
 
 /// Whether an earlier access races with one by `lane` now: a different
@@ -691,17 +746,28 @@ int64_t __tessel_emu_ballot(int32_t predicate) {
 
 void *__tessel_emu_lds(int64_t offset) { return runtime().ldsAddress(offset); }
 
-void __tessel_emu_check(void *pointer, int64_t bytes, int32_t kind) {
-  runtime().checkAccess(pointer, bytes, kind);
+void __tessel_emu_check(void *pointer, int64_t bytes, int64_t alignment,
+                        int32_t kind) {
+  runtime().checkAccess(pointer, bytes, alignment, kind);
 }
 
 void __tessel_emu_check_masked(void *pointer, int64_t elementBytes,
                                int64_t count, const uint8_t *mask,
-                               int32_t kind) {
+                               int64_t alignment, int32_t kind) {
+  // Each enabled element must be in bounds; the alignment is the base
+  // pointer's, assumed as soon as any element is enabled.
+  if (llvm::none_of(llvm::ArrayRef(mask, count),
+                    [](uint8_t enabled) { return enabled; }))
+    return;
+  runtime().checkAlignment(pointer, elementBytes * count, alignment, kind);
   for (int64_t i = 0; i < count; ++i)
     if (mask[i])
       runtime().checkAccess(static_cast<char *>(pointer) + i * elementBytes,
-                            elementBytes, kind);
+                            elementBytes, /*alignment=*/1, kind);
+}
+
+void __tessel_emu_division_fault(int32_t division, int32_t site) {
+  runtime().failDivision(division, site);
 }
 
 void __tessel_emu_buffer_load(void *rsrcPointer, int32_t offset,
@@ -715,7 +781,9 @@ void __tessel_emu_buffer_load(void *rsrcPointer, int32_t offset,
           std::memset(out, 0, chunk); // as on hardware
           return;
         }
-        runtime().checkAccess(rsrc.base + at, chunk, 0);
+        // Copied bytewise: any alignment will do (as for buffer
+        // instructions in the unaligned mode ROCm enables).
+        runtime().checkAccess(rsrc.base + at, chunk, /*alignment=*/1, 0);
         std::memcpy(out, rsrc.base + at, chunk);
       });
 }
@@ -728,7 +796,8 @@ void __tessel_emu_buffer_store(const void *src, void *rsrcPointer,
       [&](int32_t done, int64_t at, int32_t chunk, bool inRange) {
         if (!inRange)
           return; // dropped, as on hardware
-        runtime().checkAccess(rsrc.base + at, chunk, abi::kWriteBit);
+        runtime().checkAccess(rsrc.base + at, chunk, /*alignment=*/1,
+                              abi::kWriteBit);
         std::memcpy(rsrc.base + at, static_cast<const char *>(src) + done,
                     chunk);
       });

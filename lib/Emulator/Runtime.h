@@ -89,7 +89,16 @@ public:
   const unsigned *workgroupId() const { return workgroup; }
   const LaunchDims &getDims() const { return dims; }
   void *ldsAddress(int64_t offset);
-  void checkAccess(void *pointer, int64_t bytes, int32_t kind);
+  /// Fails the lane unless `bytes` at `pointer` lie in an argument buffer,
+  /// the LDS allocation or the lane's stack, at the `alignment` the access
+  /// assumes; records LDS accesses for race detection.
+  void checkAccess(void *pointer, int64_t bytes, int64_t alignment,
+                   int32_t kind);
+  /// Fails the lane if `pointer` is not aligned to `alignment`.
+  void checkAlignment(void *pointer, int64_t bytes, int64_t alignment,
+                      int32_t kind);
+  /// Fails the lane with an integer division fault (RuntimeABI.h).
+  [[noreturn]] void failDivision(int32_t division, int32_t site);
   /// Suspends the current lane at the barrier `site` or a collective.
   void waitAtBarrier(int32_t site);
   void waitAtCollective(const CollectiveRequest &request);
@@ -117,6 +126,9 @@ private:
   /// Records an error found by the scheduler at `lane`.
   llvm::Error failAt(const Lane &lane, const llvm::Twine &message);
   void checkLdsAccess(uint64_t offset, int64_t bytes, bool isWrite);
+  bool isLaneMemory(uintptr_t address, int64_t bytes) const;
+  /// " at file:line:col" for a site with a known location, else "".
+  std::string describeSite(int32_t site) const;
   std::string describeLane(const Lane &lane) const;
   std::string describeBarrier(int32_t site) const;
   std::string describeAddress(uintptr_t address) const;
@@ -132,7 +144,8 @@ private:
   unsigned waveSize;
   unsigned workgroup[3] = {0, 0, 0};
 
-  std::vector<uint8_t> lds;
+  std::vector<uint8_t> ldsStorage;
+  uint8_t *lds = nullptr; // ldsBytes in ldsStorage, at kLdsAlignment
   uint64_t ldsBytes;
   std::vector<LdsShadow> shadow;
   uint32_t barrierEpoch = 0;

@@ -17,6 +17,14 @@ namespace tessel::emu::abi {
 inline constexpr int32_t kWriteBit = 1;
 inline constexpr int32_t kAddressSpaceShift = 8;
 
+// What __tessel_emu_division_fault reports: the LLVM operation (bits 0-1),
+// whether the divisor was zero (else the division overflowed: the smallest
+// signed value divided by -1), and the operands' bit width (bits 8+).
+enum DivisionOp : int32_t { kSDiv = 0, kUDiv = 1, kSRem = 2, kURem = 3 };
+inline constexpr int32_t kDivisionOpMask = 3;
+inline constexpr int32_t kDivisorZeroBit = 4;
+inline constexpr int32_t kDivisionWidthShift = 8;
+
 // __tessel_emu_mma flags.
 inline constexpr int32_t kMmaUnsignedA = 1;
 inline constexpr int32_t kMmaUnsignedB = 2;
@@ -52,6 +60,7 @@ enum MathOp : int32_t {
   X(lds)                                                                       \
   X(check)                                                                     \
   X(check_masked)                                                              \
+  X(division_fault)                                                            \
   X(make_buffer_rsrc)                                                          \
   X(buffer_load)                                                               \
   X(buffer_store)                                                              \
@@ -82,10 +91,14 @@ void __tessel_emu_readlane(const void *src, void *dst, int32_t bytes,
                            int32_t lane);
 int64_t __tessel_emu_ballot(int32_t predicate);
 void *__tessel_emu_lds(int64_t offset);
-void __tessel_emu_check(void *pointer, int64_t bytes, int32_t kind);
+// `alignment` is what the access assumes of `pointer` (its LLVM alignment).
+void __tessel_emu_check(void *pointer, int64_t bytes, int64_t alignment,
+                        int32_t kind);
 void __tessel_emu_check_masked(void *pointer, int64_t elementBytes,
                                int64_t count, const uint8_t *mask,
-                               int32_t kind);
+                               int64_t alignment, int32_t kind);
+// Never returns: `division` (DivisionOp and bits above) faulted at `site`.
+void __tessel_emu_division_fault(int32_t division, int32_t site);
 void *__tessel_emu_make_buffer_rsrc(void *base, int64_t numRecords,
                                     int32_t stride, int32_t flags);
 void __tessel_emu_buffer_load(void *rsrc, int32_t offset, int32_t soffset,

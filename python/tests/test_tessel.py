@@ -239,3 +239,39 @@ def test_attention_fully_masked_rows():
     s = np.where(np.arange(40)[None, :] <= rows, s, -np.inf)
     expected = np.log(np.exp(s).sum(-1))
     assert np.abs(lse[:, :, 10:] - expected).max() < 1e-3
+
+
+INT8_DIVIDING_EPILOGUE = """
+func.func @mm(%a: memref<16x32xi8>, %b: memref<32x16xi8>,
+              %c: memref<16x16xi32>, %d: memref<16xi32>) {
+  tessel.matmul ins(%a, %b : memref<16x32xi8>, memref<32x16xi8>)
+                outs(%c : memref<16x16xi32>)
+                epilogue(%d : memref<16xi32>) {
+  ^bb0(%acc: i32, %di: i32):
+    %q = arith.divsi %acc, %di : i32
+    tessel.yield %q : i32
+  }
+  return
+}
+"""
+
+
+def test_division_fault_is_an_error_not_a_signal():
+    # A zero divisor in the epilogue's column divisors: the emulator reports
+    # the lane's fault instead of the host process dying of SIGFPE.
+    kernel = tessel.compile(INT8_DIVIDING_EPILOGUE)
+    a = (np.arange(16 * 32) % 11 - 5).astype(np.int8).reshape(16, 32)
+    b = (np.arange(32 * 16) % 7 - 3).astype(np.int8).reshape(32, 16)
+    d = (np.arange(16) % 4 + 1).astype(np.int32)
+    c = np.zeros((16, 16), np.int32)
+    kernel(a, b, c, d, device="emulator")
+    products = a.astype(np.int64) @ b.astype(np.int64)
+    assert np.array_equal(c, np.trunc(products / d).astype(np.int32))
+    d[3] = 0
+    with pytest.raises(tessel.TesselError,
+                       match="integer division by zero in an i32 sdiv"):
+        kernel(a, b, c, d, device="emulator")
+    # The process and the module go on working.
+    d[3] = 1
+    kernel(a, b, c, d, device="emulator")
+    assert np.array_equal(c[:, 3], products[:, 3])

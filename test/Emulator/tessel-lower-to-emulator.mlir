@@ -4,7 +4,7 @@
 // and MFMAs become runtime calls; every global and LDS access is checked,
 // with its alignment. Barriers pass their index in the module's site table.
 // CHECK-LABEL: module @kernels attributes {tessel.emu.chip = "gfx942"
-// CHECK-SAME: tessel.emu.sites = ["{{.*}}tessel-lower-to-emulator.mlir:[[@LINE+26]]:5"]
+// CHECK-SAME: tessel.emu.sites = ["{{.*}}tessel-lower-to-emulator.mlir:[[@LINE+33]]:5"]
 // CHECK-NOT: gpu.module
 // CHECK: llvm.func @__tessel_emu_
 // CHECK-LABEL: llvm.func @tile(
@@ -14,9 +14,16 @@
 // CHECK: %[[BASE:.*]] = llvm.call @__tessel_emu_lds(%{{.*}}) : (i64) -> !llvm.ptr
 // CHECK: llvm.addrspacecast %[[BASE]] : !llvm.ptr to !llvm.ptr<3>
 // CHECK: %[[ID:.*]] = llvm.call @__tessel_emu_workitem_id(%{{.*}}) : (i32) -> i32
-// CHECK: llvm.call @__tessel_emu_check(%{{.*}}, %{{.*}}, %{{.*}}) : (!llvm.ptr, i64, i32) -> ()
-// CHECK-NEXT: llvm.load %{{.*}} : !llvm.ptr -> vector<4xf16>
-// CHECK: llvm.call @__tessel_emu_check({{.*}}) : (!llvm.ptr, i64, i32) -> ()
+// An 8-byte load of f16 elements assumes 2-byte alignment (the check's
+// third operand); the fourth is the access kind (read, address space 0).
+// CHECK: %[[BYTES:.*]] = llvm.mlir.constant(8 : i64) : i64
+// CHECK-NEXT: %[[ALIGN:.*]] = llvm.mlir.constant(2 : i64) : i64
+// CHECK-NEXT: %[[KIND:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT: llvm.call @__tessel_emu_check(%{{.*}}, %[[BYTES]], %[[ALIGN]], %[[KIND]]) : (!llvm.ptr, i64, i64, i32) -> ()
+// CHECK-NEXT: llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr -> vector<4xf16>
+// A store to LDS: write bit, address space 3.
+// CHECK: %[[STORE_KIND:.*]] = llvm.mlir.constant(769 : i32) : i32
+// CHECK-NEXT: llvm.call @__tessel_emu_check({{.*}}, %[[STORE_KIND]]) : (!llvm.ptr, i64, i64, i32) -> ()
 // CHECK-NEXT: llvm.store %{{.*}}, %{{.*}} : vector<4xf16>, !llvm.ptr<3>
 // CHECK: %[[SITE:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT: llvm.call @__tessel_emu_barrier(%[[SITE]]) : (i32) -> ()
@@ -52,4 +59,3 @@ gpu.module @unsupported {
     gpu.return
   }
 }
-

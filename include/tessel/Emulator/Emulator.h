@@ -8,11 +8,12 @@
 // SIMT runtime where every lane is a fiber. Lanes run one after another
 // between synchronization points (s_barrier, wave collectives); wave
 // collectives follow AMD's documented semantics (Collectives.h); accesses
-// outside every argument buffer or the LDS allocation, LDS races between
-// synchronization points, collectives reached by part of a wave, and
-// barriers reached by part of a wave or workgroup or at different sites
-// are errors naming the kernel, workgroup, wave, lane and address or
-// barrier.
+// outside every argument buffer or the LDS allocation or below the
+// alignment they assume, LDS races between synchronization points,
+// collectives reached by part of a wave, barriers reached by part of a wave
+// or workgroup or at different sites, and integer divisions by zero or
+// overflowing are errors naming the kernel, workgroup, wave, lane and
+// address or source location, never signals in the host process.
 //
 //===----------------------------------------------------------------------===//
 

@@ -26,10 +26,15 @@ def TesselLowerToEmulatorPass
       attribute) and their addresses come from the runtime; buffer resources and buffer
       loads/stores go through the runtime, which honours `num_records`;
     * every load, store and atomic on global, flat or LDS memory is preceded
-      by a call that checks bounds and records the access for race
+      by a call that checks its bounds and the alignment it assumes (its
+      `alignment`, else the type's ABI alignment) and records it for race
       detection; private allocas move to the host's address space;
-    * barriers pass the index of their source location in the module's
-      `tessel.emu.sites` table;
+    * an integer division or remainder whose divisor is not a constant that
+      cannot fault first branches, on a zero divisor or (signed) the
+      smallest value divided by -1, to a runtime call that reports the
+      fault: LLVM leaves both undefined and the host traps on them;
+    * barriers and guarded divisions pass the index of their source location
+      in the module's `tessel.emu.sites` table (barriers first, in order);
     * scheduling hints (`s_waitcnt`, `sched.barrier`, `s_setprio`, ...) are
       dropped.
 
