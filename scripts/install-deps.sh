@@ -15,6 +15,10 @@ PACKAGES=(
   rocm-device-libs libamdhip64-dev
   # unit tests
   libgtest-dev
+  # the sanitizer build and the libFuzzer targets (scripts/test.sh --sanitize,
+  # scripts/fuzz.sh); clang also builds the hand-written HIP kernel the
+  # performance-model tests read
+  clang-22 libclang-rt-22-dev
   # Python package and its tests
   python3 python3-numpy python3-pytest
   # torch tensors in and out of the Python package (CPU build is enough)

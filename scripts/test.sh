@@ -1,9 +1,24 @@
 #!/usr/bin/env bash
 # The whole test suite: builds Tessel (installing what is missing) and runs
 # every lit test, FileCheck test and GoogleTest through lit.
+#
+#   scripts/test.sh              the regular build in build/
+#   scripts/test.sh --sanitize   the same suite on the AddressSanitizer +
+#                                UndefinedBehaviorSanitizer build in
+#                                build-sanitize/ (docs/fuzzing.md)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-build="${TESSEL_BUILD_DIR:-$root/build}"
+case "${1:-}" in
+  "") ;;
+  --sanitize) export TESSEL_SANITIZE=1 ;;
+  *) echo "usage: scripts/test.sh [--sanitize]" >&2; exit 2 ;;
+esac
+if [ "${TESSEL_SANITIZE:-0}" = 1 ]; then
+  build="${TESSEL_BUILD_DIR:-$root/build-sanitize}"
+else
+  build="${TESSEL_BUILD_DIR:-$root/build}"
+fi
+export TESSEL_BUILD_DIR="$build"
 
 bash "$root/scripts/build.sh"
 ninja -C "$build" -j "${TESSEL_JOBS:-2}" TesselUnitTests

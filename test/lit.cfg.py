@@ -1,6 +1,7 @@
 # -*- Python -*-
 import os
 import shutil
+import subprocess
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -21,12 +22,25 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
     ["tessel-opt", "tesselc", "tessel-gen", "tessel-layout", "tessel-run",
-     "tessel-capi-test", "tessel-bench-compile", "tessel-perf"],
+     "tessel-capi-test", "tessel-bench-compile", "tessel-perf",
+     "tessel-fuzz-ir-replay", "tessel-fuzz-npy-replay",
+     "tessel-fuzz-layout-replay", "tessel-fuzz-cache-replay"],
     [config.tessel_tools_dir])
 config.substitutions.append(("%tessel_src_root", config.tessel_src_root))
 config.substitutions.append(("%tessel_obj_root", config.tessel_obj_root))
 # Debian's python3 (numpy, pytest), whatever python3 comes first on PATH.
-config.substitutions.append(("%python", "/usr/bin/python3"))
+python = "/usr/bin/python3"
+if config.tessel_sanitizer:
+    # The sanitized libTesselC.so needs the AddressSanitizer runtime loaded
+    # first in the (uninstrumented) interpreter; Python's own allocations are
+    # not Tessel's leaks.
+    runtime = subprocess.run([config.cxx_compiler,
+                              "-print-file-name=libclang_rt.asan-x86_64.so"],
+                             capture_output=True, text=True).stdout.strip()
+    python = "env LD_PRELOAD=%s ASAN_OPTIONS=detect_leaks=0 %s" % (runtime,
+                                                                   python)
+    config.available_features.add("sanitizer")
+config.substitutions.append(("%python", python))
 
 if os.path.exists(os.path.join(config.rocm_device_libs, "ocml.bc")):
     config.available_features.add("rocm-device-libs")

@@ -5,6 +5,17 @@
 #include <cstdint>
 #include <cstring>
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#include <sanitizer/asan_interface.h>
+#define TESSEL_UNPOISON_STACK(stack, bytes)                                    \
+  ASAN_UNPOISON_MEMORY_REGION(stack, bytes)
+#endif
+#endif
+#ifndef TESSEL_UNPOISON_STACK
+#define TESSEL_UNPOISON_STACK(stack, bytes) ((void)(stack), (void)(bytes))
+#endif
+
 using namespace tessel::emu;
 
 #if defined(__x86_64__)
@@ -45,6 +56,9 @@ tesselFiberSwitch:
 
 void tessel::emu::initFiber(FiberContext &fiber, char *stack, size_t bytes,
                             void (*entry)()) {
+  // A lane stack may be reused after a fiber was abandoned mid-call: under
+  // AddressSanitizer its frames' redzones would still be poisoned.
+  TESSEL_UNPOISON_STACK(stack, bytes);
   // The first switch pops the frame built here and returns into `entry`
   // with the stack aligned as after a call (rsp = 8 mod 16).
   auto top = reinterpret_cast<uintptr_t>(stack + bytes) & ~uintptr_t(15);
@@ -70,6 +84,7 @@ void tessel::emu::switchFiber(FiberContext &from, FiberContext &to) {
 
 void tessel::emu::initFiber(FiberContext &fiber, char *stack, size_t bytes,
                             void (*entry)()) {
+  TESSEL_UNPOISON_STACK(stack, bytes);
   getcontext(&fiber.context);
   fiber.context.uc_stack.ss_sp = stack;
   fiber.context.uc_stack.ss_size = bytes;

@@ -2,6 +2,7 @@
 
 #include "tessel/Problems/Problems.h"
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
+#include "tessel/Support/InputLimits.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -26,6 +27,10 @@ static constexpr int64_t kMaxProblemSize = INT32_MAX;
 static FailureOr<ConfigAttr> parseConfig(Location loc, StringRef text) {
   if (text.empty())
     return ConfigAttr();
+  // The attribute parser has the same nesting limits as the IR parser.
+  if (std::optional<InputViolation> violation = checkInputLimits(text))
+    return emitError(loc) << "--config: " << violation->message
+                          << " (at offset " << violation->offset << ")";
   Attribute attr = parseAttribute(text, loc.getContext());
   auto config = dyn_cast_or_null<ConfigAttr>(attr);
   if (!config)

@@ -98,8 +98,12 @@ std::string tessel::serializeCompiledModule(const CompiledModule &entry,
   os << llvm::json::Value(std::move(facts)) << "\n";
   os.write(entry.hsaco.data(), entry.hsaco.size());
   os << entry.emulatorIR;
-  return (kMagic + llvm::Twine(text.size()) + " " +
-          llvm::utohexstr(llvm::xxh3_64bits(text)) + "\n" + text)
+  return frameCacheEntry(text);
+}
+
+std::string tessel::frameCacheEntry(llvm::StringRef payload) {
+  return (kMagic + llvm::Twine(payload.size()) + " " +
+          llvm::utohexstr(llvm::xxh3_64bits(payload)) + "\n" + payload)
       .str();
 }
 

@@ -3,6 +3,7 @@
 #include "tessel/Support/Npy.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -15,6 +16,10 @@ using namespace tessel;
 static constexpr char kMagic[] = "\x93NUMPY";
 
 int64_t NpyArray::getNumElements() const {
+  // parseNpy accepts only shapes whose element count fits the file, except
+  // that any size goes next to a zero one.
+  if (llvm::is_contained(shape, 0))
+    return 0;
   int64_t count = 1;
   for (int64_t size : shape)
     count *= size;
@@ -48,7 +53,11 @@ llvm::Expected<NpyArray> tessel::readNpy(llvm::StringRef path) {
       llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
   if (!file)
     return npyError(path, "cannot read: " + file.getError().message());
-  llvm::StringRef bytes = (*file)->getBuffer();
+  return parseNpy((*file)->getBuffer(), path);
+}
+
+llvm::Expected<NpyArray> tessel::parseNpy(llvm::StringRef bytes,
+                                          llvm::StringRef path) {
   if (bytes.size() < 10 || !bytes.starts_with(llvm::StringRef(kMagic, 6)))
     return npyError(path, "not a .npy file");
   unsigned major = uint8_t(bytes[6]);
@@ -84,7 +93,7 @@ llvm::Expected<NpyArray> tessel::readNpy(llvm::StringRef path) {
                           "C-order array (numpy.ascontiguousarray)");
   if (array.dtype.size() < 3 || array.dtype[0] == '>' ||
       !llvm::is_contained({'f', 'i', 'u', 'b'}, array.dtype[1]) ||
-      array.getElementBytes() == 0)
+      !llvm::is_contained({1u, 2u, 4u, 8u}, array.getElementBytes()))
     return npyError(path, "unsupported dtype '" + array.dtype +
                               "' (little-endian numbers only)");
   if (!shape->consume_front("("))
@@ -98,7 +107,20 @@ llvm::Expected<NpyArray> tessel::readNpy(llvm::StringRef path) {
       return npyError(path, "malformed shape '" + dims + "'");
     array.shape.push_back(size);
   }
-  size_t dataBytes = array.getNumElements() * array.getElementBytes();
+  // The byte count is computed with overflow checks: a header may claim any
+  // shape, and a product that wraps around could match a short file.
+  uint64_t dataBytes = 0;
+  if (!llvm::is_contained(array.shape, 0)) {
+    dataBytes = array.getElementBytes();
+    for (int64_t size : array.shape) {
+      bool overflow = false;
+      dataBytes =
+          llvm::SaturatingMultiply(dataBytes, uint64_t(size), &overflow);
+      if (overflow || dataBytes > bytes.size())
+        return npyError(path, "its shape (" + dims +
+                                  ") needs more bytes than the file holds");
+    }
+  }
   llvm::StringRef data = bytes.drop_front(headerStart + headerLength);
   if (data.size() != dataBytes)
     return npyError(path, "holds " + llvm::Twine(data.size()) +

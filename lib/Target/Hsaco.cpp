@@ -2,6 +2,7 @@
 
 #include "tessel/Target/Hsaco.h"
 #include "tessel/Target/Chip.h"
+#include "tessel/Target/ChipIntrinsics.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -321,6 +322,8 @@ FailureOr<GpuModuleBinary> tessel::compileGpuModule(gpu::GPUModuleOp gpuModule,
                                                     const HsacoOptions &options,
                                                     HsacoStage stage) {
   Location loc = gpuModule.getLoc();
+  if (failed(verifyIntrinsicsForChip(gpuModule, chip)))
+    return failure();
   FailureOr<std::unique_ptr<llvm::TargetMachine>> machine =
       createTargetMachine(loc, chip, options.optLevel);
   if (failed(machine))

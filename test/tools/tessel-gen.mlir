@@ -71,6 +71,9 @@
 // NEGBATCH: tessel-gen: error: --batch must be 0 (not batched) to 2147483647
 //
 // A write that fails (a full device) is a diagnostic, not LLVM's fatal error.
+// The --config attribute text has the IR parser's nesting limit.
+// RUN: not tessel-gen matmul -m 64 -n 64 -k 64 --config "$(%python -c "print('#tessel.config<tile = ' + '['*300 + ']'*300 + '>')")" 2>&1 | FileCheck %s --check-prefix=DEEPCONFIG
+// DEEPCONFIG: error: --config: brackets nest deeper than 256 levels
 // RUN: not tessel-gen matmul -m 64 -n 64 -k 64 -o /dev/full 2>&1 | FileCheck %s --check-prefix=FULL
 // FULL: tessel-gen: error: cannot write '/dev/full': No space left on device
 // FULL-NOT: LLVM ERROR

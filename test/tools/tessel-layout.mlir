@@ -97,3 +97,11 @@
 // CHIP: tessel-layout: error: unknown chip 'gfx1030'; known chips: gfx90a, gfx942, gfx950, gfx1100, gfx1201
 // RUN: not tessel-layout '#tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [1, 1]>' --shape 32x32 --type f64 2>&1 | FileCheck %s --check-prefix=TYPE
 // TYPE: tessel-layout: error: unknown element type 'f64'
+// Bounded input: tiles within the dialect's bounds, register layouts checked
+// as a tensor encoding would be, attribute text within the parser limits.
+// RUN: not tessel-layout '#tessel.swizzle<vec = 1, perPhase = 1, maxPhase = 1>' --shape 65536x65536 2>&1 | FileCheck %s --check-prefix=HUGETILE
+// HUGETILE: tessel-layout: error: a tile may hold at most 1048576 elements
+// RUN: not tessel-layout '#tessel.blocked<sizePerThread = [1, 1073741824], threadsPerWave = [8, 8], waves = [4, 1], order = [1, 0]>' --shape 64x64 2>&1 | FileCheck %s --check-prefix=HUGELANE
+// HUGELANE: tessel-layout: error: sizePerThread[1] = 1073741824 exceeds the tile's size 64 in that dimension
+// RUN: not tessel-layout "$(%python -c "print('['*300 + ']'*300)")" --shape 64x64 2>&1 | FileCheck %s --check-prefix=NESTED
+// NESTED: error: brackets nest deeper than 256 levels

@@ -17,6 +17,7 @@
 #include "tessel/Dialect/Tessel/IR/TesselAttrs.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Layout/Layouts.h"
+#include "tessel/Support/InputLimits.h"
 #include "tessel/Target/Chip.h"
 
 #include "mlir/AsmParser/AsmParser.h"
@@ -118,6 +119,8 @@ static Attribute parseLayoutAttr(MLIRContext &context, StringRef text,
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  if (!checkInputLimits(sourceMgr, llvm::errs()))
+    return {};
   size_t consumed = 0;
   Attribute attr = parseAttribute(text, &context, Type(), &consumed);
   if (attr && consumed != text.size()) {
@@ -311,6 +314,14 @@ int main(int argc, char **argv) {
   if (!attr)
     return 1;
   auto emitError = [&] { return mlir::emitError(UnknownLoc::get(&context)); };
+  // The tile bounds and, for register layouts, the checks a tensor with this
+  // encoding would get: what the tool prints is bounded and meaningful.
+  if (failed(verifyTileShape(*shape, emitError)))
+    return 1;
+  if (auto encoding = dyn_cast<VerifiableTensorEncoding>(attr))
+    if (failed(encoding.verifyEncoding(
+            *shape, Float16Type::get(&context), emitError)))
+      return 1;
   FailureOr<LinearLayout> layout = getLinearLayout(attr, *shape, emitError);
   if (failed(layout))
     return 1;

@@ -74,6 +74,9 @@ std::string serializeCompiledModule(const CompiledModule &entry,
                                     llvm::StringRef key);
 std::optional<CompiledModule> deserializeCompiledModule(llvm::StringRef bytes,
                                                         llvm::StringRef key);
+/// An entry's payload (the facts line and the raw sections) behind the header
+/// that carries its format version, length and checksum.
+std::string frameCacheEntry(llvm::StringRef payload);
 
 } // namespace tessel
 

@@ -29,7 +29,12 @@ struct NpyArray {
   unsigned getElementBytes() const;
 };
 
+/// Reads the .npy file at `path`.
 llvm::Expected<NpyArray> readNpy(llvm::StringRef path);
+/// Parses the bytes of a .npy file; `name` is what errors call it. Only
+/// little-endian numbers of 1, 2, 4 or 8 bytes are accepted, and the header's
+/// shape must describe exactly the data that follows it.
+llvm::Expected<NpyArray> parseNpy(llvm::StringRef bytes, llvm::StringRef name);
 /// Writes atomically: a temporary file renamed into place.
 llvm::Error writeNpy(llvm::StringRef path, const NpyArray &array);
 

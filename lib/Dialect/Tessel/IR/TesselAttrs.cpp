@@ -135,30 +135,35 @@ tessel::getLinearLayout(Attribute attr, ArrayRef<int64_t> shape,
 /// most 512 registers of 4 bytes (256 VGPRs + 256 AGPRs), so more than 2048
 /// elements per lane (bytes, at the narrowest) cannot be held; tiles are at
 /// most 2^16 along a dimension and 2^20 elements in all.
-static constexpr int64_t kMaxTileDim = int64_t(1) << 16;
-static constexpr int64_t kMaxTileElements = int64_t(1) << 20;
 static constexpr int kMaxRegistersPerLaneLog2 = 11;
+
+LogicalResult
+tessel::verifyTileShape(ArrayRef<int64_t> shape,
+                        function_ref<InFlightDiagnostic()> emitError) {
+  int64_t elements = 1;
+  for (int64_t size : shape) {
+    if (ShapedType::isDynamic(size))
+      return emitError() << "a tile must have static sizes, got a dynamic one";
+    if (size <= 0 || size > kMaxTileDim)
+      return emitError() << "a tile must have sizes from 1 to " << kMaxTileDim
+                         << ", got " << size;
+    elements *= size;
+    if (elements > kMaxTileElements)
+      return emitError() << "a tile may hold at most " << kMaxTileElements
+                         << " elements";
+  }
+  return success();
+}
 
 /// The tensor-encoding check shared by the distributed layouts: a static
 /// shape within the bounds above that the layout fits.
 static LogicalResult
 verifyDistributedEncoding(LayoutAttrInterface layout, ArrayRef<int64_t> shape,
                           function_ref<InFlightDiagnostic()> emitError) {
-  int64_t elements = 1;
-  for (int64_t size : shape) {
-    if (ShapedType::isDynamic(size))
-      return emitError() << "a tile with layout " << Attribute(layout)
-                         << " must have static sizes, got a dynamic one";
-    if (size <= 0 || size > kMaxTileDim)
-      return emitError() << "a tile with layout " << Attribute(layout)
-                         << " must have sizes from 1 to " << kMaxTileDim
-                         << ", got " << size;
-    elements *= size;
-    if (elements > kMaxTileElements)
-      return emitError() << "a tile with layout " << Attribute(layout)
-                         << " may hold at most " << kMaxTileElements
-                         << " elements";
-  }
+  if (failed(verifyTileShape(shape, [&] {
+        return emitError() << "layout " << Attribute(layout) << ": ";
+      })))
+    return failure();
   FailureOr<LinearLayout> linear = layout.toLinearLayout(shape, emitError);
   if (failed(linear))
     return failure();

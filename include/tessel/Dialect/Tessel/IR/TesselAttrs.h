@@ -22,6 +22,16 @@ namespace tessel {
 llvm::FailureOr<LinearLayout>
 getLinearLayout(mlir::Attribute attr, llvm::ArrayRef<int64_t> shape,
                 llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+
+/// Bounds on a tile: what one workgroup can hold. Tiles are at most 2^16
+/// along a dimension and 2^20 elements in all.
+constexpr int64_t kMaxTileDim = int64_t(1) << 16;
+constexpr int64_t kMaxTileElements = int64_t(1) << 20;
+
+/// Checks `shape` against the bounds above (static, positive sizes).
+llvm::LogicalResult
+verifyTileShape(llvm::ArrayRef<int64_t> shape,
+                llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
 } // namespace tessel
 
 #endif // TESSEL_DIALECT_TESSEL_IR_TESSELATTRS_H

@@ -1,0 +1,1 @@
+func.func @f() attributes {a = array<index: 1>} { return }
