@@ -14,6 +14,8 @@
 #include "llvm/Support/TargetSelect.h"
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <mutex>
 
 using namespace mlir;
@@ -52,6 +54,52 @@ static double ocml_rsqrt_f64(double x) { return 1.0 / std::sqrt(x); }
 #undef DEFINE_BINARY
 }
 
+//===----------------------------------------------------------------------===//
+// bf16 conversions the host backend calls out for
+//===----------------------------------------------------------------------===//
+
+// Without AVX512-BF16 the x86 backend lowers `fptrunc ... to bfloat` into
+// calls to __truncsfbf2/__truncdfbf2, which Debian 12's libgcc (GCC 12) does
+// not have. The emulator supplies them. The bf16 result travels in the low 16
+// bits of xmm0, exactly where a float return puts its low bits, so a float
+// whose bit pattern is the bf16 in its low half is the result.
+static float bf16Result(uint16_t bits) {
+  uint32_t word = bits;
+  float carrier;
+  std::memcpy(&carrier, &word, sizeof(carrier));
+  return carrier;
+}
+
+/// Round to nearest even, NaNs kept quiet (as v_cvt_pk_bf16_f32 rounds).
+static uint16_t floatToBf16Bits(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  if ((bits & 0x7fffffffu) > 0x7f800000u)
+    return uint16_t((bits >> 16) | 0x40u);
+  uint32_t rounding = 0x7fffu + ((bits >> 16) & 1u);
+  return uint16_t((bits + rounding) >> 16);
+}
+
+extern "C" {
+static float tesselTruncSfBf2(float value) {
+  return bf16Result(floatToBf16Bits(value));
+}
+static float tesselTruncDfBf2(double value) {
+  // Through float rounded to odd, so that the second rounding to bf16 is the
+  // correctly rounded result of the first.
+  float narrowed = float(value);
+  if (!std::isnan(value) && double(narrowed) != value) {
+    uint32_t bits;
+    std::memcpy(&bits, &narrowed, sizeof(bits));
+    if (std::fabs(double(narrowed)) > std::fabs(value))
+      --bits; // truncate toward zero
+    bits |= 1u;
+    std::memcpy(&narrowed, &bits, sizeof(bits));
+  }
+  return bf16Result(floatToBf16Bits(narrowed));
+}
+}
+
 static llvm::orc::SymbolMap
 runtimeSymbols(llvm::orc::MangleAndInterner mangle) {
   llvm::orc::SymbolMap symbols;
@@ -69,6 +117,8 @@ runtimeSymbols(llvm::orc::MangleAndInterner mangle) {
   TESSEL_OCML_BINARY(ADD_OCML)
   ADD_OCML(rsqrt)
 #undef ADD_OCML
+  add("__truncsfbf2", &tesselTruncSfBf2);
+  add("__truncdfbf2", &tesselTruncDfBf2);
   return symbols;
 }
 
