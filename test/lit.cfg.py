@@ -40,6 +40,8 @@ if config.tessel_sanitizer:
     python = "env LD_PRELOAD=%s ASAN_OPTIONS=detect_leaks=0 %s" % (runtime,
                                                                    python)
     config.available_features.add("sanitizer")
+# Replaces lit's own %python (the interpreter running lit, unquoted here).
+config.substitutions = [s for s in config.substitutions if s[0] != "%python"]
 config.substitutions.append(("%python", python))
 
 if os.path.exists(os.path.join(config.rocm_device_libs, "ocml.bc")):

@@ -19,6 +19,7 @@
 #include <cstring>
 #include <mutex>
 #include <optional>
+#include <type_traits>
 #include <unordered_set>
 
 using namespace tessel;
@@ -567,9 +568,13 @@ int tesselRun(TesselModule *module, const char *name,
     setError("tesselRun: name and buffers must not be NULL");
     return 1;
   }
-  if (device != TESSEL_DEVICE_AUTO && device != TESSEL_DEVICE_HIP &&
-      device != TESSEL_DEVICE_EMULATOR) {
-    setError("tesselRun: unknown device " + llvm::Twine(int(device)));
+  // A C caller may pass any integer: read it as one, since loading an enum
+  // outside its values is undefined in C++.
+  std::underlying_type_t<TesselDevice> kind;
+  std::memcpy(&kind, &device, sizeof(kind));
+  if (kind != TESSEL_DEVICE_AUTO && kind != TESSEL_DEVICE_HIP &&
+      kind != TESSEL_DEVICE_EMULATOR) {
+    setError("tesselRun: unknown device " + llvm::Twine(int64_t(kind)));
     return 1;
   }
   llvm::Expected<std::vector<KernelArgumentValue>> arguments =

@@ -394,16 +394,19 @@ void KernelLowering::guardDivision(Operation *op) {
   };
   Value byZero = anyOf(b, loc, equals(divisor, APInt::getZero(width)));
   Value faults = byZero;
+  // Ops are created one statement at a time: the order of arguments'
+  // evaluation, and so of the emitted IR, would differ between compilers.
   if (isSigned) {
-    Value overflows = LLVM::AndOp::create(
-        b, loc, equals(dividend, APInt::getSignedMinValue(width)),
-        equals(divisor, APInt::getAllOnes(width)));
-    faults = LLVM::OrOp::create(b, loc, byZero, anyOf(b, loc, overflows));
+    Value byMinusOne = equals(divisor, APInt::getAllOnes(width));
+    Value isMin = equals(dividend, APInt::getSignedMinValue(width));
+    Value overflows = LLVM::AndOp::create(b, loc, isMin, byMinusOne);
+    Value anyOverflows = anyOf(b, loc, overflows);
+    faults = LLVM::OrOp::create(b, loc, byZero, anyOverflows);
   }
   int32_t code = division | int32_t(width << emu::abi::kDivisionWidthShift);
-  Value what = LLVM::SelectOp::create(
-      b, loc, byZero, constI32(b, loc, code | emu::abi::kDivisorZeroBit),
-      constI32(b, loc, code));
+  Value overflowCode = constI32(b, loc, code);
+  Value zeroCode = constI32(b, loc, code | emu::abi::kDivisorZeroBit);
+  Value what = LLVM::SelectOp::create(b, loc, byZero, zeroCode, overflowCode);
 
   // Branch to a block that reports the fault and never returns; the
   // division itself runs only when it cannot fault.
@@ -433,15 +436,6 @@ void KernelLowering::guardDivisions() {
 //===----------------------------------------------------------------------===//
 // ROCDL operations
 //===----------------------------------------------------------------------===//
-
-/// `rocdl.mfma.f32.32x32x8bf16.1k` -> `v_mfma_f32_32x32x8bf16_1k`.
-static std::string mnemonicOf(StringRef opName) {
-  std::string name = ("v_" + opName.drop_front(strlen("rocdl."))).str();
-  for (char &c : name)
-    if (c == '.')
-      c = '_';
-  return name;
-}
 
 LogicalResult KernelLowering::lowerMma(Operation *op, StringRef mnemonic) {
   const MmaInstr *instr = lookupMma(mnemonic, chip);
@@ -550,7 +544,7 @@ LogicalResult KernelLowering::lowerRocdlOp(Operation *op) {
 
   // Wave collectives.
   if (rest.starts_with("mfma.") || rest.starts_with("wmma."))
-    return lowerMma(op, mnemonicOf(name));
+    return lowerMma(op, getRocdlOpMnemonic(name));
   if (rest == "ds_bpermute" || rest == "ds_swizzle") {
     SmallVector<Value> args;
     for (Value operand : op->getOperands())

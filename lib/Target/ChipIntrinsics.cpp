@@ -46,42 +46,29 @@ static std::optional<std::string> laneOpProblem(StringRef name,
   return std::nullopt;
 }
 
-/// "f32.32x32x8bf16.1k" and "v_mfma_f32_32x32x8_bf16" both become
-/// "f3232x32x8bf16": the ROCDL op and catalogue spellings of one instruction.
-static std::string matrixKey(StringRef name) {
-  name.consume_back(".1k");
-  name.consume_back("_1k");
-  std::string key;
-  for (char c : name)
-    if (c != '.' && c != '_')
-      key += c;
-  return key;
-}
-
 static std::optional<std::string> matrixOpProblem(StringRef name,
                                                   const Chip &chip) {
-  bool isMfma = name.consume_front("rocdl.mfma.") ||
-                name.consume_front("rocdl.smfmac.");
-  bool isWmma = !isMfma && name.consume_front("rocdl.wmma.");
+  bool isMfma =
+      name.starts_with("rocdl.mfma.") || name.starts_with("rocdl.smfmac.");
+  bool isWmma = name.starts_with("rocdl.wmma.");
   if (!isMfma && !isWmma)
     return std::nullopt;
   if (isMfma && !chip.isCDNA())
     return std::string("MFMA instructions exist on CDNA chips only");
   if (isWmma && !chip.isRDNA())
     return std::string("WMMA instructions exist on RDNA3 and later only");
-  // An instruction the catalogue lists, but not for this chip.
-  std::string key = matrixKey(name);
-  for (const MmaInstr &instr : getMmaCatalogue()) {
-    StringRef spelled = instr.name;
-    spelled.consume_front(isMfma ? "v_mfma_" : "v_wmma_");
-    StringRef legacy = instr.legacyName;
-    legacy.consume_front("v_mfma_");
-    bool same = matrixKey(spelled) == key ||
-                (!legacy.empty() && matrixKey(legacy) == key);
-    if (same && !instr.isAvailableOn(chip))
-      return "the instruction exists on " + instr.getChipNames() + " only";
-  }
-  return std::nullopt;
+  // An instruction the catalogue lists, but not for this chip. Ops outside
+  // the catalogue are left to the backend.
+  llvm::SmallVector<const MmaInstr *, 2> known =
+      lookupMmaByName(getRocdlOpMnemonic(name));
+  if (known.empty() || llvm::any_of(known, [&](const MmaInstr *instr) {
+        return instr->isAvailableOn(chip);
+      }))
+    return std::nullopt;
+  std::string chips;
+  for (const MmaInstr *instr : known)
+    chips += (chips.empty() ? "" : ", ") + instr->getChipNames();
+  return "the instruction exists on " + chips + " only";
 }
 
 LogicalResult tessel::verifyIntrinsicsForChip(gpu::GPUModuleOp module,

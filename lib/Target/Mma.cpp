@@ -870,3 +870,12 @@ tessel::mmaOperandLayout(const MmaInstr &instr, unsigned waveSize,
     return layout;
   return swapTileDims(*layout);
 }
+
+std::string tessel::getRocdlOpMnemonic(llvm::StringRef opName) {
+  opName.consume_front("rocdl.");
+  std::string name = ("v_" + opName).str();
+  for (char &c : name)
+    if (c == '.')
+      c = '_';
+  return name;
+}

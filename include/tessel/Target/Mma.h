@@ -74,6 +74,9 @@ const MmaInstr *lookupMma(llvm::StringRef name, const Chip &chip);
 /// The instructions named `name` in any family (MFMA names are unique; a
 /// WMMA name has a gfx11 and a gfx12 entry).
 llvm::SmallVector<const MmaInstr *, 2> lookupMmaByName(llvm::StringRef name);
+/// The mnemonic a ROCDL matrix op spells: `rocdl.mfma.f32.32x32x8bf16.1k` ->
+/// `v_mfma_f32_32x32x8bf16_1k` (the gfx90a spelling of its instruction).
+std::string getRocdlOpMnemonic(llvm::StringRef opName);
 
 /// The hardware layouts of one instruction at one wave size.
 struct MmaLayouts {
