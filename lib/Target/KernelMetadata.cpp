@@ -5,6 +5,7 @@
 
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/BinaryFormat/MsgPackDocument.h"
+#include "llvm/BinaryFormat/MsgPackReader.h"
 #include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBufferRef.h"
@@ -32,6 +33,37 @@ std::string CodeObjectMetadata::processor() const {
   if (pos == llvm::StringRef::npos)
     return "";
   return text.substr(pos).split(':').first.str();
+}
+
+/// Whether the MessagePack value starting with `object` (its elements read
+/// from `reader`) has string keys in all its maps and nests at most 64 deep.
+/// llvm::msgpack::Document crashes on a map keyed by an array or a map, and
+/// AMDGPU metadata only ever has string keys.
+static bool isWellFormedMetadata(llvm::msgpack::Reader &reader,
+                                 const llvm::msgpack::Object &object,
+                                 unsigned depth = 0) {
+  using llvm::msgpack::Type;
+  if (object.Kind != Type::Array && object.Kind != Type::Map)
+    return true;
+  if (depth > 64)
+    return false;
+  auto next = [&](llvm::msgpack::Object &out) {
+    llvm::Expected<bool> read = reader.read(out);
+    if (!read) {
+      llvm::consumeError(read.takeError());
+      return false;
+    }
+    return *read;
+  };
+  for (size_t i = 0; i < object.Length; ++i) {
+    llvm::msgpack::Object element;
+    if (object.Kind == Type::Map &&
+        (!next(element) || element.Kind != Type::String))
+      return false;
+    if (!next(element) || !isWellFormedMetadata(reader, element, depth + 1))
+      return false;
+  }
+  return true;
 }
 
 /// The value of `key` in `map`, or null.
@@ -105,6 +137,15 @@ static KernelMetadata parseKernel(MapDocNode &map) {
 
 static llvm::Expected<CodeObjectMetadata>
 parseMetadataNote(llvm::StringRef blob) {
+  llvm::msgpack::Reader reader(blob);
+  llvm::msgpack::Object top;
+  llvm::Expected<bool> read = reader.read(top);
+  if (!read) {
+    llvm::consumeError(read.takeError());
+    return makeError("the AMDGPU metadata note is not valid MessagePack");
+  }
+  if (!*read || !isWellFormedMetadata(reader, top))
+    return makeError("the AMDGPU metadata note is not a map with string keys");
   llvm::msgpack::Document document;
   if (!document.readFromBlob(blob, /*Multi=*/false))
     return makeError("the AMDGPU metadata note is not valid MessagePack");
