@@ -1,4 +1,5 @@
-//===- FuzzCacheEntry.cpp - Fuzz target: the kernel cache reader -*- C++ -*-===//
+//===- FuzzCacheEntry.cpp - Fuzz target: the kernel cache reader -*- C++
+//-*-===//
 //
 // The input is an entry's payload: the JSON line of launch facts followed by
 // the code object and the emulator IR. The target reads it twice: as found on
@@ -35,8 +36,8 @@ static void checkAccepted(const CompiledModule &entry) {
       violated("kernel '" + kernel.name + "' was accepted with bad facts");
   std::string again = serializeCompiledModule(entry, kKey);
   std::optional<CompiledModule> reread = deserializeCompiledModule(again, kKey);
-  if (!reread || reread->chip != entry.chip ||
-      reread->hsaco != entry.hsaco || reread->emulatorIR != entry.emulatorIR ||
+  if (!reread || reread->chip != entry.chip || reread->hsaco != entry.hsaco ||
+      reread->emulatorIR != entry.emulatorIR ||
       reread->kernels.size() != entry.kernels.size())
     violated("an accepted entry does not survive a write and a read");
   if (deserializeCompiledModule(again, "another-key"))
@@ -45,7 +46,8 @@ static void checkAccepted(const CompiledModule &entry) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   llvm::StringRef bytes(reinterpret_cast<const char *>(data), size);
-  if (std::optional<CompiledModule> raw = deserializeCompiledModule(bytes, kKey))
+  if (std::optional<CompiledModule> raw =
+          deserializeCompiledModule(bytes, kKey))
     checkAccepted(*raw);
   if (std::optional<CompiledModule> framed =
           deserializeCompiledModule(frameCacheEntry(bytes), kKey))

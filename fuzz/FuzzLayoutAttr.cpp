@@ -102,12 +102,11 @@ static void checkSwizzleChoice(const LinearLayout &layout,
     llvm::consumeError(plain.takeError());
     return;
   }
-  llvm::Expected<BankConflictReport> plainRead =
-      analyzeBankConflicts(layout, *plain, 2, 8, /*isWrite=*/false,
-                           query.banking, query.waveSize);
-  llvm::Expected<BankConflictReport> plainWrite = analyzeBankConflicts(
-      choice->writeLayout, *plain, 2, query.storeBytes, /*isWrite=*/true,
-      query.banking, query.waveSize);
+  llvm::Expected<BankConflictReport> plainRead = analyzeBankConflicts(
+      layout, *plain, 2, 8, /*isWrite=*/false, query.banking, query.waveSize);
+  llvm::Expected<BankConflictReport> plainWrite =
+      analyzeBankConflicts(choice->writeLayout, *plain, 2, query.storeBytes,
+                           /*isWrite=*/true, query.banking, query.waveSize);
   if (!plainRead || !plainWrite) {
     llvm::consumeError(plainRead.takeError());
     llvm::consumeError(plainWrite.takeError());
@@ -132,9 +131,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (failed(verifyTileShape(*shape, emitError)))
     return 0;
   auto encoding = dyn_cast<VerifiableTensorEncoding>(attr);
-  bool verified = encoding && succeeded(encoding.verifyEncoding(
-                                  *shape, Float16Type::get(&context),
-                                  emitError));
+  bool verified =
+      encoding && succeeded(encoding.verifyEncoding(
+                      *shape, Float16Type::get(&context), emitError));
   if (encoding && !verified)
     return 0;
   FailureOr<LinearLayout> layout = getLinearLayout(attr, *shape, emitError);

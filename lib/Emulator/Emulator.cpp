@@ -31,10 +31,11 @@ using namespace tessel::emu;
 #define TESSEL_OCML_UNARY(X)                                                   \
   X(acos)                                                                      \
   X(acosh)                                                                     \
-  X(asin) X(asinh) X(atan) X(atanh) X(cbrt) X(ceil) X(cos) X(cosh) X(erf)      \
-      X(erfc) X(exp) X(exp2) X(expm1) X(fabs) X(floor) X(log) X(log10)         \
-          X(log1p) X(log2) X(rint) X(round) X(sin) X(sinh) X(sqrt) X(tan)      \
-              X(tanh) X(trunc)
+  X(asin)                                                                      \
+  X(asinh) X(atan) X(atanh) X(cbrt) X(ceil) X(cos) X(cosh) X(erf) X(erfc)      \
+      X(exp) X(exp2) X(expm1) X(fabs) X(floor) X(log) X(log10) X(log1p)        \
+          X(log2) X(rint) X(round) X(sin) X(sinh) X(sqrt) X(tan) X(tanh)       \
+              X(trunc)
 #define TESSEL_OCML_BINARY(X) X(atan2) X(fmod) X(pow) X(fmax) X(fmin) X(hypot)
 
 extern "C" {

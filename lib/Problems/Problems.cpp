@@ -296,9 +296,8 @@ FailureOr<func::FuncOp> tessel::buildProblem(OpBuilder &builder, Location loc,
   Block *body = func.addEntryBlock();
   builder.setInsertionPointToStart(body);
   Value lse = problem.lse ? body->getArgument(4) : Value();
-  FloatAttr scaleAttr = problem.scale
-                            ? builder.getF32FloatAttr(*problem.scale)
-                            : FloatAttr();
+  FloatAttr scaleAttr =
+      problem.scale ? builder.getF32FloatAttr(*problem.scale) : FloatAttr();
   AttentionOp::create(
       builder, loc, body->getArgument(0), body->getArgument(1),
       body->getArgument(2), body->getArgument(3), lse, scaleAttr,

@@ -319,8 +319,8 @@ int main(int argc, char **argv) {
   if (failed(verifyTileShape(*shape, emitError)))
     return 1;
   if (auto encoding = dyn_cast<VerifiableTensorEncoding>(attr))
-    if (failed(encoding.verifyEncoding(
-            *shape, Float16Type::get(&context), emitError)))
+    if (failed(encoding.verifyEncoding(*shape, Float16Type::get(&context),
+                                       emitError)))
       return 1;
   FailureOr<LinearLayout> layout = getLinearLayout(attr, *shape, emitError);
   if (failed(layout))

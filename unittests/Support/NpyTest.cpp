@@ -41,11 +41,11 @@ TEST(Npy, ParsesASmallArray) {
 TEST(Npy, ShapeWhoseByteCountWrapsAroundIsRejected) {
   // 2^62 * 2^2 elements of 4 bytes is 2^66 bytes: wrapped to 64 bits that is
   // 0, which an empty data section would have matched.
-  std::string error = errorOf(parseNpy(
-      npyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': "
-               "(4611686018427387904, 4), }",
-               ""),
-      "wrap.npy"));
+  std::string error = errorOf(
+      parseNpy(npyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': "
+                        "(4611686018427387904, 4), }",
+                        ""),
+               "wrap.npy"));
   EXPECT_NE(error.find("needs more bytes than the file holds"),
             std::string::npos)
       << error;
@@ -61,11 +61,11 @@ TEST(Npy, HugeElementWidthIsRejected) {
 }
 
 TEST(Npy, ZeroSizedDimensionNextToAHugeOne) {
-  llvm::Expected<NpyArray> parsed = parseNpy(
-      npyBytes("{'descr': '<i4', 'fortran_order': False, 'shape': "
-               "(4611686018427387904, 4611686018427387904, 0), }",
-               ""),
-      "empty.npy");
+  llvm::Expected<NpyArray> parsed =
+      parseNpy(npyBytes("{'descr': '<i4', 'fortran_order': False, 'shape': "
+                        "(4611686018427387904, 4611686018427387904, 0), }",
+                        ""),
+               "empty.npy");
   ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
   EXPECT_EQ(parsed->getNumElements(), 0);
 }

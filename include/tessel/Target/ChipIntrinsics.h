@@ -1,4 +1,5 @@
-//===- ChipIntrinsics.h - Intrinsics a chip lacks, before codegen -*- C++ -*-===//
+//===- ChipIntrinsics.h - Intrinsics a chip lacks, before codegen -*- C++
+//-*-===//
 //
 // The AMDGPU backend aborts the whole process ("LLVM ERROR: Cannot select")
 // when a kernel calls an intrinsic its chip does not have. Hand-written
