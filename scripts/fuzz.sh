@@ -36,11 +36,15 @@ work="$build/fuzz"
 mkdir -p "$work"
 # The Python package loads the instrumented libTesselC.so, whose sanitizer
 # runtime must come first in a python3 process.
+# LLVM's allocator poisons slabs only in instrumented code, but libMLIR.so
+# allocates from the same slabs uninstrumented: manual poisoning off, or
+# every MLIR context reports a false use-after-poison (docs/fuzzing.md).
+export ASAN_OPTIONS="allow_user_poisoning=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 asan_runtime="$(clang-22 -print-file-name=libclang_rt.asan-x86_64.so)"
 for target in "${targets[@]}"; do
   if [ ! -d "$work/seeds/$target" ]; then
-    LD_PRELOAD="$asan_runtime" ASAN_OPTIONS=detect_leaks=0 \
-      /usr/bin/python3 "$root/fuzz/make_seeds.py" "$work/seeds" \
+    LD_PRELOAD="$asan_runtime" ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" \
+      /usr/bin/python3 "$root/test/sanitizer/python.py" "$root/fuzz/make_seeds.py" "$work/seeds" \
       --source "$root" --only "$target" \
       --library "$build/lib/libTesselC.so" --tessel-gen "$build/bin/tessel-gen"
   fi

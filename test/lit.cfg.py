@@ -31,14 +31,23 @@ config.substitutions.append(("%tessel_obj_root", config.tessel_obj_root))
 # Debian's python3 (numpy, pytest), whatever python3 comes first on PATH.
 python = "/usr/bin/python3"
 if config.tessel_sanitizer:
+    # LLVM's BumpPtrAllocator poisons a new slab in instrumented code and
+    # unpoisons each allocation only there; libMLIR.so (not instrumented)
+    # then allocates from the same slab without unpoisoning. Manual poisoning
+    # is therefore off: a false use-after-poison, not a bug of either.
+    asan_options = "allow_user_poisoning=0"
+    config.environment["ASAN_OPTIONS"] = asan_options
     # The sanitized libTesselC.so needs the AddressSanitizer runtime loaded
     # first in the (uninstrumented) interpreter; Python's own allocations are
     # not Tessel's leaks.
     runtime = subprocess.run([config.cxx_compiler,
                               "-print-file-name=libclang_rt.asan-x86_64.so"],
                              capture_output=True, text=True).stdout.strip()
-    python = "env LD_PRELOAD=%s ASAN_OPTIONS=detect_leaks=0 %s" % (runtime,
-                                                                   python)
+    # sanitizer/python.py keeps the preload from the tools it starts.
+    launcher = os.path.join(config.tessel_src_root, "test", "sanitizer",
+                            "python.py")
+    python = ("env LD_PRELOAD=%s ASAN_OPTIONS=%s:detect_leaks=0 %s %s"
+              % (runtime, asan_options, python, launcher))
     config.available_features.add("sanitizer")
 # Replaces lit's own %python (the interpreter running lit, unquoted here).
 config.substitutions = [s for s in config.substitutions if s[0] != "%python"]
