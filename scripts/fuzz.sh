@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs Tessel's libFuzzer targets (docs/fuzzing.md), each for a given time.
 #
-#   scripts/fuzz.sh [--seconds N] [--jobs J] [TARGET ...]
+#   scripts/fuzz.sh [--seconds N] [--jobs J] [--no-build] [TARGET ...]
 #
 # TARGET is ir, npy, layout or cache (default: all four, one after another).
 # Each runs N seconds (default 60) with J parallel workers (default 1) on the
@@ -9,19 +9,23 @@
 # scripts/test.sh --sanitize), starting from seeds made by fuzz/make_seeds.py
 # and the corpus it grew before (build-sanitize/fuzz/corpus/TARGET). Inputs
 # that crash, leak or time out land in build-sanitize/fuzz/findings/TARGET/;
-# the script exits 1 if any target found one. Check a finding in with its
+# the script exits 1 if any target found one. --no-build runs the targets
+# as they are built (campaigns of two targets at once, or while the tree has
+# changes the fuzzed build should not pick up). Check a finding in with its
 # fix under fuzz/corpus/TARGET/ so the test suite replays it.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 seconds=60
 jobs=1
+build_first=1
 targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds="$2"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
+    --no-build) build_first=0; shift ;;
     ir|npy|layout|cache) targets+=("$1"); shift ;;
-    *) echo "usage: scripts/fuzz.sh [--seconds N] [--jobs J] [ir|npy|layout|cache ...]" >&2
+    *) echo "usage: scripts/fuzz.sh [--seconds N] [--jobs J] [--no-build] [ir|npy|layout|cache ...]" >&2
        exit 2 ;;
   esac
 done
@@ -30,7 +34,7 @@ done
 export TESSEL_SANITIZE=1
 build="${TESSEL_BUILD_DIR:-$root/build-sanitize}"
 export TESSEL_BUILD_DIR="$build"
-bash "$root/scripts/build.sh"
+[ "$build_first" = 1 ] && bash "$root/scripts/build.sh"
 
 work="$build/fuzz"
 mkdir -p "$work"
