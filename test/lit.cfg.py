@@ -22,7 +22,7 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
     ["tessel-opt", "tesselc", "tessel-gen", "tessel-layout", "tessel-run",
-     "tessel-capi-test", "tessel-bench-compile", "tessel-perf",
+     "tessel-capi-test", "tessel-bench-compile", "tessel-perf", "tessel-tune",
      "tessel-fuzz-ir-replay", "tessel-fuzz-npy-replay",
      "tessel-fuzz-layout-replay", "tessel-fuzz-cache-replay"],
     [config.tessel_tools_dir])

@@ -23,6 +23,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <deque>
+#include <limits>
 #include <map>
 
 using namespace tessel;
@@ -237,14 +238,17 @@ public:
 
   /// Runs `body` `iterations` times on every wave and measures the steady
   /// state: the timeline of the iterations after the first `warmup`, summed
-  /// over the waves and divided by their count, with `cycles` the average
-  /// time between two iterations of a wave (the SIMD's period).
+  /// over the waves and divided by their count, with `cycles` the time the
+  /// SIMD takes for one iteration of every wave (its period). The period is
+  /// measured while no wave has finished: a wave that finishes early leaves
+  /// the pipes to the others, which then run faster than the steady state.
   Timeline run(llvm::ArrayRef<Instruction> body, unsigned iterations,
                unsigned warmup) {
     Timeline measured;
     if (body.empty() || iterations <= warmup)
       return measured;
     std::vector<double> warmEnd(state.size(), 0);
+    std::vector<double> completions;
     while (true) {
       Wave *next = nullptr;
       double nextTime = 0;
@@ -267,12 +271,11 @@ public:
         wave.pc = 0;
         if (++wave.iteration == warmup)
           warmEnd[&wave - state.data()] = wave.now;
+        completions.push_back(wave.now);
       }
     }
-    double period = 0;
-    for (auto [wave, start] : llvm::zip(state, warmEnd))
-      period += (wave.now - start) / (iterations - warmup);
-    period /= state.size();
+    double period = steadyPeriod(warmEnd, std::move(completions), warmup,
+                                 iterations - warmup);
     // Per iteration of one wave, in the SIMD's time: the waves' charges and
     // busy times are summed over the waves and the measured iterations.
     double scale = 1.0 / (iterations - warmup);
@@ -288,6 +291,32 @@ public:
   }
 
 private:
+  /// The SIMD's time for one iteration of every wave: the rate at which the
+  /// SIMD completes iterations while every wave is still running, after
+  /// `warmup` iterations per wave have been completed on the SIMD (waves
+  /// need not progress evenly: the oldest wave issues first). Falls back to
+  /// the waves' average time per measured iteration when that window holds
+  /// too few iterations.
+  double steadyPeriod(llvm::ArrayRef<double> warmEnd,
+                      std::vector<double> completions, unsigned warmup,
+                      unsigned measured) const {
+    double allRunning = std::numeric_limits<double>::infinity();
+    for (const Wave &wave : state)
+      allRunning = std::min(allRunning, wave.now);
+    llvm::sort(completions);
+    size_t done =
+        llvm::upper_bound(completions, allRunning) - completions.begin();
+    size_t first = std::min<size_t>(state.size() * warmup, done);
+    if (first > 0 && done > first + 1) {
+      double start = completions[first - 1];
+      return (completions[done - 1] - start) * state.size() / (done - first);
+    }
+    double period = 0;
+    for (auto [wave, start] : llvm::zip(state, warmEnd))
+      period += (wave.now - start) / measured;
+    return period / state.size();
+  }
+
   struct Wave {
     double now = 0;
     std::deque<InFlight> vm, lgkm, vs;
@@ -667,7 +696,7 @@ static LoopReport analyzeLoop(const KernelCode &code, const LoopRange &range,
   loop.globalBytesPerIteration = single.globalBytes;
   Timeline shared = SimdSimulator(chip, parameters, waveSize, wavesPerSimd,
                                   wavesPerBarrier, simdsBusy)
-                        .run(body, 6, 3);
+                        .run(body, 10, 3);
   loop.sharedCycles = std::max(shared.cycles, 1.0);
   loop.structuralEfficiency =
       std::min(1.0, shared.matrixBusy / loop.sharedCycles);
@@ -705,50 +734,6 @@ static LoopReport analyzeLoop(const KernelCode &code, const LoopRange &range,
 //===----------------------------------------------------------------------===//
 // The grid
 //===----------------------------------------------------------------------===//
-
-namespace {
-struct Placement {
-  unsigned wavesPerWorkgroup = 1;
-  unsigned workgroupsPerCU = 0;
-  std::string limit;
-};
-} // namespace
-
-/// How many workgroups a CU holds and what stops it holding more.
-static Placement placeWorkgroups(const Chip &chip,
-                                 const KernelResourceUsage &usage,
-                                 const Occupancy &occupancy) {
-  Placement placement;
-  placement.wavesPerWorkgroup =
-      llvm::divideCeil(usage.workgroupSize, usage.waveSize);
-  unsigned waves = placement.wavesPerWorkgroup;
-  // Hardware limits on workgroups per CU (as in computeOccupancy).
-  unsigned bySlots = waves == 1 ? 32 : std::min(32 / waves, 16u);
-  unsigned registerWaves = std::min(occupancy.byVgprs, occupancy.bySgprs);
-  registerWaves = std::min(registerWaves, chip.maxWavesPerSimd);
-  unsigned byRegisters = registerWaves * chip.simdsPerCU / waves;
-  unsigned byLds =
-      usage.ldsBytes
-          ? chip.ldsBytesPerCU /
-                unsigned(llvm::alignTo(usage.ldsBytes, chip.ldsAllocGranule))
-          : bySlots;
-  placement.workgroupsPerCU = std::min({bySlots, byRegisters, byLds});
-  if (placement.workgroupsPerCU == byLds && byLds < bySlots)
-    placement.limit = llvm::formatv("LDS ({0} KiB per workgroup of {1} KiB)",
-                                    llvm::divideCeil(usage.ldsBytes, 1024),
-                                    chip.ldsBytesPerCU / 1024)
-                          .str();
-  else if (placement.workgroupsPerCU == byRegisters && byRegisters < bySlots)
-    placement.limit =
-        llvm::formatv("registers ({0} VGPRs + {1} AGPRs, {2} SGPRs: {3} "
-                      "waves per SIMD)",
-                      usage.archVgprs, usage.accVgprs, usage.sgprs,
-                      registerWaves)
-            .str();
-  else
-    placement.limit = "workgroup slots";
-  return placement;
-}
 
 static MatrixType dominantMatrixType(const KernelCode &code) {
   std::map<MatrixType, uint64_t> flops;
@@ -817,7 +802,7 @@ tessel::analyzeKernel(const KernelCode &code, const KernelMetadata &metadata,
   report.occupancy = computeOccupancy(chip, usage);
 
   // Placement on the chip.
-  Placement placement = placeWorkgroups(chip, usage, report.occupancy);
+  WorkgroupPlacement placement = placeWorkgroups(chip, usage, report.occupancy);
   if (placement.workgroupsPerCU == 0)
     return llvm::createStringError(
         "the kernel's registers or LDS leave no room for one workgroup");

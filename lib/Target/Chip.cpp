@@ -11,6 +11,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
@@ -276,4 +277,39 @@ Occupancy tessel::computeOccupancy(const Chip &chip,
     }
   }
   return occupancy;
+}
+
+WorkgroupPlacement tessel::placeWorkgroups(const Chip &chip,
+                                           const KernelResourceUsage &usage,
+                                           const Occupancy &occupancy) {
+  WorkgroupPlacement placement;
+  placement.wavesPerWorkgroup =
+      llvm::divideCeil(usage.workgroupSize, usage.waveSize);
+  unsigned waves = placement.wavesPerWorkgroup;
+  // Hardware limits on workgroups per CU (as in computeOccupancy).
+  unsigned bySlots = waves == 1 ? 32 : std::min(32 / waves, 16u);
+  unsigned registerWaves = std::min(occupancy.byVgprs, occupancy.bySgprs);
+  registerWaves = std::min(registerWaves, chip.maxWavesPerSimd);
+  unsigned byRegisters = registerWaves * chip.simdsPerCU / waves;
+  unsigned byLds =
+      usage.ldsBytes
+          ? chip.ldsBytesPerCU /
+                unsigned(llvm::alignTo(usage.ldsBytes, chip.ldsAllocGranule))
+          : bySlots;
+  placement.workgroupsPerCU = std::min({bySlots, byRegisters, byLds});
+  if (placement.workgroupsPerCU == byLds && byLds < bySlots)
+    placement.limit = llvm::formatv("LDS ({0} KiB per workgroup of {1} KiB)",
+                                    llvm::divideCeil(usage.ldsBytes, 1024),
+                                    chip.ldsBytesPerCU / 1024)
+                          .str();
+  else if (placement.workgroupsPerCU == byRegisters && byRegisters < bySlots)
+    placement.limit =
+        llvm::formatv("registers ({0} VGPRs + {1} AGPRs, {2} SGPRs: {3} "
+                      "waves per SIMD)",
+                      usage.archVgprs, usage.accVgprs, usage.sgprs,
+                      registerWaves)
+            .str();
+  else
+    placement.limit = "workgroup slots";
+  return placement;
 }

@@ -879,3 +879,22 @@ std::string tessel::getRocdlOpMnemonic(llvm::StringRef opName) {
       c = '_';
   return name;
 }
+
+std::optional<MatrixType> tessel::getMatrixType(llvm::StringRef mnemonic) {
+  if (mnemonic.contains("fp8") || mnemonic.contains("bf8") ||
+      mnemonic.contains("f8f6f4"))
+    return MatrixType::FP8;
+  if (mnemonic.contains("bf16"))
+    return MatrixType::BF16;
+  if (mnemonic.contains("f16"))
+    return MatrixType::F16;
+  if (mnemonic.contains("i8") || mnemonic.contains("iu8"))
+    return MatrixType::I8;
+  if (mnemonic.contains("xf32"))
+    return MatrixType::XF32;
+  if (mnemonic.contains("f64"))
+    return MatrixType::F64;
+  if (mnemonic.contains("f32"))
+    return MatrixType::F32;
+  return std::nullopt;
+}

@@ -1,9 +1,11 @@
 // RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx950}))' --verify-diagnostics | FileCheck %s
 
-// gfx950 reaches its full f16/bf16 rate only with the double-K instructions.
+// gfx950 reaches its full f16/bf16 rate only with the double-K
+// instructions; its 160 KiB of LDS let the model take 64 elements of K per
+// step.
 // CHECK-LABEL: func.func @large_bf16
 // CHECK: tessel.matmul
-// CHECK-SAME: config = #tessel.config<tile = [128, 128, 32], waves = [2, 2], stages = 2, instr = "v_mfma_f32_32x32x16_bf16">
+// CHECK-SAME: config = #tessel.config<tile = [128, 128, 64], waves = [2, 2], stages = 2, instr = "v_mfma_f32_32x32x16_bf16">
 func.func @large_bf16(%a: memref<4096x4096xbf16>, %b: memref<4096x4096xbf16>, %c: memref<4096x4096xbf16>) {
   tessel.matmul ins(%a, %b : memref<4096x4096xbf16>, memref<4096x4096xbf16>) outs(%c : memref<4096x4096xbf16>)
   return

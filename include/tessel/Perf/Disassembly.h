@@ -10,6 +10,8 @@
 #ifndef TESSEL_PERF_DISASSEMBLY_H
 #define TESSEL_PERF_DISASSEMBLY_H
 
+#include "tessel/Target/Mma.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -22,7 +24,6 @@
 namespace tessel {
 
 struct Chip;
-enum class MatrixType;
 
 /// The pipe or event an instruction stands for.
 enum class InstrKind {
@@ -84,9 +85,6 @@ struct KernelCode {
 llvm::Expected<KernelCode> disassembleKernel(llvm::ArrayRef<char> codeObject,
                                              llvm::StringRef kernel,
                                              const Chip &chip);
-
-/// The element class a matrix mnemonic is rated by (bf16, fp8, ...).
-std::optional<MatrixType> getMatrixType(llvm::StringRef mnemonic);
 
 /// Classifies one printed instruction (exposed for tests).
 Instruction classifyInstruction(llvm::StringRef text, const Chip &chip);

@@ -13,6 +13,7 @@
 #define TESSEL_PERF_MODEL_H
 
 #include "tessel/Perf/Disassembly.h"
+#include "tessel/Perf/Parameters.h"
 #include "tessel/Target/Chip.h"
 
 #include "llvm/Support/JSON.h"
@@ -37,28 +38,6 @@ struct ProblemWork {
   double uniqueBytes = 0; ///< bytes that must cross HBM at least once
   MatrixType type = MatrixType::BF16;
   bool typeGiven = false; ///< else taken from the kernel's matrix instructions
-};
-
-/// Stated assumptions of the model, in clocks or bytes per clock. Each is a
-/// parameter so a user can set what their measurement says.
-struct ModelParameters {
-  double clockMHz = 0; ///< 0: the chip's peak engine clock
-  /// Latency of a vector memory load that hits L2 (GEMM and attention tiles
-  /// are read by many workgroups, so most of their loads hit L2 or the
-  /// last-level cache).
-  unsigned globalLoadLatency = 500;
-  unsigned scalarLoadLatency = 200;
-  unsigned ldsLatency = 64;
-  /// Clocks from the last wave's arrival at s_barrier to the release.
-  unsigned barrierLatency = 16;
-  /// Bytes per clock per CU of the vector L1 / address path and of L2 per
-  /// XCD.
-  double l1BytesPerClock = 64;
-  double l2BytesPerClockPerCU = 64;
-  /// Fraction of the spec HBM bandwidth a streaming kernel reaches.
-  double hbmEfficiency = 0.88;
-  /// Loop trip count when it can neither be given nor derived.
-  std::optional<uint64_t> tripCount;
 };
 
 /// One named share of a loop's (or kernel's) cycles.

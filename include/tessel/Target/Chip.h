@@ -97,6 +97,21 @@ struct Occupancy {
 /// Occupancy by LLVM's AMDGPUBaseInfo rules (docs/hardware.md §6).
 Occupancy computeOccupancy(const Chip &chip, const KernelResourceUsage &usage);
 
+/// How many workgroups of a kernel a CU holds at once, and what stops it
+/// holding more.
+struct WorkgroupPlacement {
+  unsigned wavesPerWorkgroup = 1;
+  unsigned workgroupsPerCU = 0;
+  std::string limit; ///< "LDS (...)", "registers (...)" or "workgroup slots"
+};
+
+/// The placement of `usage`'s workgroups on a CU of `chip`: registers (by
+/// `occupancy`), LDS with its allocation granule, and the CU's workgroup
+/// slots.
+WorkgroupPlacement placeWorkgroups(const Chip &chip,
+                                   const KernelResourceUsage &usage,
+                                   const Occupancy &occupancy);
+
 } // namespace tessel
 
 #endif // TESSEL_TARGET_CHIP_H

@@ -34,6 +34,10 @@ enum class MmaElement { F32, Xf32, F16, Bf16, Fp8, Bf8, I8, I32 };
 llvm::StringRef stringifyMmaElement(MmaElement element);
 unsigned getMmaElementBits(MmaElement element);
 
+/// The element class a matrix mnemonic is rated by (bf16, fp8, ...), from
+/// its spelling: works for instructions the catalogue lacks.
+std::optional<MatrixType> getMatrixType(llvm::StringRef mnemonic);
+
 struct MmaInstr {
   llvm::StringRef name;       ///< gfx942+ spelling: "v_mfma_f32_32x32x8_bf16"
   llvm::StringRef legacyName; ///< gfx90a spelling where it differs, else ""

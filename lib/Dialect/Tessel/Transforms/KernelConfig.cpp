@@ -82,44 +82,105 @@ static int64_t bytesOf(Type type) {
   return llvm::divideCeil(type.getIntOrFloatBitWidth(), 8);
 }
 
-/// A tile size for a problem size: the preferred size, or the smallest
-/// power of two covering a smaller problem (but at least `minimum`).
-static int64_t tileFor(int64_t size, int64_t preferred, int64_t minimum) {
-  if (ShapedType::isDynamic(size) || size >= preferred)
-    return preferred;
-  return std::max<int64_t>(minimum, llvm::PowerOf2Ceil(size));
+/// The size the chooser plans for: a dynamic one is assumed large.
+static uint64_t plannedSize(int64_t size) {
+  return ShapedType::isDynamic(size) ? kAssumedDynamicSize
+                                     : std::max<int64_t>(size, 1);
+}
+
+/// Tile sizes worth trying along a dimension of `size` for an instruction
+/// `instrSize` wide: powers of two from the instruction's size to 256, none
+/// past the smallest power of two covering the dimension.
+static SmallVector<int64_t> tileSizes(uint64_t size, unsigned instrSize) {
+  SmallVector<int64_t> sizes;
+  uint64_t cover = std::max<uint64_t>(instrSize, llvm::PowerOf2Ceil(size));
+  for (int64_t tile = instrSize; tile <= 256 && uint64_t(tile) <= cover;
+       tile *= 2)
+    sizes.push_back(tile);
+  return sizes;
+}
+
+std::vector<RankedMatmulConfig>
+tessel::rankMatmulConfigs(MLIRContext *context, const Chip &chip, Type a,
+                          Type b, Type c, MatmulProblemSizes sizes) {
+  MatmulShape shape;
+  shape.m = plannedSize(sizes.m);
+  shape.n = plannedSize(sizes.n);
+  shape.k = plannedSize(sizes.k);
+  shape.batch = plannedSize(sizes.batch);
+  shape.bytesA = bytesOf(a);
+  shape.bytesB = bytesOf(b);
+  shape.bytesC = bytesOf(c);
+
+  std::vector<RankedMatmulConfig> ranked;
+  for (unsigned instrSize : {32u, 16u}) {
+    const MmaInstr *instr = chooseMmaInstr(chip, a, b, instrSize);
+    if (!instr)
+      continue;
+    StringAttr instrName = StringAttr::get(context, instr->name);
+    // K tiles of 32, 64 and 128 bytes per row, at least two instruction
+    // steps (a lane then reads 16 bytes of LDS at once), none far past K.
+    SmallVector<int64_t> tileKs;
+    int64_t groupK = 2 * instr->k;
+    int64_t coverK = std::max<int64_t>(groupK, llvm::PowerOf2Ceil(shape.k));
+    for (int64_t bytes : {32, 64, 128}) {
+      int64_t tileK = std::max<int64_t>(groupK, bytes / shape.bytesA);
+      if (tileK <= coverK && tileK % groupK == 0 &&
+          !llvm::is_contained(tileKs, tileK))
+        tileKs.push_back(tileK);
+    }
+    for (int64_t tileM : tileSizes(shape.m, instr->m))
+      for (int64_t tileN : tileSizes(shape.n, instr->n))
+        for (int64_t wavesM : {1, 2, 4})
+          for (int64_t wavesN : {1, 2, 4}) {
+            if (wavesM * wavesN > 8 || tileM % (instr->m * wavesM) ||
+                tileN % (instr->n * wavesN))
+              continue;
+            for (int64_t tileK : tileKs) {
+              SmallVector<int64_t> tile = {tileM, tileN, tileK};
+              SmallVector<int64_t> waves = {wavesM, wavesN};
+              auto config = ConfigAttr::get(context, tile, waves,
+                                            /*stages=*/2, instrName,
+                                            /*splits=*/1);
+              MatmulResources resources =
+                  estimateMatmulResources(config, a, b, chip.defaultWaveSize);
+              // The lowering keeps accumulators in architectural VGPRs:
+              // past them the backend spills.
+              if (resources.ldsBytes > chip.maxLdsBytesPerWorkgroup ||
+                  resources.totalVgprs() > chip.maxArchVgprs)
+                continue;
+              MatmulCandidate candidate;
+              candidate.tileM = tileM;
+              candidate.tileN = tileN;
+              candidate.tileK = tileK;
+              candidate.wavesM = wavesM;
+              candidate.wavesN = wavesN;
+              candidate.stages = 2;
+              candidate.instr = instr;
+              candidate.vgprs = resources.totalVgprs();
+              candidate.ldsBytes = resources.ldsBytes;
+              ranked.push_back(
+                  {config, estimateMatmul(chip, shape, candidate)});
+            }
+          }
+  }
+  // Fastest first; among equals the one with fewer waves, then the
+  // enumeration order (larger instructions, smaller tiles first).
+  llvm::stable_sort(
+      ranked, [](const RankedMatmulConfig &x, const RankedMatmulConfig &y) {
+        if (x.estimate.seconds != y.estimate.seconds)
+          return x.estimate.seconds < y.estimate.seconds;
+        return x.config.getNumWaves() < y.config.getNumWaves();
+      });
+  return ranked;
 }
 
 ConfigAttr tessel::getDefaultMatmulConfig(MLIRContext *context,
                                           const Chip &chip, Type a, Type b,
-                                          int64_t m, int64_t n, int64_t k) {
-  // 32x32 instructions unless the problem is thin.
-  auto small = [](int64_t size) {
-    return !ShapedType::isDynamic(size) && size <= 16;
-  };
-  unsigned instrM = small(m) || small(n) ? 16 : 32;
-  const MmaInstr *instr = chooseMmaInstr(chip, a, b, instrM);
-  if (!instr)
-    instr = chooseMmaInstr(chip, a, b, 48 - instrM);
-  if (!instr)
-    return {};
-  int64_t tileM = tileFor(m, 128, instr->m);
-  int64_t tileN = tileFor(n, 128, instr->n);
-  int64_t wavesM = std::min<int64_t>(2, tileM / instr->m);
-  int64_t wavesN = std::min<int64_t>(2, tileN / instr->n);
-  // 64 bytes of K per row (two LDS slots of a 128x128 16-bit tile pair
-  // then take 32 KiB, leaving room for a second workgroup per CU), at least
-  // two instructions' worth (so a lane can read 16 bytes of LDS at once),
-  // not far past a small K.
-  int64_t groupK = 2 * instr->k;
-  int64_t tileK = std::max<int64_t>(groupK, 64 / bytesOf(a));
-  if (!ShapedType::isDynamic(k))
-    tileK = std::max<int64_t>(groupK,
-                              std::min<int64_t>(tileK, llvm::PowerOf2Ceil(k)));
-  SmallVector<int64_t> tile = {tileM, tileN, tileK};
-  SmallVector<int64_t> waves = {wavesM, wavesN};
-  return ConfigAttr::get(context, tile, waves, /*stages=*/2,
-                         StringAttr::get(context, instr->name), /*splits=*/1);
+                                          Type c, MatmulProblemSizes sizes) {
+  std::vector<RankedMatmulConfig> ranked =
+      rankMatmulConfigs(context, chip, a, b, c, sizes);
+  return ranked.empty() ? ConfigAttr() : ranked.front().config;
 }
 
 MatmulResources tessel::estimateMatmulResources(ConfigAttr config, Type a,

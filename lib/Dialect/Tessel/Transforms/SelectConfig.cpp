@@ -3,8 +3,12 @@
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 #include "tessel/Dialect/Tessel/Transforms/KernelConfig.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
+#include "tessel/Dialect/Tessel/Transforms/TuningDatabase.h"
+
+#include "mlir/AsmParser/AsmParser.h"
 
 #include "llvm/Support/Debug.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #define DEBUG_TYPE "tessel-select-config"
 
@@ -21,6 +25,79 @@ struct SelectConfigPass
     : public tessel::impl::TesselSelectConfigPassBase<SelectConfigPass> {
   using Base::Base;
 
+  std::optional<TuningDatabase> database;
+
+  LogicalResult initialize(MLIRContext *context) override {
+    if (tuningDb.empty())
+      return success();
+    llvm::Expected<TuningDatabase> loaded = TuningDatabase::load(tuningDb);
+    if (!loaded)
+      return emitError(UnknownLoc::get(context))
+             << llvm::toString(loaded.takeError());
+    database = std::move(*loaded);
+    return success();
+  }
+
+  /// The config the tuning database holds for this problem on `target`:
+  /// null when it has none, failure when its entry is not a config.
+  FailureOr<ConfigAttr> lookupTunedConfig(MatmulOp matmul, const Chip &target) {
+    if (!database)
+      return ConfigAttr();
+    const TuningEntry *entry =
+        database->lookup(target.name, getMatmulProblemKey(matmul));
+    if (!entry)
+      return ConfigAttr();
+    auto config = llvm::dyn_cast_or_null<ConfigAttr>(
+        parseAttribute(entry->config, &getContext()));
+    if (!config)
+      return matmul.emitOpError()
+             << "tuning database '" << tuningDb << "' holds '" << entry->config
+             << "' for this problem, which is not a #tessel.config";
+    if (explain)
+      matmul.emitRemark() << "chose " << config << " from the tuning database '"
+                          << tuningDb << "' (" << entry->source << ")";
+    return config;
+  }
+
+  /// The fastest config by the analytical model; with `explain`, a remark
+  /// on the op ranks the best candidates and says why the winner won.
+  ConfigAttr chooseMatmulConfig(MatmulOp matmul, const Chip &target) {
+    MemRefType aType = matmul.getA().getType();
+    MemRefType bType = matmul.getB().getType();
+    int64_t rank = aType.getRank();
+    MatmulProblemSizes sizes{
+        aType.getDimSize(rank - 2), bType.getDimSize(rank - 1),
+        aType.getDimSize(rank - 1), rank == 3 ? aType.getDimSize(0) : 1};
+    std::vector<RankedMatmulConfig> ranked = rankMatmulConfigs(
+        &getContext(), target, aType.getElementType(), bType.getElementType(),
+        matmul.getC().getType().getElementType(), sizes);
+    if (ranked.empty())
+      return {};
+    if (explain)
+      explainChoice(matmul, target, ranked);
+    return ranked.front().config;
+  }
+
+  void explainChoice(MatmulOp matmul, const Chip &target,
+                     ArrayRef<RankedMatmulConfig> ranked) {
+    InFlightDiagnostic remark = matmul.emitRemark();
+    const MatmulEstimate &best = ranked.front().estimate;
+    remark << "chose " << ranked.front().config << " of " << ranked.size()
+           << " candidates on " << target.name << ": predicted "
+           << llvm::formatv("{0:F1} us, {1:F1}% of peak", best.seconds * 1e6,
+                            best.percentOfPeak)
+           << "; " << best.explanation;
+    for (const RankedMatmulConfig &candidate :
+         ranked.drop_front().take_front(explainCount)) {
+      const MatmulEstimate &estimate = candidate.estimate;
+      remark.attachNote() << "runner-up " << candidate.config << ": "
+                          << llvm::formatv("{0:F1} us ({1:F2}x)",
+                                           estimate.seconds * 1e6,
+                                           estimate.seconds / best.seconds)
+                          << "; " << estimate.explanation;
+    }
+  }
+
   void runOnOperation() override {
     const Chip *target = lookupChip(chip);
     if (!target) {
@@ -33,19 +110,15 @@ struct SelectConfigPass
       Type b = matmul.getB().getType().getElementType();
       ConfigAttr config = matmul.getConfigAttr();
       if (!config) {
-        MemRefType aType = matmul.getA().getType();
-        MemRefType bType = matmul.getB().getType();
-        int64_t rank = aType.getRank();
-        config = getDefaultMatmulConfig(
-            &getContext(), *target, a, b, aType.getDimSize(rank - 2),
-            bType.getDimSize(rank - 1), aType.getDimSize(rank - 1));
+        FailureOr<ConfigAttr> tuned = lookupTunedConfig(matmul, *target);
+        if (failed(tuned))
+          return WalkResult::interrupt();
+        config = *tuned ? *tuned : chooseMatmulConfig(matmul, *target);
         if (!config) {
           matmul.emitOpError() << explainUnsupportedTypes(*target, a, b);
           return WalkResult::interrupt();
         }
         matmul.setConfigAttr(config);
-        LLVM_DEBUG(llvm::dbgs() << "chose " << config << " for " << a << " x "
-                                << b << " on " << target->name << "\n");
       } else if (!config.getInstr()) {
         // A config without an instruction gets the best one for its tile.
         ArrayRef<int64_t> tile = config.getTile();

@@ -10,6 +10,7 @@
 #define TESSEL_DIALECT_TESSEL_TRANSFORMS_KERNELCONFIG_H
 
 #include "tessel/Dialect/Tessel/IR/TesselAttrs.h"
+#include "tessel/Perf/MatmulEstimate.h"
 #include "tessel/Target/Chip.h"
 #include "tessel/Target/Mma.h"
 
@@ -31,11 +32,37 @@ const MmaInstr *chooseMmaInstr(const Chip &chip, mlir::Type a, mlir::Type b,
 std::string explainUnsupportedTypes(const Chip &chip, mlir::Type a,
                                     mlir::Type b);
 
-/// The default config of a matmul of the given sizes (dynamic sizes are
-/// ShapedType::kDynamic) on `chip`.
+/// A candidate matmul config with what the analytical performance model
+/// predicts for it.
+struct RankedMatmulConfig {
+  ConfigAttr config;
+  MatmulEstimate estimate;
+};
+
+/// The sizes of a matmul problem, as the config chooser sees them; dynamic
+/// sizes are ShapedType::kDynamic.
+struct MatmulProblemSizes {
+  int64_t m, n, k, batch = 1;
+};
+
+/// Every config the matmul lowering supports for this problem on `chip`
+/// (tiles 16-256 per dimension, 1-8 waves, K tiles of 32-128 bytes, the
+/// chip's 16x16 and 32x32 instructions for the types) that fits the LDS and
+/// the architectural VGPRs, ranked fastest first by the analytical model
+/// (include/tessel/Perf/MatmulEstimate.h). Dynamic sizes are taken as
+/// kAssumedDynamicSize. Empty when the chip cannot multiply the types.
+std::vector<RankedMatmulConfig>
+rankMatmulConfigs(mlir::MLIRContext *context, const Chip &chip, mlir::Type a,
+                  mlir::Type b, mlir::Type c, MatmulProblemSizes sizes);
+
+/// What the config chooser assumes a dynamic size is: large enough that
+/// tiles are chosen for the steady state, not for a small grid.
+constexpr int64_t kAssumedDynamicSize = 4096;
+
+/// The default config of a matmul: the winner of rankMatmulConfigs.
 ConfigAttr getDefaultMatmulConfig(mlir::MLIRContext *context, const Chip &chip,
-                                  mlir::Type a, mlir::Type b, int64_t m,
-                                  int64_t n, int64_t k);
+                                  mlir::Type a, mlir::Type b, mlir::Type c,
+                                  MatmulProblemSizes sizes);
 
 /// What a matmul config costs on chip.
 struct MatmulResources {

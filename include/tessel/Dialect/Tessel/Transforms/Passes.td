@@ -49,8 +49,19 @@ def TesselSelectConfigPass
     : Pass<"tessel-select-config", "::mlir::func::FuncOp"> {
   let summary = "Choose tiles, waves, stages and the matrix instruction";
   let description = [{
-    Gives every `tessel.matmul` without a `#tessel.config` the default one
-    for the chip, its element types and its shape, and checks every config
+    Gives every `tessel.matmul` without a `#tessel.config` the fastest
+    config for the chip, its element types and its shape: it enumerates the
+    configs the lowering supports (tiles, waves, K tile, 16x16 or 32x32
+    instruction) that fit the chip's LDS and registers and ranks them with
+    the analytical form of the performance model (time of one K step with
+    the waves that share a SIMD, LDS and cache bandwidth, occupancy, rounds
+    of workgroups over the CUs, the HBM floor). With `explain`, a remark on
+    each matmul names the winner, its predicted time and binding limit, and
+    notes rank the runners-up. With `tuning-db`, a problem the database
+    (written by `tessel-tune`) holds for the chip gets its tuned config.
+    Attention gets its default config.
+
+    It checks every config
     (chosen or given) against the chip before any code exists: the
     instruction must be one the chip has for these types, the LDS buffers
     must fit the chip's LDS, and the accumulator and operand registers the
@@ -59,6 +70,13 @@ def TesselSelectConfigPass
   }];
   let options = [
     Option<"chip", "chip", "std::string", "\"gfx942\"", "Target chip">,
+    Option<"explain", "explain", "bool", "false",
+           "Remark why each matmul's config won, with the runners-up">,
+    Option<"explainCount", "explain-count", "unsigned", "4",
+           "Runners-up listed by explain">,
+    Option<"tuningDb", "tuning-db", "std::string", "\"\"",
+           "A tuning database (tessel-tune) whose configs win over the "
+           "model's for the problems it holds">,
   ];
 }
 

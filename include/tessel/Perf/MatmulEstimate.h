@@ -1,0 +1,81 @@
+//===- MatmulEstimate.h - The analytical form of the model ------*- C++ -*-===//
+//
+// Predicts the time of a matmul kernel from its config alone, before any
+// code exists, so that tessel-select-config can rank hundreds of candidates
+// in microseconds. It is the ISA-level model (Model.h) in closed form: the
+// same chip facts, the same stated assumptions (Parameters.h), and the
+// instruction counts of one K step as Tessel's matmul lowering emits them
+// (docs/performance-model.md, "The analytical form"). tessel-tune checks its
+// ranking against the ISA-level model on the compiled candidates.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_PERF_MATMULESTIMATE_H
+#define TESSEL_PERF_MATMULESTIMATE_H
+
+#include "tessel/Perf/Parameters.h"
+#include "tessel/Target/Chip.h"
+#include "tessel/Target/Mma.h"
+
+#include <string>
+
+namespace tessel {
+
+/// A matmul problem as the config chooser sees it (static sizes).
+struct MatmulShape {
+  uint64_t m = 0, n = 0, k = 0, batch = 1;
+  unsigned bytesA = 2, bytesB = 2, bytesC = 2; ///< bytes per element
+};
+
+/// One candidate config and the resources it is estimated to need.
+struct MatmulCandidate {
+  unsigned tileM = 0, tileN = 0, tileK = 0;
+  unsigned wavesM = 1, wavesN = 1, stages = 2;
+  const MmaInstr *instr = nullptr;
+  unsigned vgprs = 0;    ///< per lane, all of them (accumulators in VGPRs)
+  unsigned ldsBytes = 0; ///< per workgroup
+};
+
+/// One K step of one wave, as the lowering emits it.
+struct MatmulStepCounts {
+  unsigned matrix = 0, valu = 0, ldsReads = 0, ldsWrites = 0, globalLoads = 0,
+           scalar = 0;
+  double matrixCycles = 0; ///< matrix-pipe busy clocks
+  unsigned issued() const {
+    return matrix + valu + ldsReads + ldsWrites + globalLoads + scalar;
+  }
+};
+
+struct MatmulEstimate {
+  double seconds = 0; ///< predicted time
+  double tflops = 0, percentOfPeak = 0;
+  /// Matrix pipes busy over the kernel (clock-free): useful matrix work over
+  /// what the chip could do in the predicted clocks.
+  double structuralEfficiency = 0;
+  /// Matrix pipe busy in the K loop with the waves that share a SIMD.
+  double loopEfficiency = 0;
+  double stepCycles = 0; ///< one K step on a fully occupied CU
+  MatmulStepCounts step;
+  unsigned wavesPerSimd = 0, workgroupsPerCU = 0, simdsBusy = 0;
+  uint64_t workgroups = 0, rounds = 0;
+  double gridEfficiency = 0; ///< workgroups / (rounds * resident slots)
+  /// What binds the K step ("matrix pipe", "issue", "latency", "LDS
+  /// bandwidth", "L1/L2 bandwidth") or the kernel ("HBM bandwidth").
+  std::string limit;
+  std::string explanation; ///< one sentence: why this time
+};
+
+/// The instruction counts of one K step of one wave for `candidate`.
+MatmulStepCounts countMatmulStep(const Chip &chip,
+                                 const MatmulCandidate &candidate,
+                                 const MatmulShape &shape);
+
+/// Predicts `candidate` for `shape` on `chip`. A candidate that cannot be
+/// placed (no workgroup fits a CU) gets an infinite time.
+MatmulEstimate estimateMatmul(const Chip &chip, const MatmulShape &shape,
+                              const MatmulCandidate &candidate,
+                              const ModelParameters &parameters = {});
+
+} // namespace tessel
+
+#endif // TESSEL_PERF_MATMULESTIMATE_H

@@ -1,0 +1,42 @@
+//===- Parameters.h - The stated assumptions of the model -------*- C++ -*-===//
+//
+// The performance model's assumptions that are not chip facts: memory
+// latencies and cache bandwidths. Both the ISA-level model (Model.h) and the
+// analytical form that ranks configs before code exists (MatmulEstimate.h)
+// use the same values; docs/performance-model.md explains each.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_PERF_PARAMETERS_H
+#define TESSEL_PERF_PARAMETERS_H
+
+#include <cstdint>
+#include <optional>
+
+namespace tessel {
+
+/// Stated assumptions of the model, in clocks or bytes per clock. Each is a
+/// parameter so a user can set what their measurement says.
+struct ModelParameters {
+  double clockMHz = 0; ///< 0: the chip's peak engine clock
+  /// Latency of a vector memory load that hits L2 (GEMM and attention tiles
+  /// are read by many workgroups, so most of their loads hit L2 or the
+  /// last-level cache).
+  unsigned globalLoadLatency = 500;
+  unsigned scalarLoadLatency = 200;
+  unsigned ldsLatency = 64;
+  /// Clocks from the last wave's arrival at s_barrier to the release.
+  unsigned barrierLatency = 16;
+  /// Bytes per clock per CU of the vector L1 / address path and of L2 per
+  /// XCD.
+  double l1BytesPerClock = 64;
+  double l2BytesPerClockPerCU = 64;
+  /// Fraction of the spec HBM bandwidth a streaming kernel reaches.
+  double hbmEfficiency = 0.88;
+  /// Loop trip count when it can neither be given nor derived.
+  std::optional<uint64_t> tripCount;
+};
+
+} // namespace tessel
+
+#endif // TESSEL_PERF_PARAMETERS_H

@@ -1,0 +1,241 @@
+//===- MatmulEstimate.cpp - The analytical form of the model --------------===//
+//
+// One K step of the matmul kernel in closed form (docs/performance-model.md,
+// "The analytical form"): the waves that share a SIMD share its matrix pipe
+// and its VALU/matrix issue port; the waves of one workgroup meet at the
+// step's barrier, so only waves of other workgroups cover their memory
+// latency; the CU's LDS and vector-memory bandwidth bound the step from
+// below. Workgroups run in rounds over the CUs, the last one partly full.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Perf/MatmulEstimate.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+#include <limits>
+
+using namespace tessel;
+
+/// Bytes a lane moves with one global load, LDS write or LDS read in the
+/// matmul lowering (dwordx4 / b128).
+static constexpr unsigned kBytesPerAccess = 16;
+/// Scalar and control instructions of a K step: the loop counter, compare
+/// and branch, two s_waitcnt and the barrier.
+static constexpr unsigned kScalarPerStep = 6;
+/// VALU instructions per memory instruction for addresses and bounds masks,
+/// and per 16-byte LDS read for rotating the operand registers between
+/// register stages: how the lowering emits a K step today (each 16-byte read
+/// fills four registers that are copied once per step).
+static constexpr unsigned kValuPerMemoryAccess = 3;
+static constexpr unsigned kRotationValuPerLdsRead = 4;
+/// Registers beyond accumulators and operands (addresses, loop state, masks)
+/// that every kernel holds, for occupancy.
+static constexpr unsigned kBookkeepingVgprs = 32;
+static constexpr unsigned kEstimatedSgprs = 80;
+
+MatmulStepCounts tessel::countMatmulStep(const Chip &chip,
+                                         const MatmulCandidate &candidate,
+                                         const MatmulShape &shape) {
+  const MmaInstr &instr = *candidate.instr;
+  unsigned waveSize = chip.defaultWaveSize;
+  unsigned lanes = waveSize * candidate.wavesM * candidate.wavesN;
+  uint64_t waveM = candidate.tileM / candidate.wavesM;
+  uint64_t waveN = candidate.tileN / candidate.wavesN;
+  uint64_t stageBytes =
+      uint64_t(candidate.tileK) *
+      (candidate.tileM * shape.bytesA + candidate.tileN * shape.bytesB);
+  uint64_t waveReadBytes =
+      uint64_t(candidate.tileK) * (waveM * shape.bytesA + waveN * shape.bytesB);
+  MatmulStepCounts step;
+  step.matrix =
+      (waveM / instr.m) * (waveN / instr.n) * (candidate.tileK / instr.k);
+  step.matrixCycles = double(step.matrix) * instr.getCycles(chip);
+  step.globalLoads = llvm::divideCeil(stageBytes, lanes * kBytesPerAccess);
+  step.ldsWrites = step.globalLoads;
+  step.ldsReads = llvm::divideCeil(waveReadBytes, waveSize * kBytesPerAccess);
+  step.valu = kRotationValuPerLdsRead * step.ldsReads +
+              kValuPerMemoryAccess *
+                  (step.globalLoads + step.ldsWrites + step.ldsReads);
+  step.scalar = kScalarPerStep;
+  return step;
+}
+
+namespace {
+/// What one K step costs on a CU that holds `workgroups` workgroups.
+struct StepTime {
+  double cycles = 0;
+  double matrixBusy = 0; ///< matrix-pipe clocks per SIMD
+  unsigned wavesPerSimd = 0, simdsBusy = 0;
+  const char *limit = "";
+};
+
+/// The facts of one candidate that every CU load shares.
+struct StepModel {
+  const Chip &chip;
+  const ModelParameters &parameters;
+  MatmulStepCounts step;
+  unsigned wavesPerWorkgroup;
+  double stageBytes, waveReadBytes;
+  unsigned stages;
+
+  StepTime time(unsigned workgroups) const {
+    StepTime result;
+    unsigned waves = workgroups * wavesPerWorkgroup;
+    result.simdsBusy = std::min(chip.simdsPerCU, waves);
+    result.wavesPerSimd = llvm::divideCeil(waves, result.simdsBusy);
+    // Waves of one workgroup on the same SIMD.
+    unsigned sameGroup = llvm::divideCeil(wavesPerWorkgroup, chip.simdsPerCU);
+    unsigned w = result.wavesPerSimd;
+    // CDNA considers a wave every 4 clocks; a VALU pass of a wave64 on a
+    // 16-lane SIMD takes 4 clocks.
+    double interval = chip.isCDNA() ? 4 : 1;
+    double valuPass = double(chip.defaultWaveSize) / 16;
+    double issueOne = interval * step.issued();
+    double port = valuPass * (step.matrix + step.valu);
+    // Every wave's own work on the shared pipes.
+    double matrix = w * step.matrixCycles, issue = w * port;
+    // One workgroup's waves on the SIMD, alone: their work, then what they
+    // wait for. A wave's MFMAs wait for its LDS reads and its next stage's
+    // loads and LDS writes wait for the barrier, so its own issue and its
+    // matrix work follow each other rather than overlap. A pipelined step
+    // issues the next tile's loads early and waits for them before the LDS
+    // write at the end of the step.
+    double own = sameGroup * step.matrixCycles + issueOne;
+    double global = parameters.globalLoadLatency;
+    if (stages > 1)
+      global = std::max(0.0, global - own / 2);
+    double chain =
+        own + parameters.ldsLatency + global + parameters.barrierLatency;
+    double lds = workgroups * (stageBytes + wavesPerWorkgroup * waveReadBytes) /
+                 (chip.ldsBanks * chip.ldsBankBytes);
+    double memory =
+        workgroups * stageBytes /
+        std::min(parameters.l1BytesPerClock, parameters.l2BytesPerClockPerCU);
+    result.cycles = std::max({matrix, issue, chain, lds, memory});
+    result.matrixBusy = matrix;
+    if (result.cycles == matrix)
+      result.limit = "matrix pipe";
+    else if (result.cycles == issue)
+      result.limit = "issue";
+    else if (result.cycles == chain)
+      result.limit = "latency";
+    else if (result.cycles == lds)
+      result.limit = "LDS bandwidth";
+    else
+      result.limit = "L1/L2 bandwidth";
+    return result;
+  }
+};
+} // namespace
+
+MatmulEstimate tessel::estimateMatmul(const Chip &chip,
+                                      const MatmulShape &shape,
+                                      const MatmulCandidate &candidate,
+                                      const ModelParameters &parameters) {
+  MatmulEstimate estimate;
+  estimate.seconds = std::numeric_limits<double>::infinity();
+  estimate.step = countMatmulStep(chip, candidate, shape);
+  unsigned waveSize = chip.defaultWaveSize;
+  unsigned wavesPerWorkgroup = candidate.wavesM * candidate.wavesN;
+
+  KernelResourceUsage usage;
+  usage.archVgprs = candidate.vgprs + kBookkeepingVgprs;
+  usage.sgprs = kEstimatedSgprs;
+  usage.ldsBytes = candidate.ldsBytes;
+  usage.workgroupSize = wavesPerWorkgroup * waveSize;
+  usage.waveSize = waveSize;
+  Occupancy occupancy = computeOccupancy(chip, usage);
+  WorkgroupPlacement placement = placeWorkgroups(chip, usage, occupancy);
+  estimate.workgroupsPerCU = placement.workgroupsPerCU;
+  if (!placement.workgroupsPerCU) {
+    estimate.limit = "placement";
+    estimate.explanation = "no workgroup fits a CU";
+    return estimate;
+  }
+
+  uint64_t waveM = candidate.tileM / candidate.wavesM;
+  uint64_t waveN = candidate.tileN / candidate.wavesN;
+  StepModel model{
+      chip,
+      parameters,
+      estimate.step,
+      wavesPerWorkgroup,
+      double(candidate.tileK) *
+          (candidate.tileM * shape.bytesA + candidate.tileN * shape.bytesB),
+      double(candidate.tileK) * (waveM * shape.bytesA + waveN * shape.bytesB),
+      candidate.stages};
+  uint64_t steps = llvm::divideCeil(shape.k, candidate.tileK);
+  // Before the first step: the first tile's loads and LDS round trip; after
+  // the last: one store per accumulator element of each lane.
+  double accumulatorsPerLane = double(waveM * waveN) / waveSize;
+  double interval = chip.isCDNA() ? 4 : 1;
+  double overhead = parameters.globalLoadLatency + parameters.ldsLatency +
+                    interval * accumulatorsPerLane;
+  auto tileCycles = [&](unsigned workgroupsOnCU) {
+    return steps * model.time(workgroupsOnCU).cycles + overhead;
+  };
+
+  estimate.workgroups = llvm::divideCeil(shape.m, candidate.tileM) *
+                        llvm::divideCeil(shape.n, candidate.tileN) *
+                        shape.batch;
+  uint64_t slots = uint64_t(chip.numCUs) * placement.workgroupsPerCU;
+  uint64_t fullRounds = estimate.workgroups / slots;
+  uint64_t rest = estimate.workgroups % slots;
+  estimate.rounds = fullRounds + (rest ? 1 : 0);
+  estimate.gridEfficiency =
+      double(estimate.workgroups) / double(estimate.rounds * slots);
+  double cycles = fullRounds * tileCycles(placement.workgroupsPerCU);
+  if (rest)
+    cycles += tileCycles(llvm::divideCeil(rest, chip.numCUs));
+
+  // The loop as it runs in the busiest round.
+  unsigned busiest = fullRounds ? placement.workgroupsPerCU
+                                : llvm::divideCeil(rest, chip.numCUs);
+  StepTime loop = model.time(busiest);
+  estimate.stepCycles = loop.cycles;
+  estimate.wavesPerSimd = loop.wavesPerSimd;
+  estimate.simdsBusy = loop.simdsBusy;
+  estimate.loopEfficiency = loop.matrixBusy / loop.cycles;
+  estimate.limit = loop.limit;
+
+  double clockMHz =
+      parameters.clockMHz > 0 ? parameters.clockMHz : chip.clockGHz * 1000;
+  double clockHz = clockMHz * 1e6;
+  double uniqueBytes =
+      double(shape.batch) * (double(shape.m) * shape.k * shape.bytesA +
+                             double(shape.k) * shape.n * shape.bytesB +
+                             double(shape.m) * shape.n * shape.bytesC);
+  double hbmSeconds =
+      uniqueBytes / (chip.memoryBandwidthTBs * 1e12 * parameters.hbmEfficiency);
+  double computeSeconds = cycles / clockHz;
+  estimate.seconds = std::max(computeSeconds, hbmSeconds);
+  if (hbmSeconds > computeSeconds)
+    estimate.limit = "HBM bandwidth";
+
+  double flops = 2.0 * shape.m * shape.n * shape.k * shape.batch;
+  MatrixType type =
+      getMatrixType(candidate.instr->name).value_or(MatrixType::F32);
+  double opsPerClock = double(chip.numCUs) * chip.matrixOpsPerClock(type);
+  estimate.tflops = flops / estimate.seconds / 1e12;
+  double peak = chip.peakMatrixTeraOps(type);
+  estimate.percentOfPeak = peak > 0 ? 100 * estimate.tflops / peak : 0;
+  estimate.structuralEfficiency =
+      opsPerClock > 0 ? flops / (estimate.seconds * clockHz * opsPerClock) : 0;
+  estimate.explanation =
+      llvm::formatv("K step of {0:F0} clocks bound by {1} ({2} wave(s) per "
+                    "SIMD on {3} of {4} SIMDs, matrix pipe busy {5:F0}%); {6} "
+                    "workgroup(s) in {7} round(s) of {8} ({9:F0}% full)",
+                    loop.cycles, loop.limit, loop.wavesPerSimd, loop.simdsBusy,
+                    chip.simdsPerCU, 100 * estimate.loopEfficiency,
+                    estimate.workgroups, estimate.rounds, slots,
+                    100 * estimate.gridEfficiency)
+          .str();
+  if (hbmSeconds > computeSeconds)
+    estimate.explanation +=
+        llvm::formatv("; HBM floor {0:F1} us over compute {1:F1} us",
+                      hbmSeconds * 1e6, computeSeconds * 1e6);
+  return estimate;
+}

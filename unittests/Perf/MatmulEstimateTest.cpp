@@ -1,0 +1,118 @@
+//===- MatmulEstimateTest.cpp - The analytical form of the model ----------===//
+
+#include "tessel/Perf/MatmulEstimate.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+
+using namespace tessel;
+
+namespace {
+
+const Chip &gfx942() { return *lookupChip("gfx942"); }
+
+MatmulCandidate candidate(unsigned tileM, unsigned tileN, unsigned tileK,
+                          unsigned wavesM, unsigned wavesN, unsigned vgprs,
+                          unsigned ldsBytes) {
+  MatmulCandidate result;
+  result.tileM = tileM;
+  result.tileN = tileN;
+  result.tileK = tileK;
+  result.wavesM = wavesM;
+  result.wavesN = wavesN;
+  result.instr = lookupMma("v_mfma_f32_32x32x8_bf16", gfx942());
+  result.vgprs = vgprs;
+  result.ldsBytes = ldsBytes;
+  return result;
+}
+
+MatmulShape bf16(uint64_t m, uint64_t n, uint64_t k) {
+  MatmulShape shape;
+  shape.m = m;
+  shape.n = n;
+  shape.k = k;
+  return shape;
+}
+
+// The counts of one K step follow the lowering: 128x128x32 on 2x2 waves is
+// 16 MFMAs, four 16-byte loads and LDS writes and eight 16-byte LDS reads
+// per lane, and 4 x 8 rotation + 3 x 20 addressing VALU.
+TEST(MatmulEstimate, StepCounts) {
+  MatmulStepCounts step =
+      countMatmulStep(gfx942(), candidate(128, 128, 32, 2, 2, 144, 32768),
+                      bf16(4096, 4096, 4096));
+  EXPECT_EQ(step.matrix, 16u);
+  EXPECT_EQ(step.globalLoads, 4u);
+  EXPECT_EQ(step.ldsWrites, 4u);
+  EXPECT_EQ(step.ldsReads, 8u);
+  EXPECT_EQ(step.valu, 4u * 8 + 3u * 16);
+  // v_mfma_f32_32x32x8_bf16 keeps the matrix pipe 32 clocks on gfx942.
+  EXPECT_DOUBLE_EQ(step.matrixCycles, 16.0 * 32);
+}
+
+// Workgroups run in rounds: 1024 tiles of 128x128 with two workgroups per
+// CU (32 KiB of LDS each) take two rounds of 608 on 304 CUs.
+TEST(MatmulEstimate, Rounds) {
+  MatmulEstimate estimate =
+      estimateMatmul(gfx942(), bf16(4096, 4096, 4096),
+                     candidate(128, 128, 32, 2, 2, 144, 32768));
+  EXPECT_EQ(estimate.workgroups, 1024u);
+  EXPECT_EQ(estimate.workgroupsPerCU, 2u);
+  EXPECT_EQ(estimate.rounds, 2u);
+  EXPECT_NEAR(estimate.gridEfficiency, 1024.0 / 1216, 1e-9);
+  EXPECT_GT(estimate.structuralEfficiency, 0.0);
+  EXPECT_LE(estimate.structuralEfficiency, 1.0);
+  EXPECT_LE(estimate.loopEfficiency, 1.0);
+}
+
+// A small grid leaves CUs idle: 64 tiles of 128x128 for 304 CUs cannot beat
+// 256 tiles of 64x64 on the same problem.
+TEST(MatmulEstimate, SmallGridPrefersSmallTiles) {
+  MatmulShape shape = bf16(1024, 1024, 1024);
+  MatmulEstimate large = estimateMatmul(
+      gfx942(), shape, candidate(128, 128, 32, 2, 2, 144, 32768));
+  MatmulEstimate small =
+      estimateMatmul(gfx942(), shape, candidate(64, 64, 32, 2, 2, 60, 16384));
+  EXPECT_EQ(large.workgroups, 64u);
+  EXPECT_EQ(small.workgroups, 256u);
+  EXPECT_LT(small.seconds, large.seconds);
+}
+
+// Only waves of other workgroups hide a workgroup's memory latency: one
+// 8-wave workgroup per CU is slower than two 4-wave workgroups with the
+// same waves per SIMD and the same work per wave.
+TEST(MatmulEstimate, BarrierCouplesWavesOfOneWorkgroup) {
+  MatmulShape shape = bf16(8192, 8192, 8192);
+  MatmulEstimate twoGroups = estimateMatmul(
+      gfx942(), shape, candidate(128, 128, 32, 2, 2, 144, 32768));
+  MatmulEstimate oneGroup = estimateMatmul(
+      gfx942(), shape, candidate(256, 128, 32, 4, 2, 144, 49152));
+  EXPECT_EQ(twoGroups.wavesPerSimd, oneGroup.wavesPerSimd);
+  EXPECT_EQ(oneGroup.workgroupsPerCU, 1u);
+  EXPECT_GT(oneGroup.stepCycles, twoGroups.stepCycles);
+  EXPECT_LT(twoGroups.seconds, oneGroup.seconds);
+}
+
+// A workgroup that fits no CU (more LDS than a CU has) cannot run.
+TEST(MatmulEstimate, Unplaceable) {
+  MatmulEstimate estimate =
+      estimateMatmul(gfx942(), bf16(4096, 4096, 4096),
+                     candidate(128, 128, 32, 2, 2, 144, 128 * 1024));
+  EXPECT_TRUE(std::isinf(estimate.seconds));
+  EXPECT_EQ(estimate.limit, "placement");
+}
+
+// A problem too small to keep the matrix pipes busy can still be bound by
+// nothing but HBM when its arrays are large and its work small: a GEMV-like
+// shape reads all of B once.
+TEST(MatmulEstimate, HbmFloor) {
+  MatmulShape shape = bf16(16, 65536, 65536);
+  MatmulCandidate thin = candidate(32, 256, 32, 1, 4, 144, 36864);
+  MatmulEstimate estimate = estimateMatmul(gfx942(), shape, thin);
+  double bBytes = 65536.0 * 65536 * 2;
+  double floor = bBytes / (gfx942().memoryBandwidthTBs * 1e12 * 0.88);
+  EXPECT_GE(estimate.seconds, floor);
+}
+
+} // namespace
