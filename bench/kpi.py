@@ -71,7 +71,7 @@ def decode(d=128, seq_kv=8192, batch=8, heads=32, kv_heads=8, dtype="f16"):
 
 def problems(chip, smoke):
     if smoke:
-        return [gemm(1024, 1024, 1024), attention(64, False, seq=1024)]
+        return [gemm(1024, 1024, 1024), attention(64, False)]
     return [gemm(s, s, s) for s in (1024, 2048, 4096, 8192)] + [
         gemm(4096, 4096, 4096, transpose_b=False),
         gemm(16, 4096, 4096),
@@ -205,7 +205,8 @@ def main():
     parser.add_argument("--bin-dir", default=os.path.join(root, "build", "bin"))
     parser.add_argument("--chips", default="gfx942,gfx950")
     parser.add_argument("--smoke", action="store_true",
-                        help="two small problems per chip (the test suite)")
+                        help="two problems of the table per chip (the test "
+                        "suite)")
     parser.add_argument("--json", help="write the results here")
     parser.add_argument("--compare", help="baseline JSON to compare with")
     parser.add_argument("--margin", type=float, default=1.0,
