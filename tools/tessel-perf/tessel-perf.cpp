@@ -15,6 +15,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -60,6 +61,11 @@ static cl::opt<unsigned> globalLatency(
     "global-latency",
     cl::desc("Assumed vector memory load latency in clocks (default 500)"),
     cl::init(0), cl::cat(category));
+static cl::opt<std::string>
+    plotFile("plot",
+             cl::desc("Also draw the report as SVG (roofline and cycle "
+                      "sources) into this file"),
+             cl::value_desc("file.svg"), cl::cat(category));
 enum class Format { Text, JSON };
 static cl::opt<Format>
     format("format", cl::desc("Output format"), cl::init(Format::Text),
@@ -153,6 +159,16 @@ int main(int argc, char **argv) {
       analyzeCodeObject(bytes, kernel, *chip, launch, work, parameters);
   if (!report)
     return fail(inputFile + ": " + llvm::toString(report.takeError()));
+  if (!plotFile.empty()) {
+    std::error_code error;
+    llvm::raw_fd_ostream plot(plotFile, error, llvm::sys::fs::OF_Text);
+    if (error)
+      return fail("cannot write '" + plotFile + "': " + error.message());
+    writePerfPlot(plot, *report, *chip, parameters);
+    plot.close();
+    if (plot.has_error())
+      return fail("cannot write '" + plotFile + "': " + plot.error().message());
+  }
   if (format == Format::JSON)
     llvm::outs() << llvm::formatv("{0:2}", perfReportToJSON(*report)) << "\n";
   else

@@ -116,6 +116,12 @@ analyzeCodeObject(llvm::ArrayRef<char> codeObject, llvm::StringRef kernel,
 void printPerfReport(llvm::raw_ostream &os, const PerfReport &report);
 llvm::json::Value perfReportToJSON(const PerfReport &report);
 
+/// Draws `report` as SVG: the kernel on `chip`'s roofline (matrix peak of
+/// its type, HBM and assumed L2 bandwidth) and a stacked bar of cycle
+/// sources for the kernel and each loop.
+void writePerfPlot(llvm::raw_ostream &os, const PerfReport &report,
+                   const Chip &chip, const ModelParameters &parameters);
+
 /// A natural loop of a kernel's control-flow graph: its instructions in
 /// address order (first and last index in begin/end) and its nesting depth;
 /// exposed for tests.
