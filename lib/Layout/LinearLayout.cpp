@@ -721,6 +721,16 @@ static unsigned phaseConflicts(ArrayRef<unsigned> lanes,
   return worst - 1;
 }
 
+unsigned tessel::countLdsConflictCycles(ArrayRef<int64_t> byteAddresses,
+                                        unsigned accessBytes, bool isWrite,
+                                        const LdsBanking &banking,
+                                        unsigned waveSize) {
+  unsigned extra = 0;
+  for (const auto &phase : getLdsPhases(accessBytes, isWrite, waveSize))
+    extra += phaseConflicts(phase, byteAddresses, accessBytes, banking);
+  return extra;
+}
+
 llvm::Expected<BankConflictReport> tessel::analyzeBankConflicts(
     const LinearLayout &registerLayout, const LinearLayout &memoryLayout,
     unsigned elementBytes, unsigned accessBytes, bool isWrite,
@@ -764,7 +774,6 @@ llvm::Expected<BankConflictReport> tessel::analyzeBankConflicts(
   BankConflictReport report;
   report.accessesPerWave = registers / vector;
   report.waves = registerLayout.getInDimSize(dims::kWave);
-  auto phases = getLdsPhases(accessBytes, isWrite, waveSize);
   SmallVector<int32_t, 4> input(lanesToOffset->getInDims().size(), 0);
   auto indexOf = [&](StringRef name) -> int {
     for (auto [index, in] : llvm::enumerate(lanesToOffset->getInDims()))
@@ -788,9 +797,8 @@ llvm::Expected<BankConflictReport> tessel::analyzeBankConflicts(
         addresses[lane] =
             int64_t(lanesToOffset->apply(input)[0]) * elementBytes;
       }
-      unsigned extra = 0;
-      for (const auto &phase : phases)
-        extra += phaseConflicts(phase, addresses, accessBytes, banking);
+      unsigned extra = countLdsConflictCycles(addresses, accessBytes, isWrite,
+                                              banking, waveSize);
       report.conflictCycles += extra;
       report.worstPerAccess = std::max(report.worstPerAccess, extra);
     }

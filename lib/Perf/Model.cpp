@@ -15,6 +15,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Perf/Model.h"
+#include "ControlFlow.h"
+#include "tessel/Perf/LdsConflicts.h"
 #include "tessel/Target/KernelMetadata.h"
 
 #include "llvm/ADT/BitVector.h"
@@ -33,58 +35,13 @@ using llvm::StringRef;
 // Loops
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// A basic block: instructions [begin, end) and its successors.
-struct Block {
-  size_t begin = 0, end = 0;
-  llvm::SmallVector<size_t, 2> successors;
-};
-} // namespace
-
-/// Splits the kernel into basic blocks at branch targets and after branches.
-static std::vector<Block> buildBlocks(const KernelCode &code) {
-  size_t count = code.instructions.size();
-  std::vector<bool> leader(count + 1, false);
-  leader[0] = true;
-  leader[count] = true;
-  for (auto [index, instr] : llvm::enumerate(code.instructions)) {
-    if (instr.kind == InstrKind::Branch || instr.kind == InstrKind::EndProgram)
-      leader[index + 1] = true;
-    if (instr.branchTarget)
-      if (std::optional<size_t> target = code.indexAt(*instr.branchTarget))
-        leader[*target] = true;
-  }
-  std::vector<Block> blocks;
-  std::vector<size_t> blockOf(count + 1, 0);
-  for (size_t i = 0; i < count; ++i) {
-    if (leader[i])
-      blocks.push_back({i, i, {}});
-    blockOf[i] = blocks.size() - 1;
-    blocks.back().end = i + 1;
-  }
-  for (auto [index, block] : llvm::enumerate(blocks)) {
-    const Instruction &last = code.instructions[block.end - 1];
-    bool isBranch = last.kind == InstrKind::Branch;
-    if (last.branchTarget)
-      if (std::optional<size_t> target = code.indexAt(*last.branchTarget))
-        block.successors.push_back(blockOf[*target]);
-    bool fallsThrough =
-        last.kind != InstrKind::EndProgram && (!isBranch || last.isConditional);
-    if (fallsThrough && index + 1 < blocks.size())
-      block.successors.push_back(index + 1);
-  }
-  return blocks;
-}
-
 /// Dominator sets by the classic iterative data-flow (kernels have at most
 /// a few hundred blocks).
 static std::vector<llvm::BitVector>
-computeDominators(const std::vector<Block> &blocks) {
+computeDominators(const std::vector<BasicBlock> &blocks) {
   size_t n = blocks.size();
-  std::vector<llvm::SmallVector<size_t, 2>> predecessors(n);
-  for (auto [index, block] : llvm::enumerate(blocks))
-    for (size_t successor : block.successors)
-      predecessors[successor].push_back(index);
+  std::vector<llvm::SmallVector<size_t, 2>> predecessors =
+      getPredecessors(blocks);
   std::vector<llvm::BitVector> dominators(n, llvm::BitVector(n, true));
   dominators[0] = llvm::BitVector(n, false);
   dominators[0].set(0);
@@ -107,12 +64,10 @@ computeDominators(const std::vector<Block> &blocks) {
 std::vector<LoopRange> tessel::findLoops(const KernelCode &code) {
   if (code.instructions.empty())
     return {};
-  std::vector<Block> blocks = buildBlocks(code);
+  std::vector<BasicBlock> blocks = buildBasicBlocks(code);
   std::vector<llvm::BitVector> dominators = computeDominators(blocks);
-  std::vector<llvm::SmallVector<size_t, 2>> predecessors(blocks.size());
-  for (auto [index, block] : llvm::enumerate(blocks))
-    for (size_t successor : block.successors)
-      predecessors[successor].push_back(index);
+  std::vector<llvm::SmallVector<size_t, 2>> predecessors =
+      getPredecessors(blocks);
   // A natural loop per header: the header and every block that reaches one
   // of its back edges (an edge to a block that dominates its source) without
   // passing through the header. Blocks laid out after the function's end and
@@ -484,7 +439,11 @@ private:
     case InstrKind::LdsRead:
     case InstrKind::LdsWrite: {
       double bytes = instr.bytesPerLane * lanes;
-      ldsFree = std::max(ldsFree, at) + bytes / ldsBytesPerClock;
+      // A bank conflict costs the LDS a cycle of all its banks.
+      double conflictBytes = instr.ldsConflictCycles.value_or(0) *
+                             chip.ldsBanks * chip.ldsBankBytes;
+      ldsFree =
+          std::max(ldsFree, at) + (bytes + conflictBytes) / ldsBytesPerClock;
       ldsPortFree = at + issueInterval;
       wave.lgkm.push_back(
           {ldsFree + parameters.ldsLatency, wave.matrixIssued, Cause::WaitLds});
@@ -559,9 +518,31 @@ private:
 // Loops with the waves that share a SIMD
 //===----------------------------------------------------------------------===//
 
+/// The loop's LDS bank conflicts from its annotated accesses.
+static void summarizeLdsConflicts(LoopReport &loop,
+                                  llvm::ArrayRef<Instruction> body) {
+  for (const Instruction &instr : body) {
+    if (!instr.ldsBankAccess)
+      continue;
+    ++loop.ldsAccesses;
+    if (!instr.ldsConflictCycles)
+      continue;
+    ++loop.ldsAccessesDerived;
+    loop.ldsConflictCyclesPerIteration += *instr.ldsConflictCycles;
+    double ways = (instr.ldsPhases + *instr.ldsConflictCycles) /
+                  std::max(1u, instr.ldsPhases);
+    if (ways > loop.worstConflictWays) {
+      loop.worstConflictWays = ways;
+      loop.worstConflictAddress = instr.address;
+      loop.worstConflictMnemonic = instr.mnemonic;
+    }
+  }
+}
+
 static void countInstructions(LoopReport &loop,
                               llvm::ArrayRef<Instruction> body) {
   loop.instructions = body.size();
+  summarizeLdsConflicts(loop, body);
   for (const Instruction &instr : body) {
     switch (instr.kind) {
     case InstrKind::Matrix:
@@ -640,8 +621,21 @@ static std::string explainCause(Cause cause, const Timeline &single,
                          "{1} clocks{2}",
                          loop.wavesPerSimd, parameters.globalLoadLatency, where)
         .str();
-  case Cause::WaitLds:
-    return llvm::formatv("waits on LDS (s_waitcnt lgkmcnt){0}", where).str();
+  case Cause::WaitLds: {
+    std::string conflicts;
+    if (loop.ldsConflictCyclesPerIteration > 0)
+      conflicts =
+          llvm::formatv("; bank conflicts add {0:F0} LDS cycles per "
+                        "wave and iteration ({1} at +{2:x} is "
+                        "{3:F1}-way)",
+                        loop.ldsConflictCyclesPerIteration,
+                        loop.worstConflictMnemonic, loop.worstConflictAddress,
+                        loop.worstConflictWays)
+              .str();
+    return llvm::formatv("waits on LDS (s_waitcnt lgkmcnt){0}{1}", where,
+                         conflicts)
+        .str();
+  }
   case Cause::WaitScalar:
     return llvm::formatv("waits on scalar loads{0}", where).str();
   case Cause::Barrier:
@@ -753,20 +747,36 @@ static MatrixType dominantMatrixType(const KernelCode &code) {
   return best;
 }
 
+/// Marks the LDS accesses of `code` with their bank conflicts for a
+/// workgroup of `block` lanes.
+static void annotateLdsConflicts(KernelCode &code, const Chip &chip,
+                                 std::array<uint64_t, 3> block,
+                                 unsigned waveSize) {
+  for (const LdsConflict &conflict :
+       analyzeLdsConflicts(code, chip, block, waveSize)) {
+    Instruction &instr = code.instructions[conflict.instruction];
+    instr.ldsBankAccess = true;
+    if (conflict.derived) {
+      instr.ldsConflictCycles = conflict.extraCycles;
+      instr.ldsPhases = conflict.phases;
+    }
+  }
+}
+
 llvm::Expected<PerfReport>
-tessel::analyzeKernel(const KernelCode &code, const KernelMetadata &metadata,
+tessel::analyzeKernel(const KernelCode &input, const KernelMetadata &metadata,
                       const Chip &chip, const Launch &launch,
                       const ProblemWork &work,
                       const ModelParameters &parameters) {
   PerfReport report;
-  report.kernel = code.name;
+  report.kernel = input.name;
   report.chip = chip.name.str();
   report.clockMHz =
       parameters.clockMHz > 0 ? parameters.clockMHz : chip.clockGHz * 1000;
   report.launch = launch;
   report.work = work;
   if (!work.typeGiven)
-    report.work.type = dominantMatrixType(code);
+    report.work.type = dominantMatrixType(input);
 
   // Resources.
   KernelResourceUsage &usage = report.usage;
@@ -792,6 +802,11 @@ tessel::analyzeKernel(const KernelCode &code, const KernelMetadata &metadata,
                       lanes, metadata.maxFlatWorkgroupSize)
             .str());
   usage.workgroupSize = lanes;
+  KernelCode code = input;
+  std::array<uint64_t, 3> block = {lanes, 1, 1};
+  if (launch.block[0])
+    block = launch.block;
+  annotateLdsConflicts(code, chip, block, usage.waveSize);
   uint64_t lds = metadata.ldsBytes + launch.dynamicLdsBytes;
   if (lds > chip.maxLdsBytesPerWorkgroup)
     return llvm::createStringError(

@@ -21,6 +21,23 @@ static void printSources(llvm::raw_ostream &os,
                         source.category, source.explanation);
 }
 
+static void printLdsConflicts(llvm::raw_ostream &os, const LoopReport &loop) {
+  if (loop.ldsAccesses == 0)
+    return;
+  os << "    LDS bank conflicts: ";
+  if (loop.ldsConflictCyclesPerIteration > 0)
+    os << llvm::formatv("{0:F1} extra LDS cycles per wave and iteration "
+                        "(worst: {1} at +{2:x}, {3:F1}-way)",
+                        loop.ldsConflictCyclesPerIteration,
+                        loop.worstConflictMnemonic, loop.worstConflictAddress,
+                        loop.worstConflictWays);
+  else
+    os << "none";
+  os << llvm::formatv(" in the {0} of {1} accesses whose addresses follow "
+                      "from the work-item ids\n",
+                      loop.ldsAccessesDerived, loop.ldsAccesses);
+}
+
 void tessel::printPerfReport(llvm::raw_ostream &os, const PerfReport &report) {
   os << llvm::formatv("kernel {0} on {1} at {2} MHz (prediction)\n",
                       report.kernel, report.chip, report.clockMHz);
@@ -77,6 +94,7 @@ void tessel::printPerfReport(llvm::raw_ostream &os, const PerfReport &report) {
         loop.singleWaveCycles, loop.issueCycles, loop.matrixCyclesPerIteration,
         loop.wavesPerSimd, loop.sharedCycles, loop.limit,
         loop.structuralEfficiency);
+    printLdsConflicts(os, loop);
     printSources(os, loop.sources, "    ");
   }
   for (const std::string &note : report.notes)
@@ -96,28 +114,31 @@ static llvm::json::Array sourcesToJSON(llvm::ArrayRef<CycleSource> sources) {
 llvm::json::Value tessel::perfReportToJSON(const PerfReport &report) {
   llvm::json::Array loops;
   for (const LoopReport &loop : report.loops)
-    loops.push_back(
-        llvm::json::Object{{"begin", int64_t(loop.beginAddress)},
-                           {"end", int64_t(loop.endAddress)},
-                           {"instructions", loop.instructions},
-                           {"matrix_instructions", loop.matrixInstructions},
-                           {"valu_instructions", loop.valuInstructions},
-                           {"transcendentals", loop.transcendentals},
-                           {"lds_reads", loop.ldsReads},
-                           {"lds_writes", loop.ldsWrites},
-                           {"global_loads", loop.globalLoads},
-                           {"global_stores", loop.globalStores},
-                           {"barriers", loop.barriers},
-                           {"trip_count", int64_t(loop.tripCount)},
-                           {"trip_count_source", loop.tripCountSource},
-                           {"single_wave_cycles", loop.singleWaveCycles},
-                           {"issue_cycles", loop.issueCycles},
-                           {"matrix_cycles", loop.matrixCyclesPerIteration},
-                           {"waves_per_simd", loop.wavesPerSimd},
-                           {"shared_cycles", loop.sharedCycles},
-                           {"structural_efficiency", loop.structuralEfficiency},
-                           {"limit", loop.limit},
-                           {"sources", sourcesToJSON(loop.sources)}});
+    loops.push_back(llvm::json::Object{
+        {"begin", int64_t(loop.beginAddress)},
+        {"end", int64_t(loop.endAddress)},
+        {"instructions", loop.instructions},
+        {"matrix_instructions", loop.matrixInstructions},
+        {"valu_instructions", loop.valuInstructions},
+        {"transcendentals", loop.transcendentals},
+        {"lds_reads", loop.ldsReads},
+        {"lds_writes", loop.ldsWrites},
+        {"global_loads", loop.globalLoads},
+        {"global_stores", loop.globalStores},
+        {"barriers", loop.barriers},
+        {"lds_conflict_cycles", loop.ldsConflictCyclesPerIteration},
+        {"lds_accesses", loop.ldsAccesses},
+        {"lds_accesses_derived", loop.ldsAccessesDerived},
+        {"trip_count", int64_t(loop.tripCount)},
+        {"trip_count_source", loop.tripCountSource},
+        {"single_wave_cycles", loop.singleWaveCycles},
+        {"issue_cycles", loop.issueCycles},
+        {"matrix_cycles", loop.matrixCyclesPerIteration},
+        {"waves_per_simd", loop.wavesPerSimd},
+        {"shared_cycles", loop.sharedCycles},
+        {"structural_efficiency", loop.structuralEfficiency},
+        {"limit", loop.limit},
+        {"sources", sourcesToJSON(loop.sources)}});
   llvm::json::Array notes;
   for (const std::string &note : report.notes)
     notes.push_back(note);

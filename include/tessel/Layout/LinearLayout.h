@@ -196,6 +196,14 @@ struct LdsBanking {
 llvm::SmallVector<llvm::SmallVector<unsigned, 16>>
 getLdsPhases(unsigned accessBytes, bool isWrite, unsigned waveSize);
 
+/// Extra LDS cycles of one wave's access `accessBytes` wide per lane at
+/// `byteAddresses` (one per lane of the wave): over every phase of
+/// getLdsPhases, the most distinct dwords any bank serves, minus one (lanes
+/// reading the same dword share it). 0 means conflict-free.
+unsigned countLdsConflictCycles(llvm::ArrayRef<int64_t> byteAddresses,
+                                unsigned accessBytes, bool isWrite,
+                                const LdsBanking &banking, unsigned waveSize);
+
 /// Bank conflicts of the LDS accesses a wave makes when the registers of
 /// `registerLayout` (register/lane[/wave] -> tile) are read from or written to
 /// LDS laid out by `memoryLayout` (offset -> tile, elements of

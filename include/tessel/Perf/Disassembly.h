@@ -70,6 +70,13 @@ struct Instruction {
   bool isConditional = false;
   WaitCounts wait;
   unsigned nopCycles = 0;
+  /// LDS accesses through the banks (LdsConflicts.h) and, when their
+  /// per-lane addresses were derived, the cycles bank conflicts add to the
+  /// access (averaged over the workgroup's waves) and the cycles of a
+  /// conflict-free access.
+  bool ldsBankAccess = false;
+  std::optional<double> ldsConflictCycles;
+  unsigned ldsPhases = 0;
 };
 
 struct KernelCode {

@@ -57,6 +57,14 @@ struct LoopReport {
   double matrixCyclesPerIteration = 0;                          ///< one wave
   uint64_t matrixFlopsPerIteration = 0;                         ///< one wave
   double ldsBytesPerIteration = 0, globalBytesPerIteration = 0; ///< one wave
+  /// LDS bank conflicts of one wave's iteration: the LDS cycles they add,
+  /// the LDS accesses whose addresses were derived (of those that address
+  /// banks), and the worst access.
+  double ldsConflictCyclesPerIteration = 0;
+  unsigned ldsAccesses = 0, ldsAccessesDerived = 0;
+  uint64_t worstConflictAddress = 0;
+  double worstConflictWays = 1;
+  std::string worstConflictMnemonic;
   /// One wave alone on its SIMD: what llvm-mca would model, plus memory
   /// latency.
   double singleWaveCycles = 0;
