@@ -1,25 +1,27 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Compares tessel-perf's single-wave loop cycles with llvm-mca.
 
-For each problem: compiles it with tesselc (--emit=isa and --emit=perf),
-cuts every loop body out of the assembly (from the label a backward
-s_cbranch targets to that branch), runs llvm-mca over it, and prints
-llvm-mca's cycles per iteration (one llvm-mca cycle is one 4-clock pass on
-CDNA) next to the model's single-wave cycles.
+For every problem of the KPI table (bench/kpi.py) on gfx942 and gfx950:
+compiles it with tesselc (--emit=isa and --emit=perf), cuts every innermost
+loop body out of the assembly (from the label a backward s_cbranch targets
+to that branch), runs llvm-mca over it, and prints llvm-mca's clocks per
+iteration (one llvm-mca cycle is one 4-clock pass on CDNA) next to the
+model's single wave without memory latency (what llvm-mca models) and with
+it. Prints a Markdown table (docs/performance-model.md).
 
-    bench/perf_vs_mca.py BUILD_DIR
+    bench/perf_vs_mca.py [--bin-dir BUILD/bin] [--chips gfx942,gfx950]
 """
+import argparse
 import json
+import os
 import re
 import subprocess
 import sys
 
-PROBLEMS = [
-    ("gfx942", ["matmul", "-m", "4096", "-n", "4096", "-k", "4096", "-t", "bf16"]),
-    ("gfx950", ["matmul", "-m", "4096", "-n", "4096", "-k", "4096", "-t", "bf16"]),
-    ("gfx942", ["attention", "-b", "16", "-h", "16", "--seq-q", "4096",
-                "--seq-kv", "4096", "-d", "128", "-t", "bf16"]),
-]
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, here)
+import kpi  # noqa: E402
+
 MCA = "/usr/lib/llvm-22/bin/llvm-mca"
 
 
@@ -28,46 +30,73 @@ def run(args, stdin=None):
                           check=True).stdout
 
 
-def loop_bodies(assembly):
-    """Yields (label, lines) for each backward branch's loop."""
+def kernel_assembly(assembly, name):
+    """The lines of kernel `name`'s function."""
     lines = assembly.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(name + ":"))
+    end = next(i for i in range(start, len(lines))
+               if lines[i].startswith(".Lfunc_end"))
+    return lines[start:end]
+
+
+def innermost_loops(lines):
+    """(label, body) of each backward branch's loop that holds no other."""
     labels = {}
     for index, line in enumerate(lines):
         match = re.match(r"^(\.LBB\w+):", line)
         if match:
             labels[match.group(1)] = index
+    ranges = []
     for index, line in enumerate(lines):
         match = re.match(r"^\s+s_cbranch\w*\s+(\.LBB\w+)", line)
         if match and labels.get(match.group(1), index + 1) < index:
-            body = [l for l in lines[labels[match.group(1)] + 1:index + 1]
-                    if l.strip() and not l.strip().startswith((";", "."))]
-            yield match.group(1), body
+            ranges.append((labels[match.group(1)], index, match.group(1)))
+    for begin, end, label in ranges:
+        if any(b > begin and e < end for b, e, _ in ranges):
+            continue
+        body = [l for l in lines[begin + 1:end + 1]
+                if l.strip() and not l.strip().startswith((";", "."))]
+        yield label, body
+
+
+def mca_clocks(chip, body):
+    out = run([MCA, "-mtriple=amdgcn-amd-amdhsa", "-mcpu=" + chip,
+               "-iterations=100"], "\n".join(body) + "\n")
+    cycles = int(re.search(r"Total Cycles:\s+(\d+)", out).group(1))
+    return cycles / 100 * 4
 
 
 def main():
-    build = sys.argv[1] if len(sys.argv) > 1 else "build"
-    print(f"{'chip':8} {'problem':10} {'loop':10} {'instrs':>6} "
-          f"{'mca clk':>8} {'model clk':>9} {'diff':>6}")
-    for chip, problem in PROBLEMS:
-        ir = run([f"{build}/bin/tessel-gen"] + problem)
-        isa = run([f"{build}/bin/tesselc", f"--chip={chip}", "--emit=isa",
-                   "-"], ir)
-        report = json.loads(run([f"{build}/bin/tesselc", f"--chip={chip}",
-                                 "--emit=perf", "--report-format=json", "-"],
-                                ir))[0]
-        model = [loop for loop in report["loops"]
-                 if loop["matrix_instructions"] > 0]
-        for (label, body), loop in zip(
-                [b for b in loop_bodies(isa)
-                 if any("mfma" in l for l in b[1])], model):
-            mca = run([MCA, "-mtriple=amdgcn-amd-amdhsa", f"-mcpu={chip}",
-                       "-iterations=100"], "\n".join(body) + "\n")
-            cycles = int(re.search(r"Total Cycles:\s+(\d+)", mca).group(1))
-            mca_clocks = cycles / 100 * 4
-            ours = loop["single_wave_cycles"]
-            print(f"{chip:8} {problem[0]:10} {label:10} {len(body):6} "
-                  f"{mca_clocks:8.0f} {ours:9.0f} "
-                  f"{100 * (ours - mca_clocks) / mca_clocks:+5.1f}%")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bin-dir", default=os.path.join(
+        os.path.dirname(here), "build", "bin"))
+    parser.add_argument("--chips", default="gfx942,gfx950")
+    options = parser.parse_args()
+    print("| chip | problem | loop instructions | llvm-mca clocks | model, "
+          "no latency | difference | model, with latency |")
+    print("|---|---|---|---|---|---|---|")
+    for chip in options.chips.split(","):
+        for name, args in kpi.problems(chip, False):
+            ir = run([os.path.join(options.bin_dir, "tessel-gen")] + args)
+            tesselc = [os.path.join(options.bin_dir, "tesselc"),
+                       "--chip=" + chip]
+            isa = run(tesselc + ["--emit=isa", "-"], ir)
+            reports = json.loads(run(tesselc + [
+                "--emit=perf", "--report-format=json", "-"], ir))
+            for report in reports:
+                bodies = list(innermost_loops(
+                    kernel_assembly(isa, report["kernel"])))
+                for (label, body), loop in zip(bodies, report["loops"]):
+                    mca = mca_clocks(chip, body)
+                    ours = loop["single_wave_no_latency_cycles"]
+                    count = ("%d" % len(body) if len(body) ==
+                             loop["instructions"] else "%d (model %d)" %
+                             (len(body), loop["instructions"]))
+                    print("| %s | %s%s | %s | %.0f | %.0f | %+.1f %% | %.0f |" % (
+                        chip, name, "" if len(reports) == 1 else
+                        " (" + report["kernel"] + ")", count, mca, ours,
+                        100 * (ours - mca) / mca,
+                        loop["single_wave_cycles"]))
 
 
 if __name__ == "__main__":

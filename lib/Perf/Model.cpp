@@ -684,6 +684,13 @@ static LoopReport analyzeLoop(const KernelCode &code, const LoopRange &range,
   Timeline single = SimdSimulator(chip, parameters, waveSize, 1, 1, simdsBusy)
                         .run(body, 5, 2);
   loop.singleWaveCycles = single.cycles;
+  ModelParameters noLatency = parameters;
+  noLatency.globalLoadLatency = noLatency.ldsLatency =
+      noLatency.scalarLoadLatency = noLatency.barrierLatency = 0;
+  loop.singleWaveNoLatencyCycles =
+      SimdSimulator(chip, noLatency, waveSize, 1, 1, simdsBusy)
+          .run(body, 5, 2)
+          .cycles;
   loop.issueCycles = single.issue;
   loop.matrixCyclesPerIteration = single.matrixBusy;
   loop.ldsBytesPerIteration = single.ldsBytes;

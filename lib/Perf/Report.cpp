@@ -132,6 +132,7 @@ llvm::json::Value tessel::perfReportToJSON(const PerfReport &report) {
         {"trip_count", int64_t(loop.tripCount)},
         {"trip_count_source", loop.tripCountSource},
         {"single_wave_cycles", loop.singleWaveCycles},
+        {"single_wave_no_latency_cycles", loop.singleWaveNoLatencyCycles},
         {"issue_cycles", loop.issueCycles},
         {"matrix_cycles", loop.matrixCyclesPerIteration},
         {"waves_per_simd", loop.wavesPerSimd},

@@ -68,6 +68,9 @@ struct LoopReport {
   /// One wave alone on its SIMD: what llvm-mca would model, plus memory
   /// latency.
   double singleWaveCycles = 0;
+  /// The same without memory and barrier latency: only issue, pipes and
+  /// bandwidth, which is what llvm-mca models.
+  double singleWaveNoLatencyCycles = 0;
   double issueCycles = 0; ///< one wave's own issue, no waits
   /// With the waves that share a SIMD: cycles for each of them to run one
   /// iteration.
