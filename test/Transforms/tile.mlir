@@ -1,9 +1,10 @@
 // RUN: tessel-opt %s --split-input-file --tessel-tile --verify-diagnostics | FileCheck %s
 
 // A batched f16 matmul with a bias along N and relu: workgroup (x, y, z) =
-// (N tile, M tile, batch), a K loop of masked loads in coalesced layouts
-// into a dot whose accumulator is in the instruction's layout, then the
-// epilogue on the accumulator tile and a masked store.
+// (N tile, M tile, batch), a K loop of loads in coalesced layouts into a
+// dot whose accumulator is in the instruction's layout, then the epilogue on
+// the accumulator tile and the store. The sizes are multiples of the tile,
+// so the A, B and C tiles are in bounds (no masks).
 // CHECK-DAG: #[[$MMA:mma[0-9]*]] = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [2, 2]>
 // CHECK-DAG: #[[$BLKA:blocked[0-9]*]] = #tessel.blocked<sizePerThread = [1, 8], threadsPerWave = [16, 4], waves = [4, 1], order = [1, 0]>
 // CHECK-DAG: #[[$BLKB:blocked[0-9]*]] = #tessel.blocked<sizePerThread = [1, 8], threadsPerWave = [8, 8], waves = [4, 1], order = [1, 0]>
@@ -18,8 +19,8 @@
 // CHECK: %[[K:.*]] = memref.dim %[[A]], %{{.*}} : memref<2x64x32xf16>
 // CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #[[$MMA]]>
 // CHECK: %[[ACC:.*]] = scf.for %[[K0:.*]] = %{{.*}} to %[[K]] step %{{.*}} iter_args(%[[SUM:.*]] = %[[ZERO]])
-// CHECK:   %[[TA:.*]] = tessel.load %[[A]][%[[PB]], %[[M0]], %[[K0]]] : memref<2x64x32xf16> -> tensor<64x32xf16, #[[$BLKA]]>
-// CHECK:   %[[TB:.*]] = tessel.load %[[B]][%[[PB]], %[[K0]], %[[N0]]] : memref<2x32x64xf16> -> tensor<32x64xf16, #[[$BLKB]]>
+// CHECK:   %[[TA:.*]] = tessel.load %[[A]][%[[PB]], %[[M0]], %[[K0]]] in_bounds : memref<2x64x32xf16> -> tensor<64x32xf16, #[[$BLKA]]>
+// CHECK:   %[[TB:.*]] = tessel.load %[[B]][%[[PB]], %[[K0]], %[[N0]]] in_bounds : memref<2x32x64xf16> -> tensor<32x64xf16, #[[$BLKB]]>
 // CHECK:   %[[D:.*]] = tessel.dot %[[TA]], %[[TB]], %[[SUM]]
 // CHECK:   scf.yield %[[D]]
 // The bias is read through a view broadcasting it along batch and M.
@@ -28,7 +29,7 @@
 // CHECK: %[[SUMB:.*]] = arith.addf %[[ACC]], %[[TBIAS]] : tensor<64x64xf32, #[[$MMA]]>
 // CHECK: %[[RELU:.*]] = arith.maximumf %[[SUMB]], %{{.*}} : tensor<64x64xf32, #[[$MMA]]>
 // CHECK: %[[OUT:.*]] = arith.truncf %[[RELU]] : tensor<64x64xf32, #[[$MMA]]> to tensor<64x64xf16, #[[$MMA]]>
-// CHECK: tessel.store %[[OUT]], %[[C]][%[[PB]], %[[M0]], %[[N0]]]
+// CHECK: tessel.store %[[OUT]], %[[C]][%[[PB]], %[[M0]], %[[N0]]] in_bounds :
 // CHECK-NOT: tessel.matmul
 func.func @batched(%arg0: memref<2x64x32xf16>, %arg1: memref<2x32x64xf16>, %arg2: memref<2x64x64xf16>, %arg3: memref<64xf32>) {
   tessel.matmul ins(%arg0, %arg1 : memref<2x64x32xf16>, memref<2x32x64xf16>) outs(%arg2 : memref<2x64x64xf16>) epilogue(%arg3 : memref<64xf32>) {
@@ -55,6 +56,33 @@ func.func @batched(%arg0: memref<2x64x32xf16>, %arg1: memref<2x32x64xf16>, %arg2
 // CHECK: tessel.store
 func.func @transposed_i8(%a: memref<32x64xi8>, %b: memref<64x32xi8, strided<[1, 64]>>, %c: memref<32x32xi32>) {
   tessel.matmul ins(%a, %b : memref<32x64xi8>, memref<64x32xi8, strided<[1, 64]>>) outs(%c : memref<32x32xi32>) {config = #tessel.config<tile = [32, 32, 64], waves = [1, 1], stages = 1, instr = "v_mfma_i32_32x32x16_i8">}
+  return
+}
+
+// -----
+
+// Sizes the tile does not divide (M = 100, K = 40) or that are dynamic (N)
+// keep their masks: no tile claims to be in bounds.
+// CHECK-LABEL: func.func @partial
+// CHECK: tessel.load %{{[^ ]*}}[%{{[^]]*}}] : memref<100x40xf16>
+// CHECK: tessel.load %{{[^ ]*}}[%{{[^]]*}}] : memref<40x?xf16>
+// CHECK: tessel.store %{{[^ ]*}}, %{{[^ ]*}}[%{{[^]]*}}] : tensor
+// CHECK-NOT: in_bounds
+func.func @partial(%a: memref<100x40xf16>, %b: memref<40x?xf16>, %c: memref<100x?xf16>) {
+  tessel.matmul ins(%a, %b : memref<100x40xf16>, memref<40x?xf16>) outs(%c : memref<100x?xf16>) {config = #tessel.config<tile = [64, 64, 32], waves = [2, 2], stages = 2, instr = "v_mfma_f32_32x32x8_f16">}
+  return
+}
+
+// -----
+
+// Only the dimensions the tile divides matter: M = 128 and K = 64 make A's
+// tile in bounds while B (N = 100) and C stay masked.
+// CHECK-LABEL: func.func @a_only
+// CHECK: tessel.load %{{[^ ]*}}[%{{[^]]*}}] in_bounds : memref<128x64xf16>
+// CHECK: tessel.load %{{[^ ]*}}[%{{[^]]*}}] : memref<64x100xf16>
+// CHECK: tessel.store %{{[^ ]*}}, %{{[^ ]*}}[%{{[^]]*}}] : tensor
+func.func @a_only(%a: memref<128x64xf16>, %b: memref<64x100xf16>, %c: memref<128x100xf16>) {
+  tessel.matmul ins(%a, %b : memref<128x64xf16>, memref<64x100xf16>) outs(%c : memref<128x100xf16>) {config = #tessel.config<tile = [64, 64, 32], waves = [2, 2], stages = 2, instr = "v_mfma_f32_32x32x8_f16">}
   return
 }
 

@@ -279,7 +279,10 @@ LogicalResult KernelLowering::lowerLoad(LoadOp op) {
   // Masked-off vectors read a clamped address, which does not exist in an
   // empty memref (K = 0): a tile of a possibly empty memref is loaded only
   // when it is not, behind one wave-uniform branch (sizes are arguments).
-  Value nonEmpty = nonEmptyCondition(memref, access.rank);
+  // An in-bounds tile needs neither masks nor the branch.
+  bool inBoundsTile = op.getInBounds();
+  Value nonEmpty =
+      inBoundsTile ? Value() : nonEmptyCondition(memref, access.rank);
   scf::IfOp guard;
   OpBuilder::InsertionGuard insertion(b);
   if (nonEmpty) {
@@ -302,6 +305,10 @@ LogicalResult KernelLowering::lowerLoad(LoadOp op) {
       int64_t memrefDim = access.rank - 2 + d;
       Value coord = xorIndex(laneCoords[d], regCoords[d]);
       Value index = arith::AddIOp::create(b, loc(), base[memrefDim], coord);
+      if (inBoundsTile) {
+        indices.push_back(index);
+        continue;
+      }
       Value inBounds = arith::CmpIOp::create(
           b, loc(), arith::CmpIPredicate::ult, index, access.sizes[memrefDim]);
       valid = valid
@@ -322,7 +329,8 @@ LogicalResult KernelLowering::lowerLoad(LoadOp op) {
       slice = vector::LoadOp::create(b, loc(), sliceType, access.view,
                                      access.forView(indices));
     }
-    slice = arith::SelectOp::create(b, loc(), valid, slice, zeros);
+    if (valid)
+      slice = arith::SelectOp::create(b, loc(), valid, slice, zeros);
     result = vector::InsertStridedSliceOp::create(
         b, loc(), slice, result, ArrayRef<int64_t>{r}, ArrayRef<int64_t>{1});
   }
@@ -383,19 +391,23 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
       int64_t memrefDim = access.rank - 2 + d;
       Value index = arith::AddIOp::create(
           b, loc(), base[memrefDim], xorIndex(laneCoords[d], regCoords[d]));
+      indices.push_back(index);
+      if (op.getInBounds())
+        continue;
       Value inBounds = arith::CmpIOp::create(
           b, loc(), arith::CmpIPredicate::ult, index, access.sizes[memrefDim]);
       valid = valid
                   ? arith::AndIOp::create(b, loc(), valid, inBounds).getResult()
                   : inBounds;
-      indices.push_back(index);
     }
     Value slice = vector::ExtractStridedSliceOp::create(
         b, loc(), value, ArrayRef<int64_t>{r}, ArrayRef<int64_t>{access.vector},
         ArrayRef<int64_t>{1});
-    auto ifOp = scf::IfOp::create(b, loc(), valid, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    if (valid) {
+      auto ifOp = scf::IfOp::create(b, loc(), valid, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    }
     if (access.vector == 1) {
       Value scalar =
           vector::ExtractOp::create(b, loc(), slice, ArrayRef<int64_t>{0});

@@ -499,6 +499,16 @@ func.func private @blocked_lanes() attributes {l = #tessel.blocked<sizePerThread
 
 // -----
 
+// expected-error @+1 {{a workgroup has at most 1024 lanes (16 waves of 64), got 64 waves}}
+func.func private @blocked_too_many_waves() attributes {l = #tessel.blocked<sizePerThread = [8, 2], threadsPerWave = [16, 4], waves = [4, 16], order = [1, 0]>}
+
+// -----
+
+// expected-error @+1 {{a workgroup has at most 1024 lanes (32 waves of 32), got 64 waves}}
+func.func private @blocked_too_many_wave32() attributes {l = #tessel.blocked<sizePerThread = [1, 8], threadsPerWave = [8, 4], waves = [8, 8], order = [1, 0]>}
+
+// -----
+
 // expected-error @+1 {{unknown matrix instruction "v_mfma_f32_64x64x8_f16" (not in the matrix-instruction catalogue)}}
 func.func private @mma_unknown() attributes {l = #tessel.mma<"v_mfma_f32_64x64x8_f16", waves = [1, 1]>}
 
@@ -618,3 +628,21 @@ func.func private @mma_too_long(tensor<131072x1xf32, #mma>)
 #linear = #tessel.linear<register = [[0, 1]], lane = [[1, 0]]>
 // expected-error @+1 {{may hold at most 1048576 elements}}
 func.func private @linear_too_many(tensor<2048x1024xf32, #linear>)
+
+// -----
+
+#blk = #tessel.blocked<sizePerThread = [1, 8], threadsPerWave = [8, 8], waves = [1, 1], order = [1, 0]>
+func.func @load_in_bounds_not_divisible(%a: memref<100x64xf16>, %i: index) {
+  // expected-error @+1 {{in_bounds needs a static, non-zero memref size that the tile divides: dimension 0 of}}
+  %t = tessel.load %a[%i, %i] in_bounds : memref<100x64xf16> -> tensor<8x64xf16, #blk>
+  return
+}
+
+// -----
+
+#blk = #tessel.blocked<sizePerThread = [1, 8], threadsPerWave = [8, 8], waves = [1, 1], order = [1, 0]>
+func.func @store_in_bounds_dynamic(%t: tensor<8x64xf16, #blk>, %c: memref<8x?xf16>, %i: index) {
+  // expected-error @+1 {{in_bounds needs a static, non-zero memref size that the tile divides: dimension 1 of}}
+  tessel.store %t, %c[%i, %i] in_bounds : tensor<8x64xf16, #blk>, memref<8x?xf16>
+  return
+}

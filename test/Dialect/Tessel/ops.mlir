@@ -124,3 +124,14 @@ func.func @attention_lse_config(%q: memref<1x4x77x64xbf16>, %k: memref<1x1x300x6
                    {config = #tessel.config<tile = [128, 64], waves = [4, 1], stages = 1>}
   return
 }
+
+// The L1 global tile accesses, with and without the in-bounds claim.
+#blk = #tessel.blocked<sizePerThread = [1, 8], threadsPerWave = [8, 8], waves = [1, 1], order = [1, 0]>
+// CHECK-LABEL: func.func @global_tiles
+// CHECK: %[[T:.*]] = tessel.load %{{.*}}[%{{.*}}, %{{.*}}] in_bounds : memref<64x64xf16> -> tensor<8x64xf16, #{{.*}}>
+// CHECK: tessel.store %[[T]], %{{.*}}[%{{.*}}, %{{.*}}] : tensor<8x64xf16, #{{.*}}>, memref<?x64xf16>
+func.func @global_tiles(%a: memref<64x64xf16>, %c: memref<?x64xf16>, %i: index) {
+  %t = tessel.load %a[%i, %i] in_bounds : memref<64x64xf16> -> tensor<8x64xf16, #blk>
+  tessel.store %t, %c[%i, %i] : tensor<8x64xf16, #blk>, memref<?x64xf16>
+  return
+}

@@ -282,6 +282,13 @@ LogicalResult BlockedAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "threadsPerWave must multiply to a wave (32 or 64 "
                           "lanes), got "
                        << lanes;
+  int64_t numWaves = 1;
+  for (int64_t count : waves)
+    numWaves *= count;
+  if (numWaves * lanes > 1024)
+    return emitError() << "a workgroup has at most 1024 lanes (" << 1024 / lanes
+                       << " waves of " << lanes << "), got " << numWaves
+                       << " waves";
   return success();
 }
 

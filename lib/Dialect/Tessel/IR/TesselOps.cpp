@@ -371,9 +371,9 @@ static LogicalResult verifyAttentionShapes(AttentionOp op) {
                             << formatShape(q.getShape());
   int64_t hq = q.getDimSize(1), hkv = k.getDimSize(1);
   if (hkv == 0 && hq != 0)
-    return op.emitOpError() << "key/value heads are 0 but query heads are "
-                            << formatSize(hq)
-                            << ": every query head needs a key/value head";
+    return op.emitOpError()
+           << "key/value heads are 0 but query heads are " << formatSize(hq)
+           << ": every query head needs a key/value head";
   if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hkv) && hkv != 0 &&
       hq % hkv != 0)
     return op.emitOpError() << "query heads (" << hq
@@ -458,7 +458,7 @@ tessel::getTileLayout(RankedTensorType type,
 /// a memref, one index per memref dimension, same element type.
 static LogicalResult verifyGlobalTileAccess(Operation *op, MemRefType memref,
                                             RankedTensorType tile,
-                                            size_t numIndices) {
+                                            size_t numIndices, bool inBounds) {
   auto emitError = [&] { return op->emitOpError(); };
   if (tile.getRank() != 2)
     return op->emitOpError() << "tiles are 2-D, got " << tile;
@@ -478,17 +478,32 @@ static LogicalResult verifyGlobalTileAccess(Operation *op, MemRefType memref,
   if (!memref.getLayout().isIdentity() &&
       !isa<StridedLayoutAttr>(memref.getLayout()))
     return op->emitOpError() << "the memref must have a strided layout";
+  // An in-bounds tile needs static sizes that it divides: what lets its
+  // producer prove the claim.
+  if (inBounds)
+    for (unsigned d = 0; d < 2; ++d) {
+      int64_t size = memref.getDimSize(memref.getRank() - 2 + d);
+      int64_t extent = tile.getDimSize(d);
+      if (ShapedType::isDynamic(size) || size == 0 || size % extent)
+        return op->emitOpError()
+               << "in_bounds needs a static, non-zero memref size that the "
+                  "tile divides: dimension "
+               << (memref.getRank() - 2 + d) << " of " << memref
+               << " and the tile's " << extent;
+    }
   return failure(failed(getTileLayout(tile, emitError)));
 }
 
 LogicalResult LoadOp::verify() {
   return verifyGlobalTileAccess(*this, getSource().getType(),
-                                getResult().getType(), getIndices().size());
+                                getResult().getType(), getIndices().size(),
+                                getInBounds());
 }
 
 LogicalResult StoreOp::verify() {
   return verifyGlobalTileAccess(*this, getDest().getType(),
-                                getValue().getType(), getIndices().size());
+                                getValue().getType(), getIndices().size(),
+                                getInBounds());
 }
 
 static LogicalResult verifyLocalAccess(Operation *op, LdsType buffer,

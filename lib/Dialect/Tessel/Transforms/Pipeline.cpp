@@ -119,20 +119,31 @@ static void pipeline(scf::ForOp loop, LoopShape &shape) {
   for (LocalStoreOp store : shape.stores)
     doubleSlots(store.getBuffer());
 
-  // Prologue: step 0 into slot 0 and its operand registers; step 1 in
-  // registers.
-  auto loadAt = [&](Value k) {
-    IRMapping at;
-    at.map(iv, k);
+  // Loads that claim to stay in bounds must: the prefetches one and two
+  // steps ahead are clamped to the last step (the data is loaded again and
+  // never used), where masked loads would read zeros past the end.
+  Value lastStep;
+  if (llvm::any_of(shape.loads, [](LoadOp load) { return load.getInBounds(); }))
+    lastStep = arith::SubIOp::create(b, loc, loop.getUpperBound(), step);
+  // The loads of step `k` (`ahead`: a prefetch that may lie past the end).
+  auto loadAt = [&](Value k, bool ahead) {
+    Value clamped =
+        ahead && lastStep ? arith::MinUIOp::create(b, loc, k, lastStep) : k;
     SmallVector<Value> tiles;
-    for (LoadOp load : shape.loads)
+    for (LoadOp load : shape.loads) {
+      IRMapping at;
+      at.map(iv, load.getInBounds() ? clamped : k);
       tiles.push_back(b.clone(*load, at)->getResult(0));
+    }
     return tiles;
   };
+
+  // Prologue: step 0 into slot 0 and its operand registers; step 1 in
+  // registers.
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value two = arith::ConstantIndexOp::create(b, loc, 2);
-  SmallVector<Value> first = loadAt(lb);
+  SmallVector<Value> first = loadAt(lb, /*ahead=*/false);
   // A store feeds from the load at the same position (promote-lds order).
   auto storeAll = [&](ArrayRef<Value> tiles, Value slot) {
     for (LocalStoreOp store : shape.stores) {
@@ -153,7 +164,8 @@ static void pipeline(scf::ForOp loop, LoopShape &shape) {
   storeAll(first, zero);
   gpu::BarrierOp::create(b, loc);
   SmallVector<Value> operands = loadOperands(zero);
-  SmallVector<Value> second = loadAt(arith::AddIOp::create(b, loc, lb, step));
+  SmallVector<Value> second =
+      loadAt(arith::AddIOp::create(b, loc, lb, step), /*ahead=*/true);
 
   SmallVector<Value> inits(loop.getInitArgs());
   unsigned numOld = inits.size();
@@ -175,11 +187,8 @@ static void pipeline(scf::ForOp loop, LoopShape &shape) {
       b, loc, arith::AddIOp::create(b, loc, index, one), two);
   storeAll(SmallVector<Value>(tileIters), nextSlot);
   Value twoSteps = arith::MulIOp::create(b, loc, step, two);
-  IRMapping ahead;
-  ahead.map(iv, arith::AddIOp::create(b, loc, newIv, twoSteps));
-  SmallVector<Value> nextTiles;
-  for (LoadOp load : shape.loads)
-    nextTiles.push_back(b.clone(*load, ahead)->getResult(0));
+  SmallVector<Value> nextTiles =
+      loadAt(arith::AddIOp::create(b, loc, newIv, twoSteps), /*ahead=*/true);
   gpu::BarrierOp::create(b, loc);
   SmallVector<Value> nextOperands = loadOperands(nextSlot);
 

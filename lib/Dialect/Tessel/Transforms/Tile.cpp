@@ -35,6 +35,19 @@ void finishKernel(Operation *problem, int64_t lanes, ArrayRef<int64_t> tile,
 
 namespace {
 
+/// `in_bounds` for a tile of `extents` at tile-aligned indices of `type`'s
+/// last two dimensions (within the grid and the loop bounds, as the matmul
+/// program places them): static, non-zero sizes that the tile divides.
+static UnitAttr inBounds(MemRefType type, ArrayRef<int64_t> extents) {
+  int64_t rank = type.getRank();
+  for (auto [d, extent] : llvm::enumerate(extents)) {
+    int64_t size = type.getDimSize(rank - 2 + d);
+    if (ShapedType::isDynamic(size) || size == 0 || size % extent)
+      return nullptr;
+  }
+  return UnitAttr::get(type.getContext());
+}
+
 /// Builds the tile program of one matmul in place of it.
 class MatmulTiler {
 public:
@@ -220,10 +233,10 @@ LogicalResult MatmulTiler::run() {
       [&](OpBuilder &nested, Location nestedLoc, Value k0, ValueRange iters) {
         Value aTile = LoadOp::create(
             nested, nestedLoc, tileType({tileM, tileK}, aElement, aLayout), a,
-            indices(m0, k0));
+            indices(m0, k0), inBounds(aType, {tileM, tileK}));
         Value bTile = LoadOp::create(
             nested, nestedLoc, tileType({tileK, tileN}, bElement, bLayout),
-            bMatrix, indices(k0, n0));
+            bMatrix, indices(k0, n0), inBounds(bType, {tileK, tileN}));
         auto dot =
             DotOp::create(nested, nestedLoc, accType, aTile, bTile, iters[0],
                           xf32 ? nested.getUnitAttr() : UnitAttr());
@@ -232,7 +245,8 @@ LogicalResult MatmulTiler::run() {
   FailureOr<Value> result = applyEpilogue(loop.getResult(0), m0, n0);
   if (failed(result))
     return failure();
-  StoreOp::create(b, loc, *result, c, indices(m0, n0));
+  StoreOp::create(b, loc, *result, c, indices(m0, n0),
+                  inBounds(matmul.getC().getType(), {tileM, tileN}));
 
   finishKernel(matmul, 64 * numWaves, {tileM, tileN}, config);
   return success();
@@ -397,8 +411,8 @@ LogicalResult AttentionTiler::runCombine() {
   Value acc = sumLoop.getResult(0), sum = sumLoop.getResult(1);
   Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, sum,
                                       splat(type, 0.0));
-  Value out = arith::SelectOp::create(
-      b, loc, empty, splat(type, 0.0), arith::DivFOp::create(b, loc, acc, sum));
+  Value out = arith::SelectOp::create(b, loc, empty, splat(type, 0.0),
+                                      arith::DivFOp::create(b, loc, acc, sum));
   Type oElement = op.getO().getType().getElementType();
   if (oElement != f32)
     out = arith::TruncFOp::create(

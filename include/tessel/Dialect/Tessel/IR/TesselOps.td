@@ -146,12 +146,19 @@ def Tessel_LoadOp : Tessel_Op<"load"> {
     ```mlir
     %a = tessel.load %A[%m0, %k0] : memref<?x4096xbf16> -> tensor<128x64xbf16, #blocked>
     ```
+
+    `in_bounds` states that the whole tile lies inside the memref (the
+    producer proved it: static sizes that the tile divides, indices on tile
+    boundaries inside the grid and the loop bounds): the lowering then
+    reads without masks or clamped addresses.
   }];
   let arguments = (ins Arg<AnyMemRef, "", [MemRead]>:$source,
-                       Variadic<Index>:$indices);
+                       Variadic<Index>:$indices,
+                       UnitAttr:$in_bounds);
   let results = (outs Tessel_Tile:$result);
   let assemblyFormat = [{
-    $source `[` $indices `]` attr-dict `:` type($source) `->` type($result)
+    $source `[` $indices `]` (`in_bounds` $in_bounds^)? attr-dict `:`
+    type($source) `->` type($result)
   }];
   let hasVerifier = 1;
 }
@@ -160,13 +167,16 @@ def Tessel_StoreOp : Tessel_Op<"store"> {
   let summary = "Store a distributed tile to global memory, masked";
   let description = [{
     Stores `value` as the 2-D tile whose first element is `dest[indices]`;
-    elements outside the memref's bounds are not written.
+    elements outside the memref's bounds are not written. `in_bounds`, as
+    on `tessel.load`, states that the whole tile lies inside the memref.
   }];
   let arguments = (ins Tessel_Tile:$value,
                        Arg<AnyMemRef, "", [MemWrite]>:$dest,
-                       Variadic<Index>:$indices);
+                       Variadic<Index>:$indices,
+                       UnitAttr:$in_bounds);
   let assemblyFormat = [{
-    $value `,` $dest `[` $indices `]` attr-dict `:` type($value) `,` type($dest)
+    $value `,` $dest `[` $indices `]` (`in_bounds` $in_bounds^)? attr-dict `:`
+    type($value) `,` type($dest)
   }];
   let hasVerifier = 1;
 }
