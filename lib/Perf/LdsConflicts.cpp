@@ -598,7 +598,10 @@ private:
                       const RegisterState &state, const Operand &destination,
                       llvm::SmallVectorImpl<Write> &writes) const {
     std::optional<StringRef> op = operation(instr.mnemonic);
-    if (!op)
+    // Modifiers (clamp, op_sel, omod...) change the arithmetic: not modelled,
+    // except bitop3's truth table.
+    if (!op || (!instr.modifiers.empty() &&
+                !(*op == "bitop3_b32" && instr.modifiers.size() == 1)))
       return false;
     if (*op == "readfirstlane_b32") {
       if (destination.kind != Operand::Sgpr || instr.operands.size() < 2)

@@ -143,6 +143,16 @@ TEST(LdsConflicts, SwizzleUnderLoopCarriedStage) {
   EXPECT_DOUBLE_EQ(conflict.ways(), 8);
 }
 
+// Modifiers change the arithmetic (a clamped add saturates): not followed.
+TEST(LdsConflicts, ModifiersAreNotModelled) {
+  LdsConflict conflict = only(kernel({
+      "v_lshlrev_b32_e32 v1, 2, v0",
+      "v_add_u32_e64 v1, v1, 4 clamp",
+      "ds_read_b32 v2, v1",
+  }));
+  EXPECT_FALSE(conflict.derived);
+}
+
 // A loop counter that grows by a non-uniform amount is not followed.
 TEST(LdsConflicts, NonUniformLoopIncrementIsUnknown) {
   LdsConflict conflict = only(kernel({
