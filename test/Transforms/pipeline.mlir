@@ -17,8 +17,14 @@
 // CHECK: %[[RB0:.*]] = tessel.local_load %[[LB]][%[[SLOT0]]]
 // CHECK: %[[A1:.*]] = tessel.load %arg0
 // CHECK: %[[B1:.*]] = tessel.load %arg1
+// The loop is unrolled by two, so the two steps' registers alternate instead
+// of being copied every iteration; a cleanup loop runs an odd last step. In
+// each half a scheduling barrier keeps the LDS stores of the tiles loaded a
+// step earlier after the previous step's MFMAs (the load-to-store distance
+// is a whole step).
 // CHECK: scf.for %[[K:.*]] = %[[K0]] to %{{.*}} step %[[STEP:[a-z0-9_]+]] iter_args(%[[ACC:.*]] = %{{.*}}, %[[RA:.*]] = %[[RA0]], %[[RB:.*]] = %[[RB0]], %[[A:.*]] = %[[A1]], %[[B:.*]] = %[[B1]])
 // CHECK: %[[NEXT:.*]] = arith.remui
+// CHECK-NEXT: amdgpu.sched_barrier allow = <none>
 // CHECK-NEXT: tessel.local_store %[[A]], %[[LA]][%[[NEXT]]]
 // CHECK-NEXT: tessel.local_store %[[B]], %[[LB]][%[[NEXT]]]
 // CHECK: %[[K2:.*]] = arith.addi %[[K]], %{{.*}} : index
@@ -28,7 +34,20 @@
 // CHECK-NEXT: %[[NRA:.*]] = tessel.local_load %[[LA]][%[[NEXT]]]
 // CHECK-NEXT: %[[NRB:.*]] = tessel.local_load %[[LB]][%[[NEXT]]]
 // CHECK-NEXT: %[[D:.*]] = tessel.dot %[[RA]], %[[RB]], %[[ACC]]
-// CHECK-NEXT: scf.yield %[[D]], %[[NRA]], %[[NRB]], %[[NA]], %[[NB]]
+// CHECK: %[[NEXT2:.*]] = arith.remui
+// CHECK-NEXT: amdgpu.sched_barrier allow = <none>
+// CHECK-NEXT: tessel.local_store %[[NA]], %[[LA]][%[[NEXT2]]]
+// CHECK-NEXT: tessel.local_store %[[NB]], %[[LB]][%[[NEXT2]]]
+// CHECK: %[[NA2:.*]] = tessel.load %arg0
+// CHECK-NEXT: %[[NB2:.*]] = tessel.load %arg1
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: %[[NRA2:.*]] = tessel.local_load %[[LA]][%[[NEXT2]]]
+// CHECK-NEXT: %[[NRB2:.*]] = tessel.local_load %[[LB]][%[[NEXT2]]]
+// CHECK-NEXT: %[[D2:.*]] = tessel.dot %[[NRA]], %[[NRB]], %[[D]]
+// CHECK-NEXT: scf.yield %[[D2]], %[[NRA2]], %[[NRB2]], %[[NA2]], %[[NB2]]
+// CHECK: scf.for
+// CHECK: tessel.dot
+// CHECK: scf.yield
 // CHECK-NOT: gpu.barrier
 #blocked = #tessel.blocked<sizePerThread = [1, 8], threadsPerWave = [16, 4], waves = [4, 1], order = [1, 0]>
 #blocked1 = #tessel.blocked<sizePerThread = [8, 1], threadsPerWave = [4, 16], waves = [1, 4], order = [0, 1]>

@@ -20,11 +20,21 @@
 // is rewritten two steps after it was read, with the barrier of the step
 // between.
 //
+// The backend's scheduler would hoist a step's LDS stores (which wait for
+// the global loads issued a step earlier) among the previous step's MFMAs,
+// shortening the load-to-wait distance; a scheduling barrier in front of
+// the stores keeps it a whole step. Two steps' operand registers are live
+// at once, so a rolled loop copies the next step's registers over the
+// current ones every iteration; unrolled by two, the sets alternate, when
+// they fit the register file (fitsUnrolled).
+//
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -111,6 +121,35 @@ static void doubleSlots(Value buffer) {
                               type.getElementType(), type.getLayout()));
 }
 
+/// 32-bit registers a lane holds of `type` (a distributed tile).
+static int64_t registersPerLane(Type type) {
+  auto tile = dyn_cast<RankedTensorType>(type);
+  if (!tile)
+    return 1;
+  FailureOr<LinearLayout> layout =
+      getTileLayout(tile, [] { return InFlightDiagnostic(); });
+  if (failed(layout))
+    return 1;
+  int64_t bits = int64_t(layout->getInDimSize(dims::kRegister)) *
+                 tile.getElementType().getIntOrFloatBitWidth();
+  return llvm::divideCeil(bits, 32);
+}
+
+/// Whether the pipelined loop still fits two waves per SIMD (256 registers
+/// per lane, the occupancy the configs are chosen for) once unrolled by two:
+/// then both steps' operand registers and in-flight tiles are live beside
+/// the accumulators, plus registers for addresses and loop bookkeeping.
+static bool fitsUnrolled(scf::ForOp loop, unsigned numOld) {
+  constexpr int64_t kRegisterBudget = 256, kBookkeeping = 48;
+  int64_t accumulators = 0, nextStep = 0;
+  // The loop's own values (the accumulators) come first; the pipeline
+  // appended one step's operands and tiles.
+  for (auto [index, value] : llvm::enumerate(loop.getRegionIterArgs()))
+    (index < numOld ? accumulators : nextStep) +=
+        registersPerLane(value.getType());
+  return accumulators + 2 * nextStep + kBookkeeping <= kRegisterBudget;
+}
+
 static void pipeline(scf::ForOp loop, LoopShape &shape) {
   OpBuilder b(loop);
   Location loc = loop.getLoc();
@@ -185,6 +224,7 @@ static void pipeline(scf::ForOp loop, LoopShape &shape) {
       b, loc, arith::SubIOp::create(b, loc, newIv, lb), step);
   Value nextSlot = arith::RemUIOp::create(
       b, loc, arith::AddIOp::create(b, loc, index, one), two);
+  amdgpu::SchedBarrierOp::create(b, loc, amdgpu::sched_barrier_opt_enum::none);
   storeAll(SmallVector<Value>(tileIters), nextSlot);
   Value twoSteps = arith::MulIOp::create(b, loc, step, two);
   SmallVector<Value> nextTiles =
@@ -219,6 +259,8 @@ static void pipeline(scf::ForOp loop, LoopShape &shape) {
   scf::YieldOp::create(b, loc, yields);
   loop->replaceAllUsesWith(pipelined->getResults().take_front(numOld));
   loop.erase();
+  if (fitsUnrolled(pipelined, numOld))
+    (void)loopUnrollByFactor(pipelined, 2);
 }
 
 namespace {

@@ -3,6 +3,7 @@
 #ifndef TESSEL_DIALECT_TESSEL_TRANSFORMS_PASSES_H
 #define TESSEL_DIALECT_TESSEL_TRANSFORMS_PASSES_H
 
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

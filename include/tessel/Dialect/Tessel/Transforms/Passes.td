@@ -13,11 +13,16 @@ def TesselPipelinePass
     memory and stores them to LDS, issues the global loads of step k + 1
     before the LDS reads and MFMAs of step k, so their latency hides behind
     the math. The loaded tiles travel to the next iteration as loop-carried
-    values; the first step's loads move in front of the loop. Kernels whose
-    config has `stages = 1` are left alone.
+    values; the first step's loads move in front of the loop. A scheduling
+    barrier keeps each step's LDS stores after the previous step's MFMAs,
+    and the loop is unrolled by two when both steps' registers fit beside
+    the accumulators in 256 per lane, so the two register sets alternate
+    instead of being copied. Kernels whose config has `stages = 1` are left
+    alone.
   }];
   let dependentDialects = ["::mlir::scf::SCFDialect",
-                           "::mlir::arith::ArithDialect"];
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::amdgpu::AMDGPUDialect"];
   let statistics = [
     Statistic<"numPipelined", "num-pipelined", "K loops pipelined">,
   ];

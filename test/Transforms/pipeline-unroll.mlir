@@ -1,0 +1,25 @@
+// The pipelined K loop is unrolled by two when both steps' operand
+// registers and in-flight tiles fit beside the accumulators in 256
+// registers per lane (two waves per SIMD); otherwise it stays rolled and
+// copies the next step's registers each iteration.
+
+// 128x256x16 bf16 tiles on 1x4 waves: 128 accumulator registers per lane
+// and 36 per step: unrolled, two dots per iteration.
+// RUN: tessel-gen matmul -m 4096 -n 4096 -k 4096 -t bf16 --transpose-b --config='#tessel.config<tile = [128, 256, 16], waves = [1, 4], stages = 2, instr = "v_mfma_f32_32x32x8_bf16">' | tessel-opt --tessel-tile --tessel-select-mfma=chip=gfx942 --tessel-promote-lds=chip=gfx942 --tessel-pipeline | FileCheck %s --check-prefix=UNROLLED
+// UNROLLED-LABEL: func.func @matmul
+// UNROLLED:       scf.for
+// UNROLLED:       amdgpu.sched_barrier
+// UNROLLED:       tessel.dot
+// UNROLLED:       amdgpu.sched_barrier
+// UNROLLED:       tessel.dot
+// UNROLLED:       scf.yield
+
+// 128x128x64 bf16 tiles on 2x2 waves (gfx950): 64 accumulator registers and
+// 96 per step would need 304: one dot per iteration.
+// RUN: tessel-gen matmul -m 4096 -n 4096 -k 4096 -t bf16 --transpose-b --config='#tessel.config<tile = [128, 128, 64], waves = [2, 2], stages = 2, instr = "v_mfma_f32_32x32x16_bf16">' | tessel-opt --tessel-tile --tessel-select-mfma=chip=gfx950 --tessel-promote-lds=chip=gfx950 --tessel-pipeline | FileCheck %s --check-prefix=ROLLED
+// ROLLED-LABEL: func.func @matmul
+// ROLLED:       scf.for
+// ROLLED:       amdgpu.sched_barrier
+// ROLLED:       tessel.dot
+// ROLLED-NEXT:  scf.yield
+// ROLLED-NOT:   tessel.dot
