@@ -60,6 +60,13 @@ void tessel::printPerfReport(llvm::raw_ostream &os, const PerfReport &report) {
                       formatSeconds(report.l2Seconds),
                       report.hbmSeconds > 0 ? formatSeconds(report.hbmSeconds)
                                             : std::string("-"));
+  if (report.l2FillBytes > 0)
+    os << llvm::formatv("  L2 fill               {0:F1} MB of A and B from the "
+                        "last-level cache or HBM, {1:F1}x their {2:F1} MB "
+                        "(workgroup i on XCD i mod {3}; prediction)\n",
+                        report.l2FillBytes / 1e6,
+                        report.l2FillBytes / report.operandBytes,
+                        report.operandBytes / 1e6, report.xcds);
   os << llvm::formatv(
       "  resources             {0} VGPRs, {1} AGPRs, {2} SGPRs, {3} B LDS, "
       "{4} lanes ({5} waves) per workgroup\n",
@@ -158,6 +165,8 @@ llvm::json::Value tessel::perfReportToJSON(const PerfReport &report) {
       {"compute_seconds", report.computeSeconds},
       {"l2_seconds", report.l2Seconds},
       {"hbm_seconds", report.hbmSeconds},
+      {"l2_fill_bytes", report.l2FillBytes},
+      {"operand_bytes", report.operandBytes},
       {"tflops", report.tflops},
       {"percent_of_peak", report.percentOfPeak},
       {"structural_efficiency", report.structuralEfficiency},

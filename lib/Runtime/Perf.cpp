@@ -1,6 +1,7 @@
 //===- Perf.cpp - The performance model on compiled Tessel kernels --------===//
 
 #include "tessel/Runtime/Perf.h"
+#include "tessel/Perf/MatmulEstimate.h"
 #include "tessel/Target/Chip.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -78,6 +79,24 @@ ProblemWork tessel::getProblemWork(const CompiledKernel &kernel,
   return work;
 }
 
+/// The XCDs' L2 fill traffic of a GEMM kernel (its tiles and operand
+/// types from the compiled kernel).
+static void addGemmCacheTraffic(PerfReport &report, const Chip &chip,
+                                const CompiledKernel &kernel,
+                                const DimensionSizes &sizes) {
+  auto get = [&](llvm::StringRef name) -> int64_t {
+    auto it = sizes.find(name);
+    return it == sizes.end() ? 0 : it->second;
+  };
+  GemmCacheTraffic traffic = estimateGemmL2Fill(
+      chip, get("m"), get("n"), get("k"), get("batch"), kernel.grid.tile[0],
+      kernel.grid.tile[1], kernel.arguments[0].elementBytes,
+      kernel.arguments[1].elementBytes, report.workgroupsPerCU);
+  report.l2FillBytes = traffic.l2FillBytes;
+  report.operandBytes = traffic.operandBytes;
+  report.xcds = traffic.xcds;
+}
+
 llvm::Expected<PerfReport>
 tessel::predictPerformance(const CompiledModule &module,
                            const CompiledKernel &kernel,
@@ -104,6 +123,10 @@ tessel::predictPerformance(const CompiledModule &module,
   launch.grid = {(*grid)[0], (*grid)[1], (*grid)[2]};
   launch.block = {kernel.blockSize, 1, 1};
   ProblemWork work = getProblemWork(kernel, sizes, causal);
-  return analyzeCodeObject(module.hsaco, kernel.name, *chip, launch, work,
-                           parameters);
+  llvm::Expected<PerfReport> report = analyzeCodeObject(
+      module.hsaco, kernel.name, *chip, launch, work, parameters);
+  if (report && kernel.grid.kind == GridRule::Kind::Matmul &&
+      kernel.arguments.size() >= 2)
+    addGemmCacheTraffic(*report, *chip, kernel, sizes);
+  return report;
 }

@@ -73,7 +73,8 @@ static const Chip kChips[] = {
      5.3,
      32 * MiB,
      Fp8Format::Fnuz,
-     {256, 256, 1024, 2048, 2048, 4096, 4096}},
+     {256, 256, 1024, 2048, 2048, 4096, 4096},
+     8},
     // LDS banks: LLVM still models 32; 64 is likely but unconfirmed ([U]).
     {"gfx950",
      "MI355X",
@@ -98,7 +99,8 @@ static const Chip kChips[] = {
      8.0,
      32 * MiB,
      Fp8Format::Ocp,
-     {128, 256, 0, 4096, 4096, 8192, 8192}},
+     {128, 256, 0, 4096, 4096, 8192, 8192},
+     8},
     // RDNA: wave32 by default; LDS is 128 KiB per WGP, 64 KiB per CU-mode
     // half and per workgroup. Clocks and bandwidth are [2].
     {"gfx1100",

@@ -102,6 +102,11 @@ struct PerfReport {
   double gridEfficiency = 0; ///< workgroups / (rounds * resident slots)
   // Time.
   double computeSeconds = 0, hbmSeconds = 0, l2Seconds = 0;
+  /// For problems whose access pattern is known (Tessel's GEMMs): what the
+  /// XCDs' L2 caches fetch of the operands given the grid's order over the
+  /// XCDs (estimateGemmL2Fill), against the operands' bytes; 0 if unknown.
+  double l2FillBytes = 0, operandBytes = 0;
+  unsigned xcds = 1;
   double predictedSeconds = 0;
   double tflops = 0, percentOfPeak = 0;
   double structuralEfficiency = 0; ///< whole kernel, clock-free

@@ -49,6 +49,9 @@ struct Chip {
   Fp8Format fp8Format;
   // Dense matrix FLOPs (or integer ops) per clock per CU, 0 if unsupported.
   unsigned matrixOpsPerClockPerCU[7];
+  // Accelerator complex dies, each with its own L2 (l2Bytes / numXCDs);
+  // consecutive workgroups are dispatched round-robin over them.
+  unsigned numXCDs = 1;
 
   bool isCDNA() const { return maxAccVgprs != 0; }
   bool isRDNA() const { return !isCDNA(); }
