@@ -142,13 +142,10 @@ LaneValue join(const LaneValue &a, const LaneValue &b) {
 
 using Lanes = llvm::ArrayRef<uint32_t>;
 
-/// Applies `f` lane by lane to exact operands (operations that do not
-/// distribute over an unknown base).
+/// `f` of the operands' values, lane by lane.
 template <typename F>
-LaneValue mapExact(llvm::ArrayRef<const LaneValue *> operands, F f) {
-  for (const LaneValue *operand : operands)
-    if (!operand->exact())
-      return {};
+std::vector<uint32_t> mapLanes(llvm::ArrayRef<const LaneValue *> operands,
+                               F f) {
   std::vector<uint32_t> lanes(operands.front()->lanes.size());
   for (size_t lane = 0; lane < lanes.size(); ++lane) {
     llvm::SmallVector<uint32_t, 3> values;
@@ -156,7 +153,17 @@ LaneValue mapExact(llvm::ArrayRef<const LaneValue *> operands, F f) {
       values.push_back(operand->lanes[lane]);
     lanes[lane] = f(values);
   }
-  return LaneValue::make(LaneValue::Exact, 32, std::move(lanes));
+  return lanes;
+}
+
+/// Applies `f` lane by lane to exact operands (operations that do not
+/// distribute over an unknown base).
+template <typename F>
+LaneValue mapExact(llvm::ArrayRef<const LaneValue *> operands, F f) {
+  for (const LaneValue *operand : operands)
+    if (!operand->exact())
+      return {};
+  return LaneValue::make(LaneValue::Exact, 32, mapLanes(operands, f));
 }
 
 /// Sums and differences: the bases add up, so the result's base has the
@@ -172,14 +179,7 @@ LaneValue mapSum(llvm::ArrayRef<const LaneValue *> operands, F f) {
   }
   if (kind == LaneValue::Unknown)
     return {};
-  std::vector<uint32_t> lanes(operands.front()->lanes.size());
-  for (size_t lane = 0; lane < lanes.size(); ++lane) {
-    llvm::SmallVector<uint32_t, 3> values;
-    for (const LaneValue *operand : operands)
-      values.push_back(operand->lanes[lane]);
-    lanes[lane] = f(values);
-  }
-  return LaneValue::make(kind, zeros, std::move(lanes));
+  return LaneValue::make(kind, zeros, mapLanes(operands, f));
 }
 
 LaneValue add(const LaneValue &a, const LaneValue &b) {
