@@ -251,9 +251,10 @@ LaneValue bitwise(const LaneValue &a, const LaneValue &b, F f, bool isAnd) {
   if (!isUnknownUniform(*uniform))
     return {};
   unsigned zeros = uniform->baseZeros;
-  if (zeros < 32 &&
-      llvm::any_of(
-          lanes, [&](uint32_t l) { return l >= (uint32_t(1) << zeros); }))
+  auto aboveZeros = [&](uint32_t lane) {
+    return lane >= (uint32_t(1) << zeros);
+  };
+  if (zeros < 32 && llvm::any_of(lanes, aboveZeros))
     return {};
   if (isAnd) {
     llvm::fill(lanes, 0);

@@ -38,6 +38,13 @@ DimensionSizes tessel::getDimensions(const AttentionProblem &problem) {
   return sizes;
 }
 
+/// The size named `name`, or `otherwise` when the problem has none.
+static int64_t sizeOf(const DimensionSizes &sizes, llvm::StringRef name,
+                      int64_t otherwise = 0) {
+  auto it = sizes.find(name);
+  return it == sizes.end() ? otherwise : it->second;
+}
+
 /// (query, key) pairs a causal mask keeps: query row i sees keys up to
 /// i + seqKV - seqQ (bottom-right aligned, as the kernels mask).
 static double causalPairs(int64_t seqQ, int64_t seqKV) {
@@ -51,8 +58,7 @@ static double causalPairs(int64_t seqQ, int64_t seqKV) {
 ProblemWork tessel::getProblemWork(const CompiledKernel &kernel,
                                    const DimensionSizes &sizes, bool causal) {
   auto size = [&](llvm::StringRef name, int64_t otherwise = 0) {
-    auto it = sizes.find(name);
-    return double(it == sizes.end() ? otherwise : it->second);
+    return double(sizeOf(sizes, name, otherwise));
   };
   ProblemWork work;
   // Only the first stage of a plan multiplies matrices; the others combine.
@@ -84,10 +90,7 @@ ProblemWork tessel::getProblemWork(const CompiledKernel &kernel,
 static void addGemmCacheTraffic(PerfReport &report, const Chip &chip,
                                 const CompiledKernel &kernel,
                                 const DimensionSizes &sizes) {
-  auto get = [&](llvm::StringRef name) -> int64_t {
-    auto it = sizes.find(name);
-    return it == sizes.end() ? 0 : it->second;
-  };
+  auto get = [&](llvm::StringRef name) { return sizeOf(sizes, name); };
   GemmCacheTraffic traffic = estimateGemmL2Fill(
       chip, get("m"), get("n"), get("k"), get("batch"), kernel.grid.tile[0],
       kernel.grid.tile[1], kernel.arguments[0].elementBytes,
@@ -106,10 +109,7 @@ tessel::predictPerformance(const CompiledModule &module,
   if (!chip)
     return llvm::createStringError("unknown chip '" + module.chip + "'");
   ProblemSizes problemSizes;
-  auto get = [&](llvm::StringRef name) -> int64_t {
-    auto it = sizes.find(name);
-    return it == sizes.end() ? 0 : it->second;
-  };
+  auto get = [&](llvm::StringRef name) { return sizeOf(sizes, name); };
   problemSizes.m = get("m");
   problemSizes.n = get("n");
   problemSizes.batch = get("batch");
