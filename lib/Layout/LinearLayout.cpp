@@ -670,29 +670,52 @@ tessel::classifyConversion(const LinearLayout &src, const LinearLayout &dst) {
 // LDS bank conflicts
 //===----------------------------------------------------------------------===//
 
-SmallVector<SmallVector<unsigned, 16>>
-tessel::getLdsPhases(unsigned accessBytes, bool isWrite, unsigned waveSize) {
+/// Phases made of groups of consecutive lanes: each row lists the first lanes
+/// of its groups, each group `groupLanes` long.
+static SmallVector<SmallVector<unsigned, 16>>
+phasesFromGroups(ArrayRef<SmallVector<unsigned, 4>> groupStarts,
+                 ArrayRef<SmallVector<unsigned, 4>> groupLanes) {
   SmallVector<SmallVector<unsigned, 16>> phases;
-  if (accessBytes == 16 && !isWrite && waveSize == 64) {
-    // ds_read_b128: eight non-contiguous 8-lane groups (docs/hardware.md
-    // §7, from Composable Kernel's LDS documentation).
-    const unsigned starts[8][2] = {{0, 20},  {4, 16},  {8, 28},  {12, 24},
-                                   {32, 52}, {36, 48}, {40, 60}, {44, 56}};
-    for (const auto &start : starts) {
-      SmallVector<unsigned, 16> phase;
-      for (unsigned base : start)
-        for (unsigned lane = base; lane < base + 4; ++lane)
-          phase.push_back(lane);
-      phases.push_back(phase);
-    }
-    return phases;
+  for (auto [starts, lengths] : llvm::zip(groupStarts, groupLanes)) {
+    SmallVector<unsigned, 16> phase;
+    for (auto [first, length] : llvm::zip(starts, lengths))
+      for (unsigned lane = first; lane < first + length; ++lane)
+        phase.push_back(lane);
+    phases.push_back(phase);
   }
-  // Otherwise the LDS serves 128 bytes per cycle to consecutive lanes: 8
-  // lanes of 16 bytes (ds_write_b128, documented), 16 lanes of 8 bytes and
-  // 32 lanes of 4 bytes or less (a bandwidth model: the exact groupings of
-  // the narrower accesses are not documented).
-  unsigned lanesPerPhase =
-      std::min(waveSize, 128u / std::max(4u, std::min(accessBytes, 16u)));
+  return phases;
+}
+
+SmallVector<SmallVector<unsigned, 16>>
+tessel::getLdsPhases(unsigned accessBytes, bool isWrite, unsigned waveSize,
+                     const LdsBanking &banking) {
+  bool read128 = accessBytes == 16 && !isWrite && waveSize == 64;
+  if (read128 && banking.numBanks == 32) {
+    // ds_read_b128 on a 32-bank LDS: eight non-contiguous 8-lane groups
+    // (docs/hardware.md §7, from Composable Kernel's LDS documentation).
+    SmallVector<SmallVector<unsigned, 4>> starts = {
+        {0, 20},  {4, 16},  {8, 28},  {12, 24},
+        {32, 52}, {36, 48}, {40, 60}, {44, 56}};
+    SmallVector<SmallVector<unsigned, 4>> lengths(8, {4, 4});
+    return phasesFromGroups(starts, lengths);
+  }
+  if (read128 && banking.numBanks == 64) {
+    // ds_read_b128 on gfx950's 64-bank LDS: four non-contiguous 16-lane
+    // groups, as measured (docs/hardware.md §7).
+    SmallVector<SmallVector<unsigned, 4>> starts = {
+        {0, 12, 20}, {4, 16, 28}, {32, 44, 52}, {36, 48, 60}};
+    SmallVector<SmallVector<unsigned, 4>> lengths = {
+        {4, 4, 8}, {8, 4, 4}, {4, 4, 8}, {8, 4, 4}};
+    return phasesFromGroups(starts, lengths);
+  }
+  // Otherwise the LDS serves one dword per bank per cycle to consecutive
+  // lanes: on 32 banks, 8 lanes of 16 bytes (ds_write_b128, documented), 16
+  // lanes of 8 bytes and 32 lanes of 4 bytes or less; twice as many lanes on
+  // 64 banks (a bandwidth model: the exact groupings are not documented).
+  unsigned bytesPerCycle = banking.numBanks * banking.bankBytes;
+  unsigned lanesPerPhase = std::min(
+      waveSize, bytesPerCycle / std::max(4u, std::min(accessBytes, 16u)));
+  SmallVector<SmallVector<unsigned, 16>> phases;
   for (unsigned first = 0; first < waveSize; first += lanesPerPhase) {
     SmallVector<unsigned, 16> phase;
     for (unsigned lane = first; lane < first + lanesPerPhase; ++lane)
@@ -726,7 +749,8 @@ unsigned tessel::countLdsConflictCycles(ArrayRef<int64_t> byteAddresses,
                                         const LdsBanking &banking,
                                         unsigned waveSize) {
   unsigned extra = 0;
-  for (const auto &phase : getLdsPhases(accessBytes, isWrite, waveSize))
+  for (const auto &phase :
+       getLdsPhases(accessBytes, isWrite, waveSize, banking))
     extra += phaseConflicts(phase, byteAddresses, accessBytes, banking);
   return extra;
 }

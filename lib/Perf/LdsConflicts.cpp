@@ -913,7 +913,7 @@ countAccess(const ParsedInstruction &instr, const LdsAccessShape &shape,
     }
     extra += countLdsConflictCycles(addresses, phaseBytes, shape.isWrite,
                                     banking, waveSize);
-    phases += getLdsPhases(phaseBytes, shape.isWrite, waveSize).size();
+    phases += getLdsPhases(phaseBytes, shape.isWrite, waveSize, banking).size();
   }
   return std::make_pair(extra, phases);
 }

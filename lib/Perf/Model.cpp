@@ -241,7 +241,10 @@ public:
     measured.issue *= scale / state.size();
     measured.ldsBytes *= scale / state.size();
     measured.globalBytes *= scale / state.size();
-    measured.cycles = period;
+    // The SIMD's matrix and VALU pipes serve every wave: an iteration of all
+    // of them takes at least their summed busy time.
+    measured.cycles =
+        std::max({period, measured.matrixBusy, measured.valuBusy});
     return measured;
   }
 
@@ -262,9 +265,13 @@ private:
     size_t done =
         llvm::upper_bound(completions, allRunning) - completions.begin();
     size_t first = std::min<size_t>(state.size() * warmup, done);
-    if (first > 0 && done > first + 1) {
+    // A whole number of rounds (one completion per wave each): a window cut
+    // between two waves' nearly simultaneous completions would otherwise
+    // count one of them without the time it took.
+    size_t rounds = done > first ? (done - first) / state.size() : 0;
+    if (first > 0 && rounds > 0) {
       double start = completions[first - 1];
-      return (completions[done - 1] - start) * state.size() / (done - first);
+      return (completions[first - 1 + rounds * state.size()] - start) / rounds;
     }
     double period = 0;
     for (auto [wave, start] : llvm::zip(state, warmEnd))

@@ -75,7 +75,8 @@ static const Chip kChips[] = {
      Fp8Format::Fnuz,
      {256, 256, 1024, 2048, 2048, 4096, 4096},
      8},
-    // LDS banks: LLVM still models 32; 64 is likely but unconfirmed ([U]).
+    // LDS banks: 64, after AMD's CDNA4 blog and a measurement of the
+    // ds_read_b128 phases (LLVM still says 32; docs/hardware.md §7).
     {"gfx950",
      "MI355X",
      "CDNA4",
@@ -86,7 +87,7 @@ static const Chip kChips[] = {
      8,
      163840,
      163840,
-     32,
+     64,
      4,
      512,
      256,

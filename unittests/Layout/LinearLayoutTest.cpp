@@ -214,6 +214,40 @@ TEST(BankConflictTest, PhasesFollowTheReference) {
   EXPECT_EQ(getLdsPhases(2, true, 32).size(), 1u);
 }
 
+TEST(BankConflictTest, Gfx950ReadsServeSixteenLanesPerPhase) {
+  LdsBanking banks64{64, 4};
+  auto read128 = getLdsPhases(16, /*isWrite=*/false, 64, banks64);
+  ASSERT_EQ(read128.size(), 4u);
+  EXPECT_EQ(read128[0],
+            (SmallVector<unsigned, 16>{0, 1, 2, 3, 12, 13, 14, 15, 20, 21, 22,
+                                       23, 24, 25, 26, 27}));
+  EXPECT_EQ(read128[3],
+            (SmallVector<unsigned, 16>{36, 37, 38, 39, 40, 41, 42, 43, 48, 49,
+                                       50, 51, 60, 61, 62, 63}));
+  // Every lane is served exactly once.
+  SmallVector<unsigned> served(64, 0);
+  for (const auto &phase : read128)
+    for (unsigned lane : phase)
+      ++served[lane];
+  EXPECT_TRUE(llvm::all_of(served, [](unsigned n) { return n == 1; }));
+  // The bandwidth model: 256 bytes a cycle on 64 banks.
+  EXPECT_EQ(getLdsPhases(16, /*isWrite=*/true, 64, banks64).size(), 4u);
+  EXPECT_EQ(getLdsPhases(4, false, 64, banks64).size(), 1u);
+
+  // Consecutive 16-byte reads fill all 64 banks of each phase exactly once.
+  std::vector<int64_t> dense(64), sameBanks(64);
+  for (unsigned lane = 0; lane < 64; ++lane) {
+    dense[lane] = lane * 16;
+    sameBanks[lane] = lane * 256;
+  }
+  EXPECT_EQ(countLdsConflictCycles(dense, 16, false, banks64, 64), 0u);
+  // Every lane on banks 0-3: 16 lanes a phase on 64 banks (15 extra cycles
+  // in each of 4 phases), 8 lanes a phase on 32 banks (7 in each of 8).
+  EXPECT_EQ(countLdsConflictCycles(sameBanks, 16, false, banks64, 64), 60u);
+  EXPECT_EQ(countLdsConflictCycles(sameBanks, 16, false, LdsBanking{}, 64),
+            56u);
+}
+
 /// An LDS tile of `rows` x `cols` elements stored row-major with
 /// `padding`-free offsets: offset -> (row, col).
 LinearLayout rowMajor(int32_t rows, int32_t cols) {

@@ -188,13 +188,15 @@ struct LdsBanking {
   unsigned bankBytes = 4;
 };
 
-/// Lanes of a wave serviced together for an LDS access `accessBytes` wide:
+/// Lanes of a wave serviced together for an LDS access `accessBytes` wide on
+/// an LDS with `banking` (docs/hardware.md §7). With 32 banks (gfx9, RDNA):
 /// ds_read_b128 in the 8 documented non-contiguous 8-lane groups,
-/// ds_write_b128 in 8 groups of 8 consecutive lanes, narrower accesses in
-/// consecutive groups filling all banks once (16 lanes for 64-bit, 32 lanes
-/// for 32-bit and narrower).
+/// ds_write_b128 in 8 groups of 8 consecutive lanes. With 64 banks (gfx950):
+/// ds_read_b128 in the 4 measured non-contiguous 16-lane groups. Every other
+/// access in consecutive groups filling all banks once (a bandwidth model).
 llvm::SmallVector<llvm::SmallVector<unsigned, 16>>
-getLdsPhases(unsigned accessBytes, bool isWrite, unsigned waveSize);
+getLdsPhases(unsigned accessBytes, bool isWrite, unsigned waveSize,
+             const LdsBanking &banking = {});
 
 /// Extra LDS cycles of one wave's access `accessBytes` wide per lane at
 /// `byteAddresses` (one per lane of the wave): over every phase of
