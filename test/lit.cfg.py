@@ -28,6 +28,8 @@ llvm_config.add_tool_substitutions(
     [config.tessel_tools_dir])
 config.substitutions.append(("%tessel_src_root", config.tessel_src_root))
 config.substitutions.append(("%tessel_obj_root", config.tessel_obj_root))
+# The host C++ compiler, for stand-in libraries a test builds (fake_hip.cpp).
+config.substitutions.append(("%cxx", config.cxx_compiler))
 # Debian's python3 (numpy, pytest), whatever python3 comes first on PATH.
 python = "/usr/bin/python3"
 if config.tessel_sanitizer:

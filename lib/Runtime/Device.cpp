@@ -4,12 +4,16 @@
 #include "tessel/Runtime/Compiler.h"
 #include "tessel/Support/Strides.h"
 
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/xxhash.h"
 
 #include <cstring>
 #include <dlfcn.h>
+#include <random>
 
 using namespace tessel;
 
@@ -340,6 +344,12 @@ struct HipDevice::Api {
                             unsigned, unsigned, unsigned, void *, void **,
                             void **);
   int (*deviceSynchronize)();
+  // Timing (hipEvent_t is a handle; the stream is the null stream).
+  int (*eventCreate)(void **);
+  int (*eventRecord)(void *, void *);
+  int (*eventSynchronize)(void *);
+  int (*eventElapsedTime)(float *, void *, void *);
+  int (*eventDestroy)(void *);
 };
 
 static constexpr int kHipSuccess = 0;
@@ -380,10 +390,15 @@ llvm::Expected<std::unique_ptr<HipDevice>> HipDevice::open() {
       resolve(library, "hipModuleUnload", api.moduleUnload) &&
       resolve(library, "hipModuleGetFunction", api.moduleGetFunction) &&
       resolve(library, "hipModuleLaunchKernel", api.moduleLaunchKernel) &&
-      resolve(library, "hipDeviceSynchronize", api.deviceSynchronize);
+      resolve(library, "hipDeviceSynchronize", api.deviceSynchronize) &&
+      resolve(library, "hipEventCreate", api.eventCreate) &&
+      resolve(library, "hipEventRecord", api.eventRecord) &&
+      resolve(library, "hipEventSynchronize", api.eventSynchronize) &&
+      resolve(library, "hipEventElapsedTime", api.eventElapsedTime) &&
+      resolve(library, "hipEventDestroy", api.eventDestroy);
   if (!complete)
     return llvm::createStringError(
-        "the HIP runtime found lacks the module launch API");
+        "the HIP runtime found lacks the module launch or event API");
   int count = 0;
   if (api.getDeviceCount(&count) != kHipSuccess || count == 0)
     return llvm::createStringError("no AMD GPU: the HIP runtime sees no "
@@ -434,7 +449,7 @@ llvm::Error HipDevice::launch(llvm::ArrayRef<char> hsaco,
                               llvm::StringRef kernel,
                               std::array<unsigned, 3> grid,
                               std::array<unsigned, 3> block,
-                              llvm::ArrayRef<char> kernargs) {
+                              llvm::ArrayRef<char> kernargs, bool wait) {
   void *module = nullptr;
   {
     std::lock_guard<std::mutex> lock(modulesMutex);
@@ -468,5 +483,188 @@ llvm::Error HipDevice::launch(llvm::ArrayRef<char> hsaco,
                                         nullptr, nullptr, extra),
                 "hipModuleLaunchKernel '" + name + "'"))
     return error;
+  if (!wait)
+    return llvm::Error::success();
   return check(api->deviceSynchronize(), "hipDeviceSynchronize");
+}
+
+llvm::Expected<double>
+HipDevice::timeOnDevice(llvm::function_ref<llvm::Error()> enqueue,
+                        unsigned repetitions) {
+  if (repetitions == 0)
+    return llvm::createStringError("timing needs at least one repetition");
+  void *start = nullptr, *stop = nullptr;
+  auto destroy = [&] {
+    if (start)
+      api->eventDestroy(start);
+    if (stop)
+      api->eventDestroy(stop);
+  };
+  auto timed = [&]() -> llvm::Expected<double> {
+    if (llvm::Error error = check(api->eventCreate(&start), "hipEventCreate"))
+      return std::move(error);
+    if (llvm::Error error = check(api->eventCreate(&stop), "hipEventCreate"))
+      return std::move(error);
+    // The warm-up loads the code object and fills the caches and TLBs.
+    if (llvm::Error error = enqueue())
+      return std::move(error);
+    if (llvm::Error error =
+            check(api->deviceSynchronize(), "hipDeviceSynchronize"))
+      return std::move(error);
+    if (llvm::Error error =
+            check(api->eventRecord(start, nullptr), "hipEventRecord"))
+      return std::move(error);
+    for (unsigned i = 0; i < repetitions; ++i)
+      if (llvm::Error error = enqueue())
+        return std::move(error);
+    if (llvm::Error error =
+            check(api->eventRecord(stop, nullptr), "hipEventRecord"))
+      return std::move(error);
+    if (llvm::Error error =
+            check(api->eventSynchronize(stop), "hipEventSynchronize"))
+      return std::move(error);
+    float milliseconds = 0;
+    if (llvm::Error error =
+            check(api->eventElapsedTime(&milliseconds, start, stop),
+                  "hipEventElapsedTime"))
+      return std::move(error);
+    return double(milliseconds) * 1e-3 / repetitions;
+  };
+  llvm::Expected<double> seconds = timed();
+  destroy();
+  return seconds;
+}
+
+//===----------------------------------------------------------------------===//
+// Timing a problem on the GPU
+//===----------------------------------------------------------------------===//
+
+/// The floating-point format of an element type name, or null for integers.
+static const llvm::fltSemantics *getFloatSemantics(llvm::StringRef type) {
+  return llvm::StringSwitch<const llvm::fltSemantics *>(type)
+      .Case("f16", &llvm::APFloat::IEEEhalf())
+      .Case("bf16", &llvm::APFloat::BFloat())
+      .Case("f32", &llvm::APFloat::IEEEsingle())
+      .Case("f64", &llvm::APFloat::IEEEdouble())
+      .Case("f8E4M3FNUZ", &llvm::APFloat::Float8E4M3FNUZ())
+      .Case("f8E5M2FNUZ", &llvm::APFloat::Float8E5M2FNUZ())
+      .Case("f8E4M3FN", &llvm::APFloat::Float8E4M3FN())
+      .Case("f8E5M2", &llvm::APFloat::Float8E5M2())
+      .Default(nullptr);
+}
+
+/// `elements` random values of `type`, little-endian: uniform in [-1, 1]
+/// for floats, in [-8, 8] for integers.
+static llvm::Expected<std::vector<char>>
+makeRandomElements(const ArgumentType &type, int64_t elements,
+                   std::mt19937 &rng) {
+  const llvm::fltSemantics *semantics = getFloatSemantics(type.elementType);
+  bool integer = llvm::StringRef(type.elementType).starts_with("i") ||
+                 type.elementType == "index";
+  if (!semantics && !integer)
+    return llvm::createStringError("no random data for element type '" +
+                                   type.elementType + "'");
+  std::uniform_real_distribution<double> real(-1.0, 1.0);
+  std::uniform_int_distribution<int64_t> small(-8, 8);
+  std::vector<char> bytes(elements * type.elementBytes);
+  for (int64_t i = 0; i < elements; ++i) {
+    uint64_t bits;
+    if (semantics) {
+      llvm::APFloat value(real(rng));
+      bool losesInfo;
+      value.convert(*semantics, llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+      bits = value.bitcastToAPInt().getZExtValue();
+    } else {
+      bits = uint64_t(small(rng));
+    }
+    std::memcpy(&bytes[i * type.elementBytes], &bits, type.elementBytes);
+  }
+  return bytes;
+}
+
+llvm::Expected<double> tessel::timeProblemOnHip(HipDevice &device,
+                                                const CompiledModule &module,
+                                                llvm::StringRef name,
+                                                unsigned repetitions) {
+  std::vector<const CompiledKernel *> sequence = module.launchSequence(name);
+  if (sequence.empty())
+    return llvm::createStringError("no problem '" + name + "' to time");
+  const CompiledKernel &first = *sequence.front();
+  std::vector<void *> allocations;
+  llvm::scope_exit freeAll([&] {
+    for (void *address : allocations)
+      device.release(address);
+  });
+  auto allocate = [&](size_t bytes) -> llvm::Expected<void *> {
+    llvm::Expected<void *> address =
+        device.allocate(std::max<size_t>(bytes, 1));
+    if (address)
+      allocations.push_back(*address);
+    return address;
+  };
+
+  std::mt19937 rng(0x7e55e1);
+  std::vector<KernelArgumentValue> arguments;
+  for (unsigned index = 0; index < first.problemArguments; ++index) {
+    const ArgumentType &type = first.arguments[index];
+    if (!type.isMemref || llvm::is_contained(type.shape, -1) ||
+        llvm::is_contained(type.strides, -1))
+      return llvm::createStringError(llvm::formatv(
+          "problem '{0}': argument {1} is not a memref of static shape and "
+          "strides; only those are timed",
+          name, index));
+    // The elements the strides reach: one past the farthest.
+    int64_t extent = 1;
+    for (auto [size, stride] : llvm::zip(type.shape, type.strides))
+      extent += (size - 1) * stride;
+    if (llvm::is_contained(type.shape, 0))
+      extent = 0;
+    llvm::Expected<std::vector<char>> host =
+        makeRandomElements(type, extent, rng);
+    if (!host)
+      return host.takeError();
+    llvm::Expected<void *> address = allocate(host->size());
+    if (!address)
+      return address.takeError();
+    if (llvm::Error error =
+            device.copyToDevice(*address, host->data(), host->size()))
+      return std::move(error);
+    arguments.push_back(KernelArgumentValue::memref(*address, host->size(),
+                                                    type.shape, type.strides));
+  }
+
+  // Workspaces are allocated by the warm-up run and reused by the timed
+  // ones, so the timed region holds launches only.
+  std::vector<void *> workspaces;
+  size_t nextWorkspace = 0;
+  ProblemLauncher launcher;
+  launcher.allocateZeroed = [&](size_t bytes) -> llvm::Expected<void *> {
+    if (nextWorkspace < workspaces.size())
+      return workspaces[nextWorkspace++];
+    llvm::Expected<void *> address = allocate(bytes);
+    if (!address)
+      return address;
+    std::vector<char> zeros(bytes, 0);
+    if (llvm::Error error = device.copyToDevice(*address, zeros.data(), bytes))
+      return std::move(error);
+    workspaces.push_back(*address);
+    ++nextWorkspace;
+    return address;
+  };
+  launcher.launch =
+      [&](const CompiledKernel &kernel, std::array<unsigned, 3> grid,
+          llvm::ArrayRef<KernelArgumentValue> all) -> llvm::Error {
+    auto kernargs = packKernelArguments(kernel.metadata, all);
+    if (!kernargs)
+      return kernargs.takeError();
+    return device.launch(module.hsaco, kernel.name, grid,
+                         {kernel.blockSize, 1, 1}, *kernargs,
+                         /*wait=*/false);
+  };
+  return device.timeOnDevice(
+      [&]() -> llvm::Error {
+        nextWorkspace = 0;
+        return runProblem(module, name, ProblemSizes{}, arguments, launcher);
+      },
+      repetitions);
 }

@@ -1,7 +1,7 @@
 //===- tessel-tune.cpp - Rank matmul configs on their compiled code -------===//
 //
 // tessel-tune in.mlir --chip=gfx942 [--top=N] [--db=tuning.json]
-//     [-o tuned.mlir] [--format=text|json]
+//     [-o tuned.mlir] [--format=text|json] [--measure=R]
 //
 // For every tessel.matmul without a config: takes the N best candidates of
 // the analytical model (tessel-select-config's ranking), compiles each, and
@@ -9,7 +9,9 @@
 // objects. The winner goes into the tuning database (merged with what the
 // file holds) that tessel-select-config{tuning-db=...} reads, and into the
 // tuned module written with -o. No GPU is needed: every time is a
-// prediction (docs/performance-model.md).
+// prediction (docs/performance-model.md). With --measure, each candidate
+// also runs R times on the GPU through HIP, and the measured times rank
+// them; without a GPU the tool says so and ranks by the model.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +19,7 @@
 #include "tessel/Dialect/Tessel/Transforms/KernelConfig.h"
 #include "tessel/Dialect/Tessel/Transforms/TuningDatabase.h"
 #include "tessel/InitAllDialects.h"
+#include "tessel/Runtime/Device.h"
 #include "tessel/Runtime/Perf.h"
 #include "tessel/Support/InputLimits.h"
 #include "tessel/Target/Chip.h"
@@ -70,6 +73,13 @@ static llvm::cl::opt<OutputFormat> outputFormat(
                      clEnumValN(OutputFormat::JSON, "json", "JSON")),
     llvm::cl::cat(category));
 
+static llvm::cl::opt<unsigned> measureRepetitions(
+    "measure",
+    llvm::cl::desc("Also time every candidate on the GPU (HIP) over this "
+                   "many runs and rank by the measured time (default 0: "
+                   "predictions only)"),
+    llvm::cl::init(0), llvm::cl::cat(category));
+
 static int fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "tessel-tune") << message << "\n";
   return 1;
@@ -85,13 +95,23 @@ struct Trial {
   double structuralEfficiency = 0;
   unsigned vgprs = 0, agprs = 0;
   std::string limit, error;
+  double measuredSeconds = 0; ///< on the GPU; 0 when not measured
+  std::string measureError;   ///< why a measurement failed
+};
+
+/// The GPU the candidates are timed on, if any.
+struct Measurement {
+  HipDevice *device = nullptr;
+  unsigned repetitions = 0;
 };
 } // namespace
 
-/// Compiles `module` (with one candidate set) and predicts the kernels of
-/// function `function` with the ISA-level model.
+/// Compiles `module` (with one candidate set), predicts the kernels of
+/// function `function` with the ISA-level model and, given a GPU, times
+/// them there.
 static void compileAndPredict(ModuleOp module, StringRef function,
-                              const Chip &chip, Trial &trial) {
+                              const Chip &chip, const Measurement &measure,
+                              Trial &trial) {
   std::string text;
   llvm::raw_string_ostream textStream(text);
   module.print(textStream);
@@ -123,6 +143,14 @@ static void compileAndPredict(ModuleOp module, StringRef function,
   }
   if (trial.modelSeconds == 0 && trial.error.empty())
     trial.error = "no kernel of '" + function.str() + "' was compiled";
+  if (!trial.error.empty() || !measure.device)
+    return;
+  llvm::Expected<double> seconds = timeProblemOnHip(
+      *measure.device, **compiled, function, measure.repetitions);
+  if (seconds)
+    trial.measuredSeconds = *seconds;
+  else
+    trial.measureError = llvm::toString(seconds.takeError());
 }
 
 static bool hasDynamicSize(MatmulOp matmul) {
@@ -134,7 +162,8 @@ static bool hasDynamicSize(MatmulOp matmul) {
 /// returns its trials, fastest by the ISA-level model first (failed
 /// compiles last).
 static std::vector<Trial> tuneMatmul(ModuleOp module, MatmulOp matmul,
-                                     const Chip &chip, unsigned top) {
+                                     const Chip &chip, unsigned top,
+                                     const Measurement &measure) {
   MemRefType a = matmul.getA().getType(), b = matmul.getB().getType();
   int64_t rank = a.getRank();
   MatmulProblemSizes sizes{a.getDimSize(rank - 2), b.getDimSize(rank - 1),
@@ -152,13 +181,19 @@ static std::vector<Trial> tuneMatmul(ModuleOp module, MatmulOp matmul,
     trial.analyticalRank = index + 1;
     trial.analyticalSeconds = candidate.estimate.seconds;
     matmul.setConfigAttr(candidate.config);
-    compileAndPredict(module, function, chip, trial);
+    compileAndPredict(module, function, chip, measure, trial);
     trials.push_back(std::move(trial));
   }
   matmul->removeAttr("config");
+  // Compiled before failed; measured (when measuring) before unmeasured;
+  // then by measured time, else by predicted time.
   llvm::stable_sort(trials, [](const Trial &x, const Trial &y) {
     if (x.error.empty() != y.error.empty())
       return x.error.empty();
+    if ((x.measuredSeconds > 0) != (y.measuredSeconds > 0))
+      return x.measuredSeconds > 0;
+    if (x.measuredSeconds > 0)
+      return x.measuredSeconds < y.measuredSeconds;
     return x.modelSeconds < y.modelSeconds;
   });
   return trials;
@@ -171,12 +206,24 @@ static std::string configText(ConfigAttr config) {
   return text;
 }
 
+/// The measured time of a trial as the table shows it.
+static std::string measuredText(const Trial &trial) {
+  if (trial.measuredSeconds > 0)
+    return llvm::formatv("{0:F1} us", trial.measuredSeconds * 1e6);
+  return "-";
+}
+
 static void printTrials(llvm::raw_ostream &os, StringRef problem,
-                        ArrayRef<Trial> trials) {
-  os << problem << " (predictions):\n";
-  os << llvm::formatv("  {0,-4} {1,-9} {2,-11} {3,-11} {4,-6} {5,-10} {6}\n",
-                      "rank", "analytic", "analytic", "ISA model", "eff.",
-                      "VGPR+AGPR", "config / binding limit");
+                        ArrayRef<Trial> trials, bool measured) {
+  os << problem
+     << (measured ? " (predictions, and times measured on the GPU):\n"
+                  : " (predictions):\n");
+  os << llvm::formatv("  {0,-4} {1,-9} {2,-11} {3,-11} ", "rank", "analytic",
+                      "analytic", "ISA model");
+  if (measured)
+    os << llvm::formatv("{0,-11} ", "measured");
+  os << llvm::formatv("{0,-6} {1,-10} {2}\n", "eff.", "VGPR+AGPR",
+                      "config / binding limit");
   for (auto [index, trial] : llvm::enumerate(trials)) {
     if (!trial.error.empty()) {
       os << llvm::formatv(
@@ -186,18 +233,23 @@ static void printTrials(llvm::raw_ostream &os, StringRef problem,
       continue;
     }
     os << llvm::formatv(
-        "  {0,-4} #{1,-8} {2,-11} {3,-11} {4,-6} {5,-10} {6}; {7}\n", index + 1,
-        trial.analyticalRank,
+        "  {0,-4} #{1,-8} {2,-11} {3,-11} ", index + 1, trial.analyticalRank,
         llvm::formatv("{0:F1} us", trial.analyticalSeconds * 1e6),
-        llvm::formatv("{0:F1} us", trial.modelSeconds * 1e6),
+        llvm::formatv("{0:F1} us", trial.modelSeconds * 1e6));
+    if (measured)
+      os << llvm::formatv("{0,-11} ", measuredText(trial));
+    os << llvm::formatv(
+        "{0,-6} {1,-10} {2}; {3}\n",
         llvm::formatv("{0:F1}%", 100 * trial.structuralEfficiency),
         llvm::formatv("{0}+{1}", trial.vgprs, trial.agprs),
         configText(trial.config), trial.limit);
+    if (!trial.measureError.empty())
+      os << "       not measured: " << trial.measureError << "\n";
   }
 }
 
-static llvm::json::Value trialsToJSON(StringRef problem,
-                                      ArrayRef<Trial> trials) {
+static llvm::json::Value trialsToJSON(StringRef problem, ArrayRef<Trial> trials,
+                                      bool measured) {
   llvm::json::Array list;
   for (const Trial &trial : trials) {
     llvm::json::Object object{{"config", configText(trial.config)},
@@ -209,6 +261,10 @@ static llvm::json::Value trialsToJSON(StringRef problem,
       object["vgprs"] = trial.vgprs;
       object["agprs"] = trial.agprs;
       object["binding_limit"] = trial.limit;
+      if (trial.measuredSeconds > 0)
+        object["measured_us"] = trial.measuredSeconds * 1e6;
+      if (!trial.measureError.empty())
+        object["measure_error"] = trial.measureError;
     } else {
       object["error"] = trial.error;
     }
@@ -216,6 +272,7 @@ static llvm::json::Value trialsToJSON(StringRef problem,
   }
   return llvm::json::Object{{"problem", problem.str()},
                             {"prediction", true},
+                            {"measured", measured},
                             {"trials", std::move(list)}};
 }
 
@@ -230,6 +287,7 @@ int main(int argc, char **argv) {
                     outputPath = outputFilename;
   const unsigned top = topCount;
   const OutputFormat format = outputFormat;
+  const unsigned repetitions = measureRepetitions;
   const Chip *chip = lookupChip(chipName);
   if (!chip)
     return fail("unknown chip '" + chipName +
@@ -240,6 +298,23 @@ int main(int argc, char **argv) {
                 chip->name);
   if (top == 0 || top > 64)
     return fail("--top must be between 1 and 64");
+  if (repetitions > 10000)
+    return fail("--measure must be at most 10000 runs");
+
+  // Without a GPU the ranking is the model's, and the tool says why.
+  std::unique_ptr<HipDevice> gpu;
+  Measurement measure;
+  if (repetitions > 0) {
+    llvm::Expected<std::unique_ptr<HipDevice>> opened = HipDevice::open();
+    if (opened) {
+      gpu = std::move(*opened);
+      measure = {gpu.get(), repetitions};
+    } else {
+      llvm::WithColor::warning(llvm::errs(), "tessel-tune")
+          << "not measuring: " << llvm::toString(opened.takeError())
+          << "; the ISA-level model ranks the candidates\n";
+    }
+  }
 
   std::optional<TuningDatabase> database;
   if (!dbPath.empty()) {
@@ -288,24 +363,38 @@ int main(int argc, char **argv) {
   llvm::json::Array results;
   for (MatmulOp matmul : matmuls) {
     std::string problem = getMatmulProblemKey(matmul);
-    std::vector<Trial> trials = tuneMatmul(*module, matmul, *chip, top);
+    std::vector<Trial> trials =
+        tuneMatmul(*module, matmul, *chip, top, measure);
+    bool measured = measure.device != nullptr;
     if (format == OutputFormat::JSON)
-      results.push_back(trialsToJSON(problem, trials));
+      results.push_back(trialsToJSON(problem, trials, measured));
     else
-      printTrials(llvm::outs(), problem, trials);
+      printTrials(llvm::outs(), problem, trials, measured);
     if (trials.empty() || !trials.front().error.empty()) {
       matmul.emitError() << "no candidate config compiled";
       return 1;
     }
     const Trial &winner = trials.front();
     matmul.setConfigAttr(winner.config);
-    if (database)
-      database->insert(chip->name, problem,
-                       {configText(winner.config), winner.modelSeconds * 1e6,
-                        llvm::formatv("tessel-tune: ISA-level model, best of "
-                                      "{0} (analytical rank #{1})",
-                                      trials.size(), winner.analyticalRank)
-                            .str()});
+    if (!database)
+      continue;
+    TuningEntry entry;
+    entry.config = configText(winner.config);
+    entry.predictedMicroseconds = winner.modelSeconds * 1e6;
+    entry.source = llvm::formatv("tessel-tune: ISA-level model, best of {0} "
+                                 "(analytical rank #{1})",
+                                 trials.size(), winner.analyticalRank)
+                       .str();
+    if (winner.measuredSeconds > 0) {
+      entry.measuredMicroseconds = winner.measuredSeconds * 1e6;
+      entry.source =
+          llvm::formatv("tessel-tune: measured on the GPU, mean "
+                        "of {0} runs, best of {1} (analytical "
+                        "rank #{2})",
+                        repetitions, trials.size(), winner.analyticalRank)
+              .str();
+    }
+    database->insert(chip->name, problem, entry);
   }
   if (format == OutputFormat::JSON)
     llvm::outs() << llvm::formatv("{0:2}",

@@ -13,6 +13,7 @@
 #include "tessel/Target/KernelMetadata.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 
@@ -75,12 +76,19 @@ public:
   llvm::Error copyToHost(void *host, const void *device, size_t bytes);
 
   /// Loads `hsaco` (once per distinct code object, kept loaded for the
-  /// device's lifetime) and launches
-  /// `kernel` with the packed `kernargs`, then waits for it.
+  /// device's lifetime) and launches `kernel` with the packed `kernargs` on
+  /// the null stream, then waits for it unless `wait` is false (launches on
+  /// the null stream run in order).
   llvm::Error launch(llvm::ArrayRef<char> hsaco, llvm::StringRef kernel,
                      std::array<unsigned, 3> grid,
                      std::array<unsigned, 3> block,
-                     llvm::ArrayRef<char> kernargs);
+                     llvm::ArrayRef<char> kernargs, bool wait = true);
+
+  /// Mean seconds of one call of `enqueue` (which queues launches without
+  /// waiting for them), timed with HIP events around `repetitions` calls
+  /// after one untimed warm-up call.
+  llvm::Expected<double> timeOnDevice(llvm::function_ref<llvm::Error()> enqueue,
+                                      unsigned repetitions);
 
   struct Api;
 
@@ -146,6 +154,16 @@ llvm::Error runProblem(const CompiledModule &module, llvm::StringRef name,
                        const ProblemSizes &requested,
                        llvm::ArrayRef<KernelArgumentValue> arguments,
                        const ProblemLauncher &launcher);
+
+/// Mean seconds of problem `name` of `module` (its kernel, or every stage of
+/// its plan) on the GPU over `repetitions` runs after a warm-up. The arrays
+/// have the problem's static shapes and hold random values in [-1, 1] (small
+/// integers for integer types): the clock a chip sustains depends on the
+/// data, so timing on zeros would flatter every kernel.
+llvm::Expected<double> timeProblemOnHip(HipDevice &device,
+                                        const CompiledModule &module,
+                                        llvm::StringRef name,
+                                        unsigned repetitions);
 
 /// Runs problem `name` of `module` (its kernel, or each stage of its plan)
 /// on the emulator over `arguments` (the problem function's own, in

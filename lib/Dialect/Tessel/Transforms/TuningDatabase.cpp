@@ -50,6 +50,7 @@ llvm::Expected<TuningDatabase> TuningDatabase::load(llvm::StringRef path) {
     TuningEntry entry;
     entry.config = config->str();
     entry.predictedMicroseconds = object->getNumber("predicted_us").value_or(0);
+    entry.measuredMicroseconds = object->getNumber("measured_us").value_or(0);
     entry.source = object->getString("source").value_or("").str();
     database.insert(*chip, *problem, std::move(entry));
   }
@@ -58,13 +59,16 @@ llvm::Expected<TuningDatabase> TuningDatabase::load(llvm::StringRef path) {
 
 llvm::Error TuningDatabase::save(llvm::StringRef path) const {
   llvm::json::Array list;
-  for (const auto &[key, entry] : entries)
-    list.push_back(
-        llvm::json::Object{{"chip", key.first},
-                           {"problem", key.second},
-                           {"config", entry.config},
-                           {"predicted_us", entry.predictedMicroseconds},
-                           {"source", entry.source}});
+  for (const auto &[key, entry] : entries) {
+    llvm::json::Object object{{"chip", key.first},
+                              {"problem", key.second},
+                              {"config", entry.config},
+                              {"predicted_us", entry.predictedMicroseconds},
+                              {"source", entry.source}};
+    if (entry.measuredMicroseconds > 0)
+      object["measured_us"] = entry.measuredMicroseconds;
+    list.push_back(std::move(object));
+  }
   std::error_code error;
   llvm::raw_fd_ostream os(path, error, llvm::sys::fs::OF_Text);
   if (error)

@@ -9,6 +9,8 @@
 //     k-contiguous, B k-contiguous", "config": "#tessel.config<...>",
 //     "predicted_us": 144.7, "source": "tessel-tune: ISA-level model"}]}
 //
+// An entry tuned on a GPU (tessel-tune --measure) also has "measured_us".
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef TESSEL_DIALECT_TESSEL_TRANSFORMS_TUNINGDATABASE_H
@@ -26,7 +28,8 @@ namespace tessel {
 struct TuningEntry {
   std::string config; ///< a #tessel.config<...> in MLIR syntax
   double predictedMicroseconds = 0;
-  std::string source; ///< how the config was chosen
+  double measuredMicroseconds = 0; ///< 0: not measured on a GPU
+  std::string source;              ///< how the config was chosen
 };
 
 class TuningDatabase {
