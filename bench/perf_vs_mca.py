@@ -7,7 +7,9 @@ loop body out of the assembly (from the label a backward s_cbranch targets
 to that branch), runs llvm-mca over it, and prints llvm-mca's clocks per
 iteration (one llvm-mca cycle is one 4-clock pass on CDNA) next to the
 model's single wave without memory latency (what llvm-mca models) and with
-it. Prints a Markdown table (docs/performance-model.md).
+it, and llvm-mca's matrix density of the loop (the clocks of its matrix
+instructions alone over the clocks of the whole body: the GEMM targets of
+docs/performance.md). Prints a Markdown table (docs/performance-model.md).
 
     bench/perf_vs_mca.py [--bin-dir BUILD/bin] [--chips gfx942,gfx950]
 """
@@ -59,6 +61,15 @@ def innermost_loops(lines):
         yield label, body
 
 
+def matrix_density(chip, body):
+    """llvm-mca's matrix density of a loop body: the clocks of its matrix
+    instructions alone over the clocks of the whole body."""
+    matrix = [line for line in body if re.match(r"\s*v_(mfma|smfmac|wmma)", line)]
+    if not matrix:
+        return 0.0
+    return mca_clocks(chip, matrix) / mca_clocks(chip, body)
+
+
 def mca_clocks(chip, body):
     out = run([MCA, "-mtriple=amdgcn-amd-amdhsa", "-mcpu=" + chip,
                "-iterations=100"], "\n".join(body) + "\n")
@@ -73,8 +84,9 @@ def main():
     parser.add_argument("--chips", default="gfx942,gfx950")
     options = parser.parse_args()
     print("| chip | problem | loop instructions | llvm-mca clocks | model, "
-          "no latency | difference | model, with latency |")
-    print("|---|---|---|---|---|---|---|")
+          "no latency | difference | model, with latency | llvm-mca matrix "
+          "density |")
+    print("|---|---|---|---|---|---|---|---|")
     for chip in options.chips.split(","):
         for name, args in kpi.problems(chip, False):
             ir = run([os.path.join(options.bin_dir, "tessel-gen")] + args)
@@ -92,11 +104,13 @@ def main():
                     count = ("%d" % len(body) if len(body) ==
                              loop["instructions"] else "%d (model %d)" %
                              (len(body), loop["instructions"]))
-                    print("| %s | %s%s | %s | %.0f | %.0f | %+.1f %% | %.0f |" % (
-                        chip, name, "" if len(reports) == 1 else
-                        " (" + report["kernel"] + ")", count, mca, ours,
-                        100 * (ours - mca) / mca,
-                        loop["single_wave_cycles"]))
+                    print("| %s | %s%s | %s | %.0f | %.0f | %+.1f %% | %.0f "
+                          "| %.1f %% |" % (
+                              chip, name, "" if len(reports) == 1 else
+                              " (" + report["kernel"] + ")", count, mca, ours,
+                              100 * (ours - mca) / mca,
+                              loop["single_wave_cycles"],
+                              100 * matrix_density(chip, body)))
 
 
 if __name__ == "__main__":

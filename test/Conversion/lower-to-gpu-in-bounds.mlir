@@ -1,17 +1,17 @@
 // RUN: tessel-opt %s --tessel-lower-to-gpu="chip=gfx942" | FileCheck %s
 
 // A tile program whose global tiles are in bounds (64x128 by 128x64 bf16 in
-// 32x32x64 tiles, produced by tessel-tile and tessel-pipeline): the loads
-// read without clamped addresses, masks or the empty-memref branch, and C
-// is stored without predicates.
+// 32x32x64 tiles, produced by tessel-tile and tessel-pipeline): the buffer
+// loads read without masks or the empty-memref branch, and C is stored
+// without predicates.
 // CHECK-LABEL: gpu.func @matmul
 // CHECK-NOT: arith.select
 // CHECK-NOT: arith.cmpi
 // CHECK-NOT: scf.if
-// CHECK: vector.load %{{.*}} : memref<64x128xbf16>, vector<8xbf16>
-// CHECK: vector.load %{{.*}} : memref<64x128xbf16, strided<[128, 1]>>, vector<8xbf16>
+// CHECK: amdgpu.raw_buffer_load %{{.*}}[%{{.*}}, %{{.*}}] : memref<64x128xbf16>, i32, i32 -> vector<8xbf16>
+// CHECK: amdgpu.raw_buffer_load %{{.*}}[%{{.*}}, %{{.*}}] : memref<64x128xbf16, strided<[128, 1]>>, i32, i32 -> vector<8xbf16>
 // CHECK: scf.for
-// CHECK: vector.load %{{.*}} : memref<64x128xbf16>, vector<8xbf16>
+// CHECK: amdgpu.raw_buffer_load %{{.*}}[%{{.*}}, %{{.*}}] : memref<64x128xbf16>, i32, i32 -> vector<8xbf16>
 // CHECK: amdgpu.mfma
 // CHECK: scf.yield
 // CHECK: arith.truncf

@@ -12,12 +12,16 @@
 // CHECK: %[[TID:.*]] = gpu.thread_id x
 // CHECK: arith.remui %[[TID]]
 // CHECK: arith.divui %[[TID]]
-// Global loads: 16-byte vectors along the contiguous dimension, masked by
-// a clamped address and a select; B (K contiguous) through a transposed view.
-// CHECK: %[[VA:.*]] = vector.load %[[A]][%{{.*}}, %{{.*}}] : memref<64x32xbf16>, vector<8xbf16>
-// CHECK: arith.select %{{.*}}, %[[VA]], %{{.*}} : vector<8xbf16>
+// Global loads: 16-byte buffer loads along the contiguous dimension; a
+// masked-off vector reads row 64 of A, past the buffer's end, which the
+// hardware returns as zeros. B (K contiguous) through a transposed view,
+// sent past its end the same way.
+// CHECK: %[[ROW:.*]] = arith.select %{{.*}}, %{{.*}}, %c64 : index
+// CHECK: %[[ROW32:.*]] = arith.index_cast %[[ROW]] : index to i32
+// CHECK: amdgpu.raw_buffer_load %[[A]][%[[ROW32]], %{{.*}}] : memref<64x32xbf16>, i32, i32 -> vector<8xbf16>
 // CHECK: %[[BT:.*]] = memref.transpose %[[B]] (d0, d1) -> (d1, d0)
-// CHECK: vector.load %[[BT]][%{{.*}}, %{{.*}}] : memref<64x32xbf16, strided<[32, 1]>>, vector<8xbf16>
+// CHECK: arith.select %{{.*}}, %{{.*}}, %c64 : index
+// CHECK: amdgpu.raw_buffer_load %[[BT]][%{{.*}}, %{{.*}}] : memref<64x32xbf16, strided<[32, 1]>>, i32, i32 -> vector<8xbf16>
 // The K loop: 16-byte LDS writes between barriers, the next step's global
 // loads, 16-byte LDS reads and the MFMAs.
 // CHECK: scf.for
@@ -25,7 +29,7 @@
 // CHECK: vector.store %{{.*}}, %[[LB]][%{{.*}}] {alignment = 16 : i64} : memref<2048xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
 // CHECK: vector.store %{{.*}}, %[[LA]][%{{.*}}] {alignment = 16 : i64} : memref<2048xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
 // CHECK: gpu.barrier
-// CHECK: vector.load %[[A]]
+// CHECK: amdgpu.raw_buffer_load %[[A]]
 // CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<2048xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
 // CHECK-COUNT-4: amdgpu.mfma 32x32x8 %{{.*}} * %{{.*}} + %{{.*}} blgp =  none : vector<4xbf16>, vector<4xbf16>, vector<16xf32>
 // CHECK: scf.yield

@@ -17,16 +17,24 @@
 // REPORT: SGPR spills       0
 // REPORT: occupancy         2 waves/SIMD of 8, limited by
 
-// 128-bit global loads and 128-bit LDS writes and reads; in the K loop the
-// chosen instruction, with the next step's LDS reads interleaved with it.
+// 128-bit buffer loads (a resource in SGPRs, one 32-bit offset per lane)
+// and 128-bit LDS writes and reads; in the K loop of this tile-aligned
+// problem no global_load and no mask (v_cndmask), and the chosen
+// instruction with the next step's LDS reads interleaved with it.
 // ISA-LABEL: matmul:
 // ISA-NOT: scratch_
-// ISA: global_load_dwordx4
+// ISA: buffer_load_dwordx4 v[{{[0-9]+}}:{{[0-9]+}}], v{{[0-9]+}}, s[{{[0-9]+}}:{{[0-9]+}}], 0 offen
 // ISA: ds_write_b128
 // ISA: ds_read_b128
 // ISA: .LBB0_1:
+// ISA-NOT: global_load
+// ISA-NOT: v_cndmask
 // ISA: ds_write_b128
-// ISA: global_load_dwordx4
+// ISA-NOT: global_load
+// ISA-NOT: v_cndmask
+// ISA: buffer_load_dwordx4 v[{{[0-9]+}}:{{[0-9]+}}], v{{[0-9]+}}, s[{{[0-9]+}}:{{[0-9]+}}], 0 offen
+// ISA-NOT: global_load
+// ISA-NOT: v_cndmask
 // ISA: s_barrier
 // ISA-NEXT: ds_read_b128
 // ISA-NEXT: v_mfma_f32_32x32x8_bf16

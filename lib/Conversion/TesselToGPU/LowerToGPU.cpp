@@ -32,6 +32,8 @@ using namespace tessel;
 
 namespace {
 
+struct GlobalAccess;
+
 /// A layout's per-lane part: the coordinates (or LDS offset) of register 0
 /// for the current lane, and the constant part of each register.
 struct LaneMap {
@@ -72,6 +74,13 @@ private:
   LogicalResult lowerBlock(Block &source);
   LogicalResult lowerOp(Operation &op);
   LogicalResult lowerLoad(LoadOp op);
+  /// Whether tile loads from `memref` go through a buffer resource.
+  bool usesBufferLoads(Value memref);
+  /// One vector (or element, when `access.vector` is 1) at `viewIndices` of
+  /// `access.view` through a buffer resource; a false `valid` reads zeros.
+  Value loadFromBuffer(const GlobalAccess &access,
+                       SmallVector<Value> viewIndices, Value valid,
+                       Type element);
   /// Whether the two innermost dimensions of `memref` (of `rank`) are
   /// nonzero, or null when the type proves it.
   Value nonEmptyCondition(Value memref, int64_t rank);
@@ -205,6 +214,9 @@ struct GlobalAccess {
   /// view when it is the second to last), and whether it is transposed.
   Value view;
   bool transposed = false;
+  /// The dimension of `view` with the largest size * stride: an index equal
+  /// to its size is past the buffer's end (buffer loads only).
+  unsigned outermost = 0;
 
   /// `indices` (in the memref's order) for the view.
   SmallVector<Value> forView(SmallVector<Value> indices) const {
@@ -255,7 +267,48 @@ static GlobalAccess analyzeGlobalAccess(OpBuilder &b, Location loc,
             AffineMap::getPermutationMap(permutation, b.getContext())));
     access.transposed = true;
   }
+  SmallVector<int64_t> viewStrides;
+  auto viewType = cast<MemRefType>(access.view.getType());
+  if (succeeded(viewType.getStridesAndOffset(viewStrides, offset))) {
+    int64_t largest = -1;
+    for (int64_t d = 0; d < access.rank; ++d) {
+      int64_t size = viewType.getDimSize(d);
+      if (ShapedType::isDynamic(size) || ShapedType::isDynamic(viewStrides[d]))
+        continue;
+      if (size * viewStrides[d] > largest) {
+        largest = size * viewStrides[d];
+        access.outermost = d;
+      }
+    }
+  }
   return access;
+}
+
+bool KernelLowering::usesBufferLoads(Value memref) {
+  // A kernel argument of static shape and strides, so that the resource is
+  // built once (the backend hoists it) and every byte offset, including
+  // the one-past-the-end index a masked vector is sent to, fits the 32-bit
+  // offset: at most 2^31 bytes. Matmul operands only (rank 2, or 3 with a
+  // batch): the attention kernels' four-dimensional operands keep global
+  // loads, since their register plan already spills SGPRs and the four
+  // resources (16 SGPRs) push it into VGPR spills (docs/architecture.md).
+  auto argument = dyn_cast<BlockArgument>(memref);
+  if (!argument || argument.getOwner() != &kernel.getBody().front())
+    return false;
+  auto type = cast<MemRefType>(memref.getType());
+  if (type.getRank() > 3)
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (!type.hasStaticShape() ||
+      failed(type.getStridesAndOffset(strides, offset)) || offset != 0 ||
+      llvm::any_of(strides, ShapedType::isDynamic) || type.getMemorySpace())
+    return false;
+  int64_t extent = 1;
+  for (auto [size, stride] : llvm::zip(type.getShape(), strides))
+    extent += (size - 1) * stride;
+  int64_t bits = type.getElementTypeBitWidth();
+  return llvm::divideCeil(extent * bits, 8) <= (int64_t(1) << 31);
 }
 
 LogicalResult KernelLowering::lowerLoad(LoadOp op) {
@@ -276,13 +329,18 @@ LogicalResult KernelLowering::lowerLoad(LoadOp op) {
   VectorType resultType = vectorTypeOf(tile, *layout);
   Value zeroTile = arith::ConstantOp::create(b, loc(), resultType,
                                              b.getZeroAttr(resultType));
-  // Masked-off vectors read a clamped address, which does not exist in an
-  // empty memref (K = 0): a tile of a possibly empty memref is loaded only
-  // when it is not, behind one wave-uniform branch (sizes are arguments).
-  // An in-bounds tile needs neither masks nor the branch.
+  // Through a buffer resource, the hardware returns zeros past the end of
+  // the memref: a masked-off vector reads index `size` of the outermost
+  // dimension, one select per vector and no clamping, and an empty memref
+  // needs no branch. Otherwise masked-off vectors read a clamped address,
+  // which does not exist in an empty memref (K = 0): a tile of a possibly
+  // empty memref is loaded only when it is not, behind one wave-uniform
+  // branch (sizes are arguments). An in-bounds tile needs neither masks nor
+  // the branch.
   bool inBoundsTile = op.getInBounds();
+  bool buffer = usesBufferLoads(memref);
   Value nonEmpty =
-      inBoundsTile ? Value() : nonEmptyCondition(memref, access.rank);
+      inBoundsTile || buffer ? Value() : nonEmptyCondition(memref, access.rank);
   scf::IfOp guard;
   OpBuilder::InsertionGuard insertion(b);
   if (nonEmpty) {
@@ -314,6 +372,10 @@ LogicalResult KernelLowering::lowerLoad(LoadOp op) {
       valid = valid
                   ? arith::AndIOp::create(b, loc(), valid, inBounds).getResult()
                   : inBounds;
+      if (buffer) {
+        indices.push_back(index);
+        continue;
+      }
       // Read a clamped, always in-bounds address and select zero.
       int64_t span = d == access.tileContiguous ? access.vector : 1;
       Value limit = arith::SubIOp::create(b, loc(), access.sizes[memrefDim],
@@ -322,14 +384,18 @@ LogicalResult KernelLowering::lowerLoad(LoadOp op) {
       indices.push_back(arith::MinUIOp::create(b, loc(), index, limit));
     }
     Value slice;
-    if (access.vector == 1) {
+    if (buffer) {
+      slice = loadFromBuffer(access, access.forView(indices), valid, element);
+      if (access.vector == 1)
+        slice = vector::BroadcastOp::create(b, loc(), sliceType, slice);
+    } else if (access.vector == 1) {
       Value scalar = memref::LoadOp::create(b, loc(), memref, indices);
       slice = vector::BroadcastOp::create(b, loc(), sliceType, scalar);
     } else {
       slice = vector::LoadOp::create(b, loc(), sliceType, access.view,
                                      access.forView(indices));
     }
-    if (valid)
+    if (valid && !buffer)
       slice = arith::SelectOp::create(b, loc(), valid, slice, zeros);
     result = vector::InsertStridedSliceOp::create(
         b, loc(), slice, result, ArrayRef<int64_t>{r}, ArrayRef<int64_t>{1});
@@ -340,6 +406,30 @@ LogicalResult KernelLowering::lowerLoad(LoadOp op) {
   }
   mapping.map(op.getResult(), result);
   return success();
+}
+
+Value KernelLowering::loadFromBuffer(const GlobalAccess &access,
+                                     SmallVector<Value> viewIndices,
+                                     Value valid, Type element) {
+  if (valid) {
+    Value pastEnd =
+        access.sizes[access.transposed && access.outermost >= access.rank - 2
+                         ? 2 * access.rank - 3 - access.outermost
+                         : access.outermost];
+    viewIndices[access.outermost] = arith::SelectOp::create(
+        b, loc(), valid, viewIndices[access.outermost], pastEnd);
+  }
+  SmallVector<Value> indices = llvm::map_to_vector(viewIndices, [&](Value v) {
+    return arith::IndexCastOp::create(b, loc(), b.getI32Type(), v).getResult();
+  });
+  Type type = access.vector == 1
+                  ? element
+                  : Type(VectorType::get({access.vector}, element));
+  return amdgpu::RawBufferLoadOp::create(b, loc(), type, access.view, indices,
+                                         /*boundsCheck=*/true,
+                                         /*indexOffset=*/nullptr,
+                                         /*sgprOffset=*/nullptr)
+      .getResult();
 }
 
 Value KernelLowering::nonEmptyCondition(Value memref, int64_t rank) {
