@@ -74,8 +74,9 @@ private:
   LogicalResult lowerBlock(Block &source);
   LogicalResult lowerOp(Operation &op);
   LogicalResult lowerLoad(LoadOp op);
-  /// Whether tile loads from `memref` go through a buffer resource.
-  bool usesBufferLoads(Value memref);
+  /// Whether loads of tiles of `tileShape` from `memref` go through a
+  /// buffer resource.
+  bool usesBufferLoads(Value memref, ArrayRef<int64_t> tileShape);
   /// One vector (or element, when `access.vector` is 1) at `viewIndices` of
   /// `access.view` through a buffer resource; a false `valid` reads zeros.
   Value loadFromBuffer(const GlobalAccess &access,
@@ -284,11 +285,12 @@ static GlobalAccess analyzeGlobalAccess(OpBuilder &b, Location loc,
   return access;
 }
 
-bool KernelLowering::usesBufferLoads(Value memref) {
+bool KernelLowering::usesBufferLoads(Value memref,
+                                     ArrayRef<int64_t> tileShape) {
   // A kernel argument of static shape and strides, so that the resource is
   // built once (the backend hoists it) and every byte offset, including
   // the one-past-the-end index a masked vector is sent to, fits the 32-bit
-  // offset: at most 2^31 bytes. Matmul operands only (rank 2, or 3 with a
+  // offset. Matmul operands only (rank 2, or 3 with a
   // batch): the attention kernels' four-dimensional operands keep global
   // loads, since their register plan already spills SGPRs and the four
   // resources (16 SGPRs) push it into VGPR spills (docs/architecture.md).
@@ -304,11 +306,25 @@ bool KernelLowering::usesBufferLoads(Value memref) {
       failed(type.getStridesAndOffset(strides, offset)) || offset != 0 ||
       llvm::any_of(strides, ShapedType::isDynamic) || type.getMemorySpace())
     return false;
-  int64_t extent = 1;
-  for (auto [size, stride] : llvm::zip(type.getShape(), strides))
-    extent += (size - 1) * stride;
-  int64_t bits = type.getElementTypeBitWidth();
-  return llvm::divideCeil(extent * bits, 8) <= (int64_t(1) << 31);
+  // Bound every offset a load can form, masked-off vectors included: an
+  // index of the tile's two dimensions is at most a tile past the end, any
+  // index at most the size (where a masked vector is sent), so that the
+  // 32-bit byte offset stays below 2^31 and never wraps back into the
+  // buffer.
+  const int64_t limit = (int64_t(1) << 31) - 1;
+  int64_t bytesPerElement = llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+  int64_t rank = type.getRank(), largestOffset = 0;
+  for (auto [d, size, stride] : llvm::enumerate(type.getShape(), strides)) {
+    int64_t tile = int64_t(d) >= rank - 2 ? tileShape[d - (rank - 2)] : 0;
+    int64_t index = size + tile;
+    if (stride < 0 || index > limit ||
+        (stride && index > limit / stride / bytesPerElement))
+      return false;
+    largestOffset += index * stride * bytesPerElement;
+    if (largestOffset > limit)
+      return false;
+  }
+  return true;
 }
 
 LogicalResult KernelLowering::lowerLoad(LoadOp op) {
@@ -338,7 +354,7 @@ LogicalResult KernelLowering::lowerLoad(LoadOp op) {
   // branch (sizes are arguments). An in-bounds tile needs neither masks nor
   // the branch.
   bool inBoundsTile = op.getInBounds();
-  bool buffer = usesBufferLoads(memref);
+  bool buffer = usesBufferLoads(memref, tile.getShape());
   Value nonEmpty =
       inBoundsTile || buffer ? Value() : nonEmptyCondition(memref, access.rank);
   scf::IfOp guard;
