@@ -664,6 +664,37 @@ LogicalResult KernelLowering::lowerConvert(ConvertLayoutOp op) {
 // Dot
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// The memory instructions of one pipelined K step, as lowered so far.
+struct StepMemoryOps {
+  int64_t ldsStores = 0, globalLoads = 0, ldsLoads = 0;
+  /// A scheduling barrier starts the step (tessel-pipeline's K loop).
+  bool fenced = false;
+};
+} // namespace
+
+/// The LDS stores, global loads and LDS loads lowered into `block` since its
+/// last scheduling barrier: one pipelined K step's.
+static StepMemoryOps countStepMemoryOps(Block *block) {
+  StepMemoryOps ops;
+  for (Operation &op : *block) {
+    if (isa<amdgpu::SchedBarrierOp>(op)) {
+      ops = {};
+      ops.fenced = true;
+      continue;
+    }
+    if (auto store = dyn_cast<vector::StoreOp>(op)) {
+      ops.ldsStores += store.getBase().getType().getMemorySpace() != nullptr;
+    } else if (isa<amdgpu::RawBufferLoadOp>(op)) {
+      ++ops.globalLoads;
+    } else if (auto load = dyn_cast<vector::LoadOp>(op)) {
+      bool lds = load.getBase().getType().getMemorySpace() != nullptr;
+      ++(lds ? ops.ldsLoads : ops.globalLoads);
+    }
+  }
+  return ops;
+}
+
 LogicalResult KernelLowering::lowerDot(DotOp op) {
   auto accLayout = cast<MmaAttr>(op.getC().getType().getEncoding());
   auto aLayout = dyn_cast<MmaOperandAttr>(op.getA().getType().getEncoding());
@@ -724,20 +755,52 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
   (void)aElement;
   mapping.map(op.getResult(), acc);
 
-  // In a pipelined K loop the LDS reads of the next step are independent of
-  // these MFMAs: ask the backend's scheduler to interleave them, one read
-  // after each MFMA, so the reads' latency hides behind the matrix pipe.
+  // In a pipelined K loop the step's memory instructions are independent of
+  // these MFMAs: ask the backend's scheduler to interleave them, so that
+  // they issue in the matrix pipe's shadow and their latency hides behind
+  // it.
   Block *block = op->getBlock();
   bool readsAhead =
       isa<scf::ForOp>(op->getParentOp()) &&
       llvm::any_of(block->getOps<LocalLoadOp>(),
                    [&](LocalLoadOp load) { return load->isBeforeInBlock(op); });
   if (readsAhead) {
-    constexpr uint32_t kMfmaMask = 0x8, kDsReadMask = 0x100;
+    // Instruction classes of the backend's sched_group_barrier.
+    constexpr uint32_t kMfmaMask = 0x8, kVmemReadMask = 0x20,
+                       kDsReadMask = 0x100, kDsWriteMask = 0x200;
     int64_t mfmas = repM * repN * repK * (kWidth / perLane);
+    // The step's LDS stores, the global loads two steps ahead and the next
+    // step's LDS reads (after the barrier the stores precede), spread evenly
+    // over the MFMAs, which depend on none of them. In a K loop unrolled by
+    // two (two dots in the body) the loads write the other step's registers,
+    // so they go first: the stores that wait for them a step later then
+    // find them a whole step old. In a rolled loop they overwrite the
+    // registers the stores read, so the stores go first.
+    // Other loops (attention's) interleave one LDS read per MFMA.
+    StepMemoryOps ops = countStepMemoryOps(b.getInsertionBlock());
+    bool unrolled = llvm::range_size(block->getOps<DotOp>()) > 1;
+    SmallVector<uint32_t> sequence;
+    if (ops.fenced && unrolled)
+      sequence.append(ops.globalLoads, kVmemReadMask);
+    if (ops.fenced)
+      sequence.append(ops.ldsStores, kDsWriteMask);
+    if (ops.fenced && !unrolled)
+      sequence.append(ops.globalLoads, kVmemReadMask);
+    sequence.append(ops.fenced ? ops.ldsLoads : mfmas, kDsReadMask);
+    int64_t perMfma = llvm::divideCeil(int64_t(sequence.size()), mfmas);
+    size_t next = 0;
     for (int64_t i = 0; i < mfmas; ++i) {
       ROCDL::SchedGroupBarrier::create(b, loc(), kMfmaMask, 1, 0);
-      ROCDL::SchedGroupBarrier::create(b, loc(), kDsReadMask, 1, 0);
+      size_t end = std::min(sequence.size(), next + size_t(perMfma));
+      // One group per run of the same kind.
+      while (next < end) {
+        size_t run = next;
+        while (run < end && sequence[run] == sequence[next])
+          ++run;
+        ROCDL::SchedGroupBarrier::create(b, loc(), sequence[next], run - next,
+                                         0);
+        next = run;
+      }
     }
   }
   return success();
