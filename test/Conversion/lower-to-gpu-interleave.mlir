@@ -1,0 +1,52 @@
+// The pipelined K loop's scheduling groups: each step (unrolled by two, so
+// two steps per iteration, each after its amdgpu.sched_barrier) asks the
+// backend to put one memory instruction after each MFMA (mask 8): the 4
+// global loads two steps ahead first (mask 32: they write the other step's
+// registers), then the 4 LDS stores of the next step (512), then its 8 LDS
+// reads (256), after the barrier the stores precede.
+//
+// RUN: tessel-gen matmul -m 256 -n 256 -k 256 -t bf16 --transpose-b --config='#tessel.config<tile = [128, 128, 32], waves = [2, 2], stages = 2, instr = "v_mfma_f32_32x32x8_bf16">' | tessel-opt --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}),tessel-tile,func.func(tessel-select-mfma{chip=gfx942},tessel-promote-lds{chip=gfx942},tessel-pipeline,canonicalize,cse),tessel-lower-to-gpu{chip=gfx942})' | FileCheck %s
+//
+// A loop without the pipeline's scheduling barriers (attention's) keeps one
+// LDS read per MFMA and no other groups.
+// RUN: tessel-opt %S/lower-to-gpu-in-bounds.mlir --tessel-lower-to-gpu="chip=gfx942" | FileCheck %s --check-prefix=ROLLED
+
+// CHECK-LABEL: gpu.func @matmul
+// CHECK: scf.for
+// CHECK: amdgpu.sched_barrier allow = <none>
+// CHECK-NOT: rocdl.sched.group.barrier
+// CHECK: gpu.barrier
+// CHECK-COUNT-16: amdgpu.mfma 32x32x8
+// CHECK-NOT: amdgpu.mfma
+// CHECK: rocdl.sched.group.barrier 8, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 32, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 8, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 32, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 8, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 32, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 8, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 32, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 8, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 512, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 8, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 512, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 8, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 512, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 8, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 512, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 8, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 256, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 8, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 256, 1, 0
+// CHECK-NOT: rocdl.sched.group.barrier 512
+// CHECK-NOT: rocdl.sched.group.barrier 32
+// CHECK: amdgpu.sched_barrier allow = <none>
+
+// ROLLED-LABEL: gpu.func @matmul
+// ROLLED: scf.for
+// ROLLED-NOT: amdgpu.sched_barrier
+// ROLLED: amdgpu.mfma
+// ROLLED-COUNT-4: rocdl.sched.group.barrier 8, 1, 0
+// ROLLED-NOT: rocdl.sched.group.barrier 512
+// ROLLED-NOT: rocdl.sched.group.barrier 32
+// ROLLED: scf.yield
