@@ -282,9 +282,12 @@ GemmCacheTraffic tessel::estimateGemmL2Fill(const Chip &chip, int64_t m,
       bPanels.clear();
       inRound = 0;
     };
+    uint64_t perBatch = uint64_t(gridX) * gridY;
     for (uint64_t id = xcd; id < total; id += traffic.xcds) {
-      int64_t x = int64_t(id % gridX), y = int64_t(id / gridX % gridY),
-              z = int64_t(id / (uint64_t(gridX) * gridY));
+      // The kernel renumbers the ids of each batch (getMatmulTilePosition).
+      TilePosition tile = getMatmulTilePosition(int64_t(id % perBatch), gridX,
+                                                gridY, traffic.xcds);
+      int64_t x = tile.col, y = tile.row, z = int64_t(id / perBatch);
       aPanels.insert(z * gridY + y);
       bPanels.insert(z * gridX + x);
       if (++inRound == traffic.residentPerXcd)

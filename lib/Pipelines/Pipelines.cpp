@@ -19,7 +19,7 @@ void tessel::buildTesselToGPUPipeline(OpPassManager &pm,
                                       const TesselToROCDLOptions &options) {
   // L0 -> L1: problem ops to tile programs, distributed and pipelined.
   pm.nest<func::FuncOp>().addPass(createTesselSelectConfigPass({options.chip}));
-  pm.addPass(createTesselTilePass());
+  pm.addPass(createTesselTilePass({options.chip}));
   OpPassManager &funcPM = pm.nest<func::FuncOp>();
   funcPM.addPass(createTesselSelectMfmaPass({options.chip}));
   funcPM.addPass(createTesselPromoteLdsPass({options.chip}));

@@ -316,3 +316,29 @@ WorkgroupPlacement tessel::placeWorkgroups(const Chip &chip,
     placement.limit = "workgroup slots";
   return placement;
 }
+
+TilePosition tessel::getMatmulTilePosition(int64_t id, int64_t gridX,
+                                           int64_t gridY, unsigned xcds) {
+  int64_t total = gridX * gridY;
+  if (total <= 0)
+    return {};
+  // Renumber: XCD x receives ids x, x + xcds, ...; give them the contiguous
+  // range that starts after the ranges of XCDs 0 .. x-1. The first `tall`
+  // XCDs receive one workgroup more than the others when xcds does not
+  // divide the total.
+  int64_t linear = id;
+  if (xcds > 1) {
+    int64_t perXcd = (total + xcds - 1) / xcds;
+    int64_t tall = total - int64_t(xcds) * (perXcd - 1);
+    int64_t xcd = id % xcds, local = id / xcds;
+    linear = xcd < tall ? xcd * perXcd + local
+                        : tall * perXcd + (xcd - tall) * (perXcd - 1) + local;
+  }
+  // Grouped order: kTileGroupRows tile rows at a time, down a column of the
+  // group before moving to the next column.
+  int64_t perGroup = kTileGroupRows * gridX;
+  int64_t firstRow = linear / perGroup * kTileGroupRows;
+  int64_t rows = std::min(kTileGroupRows, gridY - firstRow);
+  int64_t inGroup = linear % perGroup;
+  return {firstRow + inGroup % rows, inGroup / rows};
+}

@@ -1,4 +1,16 @@
 // RUN: tessel-opt %s --split-input-file --tessel-tile --verify-diagnostics | FileCheck %s
+// RUN: tessel-opt %s --split-input-file --tessel-tile=chip=gfx942 --verify-diagnostics | FileCheck %s --check-prefix=XCD
+// RUN: not tessel-opt %s --split-input-file --tessel-tile=chip=gfx9000 2>&1 | FileCheck %s --check-prefix=BADCHIP
+
+// With gfx942's 8 XCDs, the id is first renumbered so that the ids one XCD
+// receives (id mod 8) form a contiguous range of its share: the first
+// `tall` XCDs get one workgroup more when 8 does not divide the grid.
+// XCD-LABEL: func.func @batched
+// XCD: %[[XCD:.*]] = arith.remui %{{.*}}, %c8 : index
+// XCD-NEXT: %[[LOCAL:.*]] = arith.divui %{{.*}}, %c8 : index
+// XCD-NEXT: %[[TALL:.*]] = arith.cmpi ult, %[[XCD]], %{{.*}} : index
+// XCD: arith.select %[[TALL]], %{{.*}}, %{{.*}} : index
+// BADCHIP: error: unknown chip 'gfx9000'
 
 // A batched f16 matmul with a bias along N and relu: workgroup (x, y, z) =
 // (N tile, M tile, batch), a K loop of loads in coalesced layouts into a
@@ -11,11 +23,25 @@
 // CHECK-LABEL: func.func @batched
 // CHECK-SAME: (%[[A:.*]]: memref<2x64x32xf16>, %[[B:.*]]: memref<2x32x64xf16>, %[[C:.*]]: memref<2x64x64xf16>, %[[BIAS:.*]]: memref<64xf32>)
 // CHECK-SAME: tessel.tile = array<i64: 64, 64>, tessel.workgroup_size = 256 : i64
+// The workgroups of a batch walk the tiles in groups of 8 tile rows (no
+// chip given: one L2, no XCD renumbering): id = x + gridX y, and in the
+// group of id / (8 gridX), row 8 group + (id mod 8 gridX) mod rows, column
+// (id mod 8 gridX) / rows, where rows is what is left of the group.
+// CHECK-DAG: %[[PB:.*]] = tessel.program_id 2
+// CHECK-DAG: %[[GX:.*]] = arith.ceildivui %{{.*}}, %c64 : index
 // CHECK-DAG: %[[PN:.*]] = tessel.program_id 0
 // CHECK-DAG: %[[PM:.*]] = tessel.program_id 1
-// CHECK-DAG: %[[PB:.*]] = tessel.program_id 2
-// CHECK: %[[M0:.*]] = arith.muli %[[PM]], %{{.*}} : index
-// CHECK: %[[N0:.*]] = arith.muli %[[PN]], %{{.*}} : index
+// CHECK: %[[Y:.*]] = arith.muli %[[PM]], %[[GX]] : index
+// CHECK: %[[ID:.*]] = arith.addi %[[PN]], %[[Y]] : index
+// CHECK-NOT: arith.select
+// CHECK: arith.minui %c8
+// CHECK-NEXT: %[[ROWS:.*]] = arith.maxui
+// CHECK-NEXT: %[[IN:.*]] = arith.remui %[[ID]], %{{.*}} : index
+// CHECK-NEXT: %[[R:.*]] = arith.remui %[[IN]], %[[ROWS]] : index
+// CHECK-NEXT: %[[ROW:.*]] = arith.addi %{{.*}}, %[[R]] : index
+// CHECK-NEXT: %[[COL:.*]] = arith.divui %[[IN]], %[[ROWS]] : index
+// CHECK: %[[M0:.*]] = arith.muli %[[ROW]], %{{.*}} : index
+// CHECK: %[[N0:.*]] = arith.muli %[[COL]], %{{.*}} : index
 // CHECK: %[[K:.*]] = memref.dim %[[A]], %{{.*}} : memref<2x64x32xf16>
 // CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #[[$MMA]]>
 // CHECK: %[[ACC:.*]] = scf.for %[[K0:.*]] = %{{.*}} to %[[K]] step %{{.*}} iter_args(%[[SUM:.*]] = %[[ZERO]])

@@ -119,16 +119,19 @@ TEST(MatmulEstimate, HbmFloor) {
 
 // The XCDs' L2 fill of a GEMM. gfx942 bf16 4096^3 on 128x256 tiles, two
 // workgroups per CU: 512 workgroups (16 along N, 32 along M), one round of
-// 64 per XCD. Workgroup i runs on XCD i mod 8, so each XCD holds tile
-// columns c and c + 8 of every tile row: all 32 A panels (128 x 4096 bf16,
-// 1 MiB each) and 2 B panels (2 MiB each), 36 MiB per XCD.
+// 64 per XCD. Workgroup i runs on XCD i mod 8, and the kernel renumbers
+// them (getMatmulTilePosition): XCD x gets positions 64x .. 64x + 63, half
+// a group of 8 tile rows, 8 rows by 8 columns: 8 A panels (128 x 4096 bf16,
+// 1 MiB each) and 8 B panels (2 MiB each), 24 MiB per XCD. In plain
+// dispatch order an XCD would hold columns c and c + 8 of every row: 32 A
+// panels and 2 B panels, 36 MiB.
 TEST(GemmCacheTraffic, RoundRobinOverXcds) {
   GemmCacheTraffic traffic = estimateGemmL2Fill(gfx942(), 4096, 4096, 4096,
                                                 /*batch=*/0, 128, 256, 2, 2, 2);
   EXPECT_EQ(traffic.xcds, 8u);
   EXPECT_EQ(traffic.residentPerXcd, 76u); // 38 CUs x 2
   EXPECT_DOUBLE_EQ(traffic.operandBytes, 64.0 * (1 << 20));
-  EXPECT_DOUBLE_EQ(traffic.l2FillBytes, 8 * 36.0 * (1 << 20));
+  EXPECT_DOUBLE_EQ(traffic.l2FillBytes, 8 * 24.0 * (1 << 20));
 }
 
 // One XCD and one round: every panel is fetched once. With one workgroup

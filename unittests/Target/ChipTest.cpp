@@ -4,6 +4,8 @@
 
 #include "gtest/gtest.h"
 
+#include <set>
+
 using namespace tessel;
 
 namespace {
@@ -128,3 +130,62 @@ TEST(ChipTest, LdsAndSgprLimits) {
 }
 
 } // namespace
+
+TEST(MatmulTileOrderTest, EveryTileExactlyOnce) {
+  for (unsigned xcds : {1u, 8u})
+    for (auto [gridX, gridY] : {std::pair<int64_t, int64_t>{1, 1},
+                                {3, 5},
+                                {16, 16},
+                                {7, 19},
+                                {32, 9},
+                                {1, 37}}) {
+      std::set<std::pair<int64_t, int64_t>> seen;
+      for (int64_t id = 0; id < gridX * gridY; ++id) {
+        TilePosition tile = getMatmulTilePosition(id, gridX, gridY, xcds);
+        EXPECT_GE(tile.row, 0);
+        EXPECT_LT(tile.row, gridY);
+        EXPECT_GE(tile.col, 0);
+        EXPECT_LT(tile.col, gridX);
+        seen.insert({tile.row, tile.col});
+      }
+      EXPECT_EQ(int64_t(seen.size()), gridX * gridY)
+          << xcds << " XCDs, grid " << gridX << "x" << gridY;
+    }
+}
+
+TEST(MatmulTileOrderTest, OneXcdWalksGroupsOfRows) {
+  // 4 columns, 10 rows: the first group is rows 0-7, walked down each
+  // column; the last group holds rows 8-9.
+  auto at = [](int64_t id) { return getMatmulTilePosition(id, 4, 10, 1); };
+  EXPECT_EQ(at(0).row, 0);
+  EXPECT_EQ(at(0).col, 0);
+  EXPECT_EQ(at(7).row, 7);
+  EXPECT_EQ(at(7).col, 0);
+  EXPECT_EQ(at(8).row, 0);
+  EXPECT_EQ(at(8).col, 1);
+  EXPECT_EQ(at(32).row, 8);
+  EXPECT_EQ(at(32).col, 0);
+  EXPECT_EQ(at(33).row, 9);
+  EXPECT_EQ(at(34).row, 8);
+  EXPECT_EQ(at(34).col, 1);
+}
+
+TEST(MatmulTileOrderTest, EachXcdGetsAContiguousRange) {
+  // 16x16 tiles over 8 XCDs: XCD x receives ids x, x + 8, ...; they become
+  // 32 consecutive positions, so XCD 0 works on rows 0-7 of columns 0-3.
+  for (int64_t local = 0; local < 32; ++local) {
+    TilePosition tile = getMatmulTilePosition(local * 8, 16, 16, 8);
+    EXPECT_LT(tile.row, 8);
+    EXPECT_LT(tile.col, 4);
+  }
+  // 3x5 = 15 tiles over 8 XCDs: XCDs 0-6 get 2 workgroups, XCD 7 one.
+  // Id 14 is XCD 6's second (position 13); id 7 is XCD 7's only one
+  // (position 14, the last).
+  auto samePosition = [](TilePosition x, TilePosition y) {
+    return x.row == y.row && x.col == y.col;
+  };
+  EXPECT_TRUE(samePosition(getMatmulTilePosition(14, 3, 5, 8),
+                           getMatmulTilePosition(13, 3, 5, 1)));
+  EXPECT_TRUE(samePosition(getMatmulTilePosition(7, 3, 5, 8),
+                           getMatmulTilePosition(14, 3, 5, 1)));
+}

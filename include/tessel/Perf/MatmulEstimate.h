@@ -86,9 +86,10 @@ struct GemmCacheTraffic {
 };
 
 /// The L2 fill traffic of a GEMM whose workgroups are laid out as Tessel's
-/// matmul kernels do (x: N tiles, y: M tiles, z: batch) and dispatched in
-/// linear order round-robin over the chip's XCDs (workgroup i on XCD i mod
-/// numXCDs), `workgroupsPerCU` at a time on each CU. Each XCD's L2 fetches
+/// matmul kernels do (x: N tiles, y: M tiles, z: batch; each batch's ids
+/// renumbered by getMatmulTilePosition) and dispatched in linear order
+/// round-robin over the chip's XCDs (workgroup i on XCD i mod numXCDs),
+/// `workgroupsPerCU` at a time on each CU. Each XCD's L2 fetches
 /// once per round of its resident workgroups every A row panel (tileM x K)
 /// and B column panel (K x tileN) they read: the workgroups of a round walk
 /// K together, while one round's panels are gone from the L2 before the

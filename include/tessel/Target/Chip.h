@@ -115,6 +115,26 @@ WorkgroupPlacement placeWorkgroups(const Chip &chip,
                                    const KernelResourceUsage &usage,
                                    const Occupancy &occupancy);
 
+/// Where the workgroups of a matmul grid go (docs/architecture.md, the
+/// tile order). The hardware hands consecutive workgroup ids round-robin to
+/// the chip's XCDs, each with its own L2, so neighbouring tiles would land
+/// on different L2s. Tessel's matmul kernels renumber them: the ids one XCD
+/// receives become a contiguous range, and that range walks the tiles in
+/// groups of kTileGroupRows tile rows, column by column inside a group, so
+/// an XCD's resident workgroups share A row panels and B column panels.
+constexpr int64_t kTileGroupRows = 8;
+
+struct TilePosition {
+  int64_t row = 0, col = 0; ///< tile indices along M and N
+};
+
+/// The tile that workgroup `id` (x + gridX * y in dispatch order) computes
+/// in a `gridY` x `gridX` grid of tiles on a chip with `xcds` XCDs. A
+/// bijection of [0, gridX * gridY); the tile pass builds the same
+/// arithmetic in IR.
+TilePosition getMatmulTilePosition(int64_t id, int64_t gridX, int64_t gridY,
+                                   unsigned xcds);
+
 } // namespace tessel
 
 #endif // TESSEL_TARGET_CHIP_H

@@ -3,6 +3,7 @@
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 #include "tessel/Dialect/Tessel/Transforms/KernelConfig.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
+#include "tessel/Target/Chip.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
@@ -51,9 +52,9 @@ static UnitAttr inBounds(MemRefType type, ArrayRef<int64_t> extents) {
 /// Builds the tile program of one matmul in place of it.
 class MatmulTiler {
 public:
-  MatmulTiler(MatmulOp matmul)
+  MatmulTiler(MatmulOp matmul, unsigned xcds)
       : matmul(matmul), b(matmul), loc(matmul.getLoc()),
-        config(matmul.getConfigAttr()) {}
+        config(matmul.getConfigAttr()), xcds(xcds) {}
 
   LogicalResult run();
 
@@ -64,6 +65,9 @@ private:
   Value dim(Value memref, int64_t index) {
     return memref::DimOp::create(b, loc, memref, index);
   }
+  /// The (row, col) tile of this workgroup in a gridY x gridX grid: the
+  /// arithmetic of getMatmulTilePosition over the program ids.
+  std::pair<Value, Value> tilePosition(Value gridX, Value gridY);
   /// Indices of the tile at (row, col) of the last two dimensions.
   SmallVector<Value> indices(Value row, Value col) {
     SmallVector<Value> result;
@@ -87,11 +91,59 @@ private:
   OpBuilder b;
   Location loc;
   ConfigAttr config;
+  unsigned xcds; // the target's XCDs (L2s); 1 if unknown
   Value batch;
   MmaAttr accumulatorLayout;
 };
 
 } // namespace
+
+std::pair<Value, Value> MatmulTiler::tilePosition(Value gridX, Value gridY) {
+  Value pidX =
+      ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(0));
+  Value pidY =
+      ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(1));
+  auto add = [&](Value x, Value y) {
+    return arith::AddIOp::create(b, loc, x, y).getResult();
+  };
+  auto sub = [&](Value x, Value y) {
+    return arith::SubIOp::create(b, loc, x, y).getResult();
+  };
+  auto mul = [&](Value x, Value y) {
+    return arith::MulIOp::create(b, loc, x, y).getResult();
+  };
+  auto div = [&](Value x, Value y) {
+    return arith::DivUIOp::create(b, loc, x, y).getResult();
+  };
+  auto rem = [&](Value x, Value y) {
+    return arith::RemUIOp::create(b, loc, x, y).getResult();
+  };
+  Value one = constIndex(1);
+  // Every divisor at least 1: an empty grid launches no workgroup, but the
+  // arithmetic must not divide by zero.
+  Value linear = add(pidX, mul(pidY, gridX));
+  if (xcds > 1) {
+    Value total = arith::MaxUIOp::create(b, loc, mul(gridX, gridY), one);
+    Value count = constIndex(xcds);
+    Value perXcd = arith::CeilDivUIOp::create(b, loc, total, count);
+    Value tall = sub(total, mul(count, sub(perXcd, one)));
+    Value xcd = rem(linear, count), local = div(linear, count);
+    Value isTall =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, xcd, tall);
+    Value inTall = add(mul(xcd, perXcd), local);
+    Value inShort = add(
+        add(mul(tall, perXcd), mul(sub(xcd, tall), sub(perXcd, one))), local);
+    linear = arith::SelectOp::create(b, loc, isTall, inTall, inShort);
+  }
+  Value groupRows = constIndex(kTileGroupRows);
+  Value perGroup = arith::MaxUIOp::create(b, loc, mul(groupRows, gridX), one);
+  Value firstRow = mul(div(linear, perGroup), groupRows);
+  Value rows = arith::MaxUIOp::create(
+      b, loc, arith::MinUIOp::create(b, loc, groupRows, sub(gridY, firstRow)),
+      one);
+  Value inGroup = rem(linear, perGroup);
+  return {add(firstRow, rem(inGroup, rows)), div(inGroup, rows)};
+}
 
 Value MatmulTiler::broadcastView(Value extra) {
   auto extraType = cast<MemRefType>(extra.getType());
@@ -201,17 +253,18 @@ LogicalResult MatmulTiler::run() {
   Type aElement = aType.getElementType(), bElement = bType.getElementType();
   Type accElement = matmul.getAccumulatorType();
 
-  // Tile coordinates: N tiles along x (neighbouring workgroups share the
-  // rows of A), M tiles along y, the batch along z.
-  Value pidN =
-      ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(0));
-  Value pidM =
-      ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(1));
+  // The grid: N tiles along x, M tiles along y, the batch along z; the
+  // workgroups of a batch are renumbered over the tiles (tilePosition).
   if (rank == 3)
     batch =
         ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(2));
-  Value m0 = arith::MulIOp::create(b, loc, pidM, constIndex(tileM));
-  Value n0 = arith::MulIOp::create(b, loc, pidN, constIndex(tileN));
+  Value gridX = arith::CeilDivUIOp::create(b, loc, dim(bMatrix, rank - 1),
+                                           constIndex(tileN));
+  Value gridY =
+      arith::CeilDivUIOp::create(b, loc, dim(a, rank - 2), constIndex(tileM));
+  auto [tileRow, tileCol] = tilePosition(gridX, gridY);
+  Value m0 = arith::MulIOp::create(b, loc, tileRow, constIndex(tileM));
+  Value n0 = arith::MulIOp::create(b, loc, tileCol, constIndex(tileN));
   Value k = dim(a, rank - 1);
 
   auto aLayout = getCoalescedLayout(
@@ -617,6 +670,15 @@ struct TilePass : public tessel::impl::TesselTilePassBase<TilePass> {
   using Base::Base;
 
   void runOnOperation() override {
+    if (!chip.empty()) {
+      const Chip *target = lookupChip(chip);
+      if (!target) {
+        getOperation().emitError() << "unknown chip '" << chip
+                                   << "'; known chips: " << knownChipNames();
+        return signalPassFailure();
+      }
+      xcds = target->numXCDs;
+    }
     SmallVector<func::FuncOp> functions(getOperation().getOps<func::FuncOp>());
     for (func::FuncOp function : functions)
       if (failed(tileFunction(function)))
@@ -624,6 +686,7 @@ struct TilePass : public tessel::impl::TesselTilePassBase<TilePass> {
   }
 
   LogicalResult tileFunction(func::FuncOp function);
+  unsigned xcds = 1;
   /// Split-KV attention: the function becomes two kernels sharing its
   /// arguments plus a workspace, `<name>__split` then `<name>__combine`.
   LogicalResult splitAttention(func::FuncOp function, AttentionOp attention);
@@ -646,7 +709,7 @@ LogicalResult TilePass::tileFunction(func::FuncOp function) {
     return problem->emitOpError() << "has no #tessel.config: run "
                                      "tessel-select-config first";
   if (auto matmul = dyn_cast<MatmulOp>(problem))
-    return MatmulTiler(matmul).run();
+    return MatmulTiler(matmul, xcds).run();
   auto attention = cast<AttentionOp>(problem);
   if (config.getSplits() > 1)
     return splitAttention(function, attention);

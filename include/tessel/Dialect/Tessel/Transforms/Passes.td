@@ -132,8 +132,17 @@ def TesselTilePass : Pass<"tessel-tile", "::mlir::ModuleOp"> {
     operands loaded through broadcasting views) and a masked `tessel.store`.
     Tails in M, N and K are masked: nothing is read or written out of
     bounds. The function gets `tessel.workgroup_size` and `tessel.tile`
-    (the grid is ceil(N / tile[1]) x ceil(M / tile[0]) x batch).
+    (the grid is ceil(N / tile[1]) x ceil(M / tile[0]) x batch). The
+    workgroup ids of a batch are renumbered (`getMatmulTilePosition`): the
+    ids the hardware hands to one XCD of `chip` get a contiguous range, and
+    ranges walk the tiles in groups of 8 tile rows, so the workgroups that
+    share an L2 share operand panels.
   }];
+  let options = [
+    Option<"chip", "chip", "std::string", "\"\"",
+           "Target chip; its XCD count orders the matmul tiles (empty: one "
+           "L2)">,
+  ];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect",
