@@ -502,52 +502,27 @@ static llvm::Error runOnHip(HipDevice &device, TesselModule *module,
   if (!sizes)
     return sizes.takeError();
   const CompiledKernel &kernel = *compiled.launchSequence(name).front();
-  std::vector<void *> allocations;
-  auto freeAll = [&] {
-    for (void *address : allocations)
-      device.release(address);
-  };
-  auto allocate = [&](size_t bytes) -> llvm::Expected<void *> {
-    llvm::Expected<void *> address =
-        device.allocate(std::max<size_t>(bytes, 1));
-    if (address)
-      allocations.push_back(*address);
-    return address;
-  };
+  HipAllocations memory(device); // released when the run returns
   std::vector<KernelArgumentValue> onDevice = arguments;
   for (auto [host, placed] : llvm::zip(arguments, onDevice)) {
     if (!host.isMemref)
       continue;
-    llvm::Expected<void *> address = allocate(host.bytes);
-    if (!address) {
-      freeAll();
+    llvm::Expected<void *> address = memory.allocate(host.bytes);
+    if (!address)
       return address.takeError();
-    }
     if (llvm::Error error =
-            device.copyToDevice(*address, host.address, host.bytes)) {
-      freeAll();
+            device.copyToDevice(*address, host.address, host.bytes))
       return error;
-    }
     placed.address = *address;
   }
   ProblemLauncher launcher;
-  launcher.allocateZeroed = [&](size_t bytes) -> llvm::Expected<void *> {
-    llvm::Expected<void *> address = allocate(bytes);
-    if (!address)
-      return address;
-    std::vector<char> zeros(bytes, 0);
-    if (llvm::Error error = device.copyToDevice(*address, zeros.data(), bytes))
-      return std::move(error);
-    return address;
+  launcher.allocateZeroed = [&](size_t bytes) {
+    return memory.allocateZeroed(bytes);
   };
   launcher.launch =
       [&](const CompiledKernel &launched, std::array<unsigned, 3> grid,
           llvm::ArrayRef<KernelArgumentValue> all) -> llvm::Error {
-    auto kernargs = packKernelArguments(launched.metadata, all);
-    if (!kernargs)
-      return kernargs.takeError();
-    return device.launch(compiled.hsaco, launched.name, grid,
-                         {launched.blockSize, 1, 1}, *kernargs);
+    return launchOnHip(device, compiled, launched, grid, all);
   };
   llvm::Error error = runProblem(compiled, name, *sizes, onDevice, launcher);
   // Only outputs come back: inputs may live in read-only memory.
@@ -555,7 +530,6 @@ static llvm::Error runOnHip(HipDevice &device, TesselModule *module,
     if (arguments[i].isMemref && kernel.arguments[i].written)
       error = device.copyToHost(const_cast<void *>(arguments[i].address),
                                 onDevice[i].address, arguments[i].bytes);
-  freeAll();
   return error;
 }
 

@@ -6,7 +6,6 @@
 
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/xxhash.h"
@@ -535,6 +534,41 @@ HipDevice::timeOnDevice(llvm::function_ref<llvm::Error()> enqueue,
   return seconds;
 }
 
+HipAllocations::~HipAllocations() {
+  for (void *address : addresses)
+    device.release(address);
+}
+
+llvm::Expected<void *> HipAllocations::allocate(size_t bytes) {
+  llvm::Expected<void *> address = device.allocate(std::max<size_t>(bytes, 1));
+  if (address)
+    addresses.push_back(*address);
+  return address;
+}
+
+llvm::Expected<void *> HipAllocations::allocateZeroed(size_t bytes) {
+  llvm::Expected<void *> address = allocate(bytes);
+  if (!address)
+    return address;
+  std::vector<char> zeros(bytes, 0);
+  if (llvm::Error error = device.copyToDevice(*address, zeros.data(), bytes))
+    return std::move(error);
+  return address;
+}
+
+llvm::Error tessel::launchOnHip(HipDevice &device, const CompiledModule &module,
+                                const CompiledKernel &kernel,
+                                std::array<unsigned, 3> grid,
+                                llvm::ArrayRef<KernelArgumentValue> arguments,
+                                bool wait) {
+  llvm::Expected<std::vector<char>> kernargs =
+      packKernelArguments(kernel.metadata, arguments);
+  if (!kernargs)
+    return kernargs.takeError();
+  return device.launch(module.hsaco, kernel.name, grid,
+                       {kernel.blockSize, 1, 1}, *kernargs, wait);
+}
+
 //===----------------------------------------------------------------------===//
 // Timing a problem on the GPU
 //===----------------------------------------------------------------------===//
@@ -590,18 +624,7 @@ llvm::Expected<double> tessel::timeProblemOnHip(HipDevice &device,
   if (sequence.empty())
     return llvm::createStringError("no problem '" + name + "' to time");
   const CompiledKernel &first = *sequence.front();
-  std::vector<void *> allocations;
-  llvm::scope_exit freeAll([&] {
-    for (void *address : allocations)
-      device.release(address);
-  });
-  auto allocate = [&](size_t bytes) -> llvm::Expected<void *> {
-    llvm::Expected<void *> address =
-        device.allocate(std::max<size_t>(bytes, 1));
-    if (address)
-      allocations.push_back(*address);
-    return address;
-  };
+  HipAllocations memory(device);
 
   std::mt19937 rng(0x7e55e1);
   std::vector<KernelArgumentValue> arguments;
@@ -623,7 +646,7 @@ llvm::Expected<double> tessel::timeProblemOnHip(HipDevice &device,
         makeRandomElements(type, extent, rng);
     if (!host)
       return host.takeError();
-    llvm::Expected<void *> address = allocate(host->size());
+    llvm::Expected<void *> address = memory.allocate(host->size());
     if (!address)
       return address.takeError();
     if (llvm::Error error =
@@ -641,12 +664,9 @@ llvm::Expected<double> tessel::timeProblemOnHip(HipDevice &device,
   launcher.allocateZeroed = [&](size_t bytes) -> llvm::Expected<void *> {
     if (nextWorkspace < workspaces.size())
       return workspaces[nextWorkspace++];
-    llvm::Expected<void *> address = allocate(bytes);
+    llvm::Expected<void *> address = memory.allocateZeroed(bytes);
     if (!address)
       return address;
-    std::vector<char> zeros(bytes, 0);
-    if (llvm::Error error = device.copyToDevice(*address, zeros.data(), bytes))
-      return std::move(error);
     workspaces.push_back(*address);
     ++nextWorkspace;
     return address;
@@ -654,12 +674,7 @@ llvm::Expected<double> tessel::timeProblemOnHip(HipDevice &device,
   launcher.launch =
       [&](const CompiledKernel &kernel, std::array<unsigned, 3> grid,
           llvm::ArrayRef<KernelArgumentValue> all) -> llvm::Error {
-    auto kernargs = packKernelArguments(kernel.metadata, all);
-    if (!kernargs)
-      return kernargs.takeError();
-    return device.launch(module.hsaco, kernel.name, grid,
-                         {kernel.blockSize, 1, 1}, *kernargs,
-                         /*wait=*/false);
+    return launchOnHip(device, module, kernel, grid, all, /*wait=*/false);
   };
   return device.timeOnDevice(
       [&]() -> llvm::Error {

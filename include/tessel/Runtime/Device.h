@@ -155,6 +155,33 @@ llvm::Error runProblem(const CompiledModule &module, llvm::StringRef name,
                        llvm::ArrayRef<KernelArgumentValue> arguments,
                        const ProblemLauncher &launcher);
 
+/// Device memory one run allocates through HIP, released together when the
+/// run ends.
+class HipAllocations {
+public:
+  explicit HipAllocations(HipDevice &device) : device(device) {}
+  ~HipAllocations();
+  HipAllocations(const HipAllocations &) = delete;
+  HipAllocations &operator=(const HipAllocations &) = delete;
+
+  /// `bytes` of device memory (at least one byte is allocated).
+  llvm::Expected<void *> allocate(size_t bytes);
+  /// `bytes` of device memory, zero-filled.
+  llvm::Expected<void *> allocateZeroed(size_t bytes);
+
+private:
+  HipDevice &device;
+  std::vector<void *> addresses;
+};
+
+/// Launches `kernel` of `module` on `device` with `arguments` (packed by the
+/// kernel's metadata); waits for it unless `wait` is false.
+llvm::Error launchOnHip(HipDevice &device, const CompiledModule &module,
+                        const CompiledKernel &kernel,
+                        std::array<unsigned, 3> grid,
+                        llvm::ArrayRef<KernelArgumentValue> arguments,
+                        bool wait = true);
+
 /// Mean seconds of problem `name` of `module` (its kernel, or every stage of
 /// its plan) on the GPU over `repetitions` runs after a warm-up. The arrays
 /// have the problem's static shapes and hold random values in [-1, 1] (small

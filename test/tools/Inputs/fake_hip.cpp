@@ -61,9 +61,9 @@ int hipEventRecord(void *event, void *) {
 }
 int hipEventSynchronize(void *) { return 0; }
 int hipEventElapsedTime(float *milliseconds, void *start, void *stop) {
-  *milliseconds = float((static_cast<Event *>(stop)->at -
-                         static_cast<Event *>(start)->at) /
-                        1000.0);
+  *milliseconds =
+      float((static_cast<Event *>(stop)->at - static_cast<Event *>(start)->at) /
+            1000.0);
   return 0;
 }
 int hipEventDestroy(void *event) {
