@@ -11,8 +11,6 @@
 
 #include "tessel/Perf/MatmulEstimate.h"
 
-#include "llvm/ADT/DenseSet.h"
-
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -240,60 +238,4 @@ MatmulEstimate tessel::estimateMatmul(const Chip &chip,
         llvm::formatv("; HBM floor {0:F1} us over compute {1:F1} us",
                       hbmSeconds * 1e6, computeSeconds * 1e6);
   return estimate;
-}
-
-GemmCacheTraffic tessel::estimateGemmL2Fill(const Chip &chip, int64_t m,
-                                            int64_t n, int64_t k, int64_t batch,
-                                            int64_t tileM, int64_t tileN,
-                                            unsigned aBytes, unsigned bBytes,
-                                            unsigned workgroupsPerCU) {
-  GemmCacheTraffic traffic;
-  traffic.xcds = std::max(1u, chip.numXCDs);
-  batch = std::max<int64_t>(1, batch);
-  if (m <= 0 || n <= 0 || k <= 0 || tileM <= 0 || tileN <= 0)
-    return traffic;
-  int64_t gridX = llvm::divideCeil(n, tileN),
-          gridY = llvm::divideCeil(m, tileM);
-  uint64_t total = uint64_t(gridX) * gridY * batch;
-  traffic.residentPerXcd =
-      std::max<uint64_t>(1, uint64_t(std::max(1u, workgroupsPerCU)) *
-                                std::max(1u, chip.numCUs / traffic.xcds));
-  // Bytes of the A panel of tile row y and the B panel of tile column x
-  // (the last ones may be partial).
-  auto aPanel = [&](int64_t y) {
-    return double(std::min(tileM, m - y * tileM)) * k * aBytes;
-  };
-  auto bPanel = [&](int64_t x) {
-    return double(std::min(tileN, n - x * tileN)) * k * bBytes;
-  };
-  for (int64_t y = 0; y < gridY; ++y)
-    traffic.operandBytes += aPanel(y) * batch;
-  for (int64_t x = 0; x < gridX; ++x)
-    traffic.operandBytes += bPanel(x) * batch;
-  for (unsigned xcd = 0; xcd < traffic.xcds; ++xcd) {
-    llvm::DenseSet<int64_t> aPanels, bPanels; // (z, y) and (z, x)
-    uint64_t inRound = 0;
-    auto flush = [&] {
-      for (int64_t key : aPanels)
-        traffic.l2FillBytes += aPanel(key % gridY);
-      for (int64_t key : bPanels)
-        traffic.l2FillBytes += bPanel(key % gridX);
-      aPanels.clear();
-      bPanels.clear();
-      inRound = 0;
-    };
-    uint64_t perBatch = uint64_t(gridX) * gridY;
-    for (uint64_t id = xcd; id < total; id += traffic.xcds) {
-      // The kernel renumbers the ids of each batch (getMatmulTilePosition).
-      TilePosition tile = getMatmulTilePosition(int64_t(id % perBatch), gridX,
-                                                gridY, traffic.xcds);
-      int64_t x = tile.col, y = tile.row, z = int64_t(id / perBatch);
-      aPanels.insert(z * gridY + y);
-      bPanels.insert(z * gridX + x);
-      if (++inRound == traffic.residentPerXcd)
-        flush();
-    }
-    flush();
-  }
-  return traffic;
 }

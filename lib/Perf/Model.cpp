@@ -10,7 +10,7 @@
 //     others' work until a shared pipe (the SIMD's matrix or VALU pipe, the
 //     CU's LDS or vector-memory path) saturates.
 //  3. The grid: which SIMDs hold waves at all, how many rounds of workgroups
-//     the chip runs, and the memory floors (HBM, L2).
+//     the chip runs, and the memory floors (L2, last-level cache, HBM).
 //
 //===----------------------------------------------------------------------===//
 
@@ -777,6 +777,42 @@ static void annotateLdsConflicts(KernelCode &code, const Chip &chip,
   }
 }
 
+/// The XCDs' L2 fill of a kernel whose access pattern is known: a floor at
+/// the last-level cache's bandwidth, or HBM traffic on chips without one
+/// (then `hbmBytes`, the problem's unique bytes, grows by the re-fetches).
+static void addCacheFill(PerfReport &report, const Chip &chip,
+                         const CacheTraffic &traffic, double &hbmBytes) {
+  report.l2FillBytes = traffic.l2FillBytes;
+  report.operandBytes = traffic.operandBytes;
+  report.xcds = traffic.xcds;
+  if (traffic.l2FillBytes <= 0)
+    return;
+  if (chip.lastLevelCacheBytes == 0) {
+    report.l2FillFromHbm = true;
+    hbmBytes = std::max(hbmBytes,
+                        hbmBytes - traffic.operandBytes + traffic.l2FillBytes);
+    return;
+  }
+  if (chip.lastLevelCacheBandwidthTBs <= 0) {
+    report.notes.push_back(
+        llvm::formatv("no last-level-cache bandwidth known for {0}: the L2 "
+                      "fill sets no floor",
+                      chip.name)
+            .str());
+    return;
+  }
+  report.llcSeconds =
+      traffic.l2FillBytes / (chip.lastLevelCacheBandwidthTBs * 1e12);
+  if (traffic.operandBytes > double(chip.lastLevelCacheBytes))
+    report.notes.push_back(
+        llvm::formatv("the inputs ({0:F0} MB) exceed the {1} MiB last-level "
+                      "cache: the HBM floor counts them once, an optimistic "
+                      "bound",
+                      traffic.operandBytes / 1e6,
+                      chip.lastLevelCacheBytes >> 20)
+            .str());
+}
+
 llvm::Expected<PerfReport>
 tessel::analyzeKernel(const KernelCode &input, const KernelMetadata &metadata,
                       const Chip &chip, const Launch &launch,
@@ -931,19 +967,24 @@ tessel::analyzeKernel(const KernelCode &input, const KernelMetadata &metadata,
   double l2Bytes = globalBytesPerWave * double(totalWaves);
   report.l2Seconds =
       l2Bytes / (parameters.l2BytesPerClockPerCU * chip.numCUs * clockHz);
-  if (work.uniqueBytes > 0)
-    report.hbmSeconds = work.uniqueBytes / (chip.memoryBandwidthTBs * 1e12 *
-                                            parameters.hbmEfficiency);
+  double hbmBytes = work.uniqueBytes;
+  if (work.cacheTraffic)
+    addCacheFill(report, chip, work.cacheTraffic(residentPerCU), hbmBytes);
+  if (hbmBytes > 0)
+    report.hbmSeconds =
+        hbmBytes / (chip.memoryBandwidthTBs * 1e12 * parameters.hbmEfficiency);
   else
     report.notes.push_back("unique bytes not given: no HBM floor (--bytes)");
-  report.predictedSeconds =
-      std::max({report.computeSeconds, report.l2Seconds, report.hbmSeconds});
+  report.predictedSeconds = std::max({report.computeSeconds, report.l2Seconds,
+                                      report.hbmSeconds, report.llcSeconds});
   if (report.predictedSeconds == report.computeSeconds)
     report.bindingLimit = report.loops.empty()
                               ? "compute"
                               : "compute: " + report.loops.front().limit;
   else if (report.predictedSeconds == report.hbmSeconds)
     report.bindingLimit = "HBM bandwidth";
+  else if (report.predictedSeconds == report.llcSeconds)
+    report.bindingLimit = "last-level cache bandwidth (the L2s' fill)";
   else
     report.bindingLimit = "L2 bandwidth";
   for (const LoopReport &loop : report.loops)
@@ -1000,10 +1041,15 @@ tessel::analyzeKernel(const KernelCode &input, const KernelMetadata &metadata,
   busy *= report.gridEfficiency;
   double memoryShare =
       1.0 - report.computeSeconds / std::max(report.predictedSeconds, 1e-30);
-  if (memoryShare > 0.005)
-    sources.push_back({report.hbmSeconds > report.l2Seconds ? "hbm" : "l2",
-                       busy * memoryShare, 0,
+  if (memoryShare > 0.005) {
+    StringRef memory = "l2";
+    if (report.predictedSeconds == report.hbmSeconds)
+      memory = "hbm";
+    else if (report.predictedSeconds == report.llcSeconds)
+      memory = "llc";
+    sources.push_back({memory.str(), busy * memoryShare, 0,
                        "the SIMDs wait on " + report.bindingLimit});
+  }
   busy *= 1.0 - memoryShare;
   if (roundCycles > 0) {
     sources.push_back(

@@ -1,10 +1,10 @@
 //===- Plot.cpp - A performance report as an SVG picture ------------------===//
 //
 // Two panels: the kernel on the chip's roofline (log-log, TFLOP/s over
-// FLOP per HBM byte, with the matrix peak of its type and the HBM and L2
-// bandwidth ceilings), and one stacked bar per loop (and one for the whole
-// kernel) showing where the cycles go. Plain SVG 1.1, no script, no
-// external resources, so it renders in a browser or a review tool.
+// FLOP per HBM byte, with the matrix peak of its type and the HBM, L2 and
+// last-level-cache bandwidth ceilings), and one stacked bar per loop (and
+// one for the whole kernel) showing where the cycles go. Plain SVG 1.1, no
+// script, no external resources, so it renders in a browser or a review tool.
 //
 //===----------------------------------------------------------------------===//
 
@@ -177,6 +177,10 @@ void drawRoofline(llvm::raw_ostream &os, const PerfReport &report,
   drawBandwidthCeiling(os, axes, l2, peak, peak / 1e1,
                        llvm::formatv("L2 {0:F1} TB/s (assumed)", l2).str(),
                        "1 3");
+  if (double llc = chip.lastLevelCacheBandwidthTBs; llc > 0)
+    drawBandwidthCeiling(
+        os, axes, llc, peak, peak / std::pow(10, 1.5),
+        llvm::formatv("last-level cache {0:F1} TB/s", llc).str(), "8 3");
   if (report.work.flops <= 0 || report.work.uniqueBytes <= 0 ||
       report.tflops <= 0) {
     os << llvm::formatv("<text x='{0}' y='{1}' font-size='12'>no FLOPs or "

@@ -55,16 +55,21 @@ void tessel::printPerfReport(llvm::raw_ostream &os, const PerfReport &report) {
                       "clock-free)\n",
                       report.structuralEfficiency);
   os << llvm::formatv("  binding limit         {0}\n", report.bindingLimit);
-  os << llvm::formatv("  floors                compute {0}, L2 {1}, HBM {2}\n",
+  auto floor = [](double seconds) {
+    return seconds > 0 ? formatSeconds(seconds) : std::string("-");
+  };
+  os << llvm::formatv("  floors                compute {0}, L2 {1}, "
+                      "last-level cache {2}, HBM {3}\n",
                       formatSeconds(report.computeSeconds),
-                      formatSeconds(report.l2Seconds),
-                      report.hbmSeconds > 0 ? formatSeconds(report.hbmSeconds)
-                                            : std::string("-"));
+                      formatSeconds(report.l2Seconds), floor(report.llcSeconds),
+                      floor(report.hbmSeconds));
   if (report.l2FillBytes > 0)
-    os << llvm::formatv("  L2 fill               {0:F1} MB of A and B from the "
-                        "last-level cache or HBM, {1:F1}x their {2:F1} MB "
-                        "(workgroup i on XCD i mod {3}; prediction)\n",
+    os << llvm::formatv("  L2 fill               {0:F1} MB of the inputs from "
+                        "{1}, {2:F1}x their {3:F1} MB (workgroup i on XCD i "
+                        "mod {4}; prediction)\n",
                         report.l2FillBytes / 1e6,
+                        report.l2FillFromHbm ? "HBM (no last-level cache)"
+                                             : "the last-level cache",
                         report.l2FillBytes / report.operandBytes,
                         report.operandBytes / 1e6, report.xcds);
   os << llvm::formatv(
@@ -165,8 +170,10 @@ llvm::json::Value tessel::perfReportToJSON(const PerfReport &report) {
       {"compute_seconds", report.computeSeconds},
       {"l2_seconds", report.l2Seconds},
       {"hbm_seconds", report.hbmSeconds},
+      {"llc_seconds", report.llcSeconds},
       {"l2_fill_bytes", report.l2FillBytes},
       {"operand_bytes", report.operandBytes},
+      {"l2_fill_from_hbm", report.l2FillFromHbm},
       {"tflops", report.tflops},
       {"percent_of_peak", report.percentOfPeak},
       {"structural_efficiency", report.structuralEfficiency},

@@ -1,7 +1,7 @@
 //===- Perf.cpp - The performance model on compiled Tessel kernels --------===//
 
 #include "tessel/Runtime/Perf.h"
-#include "tessel/Perf/MatmulEstimate.h"
+#include "tessel/Perf/CacheTraffic.h"
 #include "tessel/Target/Chip.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -55,6 +55,20 @@ static double causalPairs(int64_t seqQ, int64_t seqKV) {
   return pairs;
 }
 
+/// Whether the kernel reads or writes argument `index`: a kernel alone
+/// touches the problem's arguments; in a split plan the first stage reads
+/// the inputs and writes the workspaces, and the later ones read the
+/// workspaces and write the outputs.
+static bool touchesInHbm(const CompiledKernel &kernel, size_t index) {
+  bool workspace = index >= kernel.problemArguments;
+  if (kernel.grid.planOf.empty())
+    return !workspace;
+  if (workspace)
+    return true;
+  bool written = kernel.arguments[index].written;
+  return kernel.grid.stage == 0 ? !written : written;
+}
+
 ProblemWork tessel::getProblemWork(const CompiledKernel &kernel,
                                    const DimensionSizes &sizes, bool causal) {
   auto size = [&](llvm::StringRef name, int64_t otherwise = 0) {
@@ -73,31 +87,73 @@ ProblemWork tessel::getProblemWork(const CompiledKernel &kernel,
       work.flops = 4 * size("batch") * size("heads") * pairs * size("head_dim");
     }
   }
-  for (const ArgumentType &argument :
-       llvm::ArrayRef(kernel.arguments).take_front(kernel.problemArguments)) {
-    if (!argument.isMemref)
+  for (auto [index, argument] : llvm::enumerate(kernel.arguments)) {
+    if (!argument.isMemref || !touchesInHbm(kernel, index))
       continue;
+    // Workspaces have no dimension names: their dynamic extents count 1.
     double elements = 1;
-    for (auto [extent, name] : llvm::zip(argument.shape, argument.dimensions))
-      elements *= extent >= 0 ? double(extent) : size(name, 1);
+    for (auto [d, extent] : llvm::enumerate(argument.shape))
+      elements *= extent >= 0 ? double(extent)
+                  : d < argument.dimensions.size()
+                      ? size(argument.dimensions[d], 1)
+                      : 1.0;
     work.uniqueBytes += elements * argument.elementBytes;
   }
   return work;
 }
 
-/// The XCDs' L2 fill traffic of a GEMM kernel (its tiles and operand
-/// types from the compiled kernel).
-static void addGemmCacheTraffic(PerfReport &report, const Chip &chip,
-                                const CompiledKernel &kernel,
-                                const DimensionSizes &sizes) {
+/// The size of dimension `index` of argument `argument`: static, or from
+/// the problem's sizes by its name.
+static int64_t argumentDimension(const CompiledKernel &kernel,
+                                 const DimensionSizes &sizes, size_t argument,
+                                 size_t index) {
+  const ArgumentType &type = kernel.arguments[argument];
+  if (index >= type.shape.size())
+    return 0;
+  if (type.shape[index] >= 0)
+    return type.shape[index];
+  return sizeOf(sizes, type.dimensions[index]);
+}
+
+/// What the XCDs' L2 caches fetch for a GEMM or attention kernel (its tiles
+/// and operand types from the compiled kernel), as a function of the
+/// workgroups resident per CU; empty for other kernels.
+static std::function<CacheTraffic(unsigned)>
+getCacheTraffic(const Chip &chip, const CompiledKernel &kernel,
+                const DimensionSizes &sizes, bool causal) {
   auto get = [&](llvm::StringRef name) { return sizeOf(sizes, name); };
-  GemmCacheTraffic traffic = estimateGemmL2Fill(
-      chip, get("m"), get("n"), get("k"), get("batch"), kernel.grid.tile[0],
-      kernel.grid.tile[1], kernel.arguments[0].elementBytes,
-      kernel.arguments[1].elementBytes, report.workgroupsPerCU);
-  report.l2FillBytes = traffic.l2FillBytes;
-  report.operandBytes = traffic.operandBytes;
-  report.xcds = traffic.xcds;
+  if (kernel.grid.kind == GridRule::Kind::Matmul) {
+    if (kernel.arguments.size() < 2)
+      return {};
+    int64_t m = get("m"), n = get("n"), k = get("k"), batch = get("batch");
+    int64_t tileM = kernel.grid.tile[0], tileN = kernel.grid.tile[1];
+    unsigned aBytes = kernel.arguments[0].elementBytes,
+             bBytes = kernel.arguments[1].elementBytes;
+    return [=, &chip](unsigned workgroupsPerCU) {
+      return estimateGemmL2Fill(chip, m, n, k, batch, tileM, tileN, aBytes,
+                                bBytes, workgroupsPerCU);
+    };
+  }
+  // Attention: Q, K, V are the first three arguments. A combine stage reads
+  // only the workspace.
+  if (kernel.grid.stage != 0 || kernel.arguments.size() < 3)
+    return {};
+  AttentionTrafficShape shape;
+  shape.batch = argumentDimension(kernel, sizes, 0, 0);
+  shape.heads = argumentDimension(kernel, sizes, 0, 1);
+  shape.seqQ = argumentDimension(kernel, sizes, 0, 2);
+  shape.headDim = argumentDimension(kernel, sizes, 0, 3);
+  shape.kvHeads = argumentDimension(kernel, sizes, 1, 1);
+  shape.seqKV = argumentDimension(kernel, sizes, 1, 2);
+  shape.headDimV = argumentDimension(kernel, sizes, 2, 3);
+  shape.elementBytes = kernel.arguments[0].elementBytes;
+  shape.tileM = kernel.grid.tile[0];
+  shape.blockN = kernel.grid.tile[1];
+  shape.splits = kernel.grid.splits;
+  shape.causal = causal;
+  return [=, &chip](unsigned workgroupsPerCU) {
+    return estimateAttentionL2Fill(chip, shape, workgroupsPerCU);
+  };
 }
 
 llvm::Expected<PerfReport>
@@ -123,10 +179,7 @@ tessel::predictPerformance(const CompiledModule &module,
   launch.grid = {(*grid)[0], (*grid)[1], (*grid)[2]};
   launch.block = {kernel.blockSize, 1, 1};
   ProblemWork work = getProblemWork(kernel, sizes, causal);
-  llvm::Expected<PerfReport> report = analyzeCodeObject(
-      module.hsaco, kernel.name, *chip, launch, work, parameters);
-  if (report && kernel.grid.kind == GridRule::Kind::Matmul &&
-      kernel.arguments.size() >= 2)
-    addGemmCacheTraffic(*report, *chip, kernel, sizes);
-  return report;
+  work.cacheTraffic = getCacheTraffic(*chip, kernel, sizes, causal);
+  return analyzeCodeObject(module.hsaco, kernel.name, *chip, launch, work,
+                           parameters);
 }

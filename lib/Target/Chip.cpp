@@ -74,7 +74,9 @@ static const Chip kChips[] = {
      32 * MiB,
      Fp8Format::Fnuz,
      {256, 256, 1024, 2048, 2048, 4096, 4096},
-     8},
+     8,
+     256 * MiB,
+     17.0},
     // LDS banks: 64, after AMD's CDNA4 blog and a measurement of the
     // ds_read_b128 phases (LLVM still says 32; docs/hardware.md §7).
     {"gfx950",
@@ -101,7 +103,9 @@ static const Chip kChips[] = {
      32 * MiB,
      Fp8Format::Ocp,
      {128, 256, 0, 4096, 4096, 8192, 8192},
-     8},
+     8,
+     256 * MiB,
+     /*[A]: no published figure; gfx942's*/ 17.0},
     // RDNA: wave32 by default; LDS is 128 KiB per WGP, 64 KiB per CU-mode
     // half and per workgroup. Clocks and bandwidth are [2].
     {"gfx1100",
@@ -127,7 +131,9 @@ static const Chip kChips[] = {
      0.96,
      6 * MiB,
      Fp8Format::None,
-     {0, 0, 0, 512, 512, 0, 512}},
+     {0, 0, 0, 512, 512, 0, 512},
+     1,
+     96 * MiB},
     {"gfx1201",
      "RX 9070 XT",
      "RDNA4",
@@ -151,7 +157,9 @@ static const Chip kChips[] = {
      0.64,
      8 * MiB,
      Fp8Format::Ocp,
-     {0, 0, 0, 1024, 1024, 2048, 2048}},
+     {0, 0, 0, 1024, 1024, 2048, 2048},
+     1,
+     64 * MiB},
 };
 
 llvm::ArrayRef<Chip> tessel::getKnownChips() { return kChips; }

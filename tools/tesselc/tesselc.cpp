@@ -157,6 +157,7 @@ static LogicalResult renderBinary(const Settings &settings,
     return success();
   }
   case EmitKind::MLIR:
+  case EmitKind::Perf: // rendered per problem kernel, not per gpu.module
     break;
   }
   return failure();

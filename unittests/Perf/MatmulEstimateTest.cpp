@@ -116,39 +116,3 @@ TEST(MatmulEstimate, HbmFloor) {
 }
 
 } // namespace
-
-// The XCDs' L2 fill of a GEMM. gfx942 bf16 4096^3 on 128x256 tiles, two
-// workgroups per CU: 512 workgroups (16 along N, 32 along M), one round of
-// 64 per XCD. Workgroup i runs on XCD i mod 8, and the kernel renumbers
-// them (getMatmulTilePosition): XCD x gets positions 64x .. 64x + 63, half
-// a group of 8 tile rows, 8 rows by 8 columns: 8 A panels (128 x 4096 bf16,
-// 1 MiB each) and 8 B panels (2 MiB each), 24 MiB per XCD. In plain
-// dispatch order an XCD would hold columns c and c + 8 of every row: 32 A
-// panels and 2 B panels, 36 MiB.
-TEST(GemmCacheTraffic, RoundRobinOverXcds) {
-  GemmCacheTraffic traffic = estimateGemmL2Fill(gfx942(), 4096, 4096, 4096,
-                                                /*batch=*/0, 128, 256, 2, 2, 2);
-  EXPECT_EQ(traffic.xcds, 8u);
-  EXPECT_EQ(traffic.residentPerXcd, 76u); // 38 CUs x 2
-  EXPECT_DOUBLE_EQ(traffic.operandBytes, 64.0 * (1 << 20));
-  EXPECT_DOUBLE_EQ(traffic.l2FillBytes, 8 * 24.0 * (1 << 20));
-}
-
-// One XCD and one round: every panel is fetched once. With one workgroup
-// per CU on a one-XCD chip of 110 CUs, 256 workgroups (16 x 16) take three
-// rounds, and panels shared by two rounds are fetched twice.
-TEST(GemmCacheTraffic, RoundsOnOneXcd) {
-  const Chip &gfx90a = *lookupChip("gfx90a");
-  GemmCacheTraffic once =
-      estimateGemmL2Fill(gfx90a, 1024, 1024, 1024, 0, 128, 128, 2, 2, 2);
-  EXPECT_EQ(once.xcds, 1u);
-  EXPECT_DOUBLE_EQ(once.l2FillBytes, once.operandBytes);
-  GemmCacheTraffic rounds =
-      estimateGemmL2Fill(gfx90a, 2048, 2048, 1024, 0, 128, 128, 2, 2, 1);
-  EXPECT_EQ(rounds.residentPerXcd, 110u);
-  // Rounds of ids [0, 110), [110, 220), [220, 256) over rows of 16: rows
-  // 0-6 (7 A panels, 16 B), rows 6-13 (8, 16), rows 13-15 (3, 16).
-  double panel = 128.0 * 1024 * 2;
-  EXPECT_DOUBLE_EQ(rounds.l2FillBytes, (7 + 8 + 3 + 3 * 16) * panel);
-  EXPECT_DOUBLE_EQ(rounds.operandBytes, 32 * panel);
-}

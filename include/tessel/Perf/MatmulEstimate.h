@@ -76,31 +76,6 @@ MatmulEstimate estimateMatmul(const Chip &chip, const MatmulShape &shape,
                               const MatmulCandidate &candidate,
                               const ModelParameters &parameters = {});
 
-/// What the L2 caches fetch for a GEMM's A and B (from the last-level cache
-/// or HBM) given the grid's order over the XCDs.
-struct GemmCacheTraffic {
-  double l2FillBytes = 0;  ///< all XCDs together
-  double operandBytes = 0; ///< A and B once each
-  unsigned xcds = 1;
-  uint64_t residentPerXcd = 0; ///< workgroups an XCD runs at a time
-};
-
-/// The L2 fill traffic of a GEMM whose workgroups are laid out as Tessel's
-/// matmul kernels do (x: N tiles, y: M tiles, z: batch; each batch's ids
-/// renumbered by getMatmulTilePosition) and dispatched in linear order
-/// round-robin over the chip's XCDs (workgroup i on XCD i mod numXCDs),
-/// `workgroupsPerCU` at a time on each CU. Each XCD's L2 fetches
-/// once per round of its resident workgroups every A row panel (tileM x K)
-/// and B column panel (K x tileN) they read: the workgroups of a round walk
-/// K together, while one round's panels are gone from the L2 before the
-/// next round starts (a panel is K elements long). A prediction, not a
-/// cache simulation: it counts reuse within a round and no reuse across
-/// rounds or XCDs.
-GemmCacheTraffic estimateGemmL2Fill(const Chip &chip, int64_t m, int64_t n,
-                                    int64_t k, int64_t batch, int64_t tileM,
-                                    int64_t tileN, unsigned aBytes,
-                                    unsigned bBytes, unsigned workgroupsPerCU);
-
 } // namespace tessel
 
 #endif // TESSEL_PERF_MATMULESTIMATE_H

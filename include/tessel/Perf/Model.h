@@ -12,6 +12,7 @@
 #ifndef TESSEL_PERF_MODEL_H
 #define TESSEL_PERF_MODEL_H
 
+#include "tessel/Perf/CacheTraffic.h"
 #include "tessel/Perf/Disassembly.h"
 #include "tessel/Perf/Parameters.h"
 #include "tessel/Target/Chip.h"
@@ -20,6 +21,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <array>
+#include <functional>
 
 namespace tessel {
 
@@ -38,6 +40,10 @@ struct ProblemWork {
   double uniqueBytes = 0; ///< bytes that must cross HBM at least once
   MatrixType type = MatrixType::BF16;
   bool typeGiven = false; ///< else taken from the kernel's matrix instructions
+  /// For kernels whose access pattern is known (Tessel's GEMMs and
+  /// attention): what the XCDs' L2 caches fetch, given the workgroups each
+  /// CU holds at a time (CacheTraffic.h). Empty for other code.
+  std::function<CacheTraffic(unsigned workgroupsPerCU)> cacheTraffic;
 };
 
 /// One named share of a loop's (or kernel's) cycles.
@@ -102,10 +108,14 @@ struct PerfReport {
   double gridEfficiency = 0; ///< workgroups / (rounds * resident slots)
   // Time.
   double computeSeconds = 0, hbmSeconds = 0, l2Seconds = 0;
-  /// For problems whose access pattern is known (Tessel's GEMMs): what the
-  /// XCDs' L2 caches fetch of the operands given the grid's order over the
-  /// XCDs (estimateGemmL2Fill), against the operands' bytes; 0 if unknown.
+  /// For problems whose access pattern is known (ProblemWork::cacheTraffic):
+  /// what the XCDs' L2 caches fetch of the inputs given the grid's order
+  /// over the XCDs, against the inputs' own bytes; 0 if unknown. The fill
+  /// comes from the last-level cache (its floor: llcSeconds) or, on chips
+  /// without one, from HBM (it raises hbmSeconds).
   double l2FillBytes = 0, operandBytes = 0;
+  double llcSeconds = 0;
+  bool l2FillFromHbm = false; ///< the chip has no last-level cache
   unsigned xcds = 1;
   double predictedSeconds = 0;
   double tflops = 0, percentOfPeak = 0;

@@ -27,7 +27,8 @@ DimensionSizes getStaticDimensions(const CompiledKernel &kernel);
 DimensionSizes getDimensions(const MatmulProblem &problem);
 DimensionSizes getDimensions(const AttentionProblem &problem);
 
-/// The useful FLOPs and the bytes of the problem's own arrays; `causal`
+/// The useful FLOPs and the bytes of the arrays the kernel touches (a split
+/// plan's stages: inputs or outputs, and the workspaces); `causal`
 /// counts only the (query, key) pairs a causal mask keeps.
 ProblemWork getProblemWork(const CompiledKernel &kernel,
                            const DimensionSizes &sizes, bool causal);

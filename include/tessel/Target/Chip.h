@@ -52,6 +52,11 @@ struct Chip {
   // Accelerator complex dies, each with its own L2 (l2Bytes / numXCDs);
   // consecutive workgroups are dispatched round-robin over them.
   unsigned numXCDs = 1;
+  // The memory-side last-level cache (AMD Infinity Cache, "MALL") that the
+  // L2s fill from, shared by all XCDs; 0 bytes where the chip has none, 0
+  // TB/s where no bandwidth is published (docs/hardware.md §2).
+  uint64_t lastLevelCacheBytes = 0;
+  double lastLevelCacheBandwidthTBs = 0;
 
   bool isCDNA() const { return maxAccVgprs != 0; }
   bool isRDNA() const { return !isCDNA(); }
