@@ -4,6 +4,7 @@
 # checked-in code objects were made with it:
 #   build-hip.sh naive_gemm.hip naive_gemm.gfx942.hsaco gfx942
 #   build-hip.sh lds_transpose.hip lds_transpose.gfx942.hsaco gfx942
+#   build-hip.sh pingpong_gemm.hip pingpong_gemm.gfx942.hsaco gfx942
 # Usage: build-hip.sh SOURCE OUTPUT.hsaco CHIP
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
