@@ -76,16 +76,17 @@ CompiledKernel::gridFor(const ProblemSizes &sizes) const {
   };
   int64_t batch = sizes.batched ? std::max<int64_t>(sizes.batch, 0)
                                 : std::max<int64_t>(sizes.batch, 1);
+  // The first stage of a split plan (split-K, split-KV) spreads each
+  // workgroup's work over `splits` workgroups along z.
+  int64_t splits = grid.stage == 0 ? std::max<int64_t>(grid.splits, 1) : 1;
+  int64_t batchSplits = batch > INT32_MAX / splits ? INT64_MAX : batch * splits;
   std::array<int64_t, 3> workgroups;
-  if (grid.kind == GridRule::Kind::Matmul) {
+  if (grid.kind == GridRule::Kind::Matmul)
     workgroups = {tilesOf(sizes.n, grid.tile[1]),
-                  tilesOf(sizes.m, grid.tile[0]), batch};
-  } else {
-    int64_t splits = grid.stage == 0 ? std::max<int64_t>(grid.splits, 1) : 1;
+                  tilesOf(sizes.m, grid.tile[0]), batchSplits};
+  else
     workgroups = {tilesOf(sizes.seqQ, grid.tile[0]),
-                  std::max<int64_t>(sizes.heads, 0),
-                  batch > INT32_MAX / splits ? INT64_MAX : batch * splits};
-  }
+                  std::max<int64_t>(sizes.heads, 0), batchSplits};
   // The dispatch packet counts the grid in lanes, 32 bits per dimension.
   std::array<int64_t, 3> lanesPer = {std::max<int64_t>(blockSize, 1), 1, 1};
   std::array<unsigned, 3> result;

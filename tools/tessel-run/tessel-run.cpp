@@ -679,7 +679,7 @@ struct PreparedProblem {
 };
 
 /// Launch facts of one lowered kernel: a problem is one kernel of its name,
-/// or the stages of a plan (split-KV attention).
+/// or the stages of a plan (split-KV attention, split-K matmul).
 struct KernelLaunch {
   std::string name;
   unsigned block;
@@ -820,16 +820,18 @@ static void printVerdict(llvm::StringRef name, llvm::StringRef what,
 static std::array<uint64_t, 3> getProblemGrid(const PreparedProblem &prepared,
                                               const KernelLaunch &step) {
   const std::array<int64_t, 2> &tile = step.tile;
+  // The first stage of a split plan (split-K, split-KV) spreads each
+  // workgroup's work over `splits` workgroups along z.
+  uint64_t splits = step.stage == 0 ? uint64_t(step.splits) : 1;
   if (isa<MatmulOp>(prepared.problem->op)) {
     MatmulSizes sizes = prepared.sizes.getMatmulSizes();
     return {uint64_t(llvm::divideCeil(sizes.n, tile[1])),
             uint64_t(llvm::divideCeil(sizes.m, tile[0])),
-            uint64_t(std::max<int64_t>(sizes.batch, 1))};
+            uint64_t(std::max<int64_t>(sizes.batch, 1)) * splits};
   }
   AttentionSizes sizes = prepared.sizes.getAttentionSizes();
   return {uint64_t(llvm::divideCeil(sizes.seqQ, tile[0])),
-          uint64_t(sizes.heads),
-          uint64_t(sizes.batch) * uint64_t(step.stage == 0 ? step.splits : 1)};
+          uint64_t(sizes.heads), uint64_t(sizes.batch) * splits};
 }
 
 /// What running one problem came to.

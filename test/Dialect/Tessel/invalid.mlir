@@ -200,6 +200,22 @@ func.func @matmul_config_arity(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c:
 
 // -----
 
+func.func @matmul_split_k_dynamic(%a: memref<?x256xf16>, %b: memref<256x64xf16>, %c: memref<?x64xf16>) {
+  // expected-error @+1 {{split-K (splits = 2) needs static shapes: its workspace is allocated from them}}
+  tessel.matmul ins(%a, %b : memref<?x256xf16>, memref<256x64xf16>) outs(%c : memref<?x64xf16>) {config = #tessel.config<tile = [32, 32, 64], waves = [1, 1], stages = 2, instr = "v_mfma_f32_32x32x8_f16", splits = 2>}
+  return
+}
+
+// -----
+
+func.func @matmul_split_k_idle_split(%a: memref<64x256xf16>, %b: memref<256x64xf16>, %c: memref<64x64xf16>) {
+  // expected-error @+1 {{split-K leaves the last of 3 splits without work: K = 256 in whole steps of 64 gives each split 128 elements of K}}
+  tessel.matmul ins(%a, %b : memref<64x256xf16>, memref<256x64xf16>) outs(%c : memref<64x64xf16>) {config = #tessel.config<tile = [32, 32, 64], waves = [1, 1], stages = 2, instr = "v_mfma_f32_32x32x8_f16", splits = 3>}
+  return
+}
+
+// -----
+
 func.func @matmul_extra_not_broadcastable(%a: memref<64x32xf16>, %b: memref<32x64xf16>, %c: memref<64x64xf16>, %bias: memref<64x2xf32>) {
   // expected-error @+1 {{extra operand #0 of shape [64, 2] is not broadcastable to 'c' of shape [64, 64] (trailing dimensions must match or be 1)}}
   tessel.matmul ins(%a, %b : memref<64x32xf16>, memref<32x64xf16>) outs(%c : memref<64x64xf16>) epilogue(%bias : memref<64x2xf32>) {

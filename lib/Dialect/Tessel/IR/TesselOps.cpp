@@ -12,6 +12,7 @@
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
@@ -256,6 +257,35 @@ static LogicalResult verifyMatmulExtras(MatmulOp op) {
   return success();
 }
 
+int64_t tessel::getSplitKChunk(int64_t k, int64_t tileK, int64_t splits) {
+  int64_t perSplit = llvm::divideCeil(k, std::max<int64_t>(splits, 1));
+  return llvm::divideCeil(perSplit, tileK) * tileK;
+}
+
+/// Split-K (config splits > 1): the partial products go to a workspace the
+/// runtime allocates, which needs static shapes, and every split must own
+/// at least one K step.
+static LogicalResult verifySplitK(MatmulOp op) {
+  ConfigAttr config = op.getConfigAttr();
+  if (!config || config.getSplits() == 1)
+    return success();
+  int64_t splits = config.getSplits();
+  if (!op.getA().getType().hasStaticShape() ||
+      !op.getB().getType().hasStaticShape())
+    return op.emitOpError()
+           << "split-K (splits = " << splits
+           << ") needs static shapes: its workspace is allocated from them";
+  int64_t k = op.getA().getType().getShape().back();
+  int64_t tileK = config.getTile()[2];
+  int64_t chunk = getSplitKChunk(k, tileK, splits);
+  if ((splits - 1) * chunk >= k)
+    return op.emitOpError()
+           << "split-K leaves the last of " << splits
+           << " splits without work: K = " << k << " in whole steps of "
+           << tileK << " gives each split " << chunk << " elements of K";
+  return success();
+}
+
 LogicalResult MatmulOp::verify() {
   if (failed(verifyMatmulShapes(*this)) ||
       failed(verifyMatmulElementTypes(*this)) ||
@@ -270,7 +300,7 @@ LogicalResult MatmulOp::verify() {
     return emitOpError() << "config tile must have 3 sizes [M, N, K] for "
                             "matmul, got "
                          << config.getTile().size();
-  return success();
+  return verifySplitK(*this);
 }
 
 /// The scalar an extra operand contributes to each epilogue invocation.

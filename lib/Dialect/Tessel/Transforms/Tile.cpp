@@ -9,6 +9,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 
+#include <array>
 #include <limits>
 
 namespace tessel {
@@ -52,9 +53,17 @@ static UnitAttr inBounds(MemRefType type, ArrayRef<int64_t> extents) {
 /// Builds the tile program of one matmul in place of it.
 class MatmulTiler {
 public:
-  MatmulTiler(MatmulOp matmul, unsigned xcds)
+  /// Whole: the whole K loop, the epilogue and C. Split (split-K): this
+  /// workgroup's share of K, its partial accumulator to the workspace.
+  /// Combine: the partials summed in split order (deterministic), then the
+  /// epilogue and C.
+  enum class Mode { Whole, Split, Combine };
+
+  MatmulTiler(MatmulOp matmul, unsigned xcds, Mode mode = Mode::Whole,
+              Value workspace = {})
       : matmul(matmul), b(matmul), loc(matmul.getLoc()),
-        config(matmul.getConfigAttr()), xcds(xcds) {}
+        config(matmul.getConfigAttr()), xcds(xcds), mode(mode),
+        workspace(workspace) {}
 
   LogicalResult run();
 
@@ -76,6 +85,28 @@ private:
     result.append({row, col});
     return result;
   }
+  /// Indices of split `split`'s tile at (row, col) in the workspace
+  /// ([batch,] splits, M, N).
+  SmallVector<Value> workspaceIndices(Value split, Value row, Value col) {
+    SmallVector<Value> result;
+    if (batch)
+      result.push_back(batch);
+    result.append({split, row, col});
+    return result;
+  }
+  /// A tile of zeros.
+  Value zeroTile(RankedTensorType type) {
+    Type element = type.getElementType();
+    TypedAttr zero = isa<IntegerType>(element)
+                         ? TypedAttr(b.getIntegerAttr(element, 0))
+                         : TypedAttr(b.getFloatAttr(element, 0.0));
+    return arith::ConstantOp::create(b, loc, type,
+                                     SplatElementsAttr::get(type, zero));
+  }
+  /// The K loop over [kBegin, kEnd): the accumulator tile it produces.
+  Value buildKLoop(Value kBegin, Value kEnd, RankedTensorType accType);
+  /// The split partials of the tile at (m0, n0) summed in split order.
+  Value sumPartials(Value m0, Value n0, RankedTensorType accType);
   RankedTensorType tileType(ArrayRef<int64_t> shape, Type element,
                             Attribute layout) {
     return RankedTensorType::get(shape, element, layout);
@@ -92,7 +123,10 @@ private:
   Location loc;
   ConfigAttr config;
   unsigned xcds; // the target's XCDs (L2s); 1 if unknown
+  Mode mode;
+  Value workspace; // split-K partials; Split and Combine only
   Value batch;
+  std::array<Value, 2> tileOrigin; // (m0, n0) of this workgroup's tile
   MmaAttr accumulatorLayout;
 };
 
@@ -238,51 +272,27 @@ FailureOr<Value> MatmulTiler::applyEpilogue(Value accumulator, Value m0,
   return mapping.lookup(block.getTerminator()->getOperand(0));
 }
 
-LogicalResult MatmulTiler::run() {
+Value MatmulTiler::buildKLoop(Value kBegin, Value kEnd,
+                              RankedTensorType accType) {
   MLIRContext *context = b.getContext();
   ArrayRef<int64_t> tile = config.getTile();
-  ArrayRef<int64_t> waves = config.getWaves();
   int64_t tileM = tile[0], tileN = tile[1], tileK = tile[2];
   unsigned numWaves = config.getNumWaves();
-  accumulatorLayout = MmaAttr::get(context, config.getInstr().getValue(), waves,
-                                   /*chip=*/"", /*waveSize=*/0);
-
-  Value a = matmul.getA(), bMatrix = matmul.getB(), c = matmul.getC();
+  Value a = matmul.getA(), bMatrix = matmul.getB();
   MemRefType aType = matmul.getA().getType(), bType = matmul.getB().getType();
-  int64_t rank = aType.getRank();
   Type aElement = aType.getElementType(), bElement = bType.getElementType();
-  Type accElement = matmul.getAccumulatorType();
-
-  // The grid: N tiles along x, M tiles along y, the batch along z; the
-  // workgroups of a batch are renumbered over the tiles (tilePosition).
-  if (rank == 3)
-    batch =
-        ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(2));
-  Value gridX = arith::CeilDivUIOp::create(b, loc, dim(bMatrix, rank - 1),
-                                           constIndex(tileN));
-  Value gridY =
-      arith::CeilDivUIOp::create(b, loc, dim(a, rank - 2), constIndex(tileM));
-  auto [tileRow, tileCol] = tilePosition(gridX, gridY);
-  Value m0 = arith::MulIOp::create(b, loc, tileRow, constIndex(tileM));
-  Value n0 = arith::MulIOp::create(b, loc, tileCol, constIndex(tileN));
-  Value k = dim(a, rank - 1);
-
+  Value m0 = tileOrigin[0], n0 = tileOrigin[1];
   auto aLayout = getCoalescedLayout(
       context, {tileM, tileK}, getContiguousTileDim(aType),
       llvm::divideCeil(aElement.getIntOrFloatBitWidth(), 8), numWaves);
   auto bLayout = getCoalescedLayout(
       context, {tileK, tileN}, getContiguousTileDim(bType),
       llvm::divideCeil(bElement.getIntOrFloatBitWidth(), 8), numWaves);
-  auto accType = tileType({tileM, tileN}, accElement, accumulatorLayout);
-  TypedAttr zero = isa<IntegerType>(accElement)
-                       ? TypedAttr(b.getIntegerAttr(accElement, 0))
-                       : TypedAttr(b.getFloatAttr(accElement, 0.0));
-  Value init = arith::ConstantOp::create(b, loc, accType,
-                                         SplatElementsAttr::get(accType, zero));
+  Value init = zeroTile(accType);
   bool xf32 = lookupMmaByName(config.getInstr().getValue()).front()->a ==
               MmaElement::Xf32;
   auto loop = scf::ForOp::create(
-      b, loc, constIndex(0), k, constIndex(tileK), ValueRange{init},
+      b, loc, kBegin, kEnd, constIndex(tileK), ValueRange{init},
       [&](OpBuilder &nested, Location nestedLoc, Value k0, ValueRange iters) {
         Value aTile = LoadOp::create(
             nested, nestedLoc, tileType({tileM, tileK}, aElement, aLayout), a,
@@ -295,10 +305,94 @@ LogicalResult MatmulTiler::run() {
                           xf32 ? nested.getUnitAttr() : UnitAttr());
         scf::YieldOp::create(nested, nestedLoc, dot.getResult());
       });
-  FailureOr<Value> result = applyEpilogue(loop.getResult(0), m0, n0);
+  return loop.getResult(0);
+}
+
+Value MatmulTiler::sumPartials(Value m0, Value n0, RankedTensorType accType) {
+  ArrayRef<int64_t> tile = config.getTile();
+  auto workspaceType = cast<MemRefType>(workspace.getType());
+  UnitAttr inBoundsAttr = inBounds(workspaceType, {tile[0], tile[1]});
+  auto loop = scf::ForOp::create(
+      b, loc, constIndex(0), constIndex(config.getSplits()), constIndex(1),
+      ValueRange{zeroTile(accType)},
+      [&](OpBuilder &nested, Location nestedLoc, Value split,
+          ValueRange iters) {
+        Value partial =
+            LoadOp::create(nested, nestedLoc, accType, workspace,
+                           workspaceIndices(split, m0, n0), inBoundsAttr);
+        Value sum =
+            isa<IntegerType>(accType.getElementType())
+                ? arith::AddIOp::create(nested, nestedLoc, iters[0], partial)
+                      .getResult()
+                : arith::AddFOp::create(nested, nestedLoc, iters[0], partial)
+                      .getResult();
+        scf::YieldOp::create(nested, nestedLoc, sum);
+      });
+  return loop.getResult(0);
+}
+
+LogicalResult MatmulTiler::run() {
+  MLIRContext *context = b.getContext();
+  ArrayRef<int64_t> tile = config.getTile();
+  ArrayRef<int64_t> waves = config.getWaves();
+  int64_t tileM = tile[0], tileN = tile[1], tileK = tile[2];
+  unsigned numWaves = config.getNumWaves();
+  accumulatorLayout = MmaAttr::get(context, config.getInstr().getValue(), waves,
+                                   /*chip=*/"", /*waveSize=*/0);
+
+  Value a = matmul.getA(), bMatrix = matmul.getB();
+  int64_t rank = matmul.getA().getType().getRank();
+  Type accElement = matmul.getAccumulatorType();
+
+  // The grid: N tiles along x, M tiles along y, the batch along z (times
+  // the splits for split-K: z = batch * splits + split); the workgroups of
+  // a batch are renumbered over the tiles (tilePosition).
+  Value split;
+  if (rank == 3 || mode == Mode::Split) {
+    Value z =
+        ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(2));
+    if (mode == Mode::Split) {
+      Value splits = constIndex(config.getSplits());
+      split = arith::RemUIOp::create(b, loc, z, splits);
+      z = arith::DivUIOp::create(b, loc, z, splits);
+    }
+    if (rank == 3)
+      batch = z;
+  }
+  Value gridX = arith::CeilDivUIOp::create(b, loc, dim(bMatrix, rank - 1),
+                                           constIndex(tileN));
+  Value gridY =
+      arith::CeilDivUIOp::create(b, loc, dim(a, rank - 2), constIndex(tileM));
+  auto [tileRow, tileCol] = tilePosition(gridX, gridY);
+  Value m0 = arith::MulIOp::create(b, loc, tileRow, constIndex(tileM));
+  Value n0 = arith::MulIOp::create(b, loc, tileCol, constIndex(tileN));
+  tileOrigin = {m0, n0};
+  auto accType = tileType({tileM, tileN}, accElement, accumulatorLayout);
+
+  Value accumulator;
+  if (mode == Mode::Combine) {
+    accumulator = sumPartials(m0, n0, accType);
+  } else if (mode == Mode::Split) {
+    // A whole number of K steps per split (the verifier checked that each
+    // split gets at least one).
+    int64_t k = matmul.getA().getType().getShape().back();
+    Value chunk = constIndex(getSplitKChunk(k, tileK, config.getSplits()));
+    Value kBegin = arith::MulIOp::create(b, loc, split, chunk);
+    Value kEnd = arith::MinUIOp::create(
+        b, loc, dim(a, rank - 1), arith::AddIOp::create(b, loc, kBegin, chunk));
+    Value partial = buildKLoop(kBegin, kEnd, accType);
+    StoreOp::create(
+        b, loc, partial, workspace, workspaceIndices(split, m0, n0),
+        inBounds(cast<MemRefType>(workspace.getType()), {tileM, tileN}));
+    finishKernel(matmul, 64 * numWaves, {tileM, tileN}, config);
+    return success();
+  } else {
+    accumulator = buildKLoop(constIndex(0), dim(a, rank - 1), accType);
+  }
+  FailureOr<Value> result = applyEpilogue(accumulator, m0, n0);
   if (failed(result))
     return failure();
-  StoreOp::create(b, loc, *result, c, indices(m0, n0),
+  StoreOp::create(b, loc, *result, matmul.getC(), indices(m0, n0),
                   inBounds(matmul.getC().getType(), {tileM, tileN}));
 
   finishKernel(matmul, 64 * numWaves, {tileM, tileN}, config);
@@ -687,9 +781,18 @@ struct TilePass : public tessel::impl::TesselTilePassBase<TilePass> {
 
   LogicalResult tileFunction(func::FuncOp function);
   unsigned xcds = 1;
+  /// A stage of a two-kernel plan: a copy of `function` named
+  /// `<name><suffix>`, with the `workspaces` appended to its arguments and
+  /// the plan's attributes set.
+  func::FuncOp clonePlanStage(func::FuncOp function, StringRef suffix,
+                              int64_t stage, int64_t splits,
+                              TypeRange workspaces);
   /// Split-KV attention: the function becomes two kernels sharing its
   /// arguments plus a workspace, `<name>__split` then `<name>__combine`.
   LogicalResult splitAttention(func::FuncOp function, AttentionOp attention);
+  /// Split-K matmul: the same two kernels; the workspace holds each split's
+  /// partial accumulators ([batch,] splits, M, N).
+  LogicalResult splitMatmul(func::FuncOp function, MatmulOp matmul);
 };
 
 LogicalResult TilePass::tileFunction(func::FuncOp function) {
@@ -708,12 +811,38 @@ LogicalResult TilePass::tileFunction(func::FuncOp function) {
   if (!config)
     return problem->emitOpError() << "has no #tessel.config: run "
                                      "tessel-select-config first";
-  if (auto matmul = dyn_cast<MatmulOp>(problem))
+  if (auto matmul = dyn_cast<MatmulOp>(problem)) {
+    if (config.getSplits() > 1)
+      return splitMatmul(function, matmul);
     return MatmulTiler(matmul, xcds).run();
+  }
   auto attention = cast<AttentionOp>(problem);
   if (config.getSplits() > 1)
     return splitAttention(function, attention);
   return AttentionTiler(attention).run();
+}
+
+func::FuncOp TilePass::clonePlanStage(func::FuncOp function, StringRef suffix,
+                                      int64_t stage, int64_t splits,
+                                      TypeRange workspaces) {
+  auto kernel = cast<func::FuncOp>(function->clone());
+  kernel.setName((function.getName() + suffix).str());
+  OpBuilder b(function);
+  b.insert(kernel);
+  unsigned first = kernel.getNumArguments();
+  SmallVector<unsigned> positions(workspaces.size(), first);
+  SmallVector<DictionaryAttr> attributes(workspaces.size());
+  SmallVector<Location> locations(workspaces.size(), function.getLoc());
+  if (failed(kernel.insertArguments(positions, workspaces, attributes,
+                                    locations))) {
+    kernel.erase();
+    return {};
+  }
+  kernel->setAttr("tessel.plan_of",
+                  StringAttr::get(&getContext(), function.getName()));
+  kernel->setAttr("tessel.plan_stage", b.getI64IntegerAttr(stage));
+  kernel->setAttr("tessel.splits", b.getI64IntegerAttr(splits));
+  return kernel;
 }
 
 LogicalResult TilePass::splitAttention(func::FuncOp function,
@@ -729,16 +858,11 @@ LogicalResult TilePass::splitAttention(func::FuncOp function,
       {q.getDimSize(0), q.getDimSize(1), splits, q.getDimSize(2)}, f32);
   const char *suffixes[] = {"__split", "__combine"};
   for (auto [stage, suffix] : llvm::enumerate(suffixes)) {
-    auto kernel = cast<func::FuncOp>(function->clone());
-    kernel.setName((function.getName() + suffix).str());
-    OpBuilder b(function);
-    b.insert(kernel);
-    unsigned first = kernel.getNumArguments();
-    Location loc = function.getLoc();
-    if (failed(kernel.insertArguments(
-            {first, first}, {workspaceO, workspaceLse},
-            {DictionaryAttr(), DictionaryAttr()}, {loc, loc})))
+    func::FuncOp kernel = clonePlanStage(function, suffix, stage, splits,
+                                         {workspaceO, workspaceLse});
+    if (!kernel)
       return failure();
+    unsigned first = kernel.getNumArguments() - 2;
     AttentionOp clone = *kernel.getOps<AttentionOp>().begin();
     auto mode = stage == 0 ? AttentionTiler::Mode::Split
                            : AttentionTiler::Mode::Combine;
@@ -746,10 +870,29 @@ LogicalResult TilePass::splitAttention(func::FuncOp function,
                               kernel.getArgument(first + 1))
                    .run()))
       return failure();
-    kernel->setAttr("tessel.plan_of",
-                    StringAttr::get(&getContext(), function.getName()));
-    kernel->setAttr("tessel.plan_stage", b.getI64IntegerAttr(stage));
-    kernel->setAttr("tessel.splits", b.getI64IntegerAttr(splits));
+  }
+  function.erase();
+  return success();
+}
+
+LogicalResult TilePass::splitMatmul(func::FuncOp function, MatmulOp matmul) {
+  MemRefType c = matmul.getC().getType();
+  int64_t splits = matmul.getConfigAttr().getSplits();
+  SmallVector<int64_t> shape(c.getShape());
+  shape.insert(shape.end() - 2, splits);
+  auto workspace = MemRefType::get(shape, matmul.getAccumulatorType());
+  const char *suffixes[] = {"__split", "__combine"};
+  for (auto [stage, suffix] : llvm::enumerate(suffixes)) {
+    func::FuncOp kernel =
+        clonePlanStage(function, suffix, stage, splits, {workspace});
+    if (!kernel)
+      return failure();
+    MatmulOp clone = *kernel.getOps<MatmulOp>().begin();
+    auto mode =
+        stage == 0 ? MatmulTiler::Mode::Split : MatmulTiler::Mode::Combine;
+    Value argument = kernel.getArgument(kernel.getNumArguments() - 1);
+    if (failed(MatmulTiler(clone, xcds, mode, argument).run()))
+      return failure();
   }
   function.erase();
   return success();

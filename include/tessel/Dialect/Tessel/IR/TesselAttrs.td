@@ -26,10 +26,12 @@ def Tessel_ConfigAttr : Tessel_Attr<"Config", "config"> {
     * `stages`: software pipeline depth of the K loop (1 means no prefetch).
     * `instr`: optional matrix instruction mnemonic (for example
       `"v_mfma_f32_32x32x8_bf16"`); chosen by the compiler when absent.
-    * `splits`: attention only, optional: the number of workgroups the keys
-      of one query block are spread over (split-KV, "flash-decoding"); the
-      partial results are combined by a second kernel. 1 (the default) is
-      one pass over all keys.
+    * `splits`: optional: for `tessel.attention`, the number of workgroups
+      the keys of one query block are spread over (split-KV,
+      "flash-decoding"); for `tessel.matmul`, the number of workgroups the K
+      dimension of one C tile is spread over (split-K, static shapes only;
+      each split gets a whole number of K steps). A second kernel combines
+      the partial results in a fixed order. 1 (the default) is one pass.
 
     Every tile size is a power of two and each tile dimension is divisible by
     the number of waves along it.

@@ -31,6 +31,10 @@ llvm::FailureOr<LinearLayout>
 getTileLayout(mlir::RankedTensorType type,
               llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
 
+/// Split-K: the K elements each of `splits` workgroups multiplies, a whole
+/// number of `tileK` steps (the last split may get fewer).
+int64_t getSplitKChunk(int64_t k, int64_t tileK, int64_t splits);
+
 } // namespace tessel
 
 #define GET_OP_CLASSES
