@@ -167,7 +167,11 @@ MatmulEstimate tessel::estimateMatmul(const Chip &chip,
           (candidate.tileM * shape.bytesA + candidate.tileN * shape.bytesB),
       double(candidate.tileK) * (waveM * shape.bytesA + waveN * shape.bytesB),
       candidate.stages};
-  uint64_t steps = llvm::divideCeil(shape.k, candidate.tileK);
+  // Split-K: each split runs a whole number of K steps (the last may run
+  // fewer; the busiest split sets the time).
+  unsigned splits = std::max(1u, candidate.splits);
+  uint64_t steps =
+      llvm::divideCeil(llvm::divideCeil(shape.k, splits), candidate.tileK);
   // Before the first step: the first tile's loads and LDS round trip; after
   // the last: one store per accumulator element of each lane.
   double accumulatorsPerLane = double(waveM * waveN) / waveSize;
@@ -180,7 +184,7 @@ MatmulEstimate tessel::estimateMatmul(const Chip &chip,
 
   estimate.workgroups = llvm::divideCeil(shape.m, candidate.tileM) *
                         llvm::divideCeil(shape.n, candidate.tileN) *
-                        shape.batch;
+                        shape.batch * splits;
   uint64_t slots = uint64_t(chip.numCUs) * placement.workgroupsPerCU;
   uint64_t fullRounds = estimate.workgroups / slots;
   uint64_t rest = estimate.workgroups % slots;
@@ -208,10 +212,20 @@ MatmulEstimate tessel::estimateMatmul(const Chip &chip,
       double(shape.batch) * (double(shape.m) * shape.k * shape.bytesA +
                              double(shape.k) * shape.n * shape.bytesB +
                              double(shape.m) * shape.n * shape.bytesC);
-  double hbmSeconds =
-      uniqueBytes / (chip.memoryBandwidthTBs * 1e12 * parameters.hbmEfficiency);
+  double hbmBytesPerSecond =
+      chip.memoryBandwidthTBs * 1e12 * parameters.hbmEfficiency;
+  double hbmSeconds = uniqueBytes / hbmBytesPerSecond;
   double computeSeconds = cycles / clockHz;
-  estimate.seconds = std::max(computeSeconds, hbmSeconds);
+  if (splits > 1) {
+    // The split kernel also writes the f32 partials; the combine kernel
+    // reads them back, after a launch gap, and writes C (counted above).
+    double partialBytes = double(splits) * shape.batch * shape.m * shape.n * 4;
+    hbmSeconds += partialBytes / hbmBytesPerSecond;
+    estimate.combineSeconds = partialBytes / hbmBytesPerSecond +
+                              parameters.launchGapMicroseconds * 1e-6;
+  }
+  estimate.seconds =
+      std::max(computeSeconds, hbmSeconds) + estimate.combineSeconds;
   if (hbmSeconds > computeSeconds)
     estimate.limit = "HBM bandwidth";
 
@@ -237,5 +251,10 @@ MatmulEstimate tessel::estimateMatmul(const Chip &chip,
     estimate.explanation +=
         llvm::formatv("; HBM floor {0:F1} us over compute {1:F1} us",
                       hbmSeconds * 1e6, computeSeconds * 1e6);
+  if (splits > 1)
+    estimate.explanation +=
+        llvm::formatv("; split-K over {0} workgroups per tile, then a "
+                      "combine of {1:F1} us",
+                      splits, estimate.combineSeconds * 1e6);
   return estimate;
 }

@@ -967,6 +967,8 @@ tessel::analyzeKernel(const KernelCode &input, const KernelMetadata &metadata,
   double l2Bytes = globalBytesPerWave * double(totalWaves);
   report.l2Seconds =
       l2Bytes / (parameters.l2BytesPerClockPerCU * chip.numCUs * clockHz);
+  if (work.followsKernel)
+    report.launchGapSeconds = parameters.launchGapMicroseconds * 1e-6;
   double hbmBytes = work.uniqueBytes;
   if (work.cacheTraffic)
     addCacheFill(report, chip, work.cacheTraffic(residentPerCU), hbmBytes);

@@ -41,8 +41,13 @@ static void printLdsConflicts(llvm::raw_ostream &os, const LoopReport &loop) {
 void tessel::printPerfReport(llvm::raw_ostream &os, const PerfReport &report) {
   os << llvm::formatv("kernel {0} on {1} at {2} MHz (prediction)\n",
                       report.kernel, report.chip, report.clockMHz);
-  os << llvm::formatv("  predicted time        {0}\n",
+  os << llvm::formatv("  predicted time        {0}",
                       formatSeconds(report.predictedSeconds));
+  if (report.launchGapSeconds > 0)
+    os << llvm::formatv(" (after a {0} launch gap behind the plan's previous "
+                        "stage)",
+                        formatSeconds(report.launchGapSeconds));
+  os << "\n";
   if (report.work.flops > 0 && report.percentOfPeak == 0)
     os << llvm::formatv("  predicted throughput  {0:F1} TFLOP/s\n",
                         report.tflops);
@@ -166,6 +171,8 @@ llvm::json::Value tessel::perfReportToJSON(const PerfReport &report) {
       {"workgroup_lanes", report.usage.workgroupSize},
       {"flops", report.work.flops},
       {"unique_bytes", report.work.uniqueBytes},
+      {"problem_bytes", report.work.problemBytes},
+      {"launch_gap_seconds", report.launchGapSeconds},
       {"predicted_seconds", report.predictedSeconds},
       {"compute_seconds", report.computeSeconds},
       {"l2_seconds", report.l2Seconds},

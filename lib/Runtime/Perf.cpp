@@ -75,6 +75,7 @@ ProblemWork tessel::getProblemWork(const CompiledKernel &kernel,
     return double(sizeOf(sizes, name, otherwise));
   };
   ProblemWork work;
+  work.followsKernel = kernel.grid.stage > 0;
   // Only the first stage of a plan multiplies matrices; the others combine.
   if (kernel.grid.stage == 0) {
     if (kernel.grid.kind == GridRule::Kind::Matmul) {
@@ -88,7 +89,7 @@ ProblemWork tessel::getProblemWork(const CompiledKernel &kernel,
     }
   }
   for (auto [index, argument] : llvm::enumerate(kernel.arguments)) {
-    if (!argument.isMemref || !touchesInHbm(kernel, index))
+    if (!argument.isMemref)
       continue;
     // Workspaces have no dimension names: their dynamic extents count 1.
     double elements = 1;
@@ -97,7 +98,10 @@ ProblemWork tessel::getProblemWork(const CompiledKernel &kernel,
                   : d < argument.dimensions.size()
                       ? size(argument.dimensions[d], 1)
                       : 1.0;
-    work.uniqueBytes += elements * argument.elementBytes;
+    if (touchesInHbm(kernel, index))
+      work.uniqueBytes += elements * argument.elementBytes;
+    if (index < kernel.problemArguments)
+      work.problemBytes += elements * argument.elementBytes;
   }
   return work;
 }
@@ -122,10 +126,20 @@ static std::function<CacheTraffic(unsigned)>
 getCacheTraffic(const Chip &chip, const CompiledKernel &kernel,
                 const DimensionSizes &sizes, bool causal) {
   auto get = [&](llvm::StringRef name) { return sizeOf(sizes, name); };
+  // A combine stage reads only the workspace.
+  if (kernel.grid.stage != 0)
+    return {};
+  int64_t splits = std::max<int64_t>(1, kernel.grid.splits);
   if (kernel.grid.kind == GridRule::Kind::Matmul) {
     if (kernel.arguments.size() < 2)
       return {};
     int64_t m = get("m"), n = get("n"), k = get("k"), batch = get("batch");
+    // Split-K: each split reads its own K range, as a batch of `splits`
+    // GEMMs of a K chunk would.
+    if (splits > 1) {
+      k = llvm::divideCeil(k, splits);
+      batch = std::max<int64_t>(batch, 1) * splits;
+    }
     int64_t tileM = kernel.grid.tile[0], tileN = kernel.grid.tile[1];
     unsigned aBytes = kernel.arguments[0].elementBytes,
              bBytes = kernel.arguments[1].elementBytes;
@@ -134,9 +148,8 @@ getCacheTraffic(const Chip &chip, const CompiledKernel &kernel,
                                 bBytes, workgroupsPerCU);
     };
   }
-  // Attention: Q, K, V are the first three arguments. A combine stage reads
-  // only the workspace.
-  if (kernel.grid.stage != 0 || kernel.arguments.size() < 3)
+  // Attention: Q, K, V are the first three arguments.
+  if (kernel.arguments.size() < 3)
     return {};
   AttentionTrafficShape shape;
   shape.batch = argumentDimension(kernel, sizes, 0, 0);
@@ -149,7 +162,7 @@ getCacheTraffic(const Chip &chip, const CompiledKernel &kernel,
   shape.elementBytes = kernel.arguments[0].elementBytes;
   shape.tileM = kernel.grid.tile[0];
   shape.blockN = kernel.grid.tile[1];
-  shape.splits = kernel.grid.splits;
+  shape.splits = splits;
   shape.causal = causal;
   return [=, &chip](unsigned workgroupsPerCU) {
     return estimateAttentionL2Fill(chip, shape, workgroupsPerCU);

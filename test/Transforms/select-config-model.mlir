@@ -26,3 +26,4 @@ func.func @small(%a: memref<1024x1024xbf16>, %b: memref<1024x1024xbf16, strided<
   tessel.matmul ins(%a, %b : memref<1024x1024xbf16>, memref<1024x1024xbf16, strided<[1, 1024]>>) outs(%c : memref<1024x1024xbf16>)
   return
 }
+

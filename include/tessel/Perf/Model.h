@@ -38,6 +38,12 @@ struct Launch {
 struct ProblemWork {
   double flops = 0;       ///< useful FLOPs (0: unknown)
   double uniqueBytes = 0; ///< bytes that must cross HBM at least once
+  /// The problem's own arrays once each (no workspaces): what "% of HBM
+  /// bandwidth" of a whole problem counts; 0 for foreign code.
+  double problemBytes = 0;
+  /// Stage of a plan launched after another kernel it depends on: the
+  /// launch gap (ModelParameters) it waits before starting.
+  bool followsKernel = false;
   MatrixType type = MatrixType::BF16;
   bool typeGiven = false; ///< else taken from the kernel's matrix instructions
   /// For kernels whose access pattern is known (Tessel's GEMMs and
@@ -115,6 +121,9 @@ struct PerfReport {
   /// without one, from HBM (it raises hbmSeconds).
   double l2FillBytes = 0, operandBytes = 0;
   double llcSeconds = 0;
+  /// A later stage of a plan: the gap before it starts (not part of
+  /// predictedSeconds; a whole plan's time adds it).
+  double launchGapSeconds = 0;
   bool l2FillFromHbm = false; ///< the chip has no last-level cache
   unsigned xcds = 1;
   double predictedSeconds = 0;

@@ -33,6 +33,9 @@ struct ModelParameters {
   double l2BytesPerClockPerCU = 64;
   /// Fraction of the spec HBM bandwidth a streaming kernel reaches.
   double hbmEfficiency = 0.88;
+  /// Microseconds between the end of a kernel and the start of the next
+  /// one that depends on it in the same stream (a plan's second stage).
+  double launchGapMicroseconds = 2.0;
   /// Loop trip count when it can neither be given nor derived.
   std::optional<uint64_t> tripCount;
 };

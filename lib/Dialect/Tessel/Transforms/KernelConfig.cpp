@@ -100,6 +100,28 @@ static SmallVector<int64_t> tileSizes(uint64_t size, unsigned instrSize) {
   return sizes;
 }
 
+/// Split-K counts worth trying for a tile: 1, and where the tiles leave
+/// CUs idle on a problem of static sizes, 2 to 16 splits that each get at
+/// least one K step (the verifier's rule).
+static SmallVector<int64_t> getSplitKCandidates(const Chip &chip,
+                                                MatmulProblemSizes sizes,
+                                                const MatmulShape &shape,
+                                                int64_t tileM, int64_t tileN,
+                                                int64_t tileK) {
+  SmallVector<int64_t> candidates = {1};
+  bool isStatic =
+      !ShapedType::isDynamic(sizes.m) && !ShapedType::isDynamic(sizes.n) &&
+      !ShapedType::isDynamic(sizes.k) && !ShapedType::isDynamic(sizes.batch);
+  uint64_t tiles = llvm::divideCeil(shape.m, tileM) *
+                   llvm::divideCeil(shape.n, tileN) * shape.batch;
+  if (!isStatic || tiles >= chip.numCUs)
+    return candidates;
+  for (int64_t splits : {2, 4, 8, 16})
+    if ((splits - 1) * getSplitKChunk(sizes.k, tileK, splits) < sizes.k)
+      candidates.push_back(splits);
+  return candidates;
+}
+
 std::vector<RankedMatmulConfig>
 tessel::rankMatmulConfigs(MLIRContext *context, const Chip &chip, Type a,
                           Type b, Type c, MatmulProblemSizes sizes) {
@@ -136,32 +158,34 @@ tessel::rankMatmulConfigs(MLIRContext *context, const Chip &chip, Type a,
             if (wavesM * wavesN > 8 || tileM % (instr->m * wavesM) ||
                 tileN % (instr->n * wavesN))
               continue;
-            for (int64_t tileK : tileKs) {
-              SmallVector<int64_t> tile = {tileM, tileN, tileK};
-              SmallVector<int64_t> waves = {wavesM, wavesN};
-              auto config = ConfigAttr::get(context, tile, waves,
-                                            /*stages=*/2, instrName,
-                                            /*splits=*/1);
-              MatmulResources resources =
-                  estimateMatmulResources(config, a, b, chip.defaultWaveSize);
-              // The lowering keeps accumulators in architectural VGPRs:
-              // past them the backend spills.
-              if (resources.ldsBytes > chip.maxLdsBytesPerWorkgroup ||
-                  resources.totalVgprs() > chip.maxArchVgprs)
-                continue;
-              MatmulCandidate candidate;
-              candidate.tileM = tileM;
-              candidate.tileN = tileN;
-              candidate.tileK = tileK;
-              candidate.wavesM = wavesM;
-              candidate.wavesN = wavesN;
-              candidate.stages = 2;
-              candidate.instr = instr;
-              candidate.vgprs = resources.totalVgprs();
-              candidate.ldsBytes = resources.ldsBytes;
-              ranked.push_back(
-                  {config, estimateMatmul(chip, shape, candidate)});
-            }
+            for (int64_t tileK : tileKs)
+              for (int64_t splits : getSplitKCandidates(chip, sizes, shape,
+                                                        tileM, tileN, tileK)) {
+                SmallVector<int64_t> tile = {tileM, tileN, tileK};
+                SmallVector<int64_t> waves = {wavesM, wavesN};
+                auto config = ConfigAttr::get(context, tile, waves,
+                                              /*stages=*/2, instrName, splits);
+                MatmulResources resources =
+                    estimateMatmulResources(config, a, b, chip.defaultWaveSize);
+                // The lowering keeps accumulators in architectural VGPRs:
+                // past them the backend spills.
+                if (resources.ldsBytes > chip.maxLdsBytesPerWorkgroup ||
+                    resources.totalVgprs() > chip.maxArchVgprs)
+                  continue;
+                MatmulCandidate candidate;
+                candidate.tileM = tileM;
+                candidate.tileN = tileN;
+                candidate.tileK = tileK;
+                candidate.wavesM = wavesM;
+                candidate.wavesN = wavesN;
+                candidate.stages = 2;
+                candidate.splits = splits;
+                candidate.instr = instr;
+                candidate.vgprs = resources.totalVgprs();
+                candidate.ldsBytes = resources.ldsBytes;
+                ranked.push_back(
+                    {config, estimateMatmul(chip, shape, candidate)});
+              }
           }
   }
   // Fastest first; among equals the one with fewer waves, then the
