@@ -264,9 +264,9 @@ collectLaunchFacts(ModuleOp module,
       if (auto stage =
               function->getAttrOfType<IntegerAttr>("tessel.plan_stage"))
         kernel.grid.stage = stage.getInt();
-      if (auto splits = function->getAttrOfType<IntegerAttr>("tessel.splits"))
-        kernel.grid.splits = splits.getInt();
     }
+    if (auto splits = function->getAttrOfType<IntegerAttr>("tessel.splits"))
+      kernel.grid.splits = splits.getInt();
     ProblemFacts facts = kinds.lookup(problem);
     kernel.grid.kind = facts.kind;
     kernel.problemArguments = facts.arguments;

@@ -56,14 +56,12 @@ static double causalPairs(int64_t seqQ, int64_t seqKV) {
 }
 
 /// Whether the kernel reads or writes argument `index`: a kernel alone
-/// touches the problem's arguments; in a split plan the first stage reads
-/// the inputs and writes the workspaces, and the later ones read the
-/// workspaces and write the outputs.
+/// touches all its arguments (split-K: the workspaces too); in a split
+/// plan the first stage reads the inputs and writes the workspaces, and the
+/// later ones read the workspaces and write the outputs.
 static bool touchesInHbm(const CompiledKernel &kernel, size_t index) {
   bool workspace = index >= kernel.problemArguments;
-  if (kernel.grid.planOf.empty())
-    return !workspace;
-  if (workspace)
+  if (kernel.grid.planOf.empty() || workspace)
     return true;
   bool written = kernel.arguments[index].written;
   return kernel.grid.stage == 0 ? !written : written;

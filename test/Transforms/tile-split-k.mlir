@@ -1,14 +1,15 @@
 // RUN: tessel-opt %s --tessel-tile | FileCheck %s
 
-// Split-K matmul becomes two kernels taking the function's arguments plus a
-// workspace of partial accumulators ([batch,] splits, M, N): the split
-// kernel (z = batch x splits; its split's K range, a whole number of K
-// steps: 640 / 4 = 160 rounds up to 192; the partial to the workspace, no
-// epilogue) and the combine kernel (the partials summed in split order,
-// then the epilogue and C).
-// CHECK-LABEL: func.func @skinny__split
-// CHECK-SAME: %[[C:[a-z0-9]+]]: memref<2x16x64xbf16>, %[[W:[a-z0-9]+]]: memref<2x4x16x64xf32>
-// CHECK-SAME: tessel.plan_of = "skinny", tessel.plan_stage = 0 : i64, tessel.splits = 4 : i64
+// Split-K matmul stays one kernel with two workspaces appended to its
+// arguments: the partial accumulators ([batch,] splits, M, N) and the
+// arrivals per C tile ([batch,] tile rows, tile columns). Workgroup z is
+// batch x splits + split; a split multiplies its K range (a whole number of
+// K steps: 640 / 4 = 160 rounds up to 192) and stores its partial; the last
+// split of the tile to arrive sums the partials in split order, applies the
+// epilogue and writes C.
+// CHECK-LABEL: func.func @skinny
+// CHECK-SAME: %[[C:[a-z0-9]+]]: memref<2x16x64xbf16>, %[[W:[a-z0-9]+]]: memref<2x4x16x64xf32>, %[[N:[a-z0-9]+]]: memref<2x1x2xi32>
+// CHECK-SAME: tessel.splits = 4 : i64
 // CHECK: %[[Z:.*]] = tessel.program_id 2
 // CHECK: %[[S:.*]] = arith.remui %[[Z]], %{{.*}} : index
 // CHECK: %[[B:.*]] = arith.divui %[[Z]], %{{.*}} : index
@@ -18,19 +19,18 @@
 // CHECK: %[[END:.*]] = arith.minui %{{.*}}, %[[LIMIT]] : index
 // CHECK: scf.for %{{.*}} = %[[BEGIN]] to %[[END]]
 // CHECK: tessel.dot
+// CHECK-NOT: math.tanh
 // CHECK: tessel.store %{{.*}}, %[[W]][%[[B]], %[[S]], %{{.*}}, %{{.*}}] in_bounds
-// CHECK-NOT: math.
 // CHECK-NOT: tessel.store
-// CHECK-LABEL: func.func @skinny__combine
-// CHECK-SAME: tessel.plan_of = "skinny", tessel.plan_stage = 1 : i64, tessel.splits = 4 : i64
-// CHECK: %[[B2:.*]] = tessel.program_id 2
+// CHECK: %[[LAST:.*]] = tessel.split_arrive %[[N]][%[[B]], %{{.*}}, %{{.*}}] splits = 4 : memref<2x1x2xi32>
+// CHECK: scf.if %[[LAST]] {
 // CHECK: scf.for %[[SPLIT:.*]] = %{{.*}} to %{{.*}} step
-// CHECK: %[[PART:.*]] = tessel.load %{{.*}}[%[[B2]], %[[SPLIT]], %{{.*}}, %{{.*}}] in_bounds : memref<2x4x16x64xf32>
+// CHECK: %[[PART:.*]] = tessel.load %[[W]][%[[B]], %[[SPLIT]], %{{.*}}, %{{.*}}] in_bounds : memref<2x4x16x64xf32>
 // CHECK: arith.addf %{{.*}}, %[[PART]]
-// CHECK-NOT: tessel.dot
 // CHECK: math.tanh
-// CHECK: tessel.store %{{.*}}, %arg2
-// CHECK-NOT: func.func @skinny(
+// CHECK: tessel.store %{{.*}}, %[[C]][%[[B]], %{{.*}}, %{{.*}}] in_bounds
+// CHECK-NEXT: }
+// CHECK-NEXT: return
 func.func @skinny(%a: memref<2x16x640xbf16>, %b: memref<2x640x64xbf16>, %c: memref<2x16x64xbf16>) {
   tessel.matmul ins(%a, %b : memref<2x16x640xbf16>, memref<2x640x64xbf16>) outs(%c : memref<2x16x64xbf16>) epilogue {
   ^bb0(%acc: f32):

@@ -1169,9 +1169,9 @@ static int runProblems(ModuleOp module, ArrayRef<Problem> problems,
       launch.planOf = planOf.str();
       launch.stage =
           kernel->getAttrOfType<IntegerAttr>("tessel.plan_stage").getInt();
-      launch.splits =
-          kernel->getAttrOfType<IntegerAttr>("tessel.splits").getInt();
     }
+    if (auto splits = kernel->getAttrOfType<IntegerAttr>("tessel.splits"))
+      launch.splits = splits.getInt();
     kernels.push_back(launch);
   });
   llvm::Expected<std::unique_ptr<emu::Emulator>> emulator =

@@ -35,6 +35,7 @@ def TesselLowerToGPUPass : Pass<"tessel-lower-to-gpu", "::mlir::ModuleOp"> {
                            "::mlir::amdgpu::AMDGPUDialect",
                            "::mlir::vector::VectorDialect",
                            "::mlir::ROCDL::ROCDLDialect",
+                           "::mlir::LLVM::LLVMDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect"];

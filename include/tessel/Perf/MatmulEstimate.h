@@ -32,7 +32,7 @@ struct MatmulCandidate {
   unsigned tileM = 0, tileN = 0, tileK = 0;
   unsigned wavesM = 1, wavesN = 1, stages = 2;
   /// Split-K: workgroups sharing the K dimension of one C tile; > 1 adds the
-  /// workspace traffic and the combine kernel.
+  /// partials' traffic and the last split's summing.
   unsigned splits = 1;
   const MmaInstr *instr = nullptr;
   unsigned vgprs = 0;    ///< per lane, all of them (accumulators in VGPRs)
@@ -62,8 +62,6 @@ struct MatmulEstimate {
   unsigned wavesPerSimd = 0, workgroupsPerCU = 0, simdsBusy = 0;
   uint64_t workgroups = 0, rounds = 0;
   double gridEfficiency = 0; ///< workgroups / (rounds * resident slots)
-  /// Split-K: the combine kernel's time (launch gap included); 0 without.
-  double combineSeconds = 0;
   /// What binds the K step ("matrix pipe", "issue", "latency", "LDS
   /// bandwidth", "L1/L2 bandwidth") or the kernel ("HBM bandwidth").
   std::string limit;

@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
@@ -91,6 +92,8 @@ private:
   LogicalResult lowerDot(DotOp op);
   LogicalResult lowerConvert(ConvertLayoutOp op);
   LogicalResult lowerFor(scf::ForOp op);
+  LogicalResult lowerIf(scf::IfOp op);
+  LogicalResult lowerSplitArrive(SplitArriveOp op);
   LogicalResult lowerReduce(ReduceOp op);
   LogicalResult lowerBroadcast(BroadcastOp op);
   LogicalResult lowerIota(IotaOp op);
@@ -974,6 +977,72 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp op) {
   return success();
 }
 
+LogicalResult KernelLowering::lowerIf(scf::IfOp op) {
+  if (op.getNumResults() != 0 || !op.getElseRegion().empty())
+    return op.emitOpError()
+           << "with results or an else branch cannot be lowered to GPU code";
+  auto lowered = scf::IfOp::create(b, loc(), mapping.lookup(op.getCondition()),
+                                   /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(lowered.thenBlock()->getTerminator());
+  for (Operation &nested : op.thenBlock()->without_terminator())
+    if (failed(lowerOp(nested)))
+      return failure();
+  return success();
+}
+
+/// One lane of the workgroup counts the arrival; the others learn the count
+/// through LDS. The fences order the partial stores before the count
+/// (release) and the last workgroup's loads of the other partials after it
+/// (acquire) at device ("agent") scope: the workgroups of a tile may run on
+/// different XCDs, whose L2s the fences write back and invalidate.
+LogicalResult KernelLowering::lowerSplitArrive(SplitArriveOp op) {
+  Location l = loc();
+  Value zero = constIndex(0);
+  Value counters = mapping.lookup(op.getCounters());
+  SmallVector<Value> indices = llvm::map_to_vector(
+      op.getIndices(), [&](Value v) { return mapping.lookup(v); });
+  auto slotType = MemRefType::get(
+      {1}, b.getI32Type(), AffineMap(),
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup));
+  Value slot = kernel.addWorkgroupAttribution(slotType, op.getLoc());
+  Value firstLane = arith::AndIOp::create(
+      b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, wave, zero),
+      arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, lane, zero));
+
+  LLVM::FenceOp::create(b, l, LLVM::AtomicOrdering::release,
+                        b.getStringAttr("agent"));
+  gpu::BarrierOp::create(b, l);
+  auto count = scf::IfOp::create(b, l, firstLane, /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(count.thenBlock()->getTerminator());
+    Value one = arith::ConstantIntOp::create(b, l, 1, 32);
+    Value before = memref::AtomicRMWOp::create(b, l, arith::AtomicRMWKind::addi,
+                                               one, counters, indices);
+    memref::StoreOp::create(b, l, before, slot, zero);
+  }
+  gpu::BarrierOp::create(b, l);
+  Value before = memref::LoadOp::create(b, l, slot, zero);
+  Value last = arith::CmpIOp::create(
+      b, l, arith::CmpIPredicate::eq, before,
+      arith::ConstantIntOp::create(b, l, op.getSplits() - 1, 32));
+  auto acquire = scf::IfOp::create(b, l, last, /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(acquire.thenBlock()->getTerminator());
+    LLVM::FenceOp::create(b, l, LLVM::AtomicOrdering::acquire,
+                          b.getStringAttr("agent"));
+    // Every split has arrived: the counter is free for the next launch.
+    auto reset = scf::IfOp::create(b, l, firstLane, /*withElseRegion=*/false);
+    b.setInsertionPoint(reset.thenBlock()->getTerminator());
+    memref::StoreOp::create(b, l, arith::ConstantIntOp::create(b, l, 0, 32),
+                            counters, indices);
+  }
+  mapping.map(op.getLast(), last);
+  return success();
+}
+
 LogicalResult KernelLowering::lowerElementwise(Operation &op) {
   std::optional<Attribute> layout;
   for (Value operand : op.getOperands())
@@ -1039,6 +1108,10 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
     return lowerIota(iota);
   if (auto loop = dyn_cast<scf::ForOp>(op))
     return lowerFor(loop);
+  if (auto branch = dyn_cast<scf::IfOp>(op))
+    return lowerIf(branch);
+  if (auto arrive = dyn_cast<SplitArriveOp>(op))
+    return lowerSplitArrive(arrive);
   if (auto yield = dyn_cast<scf::YieldOp>(op)) {
     scf::YieldOp::create(b, loc(),
                          llvm::map_to_vector(yield.getOperands(), [&](Value v) {

@@ -662,3 +662,19 @@ func.func @store_in_bounds_dynamic(%t: tensor<8x64xf16, #blk>, %c: memref<8x?xf1
   tessel.store %t, %c[%i, %i] in_bounds : tensor<8x64xf16, #blk>, memref<8x?xf16>
   return
 }
+
+// -----
+
+func.func @split_arrive_indices(%counters: memref<4x8xi32>, %i: index) {
+  // expected-error @+1 {{needs 2 indices for its 2-d counters, got 1}}
+  %last = tessel.split_arrive %counters[%i] splits = 4 : memref<4x8xi32>
+  return
+}
+
+// -----
+
+func.func @split_arrive_one_split(%counters: memref<4x8xi32>, %i: index) {
+  // expected-error @+1 {{attribute 'splits' failed to satisfy constraint}}
+  %last = tessel.split_arrive %counters[%i, %i] splits = 1 : memref<4x8xi32>
+  return
+}

@@ -135,3 +135,11 @@ func.func @global_tiles(%a: memref<64x64xf16>, %c: memref<?x64xf16>, %i: index) 
   tessel.store %t, %c[%i, %i] : tensor<8x64xf16, #blk>, memref<?x64xf16>
   return
 }
+
+// Split-K's arrival at a C tile's counter.
+// CHECK-LABEL: func.func @split_arrive
+// CHECK: %{{.*}} = tessel.split_arrive %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] splits = 8 : memref<2x4x8xi32>
+func.func @split_arrive(%counters: memref<2x4x8xi32>, %i: index) -> i1 {
+  %last = tessel.split_arrive %counters[%i, %i, %i] splits = 8 : memref<2x4x8xi32>
+  return %last : i1
+}

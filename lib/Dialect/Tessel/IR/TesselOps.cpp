@@ -530,6 +530,14 @@ LogicalResult LoadOp::verify() {
                                 getInBounds());
 }
 
+LogicalResult SplitArriveOp::verify() {
+  int64_t rank = getCounters().getType().getRank();
+  if (int64_t(getIndices().size()) != rank)
+    return emitOpError() << "needs " << rank << " indices for its " << rank
+                         << "-d counters, got " << getIndices().size();
+  return success();
+}
+
 LogicalResult StoreOp::verify() {
   return verifyGlobalTileAccess(*this, getDest().getType(),
                                 getValue().getType(), getIndices().size(),

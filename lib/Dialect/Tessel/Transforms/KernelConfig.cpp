@@ -100,21 +100,23 @@ static SmallVector<int64_t> tileSizes(uint64_t size, unsigned instrSize) {
   return sizes;
 }
 
-/// Split-K counts worth trying for a tile: 1, and where the tiles leave
-/// CUs idle on a problem of static sizes, 2 to 16 splits that each get at
-/// least one K step (the verifier's rule).
+/// Split-K counts worth trying for a tile: 1, and on a problem of static
+/// sizes whose C does not fill the chip even in the instruction's smallest
+/// tiles (decode shapes: a few rows of C), 2 to 16 splits that each get at
+/// least one K step (the verifier's rule). Where smaller tiles fill the
+/// chip they do it without the partials' traffic.
 static SmallVector<int64_t> getSplitKCandidates(const Chip &chip,
                                                 MatmulProblemSizes sizes,
                                                 const MatmulShape &shape,
-                                                int64_t tileM, int64_t tileN,
+                                                const MmaInstr &instr,
                                                 int64_t tileK) {
   SmallVector<int64_t> candidates = {1};
   bool isStatic =
       !ShapedType::isDynamic(sizes.m) && !ShapedType::isDynamic(sizes.n) &&
       !ShapedType::isDynamic(sizes.k) && !ShapedType::isDynamic(sizes.batch);
-  uint64_t tiles = llvm::divideCeil(shape.m, tileM) *
-                   llvm::divideCeil(shape.n, tileN) * shape.batch;
-  if (!isStatic || tiles >= chip.numCUs)
+  uint64_t smallestTiles = llvm::divideCeil(shape.m, instr.m) *
+                           llvm::divideCeil(shape.n, instr.n) * shape.batch;
+  if (!isStatic || smallestTiles >= chip.numCUs)
     return candidates;
   for (int64_t splits : {2, 4, 8, 16})
     if ((splits - 1) * getSplitKChunk(sizes.k, tileK, splits) < sizes.k)
@@ -159,8 +161,8 @@ tessel::rankMatmulConfigs(MLIRContext *context, const Chip &chip, Type a,
                 tileN % (instr->n * wavesN))
               continue;
             for (int64_t tileK : tileKs)
-              for (int64_t splits : getSplitKCandidates(chip, sizes, shape,
-                                                        tileM, tileN, tileK)) {
+              for (int64_t splits :
+                   getSplitKCandidates(chip, sizes, shape, *instr, tileK)) {
                 SmallVector<int64_t> tile = {tileM, tileN, tileK};
                 SmallVector<int64_t> waves = {wavesM, wavesN};
                 auto config = ConfigAttr::get(context, tile, waves,

@@ -54,16 +54,16 @@ static UnitAttr inBounds(MemRefType type, ArrayRef<int64_t> extents) {
 class MatmulTiler {
 public:
   /// Whole: the whole K loop, the epilogue and C. Split (split-K): this
-  /// workgroup's share of K, its partial accumulator to the workspace.
-  /// Combine: the partials summed in split order (deterministic), then the
-  /// epilogue and C.
-  enum class Mode { Whole, Split, Combine };
+  /// workgroup's share of K, its partial accumulator to the `workspace`;
+  /// the last split of a tile to arrive (`counters`) sums the partials in
+  /// split order (deterministic), then applies the epilogue and writes C.
+  enum class Mode { Whole, Split };
 
   MatmulTiler(MatmulOp matmul, unsigned xcds, Mode mode = Mode::Whole,
-              Value workspace = {})
+              Value workspace = {}, Value counters = {})
       : matmul(matmul), b(matmul), loc(matmul.getLoc()),
         config(matmul.getConfigAttr()), xcds(xcds), mode(mode),
-        workspace(workspace) {}
+        workspace(workspace), counters(counters) {}
 
   LogicalResult run();
 
@@ -124,7 +124,8 @@ private:
   ConfigAttr config;
   unsigned xcds; // the target's XCDs (L2s); 1 if unknown
   Mode mode;
-  Value workspace; // split-K partials; Split and Combine only
+  Value workspace; // split-K partials; Split only
+  Value counters;  // split-K arrivals per C tile; Split only
   Value batch;
   std::array<Value, 2> tileOrigin; // (m0, n0) of this workgroup's tile
   MmaAttr accumulatorLayout;
@@ -370,9 +371,8 @@ LogicalResult MatmulTiler::run() {
   auto accType = tileType({tileM, tileN}, accElement, accumulatorLayout);
 
   Value accumulator;
-  if (mode == Mode::Combine) {
-    accumulator = sumPartials(m0, n0, accType);
-  } else if (mode == Mode::Split) {
+  scf::IfOp lastSplit;
+  if (mode == Mode::Split) {
     // A whole number of K steps per split (the verifier checked that each
     // split gets at least one).
     int64_t k = matmul.getA().getType().getShape().back();
@@ -384,8 +384,12 @@ LogicalResult MatmulTiler::run() {
     StoreOp::create(
         b, loc, partial, workspace, workspaceIndices(split, m0, n0),
         inBounds(cast<MemRefType>(workspace.getType()), {tileM, tileN}));
-    finishKernel(matmul, 64 * numWaves, {tileM, tileN}, config);
-    return success();
+    Value last = SplitArriveOp::create(b, loc, b.getI1Type(), counters,
+                                       indices(tileRow, tileCol),
+                                       b.getI64IntegerAttr(config.getSplits()));
+    lastSplit = scf::IfOp::create(b, loc, last, /*withElseRegion=*/false);
+    b.setInsertionPoint(lastSplit.thenBlock()->getTerminator());
+    accumulator = sumPartials(m0, n0, accType);
   } else {
     accumulator = buildKLoop(constIndex(0), dim(a, rank - 1), accType);
   }
@@ -394,6 +398,8 @@ LogicalResult MatmulTiler::run() {
     return failure();
   StoreOp::create(b, loc, *result, matmul.getC(), indices(m0, n0),
                   inBounds(matmul.getC().getType(), {tileM, tileN}));
+  if (lastSplit)
+    b.setInsertionPointAfter(lastSplit);
 
   finishKernel(matmul, 64 * numWaves, {tileM, tileN}, config);
   return success();
@@ -790,8 +796,10 @@ struct TilePass : public tessel::impl::TesselTilePassBase<TilePass> {
   /// Split-KV attention: the function becomes two kernels sharing its
   /// arguments plus a workspace, `<name>__split` then `<name>__combine`.
   LogicalResult splitAttention(func::FuncOp function, AttentionOp attention);
-  /// Split-K matmul: the same two kernels; the workspace holds each split's
-  /// partial accumulators ([batch,] splits, M, N).
+  /// Split-K matmul: one kernel with two workspaces appended to the
+  /// arguments, each split's partial accumulators ([batch,] splits, M, N)
+  /// and the arrivals per C tile ([batch,] rows, cols; zero before the first
+  /// launch, left zero by every launch).
   LogicalResult splitMatmul(func::FuncOp function, MatmulOp matmul);
 };
 
@@ -877,24 +885,31 @@ LogicalResult TilePass::splitAttention(func::FuncOp function,
 
 LogicalResult TilePass::splitMatmul(func::FuncOp function, MatmulOp matmul) {
   MemRefType c = matmul.getC().getType();
+  ArrayRef<int64_t> tile = matmul.getConfigAttr().getTile();
   int64_t splits = matmul.getConfigAttr().getSplits();
-  SmallVector<int64_t> shape(c.getShape());
-  shape.insert(shape.end() - 2, splits);
-  auto workspace = MemRefType::get(shape, matmul.getAccumulatorType());
-  const char *suffixes[] = {"__split", "__combine"};
-  for (auto [stage, suffix] : llvm::enumerate(suffixes)) {
-    func::FuncOp kernel =
-        clonePlanStage(function, suffix, stage, splits, {workspace});
-    if (!kernel)
-      return failure();
-    MatmulOp clone = *kernel.getOps<MatmulOp>().begin();
-    auto mode =
-        stage == 0 ? MatmulTiler::Mode::Split : MatmulTiler::Mode::Combine;
-    Value argument = kernel.getArgument(kernel.getNumArguments() - 1);
-    if (failed(MatmulTiler(clone, xcds, mode, argument).run()))
-      return failure();
-  }
-  function.erase();
-  return success();
+  int64_t rank = c.getRank();
+  // Partials [batch,] splits, M, N; arrivals per C tile [batch,] rows, cols.
+  SmallVector<int64_t> partials(c.getShape());
+  partials.insert(partials.end() - 2, splits);
+  SmallVector<int64_t> arrivals(c.getShape());
+  arrivals[rank - 2] = llvm::divideCeil(arrivals[rank - 2], tile[0]);
+  arrivals[rank - 1] = llvm::divideCeil(arrivals[rank - 1], tile[1]);
+  Type i32 = IntegerType::get(&getContext(), 32);
+  SmallVector<Type> workspaces = {
+      MemRefType::get(partials, matmul.getAccumulatorType()),
+      MemRefType::get(arrivals, i32)};
+  unsigned first = function.getNumArguments();
+  Location loc = function.getLoc();
+  if (failed(function.insertArguments({first, first}, workspaces,
+                                      {DictionaryAttr(), DictionaryAttr()},
+                                      {loc, loc})))
+    return failure();
+  function->setAttr(
+      "tessel.splits",
+      IntegerAttr::get(IntegerType::get(&getContext(), 64), splits));
+  return MatmulTiler(matmul, xcds, MatmulTiler::Mode::Split,
+                     function.getArgument(first),
+                     function.getArgument(first + 1))
+      .run();
 }
 } // namespace

@@ -181,6 +181,33 @@ def Tessel_StoreOp : Tessel_Op<"store"> {
   let hasVerifier = 1;
 }
 
+def Tessel_SplitArriveOp : Tessel_Op<"split_arrive"> {
+  let summary = "Count a workgroup's arrival at a split-K tile";
+  let description = [{
+    Split-K in one kernel: each of the `splits` workgroups that share a C
+    tile stores its partial result, then arrives here once. The op makes the
+    workgroup's earlier global writes visible to the whole device (release),
+    adds one to the tile's counter `counters[indices]`, and returns true in
+    every lane of the last workgroup to arrive. That workgroup sees every
+    other split's writes (acquire) and sets the counter back to zero, so the
+    counters (zero before the first launch) serve every later launch.
+
+    ```mlir
+    %last = tessel.split_arrive %counters[%row, %col] splits = 4 : memref<8x16xi32>
+    scf.if %last { ... sum the partials, the epilogue, C ... }
+    ```
+  }];
+  let arguments = (ins Arg<MemRefOf<[I32]>, "", [MemRead, MemWrite]>:$counters,
+                       Variadic<Index>:$indices,
+                       ConfinedAttr<I64Attr, [IntMinValue<2>]>:$splits);
+  let results = (outs I1:$last);
+  let assemblyFormat = [{
+    $counters `[` $indices `]` `splits` `=` $splits attr-dict `:`
+    type($counters)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tessel_LocalAllocOp : Tessel_Op<"local_alloc"> {
   let summary = "Allocate a tile buffer in LDS";
   let results = (outs Arg<Tessel_LdsType, "", [MemAlloc]>:$buffer);
