@@ -1089,6 +1089,13 @@ static Outcome runProblem(PreparedProblem &prepared,
   }
   if (failed(verdict))
     return Outcome::Error;
+  // Split-K promises its arrival counters (the last workspace) back at zero,
+  // so that the next launch on the same workspaces counts from zero.
+  if (isa<MatmulOp>(problem.op) && splits > 1 &&
+      llvm::any_of(arguments.memrefs.back().buffer,
+                   [](char byte) { return byte != 0; }))
+    return fatal("kernel '" + steps.front()->name +
+                 "' left its split-K arrival counters non-zero");
   // Outputs once the check has run (a failing kernel's outputs are what one
   // wants to look at), never after an error.
   if (llvm::Error error = writeOutputs(arguments, numArguments))
