@@ -27,8 +27,9 @@ static constexpr unsigned kBytesPerAccess = 16;
 static constexpr unsigned kScalarPerStep = 6;
 /// VALU instructions per memory instruction for addresses and bounds masks,
 /// and per 16-byte LDS read for rotating the operand registers between
-/// register stages: how the lowering emits a K step today (each 16-byte read
-/// fills four registers that are copied once per step).
+/// register stages when the K loop is not unrolled: how the lowering emits
+/// a K step today (each 16-byte read fills four registers that are copied
+/// once per step).
 static constexpr unsigned kValuPerMemoryAccess = 3;
 static constexpr unsigned kRotationValuPerLdsRead = 4;
 /// Registers beyond accumulators and operands (addresses, loop state, masks)
@@ -47,18 +48,36 @@ MatmulStepCounts tessel::countMatmulStep(const Chip &chip,
   uint64_t stageBytes =
       uint64_t(candidate.tileK) *
       (candidate.tileM * shape.bytesA + candidate.tileN * shape.bytesB);
-  uint64_t waveReadBytes =
-      uint64_t(candidate.tileK) * (waveM * shape.bytesA + waveN * shape.bytesB);
   MatmulStepCounts step;
   step.matrix =
       (waveM / instr.m) * (waveN / instr.n) * (candidate.tileK / instr.k);
   step.matrixCycles = double(step.matrix) * instr.getCycles(chip);
   step.globalLoads = llvm::divideCeil(stageBytes, lanes * kBytesPerAccess);
   step.ldsWrites = step.globalLoads;
-  step.ldsReads = llvm::divideCeil(waveReadBytes, waveSize * kBytesPerAccess);
-  step.valu = kRotationValuPerLdsRead * step.ldsReads +
-              kValuPerMemoryAccess *
-                  (step.globalLoads + step.ldsWrites + step.ldsReads);
+  // An operand stored with K contiguous reaches its registers in 16-byte
+  // LDS reads, each filling four registers that rotate once per step unless
+  // the loop is unrolled; one stored the other way in element-wide reads,
+  // two 16-bit elements packed per VALU instruction.
+  unsigned perRegisterValu = 0;
+  unsigned rotation = candidate.unrolled ? 0 : kRotationValuPerLdsRead;
+  auto operandReads = [&](uint64_t rows, unsigned bytes, bool kContiguous) {
+    uint64_t elements = uint64_t(candidate.tileK) * rows;
+    if (kContiguous) {
+      unsigned reads = unsigned(
+          llvm::divideCeil(elements * bytes, waveSize * kBytesPerAccess));
+      perRegisterValu += rotation * reads;
+      return reads;
+    }
+    unsigned reads = unsigned(llvm::divideCeil(elements, waveSize));
+    perRegisterValu += bytes < 4 ? reads / 2 : 0;
+    perRegisterValu += rotation * reads / 4;
+    return reads;
+  };
+  step.ldsReads = operandReads(waveM, shape.bytesA, shape.aKContiguous) +
+                  operandReads(waveN, shape.bytesB, shape.bKContiguous);
+  step.valu =
+      perRegisterValu + kValuPerMemoryAccess *
+                            (step.globalLoads + step.ldsWrites + step.ldsReads);
   step.scalar = kScalarPerStep;
   return step;
 }

@@ -2,11 +2,24 @@
 
 // gfx950 reaches its full f16/bf16 rate only with the double-K
 // instructions; its 160 KiB of LDS let the model take 64 elements of K per
-// step.
+// step (both operands K-contiguous).
 // CHECK-LABEL: func.func @large_bf16
 // CHECK: tessel.matmul
 // CHECK-SAME: config = #tessel.config<tile = [128, 128, 64], waves = [2, 2], stages = 2, instr = "v_mfma_f32_32x32x16_bf16">
-func.func @large_bf16(%a: memref<4096x4096xbf16>, %b: memref<4096x4096xbf16>, %c: memref<4096x4096xbf16>) {
+func.func @large_bf16(%a: memref<4096x4096xbf16>, %b: memref<4096x4096xbf16, strided<[1, 4096]>>, %c: memref<4096x4096xbf16>) {
+  tessel.matmul ins(%a, %b : memref<4096x4096xbf16>, memref<4096x4096xbf16, strided<[1, 4096]>>) outs(%c : memref<4096x4096xbf16>)
+  return
+}
+
+// -----
+
+// B stored K x N reaches its MFMA operand one element per LDS read: the
+// model counts those reads and keeps each wave's share of B narrow (one
+// wave along M, four along N).
+// CHECK-LABEL: func.func @large_bf16_nn
+// CHECK: tessel.matmul
+// CHECK-SAME: config = #tessel.config<tile = [128, 128, 32], waves = [1, 4], stages = 2, instr = "v_mfma_f32_32x32x16_bf16">
+func.func @large_bf16_nn(%a: memref<4096x4096xbf16>, %b: memref<4096x4096xbf16>, %c: memref<4096x4096xbf16>) {
   tessel.matmul ins(%a, %b : memref<4096x4096xbf16>, memref<4096x4096xbf16>) outs(%c : memref<4096x4096xbf16>)
   return
 }

@@ -164,14 +164,10 @@ static bool hasDynamicSize(MatmulOp matmul) {
 static std::vector<Trial> tuneMatmul(ModuleOp module, MatmulOp matmul,
                                      const Chip &chip, unsigned top,
                                      const Measurement &measure) {
-  MemRefType a = matmul.getA().getType(), b = matmul.getB().getType();
-  int64_t rank = a.getRank();
-  MatmulProblemSizes sizes{a.getDimSize(rank - 2), b.getDimSize(rank - 1),
-                           a.getDimSize(rank - 1),
-                           rank == 3 ? a.getDimSize(0) : 1};
   std::vector<RankedMatmulConfig> ranked = rankMatmulConfigs(
-      module.getContext(), chip, a.getElementType(), b.getElementType(),
-      matmul.getC().getType().getElementType(), sizes);
+      module.getContext(), chip, matmul.getA().getType().getElementType(),
+      matmul.getB().getType().getElementType(),
+      matmul.getC().getType().getElementType(), getMatmulProblemSizes(matmul));
   StringRef function = matmul->getParentOfType<func::FuncOp>().getName();
   std::vector<Trial> trials;
   for (auto [index, candidate] :

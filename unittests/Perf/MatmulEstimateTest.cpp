@@ -51,6 +51,23 @@ TEST(MatmulEstimate, StepCounts) {
   EXPECT_DOUBLE_EQ(step.matrixCycles, 16.0 * 32);
 }
 
+// An unrolled K loop copies no registers between steps; B stored K x N
+// comes one element per LDS read (a wave's 64 columns x 32 K over 64
+// lanes: 32 reads instead of 4 of 16 bytes), two elements packed per VALU
+// instruction.
+TEST(MatmulEstimate, StepCountsUnrolledAndTransposedB) {
+  MatmulCandidate unrolled = candidate(128, 128, 32, 2, 2, 144, 32768);
+  unrolled.unrolled = true;
+  MatmulShape shape = bf16(4096, 4096, 4096);
+  MatmulStepCounts step = countMatmulStep(gfx942(), unrolled, shape);
+  EXPECT_EQ(step.ldsReads, 8u);
+  EXPECT_EQ(step.valu, 3u * 16);
+  shape.bKContiguous = false;
+  step = countMatmulStep(gfx942(), unrolled, shape);
+  EXPECT_EQ(step.ldsReads, 4u + 32u);
+  EXPECT_EQ(step.valu, 16u + 3u * (4 + 4 + 36));
+}
+
 // Workgroups run in rounds: 1024 tiles of 128x128 with two workgroups per
 // CU (32 KiB of LDS each) take two rounds of 608 on 304 CUs.
 TEST(MatmulEstimate, Rounds) {

@@ -25,6 +25,9 @@ namespace tessel {
 struct MatmulShape {
   uint64_t m = 0, n = 0, k = 0, batch = 1;
   unsigned bytesA = 2, bytesB = 2, bytesC = 2; ///< bytes per element
+  /// The operand's contiguous dimension is K; otherwise each lane reads it
+  /// from LDS one element at a time and packs the elements.
+  bool aKContiguous = true, bKContiguous = true;
 };
 
 /// One candidate config and the resources it is estimated to need.
@@ -34,6 +37,8 @@ struct MatmulCandidate {
   /// Split-K: workgroups sharing the K dimension of one C tile; > 1 adds the
   /// partials' traffic and the last split's summing.
   unsigned splits = 1;
+  /// The K loop is unrolled by two (no register copies between steps).
+  bool unrolled = false;
   const MmaInstr *instr = nullptr;
   unsigned vgprs = 0;    ///< per lane, all of them (accumulators in VGPRs)
   unsigned ldsBytes = 0; ///< per workgroup

@@ -124,6 +124,18 @@ static SmallVector<int64_t> getSplitKCandidates(const Chip &chip,
   return candidates;
 }
 
+MatmulProblemSizes tessel::getMatmulProblemSizes(MatmulOp matmul) {
+  MemRefType aType = matmul.getA().getType();
+  MemRefType bType = matmul.getB().getType();
+  int64_t rank = aType.getRank();
+  MatmulProblemSizes sizes{
+      aType.getDimSize(rank - 2), bType.getDimSize(rank - 1),
+      aType.getDimSize(rank - 1), rank == 3 ? aType.getDimSize(0) : 1};
+  sizes.aKContiguous = getContiguousTileDim(aType) == 1;
+  sizes.bKContiguous = getContiguousTileDim(bType) == 0;
+  return sizes;
+}
+
 std::vector<RankedMatmulConfig>
 tessel::rankMatmulConfigs(MLIRContext *context, const Chip &chip, Type a,
                           Type b, Type c, MatmulProblemSizes sizes) {
@@ -135,6 +147,8 @@ tessel::rankMatmulConfigs(MLIRContext *context, const Chip &chip, Type a,
   shape.bytesA = bytesOf(a);
   shape.bytesB = bytesOf(b);
   shape.bytesC = bytesOf(c);
+  shape.aKContiguous = sizes.aKContiguous;
+  shape.bKContiguous = sizes.bKContiguous;
 
   std::vector<RankedMatmulConfig> ranked;
   for (unsigned instrSize : {32u, 16u}) {
@@ -182,6 +196,8 @@ tessel::rankMatmulConfigs(MLIRContext *context, const Chip &chip, Type a,
                 candidate.wavesN = wavesN;
                 candidate.stages = 2;
                 candidate.splits = splits;
+                candidate.unrolled = fitsUnrolledKLoop(
+                    resources.accumulatorVgprs, resources.stepVgprs);
                 candidate.instr = instr;
                 candidate.vgprs = resources.totalVgprs();
                 candidate.ldsBytes = resources.ldsBytes;
@@ -228,6 +244,8 @@ MatmulResources tessel::estimateMatmulResources(ConfigAttr config, Type a,
                tileN / config.getWaves()[1] * tileK * bytesOf(b) / waveSize);
   int64_t prefetchBytes = config.getStages() > 1 ? stageBytes / lanes : 0;
   resources.operandVgprs = llvm::divideCeil(operandBytes + prefetchBytes, 4);
+  resources.stepVgprs =
+      llvm::divideCeil(operandBytes / slots + prefetchBytes, 4);
   return resources;
 }
 

@@ -31,6 +31,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
+#include "tessel/Dialect/Tessel/Transforms/KernelConfig.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
@@ -135,19 +136,16 @@ static int64_t registersPerLane(Type type) {
   return llvm::divideCeil(bits, 32);
 }
 
-/// Whether the pipelined loop still fits two waves per SIMD (256 registers
-/// per lane, the occupancy the configs are chosen for) once unrolled by two:
-/// then both steps' operand registers and in-flight tiles are live beside
-/// the accumulators, plus registers for addresses and loop bookkeeping.
+/// Whether the pipelined loop still fits once unrolled by two
+/// (fitsUnrolledKLoop).
 static bool fitsUnrolled(scf::ForOp loop, unsigned numOld) {
-  constexpr int64_t kRegisterBudget = 256, kBookkeeping = 48;
   int64_t accumulators = 0, nextStep = 0;
   // The loop's own values (the accumulators) come first; the pipeline
   // appended one step's operands and tiles.
   for (auto [index, value] : llvm::enumerate(loop.getRegionIterArgs()))
     (index < numOld ? accumulators : nextStep) +=
         registersPerLane(value.getType());
-  return accumulators + 2 * nextStep + kBookkeeping <= kRegisterBudget;
+  return fitsUnrolledKLoop(accumulators, nextStep);
 }
 
 static void pipeline(scf::ForOp loop, LoopShape &shape) {

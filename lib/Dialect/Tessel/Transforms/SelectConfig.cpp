@@ -62,15 +62,11 @@ struct SelectConfigPass
   /// The fastest config by the analytical model; with `explain`, a remark
   /// on the op ranks the best candidates and says why the winner won.
   ConfigAttr chooseMatmulConfig(MatmulOp matmul, const Chip &target) {
-    MemRefType aType = matmul.getA().getType();
-    MemRefType bType = matmul.getB().getType();
-    int64_t rank = aType.getRank();
-    MatmulProblemSizes sizes{
-        aType.getDimSize(rank - 2), bType.getDimSize(rank - 1),
-        aType.getDimSize(rank - 1), rank == 3 ? aType.getDimSize(0) : 1};
     std::vector<RankedMatmulConfig> ranked = rankMatmulConfigs(
-        &getContext(), target, aType.getElementType(), bType.getElementType(),
-        matmul.getC().getType().getElementType(), sizes);
+        &getContext(), target, matmul.getA().getType().getElementType(),
+        matmul.getB().getType().getElementType(),
+        matmul.getC().getType().getElementType(),
+        getMatmulProblemSizes(matmul));
     if (ranked.empty())
       return {};
     if (explain)

@@ -10,6 +10,7 @@
 #define TESSEL_DIALECT_TESSEL_TRANSFORMS_KERNELCONFIG_H
 
 #include "tessel/Dialect/Tessel/IR/TesselAttrs.h"
+#include "tessel/Dialect/Tessel/IR/TesselOps.h"
 #include "tessel/Perf/MatmulEstimate.h"
 #include "tessel/Target/Chip.h"
 #include "tessel/Target/Mma.h"
@@ -40,10 +41,16 @@ struct RankedMatmulConfig {
 };
 
 /// The sizes of a matmul problem, as the config chooser sees them; dynamic
-/// sizes are ShapedType::kDynamic.
+/// sizes are ShapedType::kDynamic. `aKContiguous` / `bKContiguous`: the
+/// operand's contiguous dimension is K (A stored M x K, B stored N x K);
+/// otherwise the lowering reads it from LDS one element per lane and read.
 struct MatmulProblemSizes {
   int64_t m, n, k, batch = 1;
+  bool aKContiguous = true, bKContiguous = true;
 };
+
+/// The sizes and operand layouts of `matmul`.
+MatmulProblemSizes getMatmulProblemSizes(MatmulOp matmul);
 
 /// Every config the matmul lowering supports for this problem on `chip`
 /// (tiles 16-256 per dimension, 1-8 waves, K tiles of 32-128 bytes, the
@@ -69,8 +76,20 @@ struct MatmulResources {
   int64_t ldsBytes = 0;         // LDS per workgroup
   int64_t accumulatorVgprs = 0; // per lane
   int64_t operandVgprs = 0;     // per lane: MFMA operands and prefetch
+  int64_t stepVgprs = 0; // per lane: one K step's operands and loaded tiles
   int64_t totalVgprs() const { return accumulatorVgprs + operandVgprs; }
 };
+
+/// Whether a pipelined K loop still fits two waves per SIMD (256 registers
+/// per lane, the occupancy the configs are chosen for) once unrolled by two:
+/// then two steps' operand registers and in-flight tiles (`stepVgprs` each)
+/// are live beside the accumulators, plus registers for addresses and loop
+/// bookkeeping. tessel-pipeline unrolls the loops that fit; the others
+/// copy each step's registers into the next step's once per iteration.
+inline bool fitsUnrolledKLoop(int64_t accumulatorVgprs, int64_t stepVgprs) {
+  constexpr int64_t kRegisterBudget = 256, kBookkeeping = 48;
+  return accumulatorVgprs + 2 * stepVgprs + kBookkeeping <= kRegisterBudget;
+}
 MatmulResources estimateMatmulResources(ConfigAttr config, mlir::Type a,
                                         mlir::Type b, unsigned waveSize);
 
