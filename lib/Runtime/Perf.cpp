@@ -114,7 +114,8 @@ static int64_t argumentDimension(const CompiledKernel &kernel,
     return 0;
   if (type.shape[index] >= 0)
     return type.shape[index];
-  return sizeOf(sizes, type.dimensions[index]);
+  return index < type.dimensions.size() ? sizeOf(sizes, type.dimensions[index])
+                                        : 0;
 }
 
 /// What the XCDs' L2 caches fetch for a GEMM or attention kernel (its tiles

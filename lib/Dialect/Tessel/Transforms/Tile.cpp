@@ -9,7 +9,6 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 
-#include <array>
 #include <limits>
 
 namespace tessel {
@@ -103,8 +102,10 @@ private:
     return arith::ConstantOp::create(b, loc, type,
                                      SplatElementsAttr::get(type, zero));
   }
-  /// The K loop over [kBegin, kEnd): the accumulator tile it produces.
-  Value buildKLoop(Value kBegin, Value kEnd, RankedTensorType accType);
+  /// The K loop over [kBegin, kEnd) of the tile at (m0, n0): the
+  /// accumulator tile it produces.
+  Value buildKLoop(Value m0, Value n0, Value kBegin, Value kEnd,
+                   RankedTensorType accType);
   /// The split partials of the tile at (m0, n0) summed in split order.
   Value sumPartials(Value m0, Value n0, RankedTensorType accType);
   RankedTensorType tileType(ArrayRef<int64_t> shape, Type element,
@@ -127,7 +128,6 @@ private:
   Value workspace; // split-K partials; Split only
   Value counters;  // split-K arrivals per C tile; Split only
   Value batch;
-  std::array<Value, 2> tileOrigin; // (m0, n0) of this workgroup's tile
   MmaAttr accumulatorLayout;
 };
 
@@ -273,7 +273,7 @@ FailureOr<Value> MatmulTiler::applyEpilogue(Value accumulator, Value m0,
   return mapping.lookup(block.getTerminator()->getOperand(0));
 }
 
-Value MatmulTiler::buildKLoop(Value kBegin, Value kEnd,
+Value MatmulTiler::buildKLoop(Value m0, Value n0, Value kBegin, Value kEnd,
                               RankedTensorType accType) {
   MLIRContext *context = b.getContext();
   ArrayRef<int64_t> tile = config.getTile();
@@ -282,7 +282,6 @@ Value MatmulTiler::buildKLoop(Value kBegin, Value kEnd,
   Value a = matmul.getA(), bMatrix = matmul.getB();
   MemRefType aType = matmul.getA().getType(), bType = matmul.getB().getType();
   Type aElement = aType.getElementType(), bElement = bType.getElementType();
-  Value m0 = tileOrigin[0], n0 = tileOrigin[1];
   auto aLayout = getCoalescedLayout(
       context, {tileM, tileK}, getContiguousTileDim(aType),
       llvm::divideCeil(aElement.getIntOrFloatBitWidth(), 8), numWaves);
@@ -367,7 +366,6 @@ LogicalResult MatmulTiler::run() {
   auto [tileRow, tileCol] = tilePosition(gridX, gridY);
   Value m0 = arith::MulIOp::create(b, loc, tileRow, constIndex(tileM));
   Value n0 = arith::MulIOp::create(b, loc, tileCol, constIndex(tileN));
-  tileOrigin = {m0, n0};
   auto accType = tileType({tileM, tileN}, accElement, accumulatorLayout);
 
   Value accumulator;
@@ -380,7 +378,7 @@ LogicalResult MatmulTiler::run() {
     Value kBegin = arith::MulIOp::create(b, loc, split, chunk);
     Value kEnd = arith::MinUIOp::create(
         b, loc, dim(a, rank - 1), arith::AddIOp::create(b, loc, kBegin, chunk));
-    Value partial = buildKLoop(kBegin, kEnd, accType);
+    Value partial = buildKLoop(m0, n0, kBegin, kEnd, accType);
     StoreOp::create(
         b, loc, partial, workspace, workspaceIndices(split, m0, n0),
         inBounds(cast<MemRefType>(workspace.getType()), {tileM, tileN}));
@@ -391,7 +389,7 @@ LogicalResult MatmulTiler::run() {
     b.setInsertionPoint(lastSplit.thenBlock()->getTerminator());
     accumulator = sumPartials(m0, n0, accType);
   } else {
-    accumulator = buildKLoop(constIndex(0), dim(a, rank - 1), accType);
+    accumulator = buildKLoop(m0, n0, constIndex(0), dim(a, rank - 1), accType);
   }
   FailureOr<Value> result = applyEpilogue(accumulator, m0, n0);
   if (failed(result))
