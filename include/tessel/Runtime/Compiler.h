@@ -42,13 +42,15 @@ struct CompileOptions {
 
 /// How a kernel's launch covers its problem. Matmul: x over column tiles,
 /// y over row tiles, z over the batch. Attention: x over query-row tiles,
-/// y over heads, z over batch (times splits for a split-KV first stage).
+/// y over heads, z over batch (times splits for a split-KV first stage; the
+/// matmul's z too for split-K).
 struct GridRule {
   enum class Kind { Matmul, Attention };
   Kind kind = Kind::Matmul;
   std::array<int64_t, 2> tile = {0, 0}; // rows x columns per workgroup
-  /// Split-KV plans: the problem kernel this one is a stage of, its stage
-  /// (launched in increasing order) and the split count.
+  /// Split-KV plans: the problem kernel this one is a stage of and its
+  /// stage (launched in increasing order). The split count of a split-KV
+  /// first stage or of a split-K matmul (one kernel): z is multiplied by it.
   std::string planOf;
   int64_t stage = 0;
   int64_t splits = 1;
