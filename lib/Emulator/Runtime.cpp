@@ -825,8 +825,11 @@ int32_t __tessel_emu_cvt_pk_fp8_f32(float a, float b, int32_t old,
 
 float __tessel_emu_math_f32(int32_t op, float x) {
   switch (op) {
-  case abi::kExp2:
-    return std::exp2(x);
+  case abi::kExp2: {
+    // v_exp_f32 does not produce denormals: results below 2^-126 are 0.
+    float result = std::exp2(x);
+    return std::fpclassify(result) == FP_SUBNORMAL ? 0.0f : result;
+  }
   case abi::kLog2:
     return std::log2(x);
   case abi::kSqrt:

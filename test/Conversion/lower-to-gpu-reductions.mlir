@@ -2,13 +2,15 @@
 
 // Row reductions of a 32x32 MFMA accumulator tile: each lane holds column
 // lane % 32 of rows spread over its 16 registers, so a row's maximum is a
-// butterfly over lane bits 0-4 (five xor shuffles per distinct row value);
-// the broadcast to a wider tile moves registers within the lane; iota
-// gives each register's coordinate.
+// butterfly over lane bits 0-4 (five xor shuffles per row the lane holds,
+// maxnum to combine); the result is one register per row ([32, 1]); the
+// broadcast to a wider tile moves registers within the lane; iota gives each
+// register's coordinate.
 #mma = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [1, 1]>
+#rows = #tessel.linear<register = [[1, 0], [2, 0], [8, 0], [16, 0]], lane = [[0, 0], [0, 0], [0, 0], [0, 0], [0, 0], [4, 0]]>
 // CHECK-LABEL: gpu.func @rows
 // CHECK: %[[S1:.*]], %{{.*}} = gpu.shuffle  xor %{{.*}}, %{{.*}}, %{{.*}} : f32
-// CHECK: arith.maximumf
+// CHECK: arith.maxnumf
 // CHECK-COUNT-79: gpu.shuffle  xor
 // CHECK-NOT: gpu.shuffle
 // CHECK-COUNT-16: arith.index_cast {{.*}} : index to i32
@@ -16,8 +18,8 @@
 func.func @rows(%x: memref<32x32xf32>, %y: memref<32x64xf32>, %z: memref<32x32xi32>) attributes {tessel.workgroup_size = 64 : i64} {
   %c0 = arith.constant 0 : index
   %t = tessel.load %x[%c0, %c0] : memref<32x32xf32> -> tensor<32x32xf32, #mma>
-  %m = tessel.reduce "max" %t along 1 : tensor<32x32xf32, #mma>
-  %w = tessel.broadcast %m : tensor<32x32xf32, #mma> -> tensor<32x64xf32, #mma>
+  %m = tessel.reduce "max" %t along 1 : tensor<32x32xf32, #mma> -> tensor<32x1xf32, #rows>
+  %w = tessel.broadcast %m : tensor<32x1xf32, #rows> -> tensor<32x64xf32, #mma>
   tessel.store %w, %y[%c0, %c0] : tensor<32x64xf32, #mma>, memref<32x64xf32>
   %i = tessel.iota 0 : tensor<32x32xi32, #mma>
   tessel.store %i, %z[%c0, %c0] : tensor<32x32xi32, #mma>, memref<32x32xi32>
@@ -26,14 +28,41 @@ func.func @rows(%x: memref<32x32xf32>, %y: memref<32x64xf32>, %z: memref<32x32xi
 
 // -----
 
+// Column reductions of the same tile stay in the lane: its 16 registers
+// fold into one (15 adds), then one shuffle joins the two half-waves that
+// hold the column's other rows; the [1, 32] result is one register, stored
+// once per column (lanes 32-63 hold copies and do not store).
+#mma1 = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [1, 1]>
+#columns = #tessel.linear<lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 0]]>
+// CHECK-LABEL: gpu.func @columns
+// CHECK-COUNT-15: arith.addf
+// CHECK: gpu.shuffle  xor %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK-NOT: gpu.shuffle
+// CHECK: arith.addf
+// CHECK: arith.andi %{{.*}}, %{{.*}} : index
+// CHECK: scf.if
+// CHECK: memref.store
+// CHECK: gpu.return
+func.func @columns(%x: memref<32x32xf32>, %y: memref<1x32xf32>) attributes {tessel.workgroup_size = 64 : i64} {
+  %c0 = arith.constant 0 : index
+  %t = tessel.load %x[%c0, %c0] : memref<32x32xf32> -> tensor<32x32xf32, #mma1>
+  %s = tessel.reduce "add" %t along 0 : tensor<32x32xf32, #mma1> -> tensor<1x32xf32, #columns>
+  tessel.store %s, %y[%c0, %c0] : tensor<1x32xf32, #columns>, memref<1x32xf32>
+  return
+}
+
+// -----
+
 // A reduction across waves is refused: the lowering keeps reductions in a
 // wave.
 #mma2 = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [1, 2]>
+#rows2 = #tessel.linear<register = [[1, 0], [2, 0], [8, 0], [16, 0]], lane = [[0, 0], [0, 0], [0, 0], [0, 0], [0, 0], [4, 0]], wave = [[0, 0]]>
 func.func @across_waves(%x: memref<32x64xf32>) attributes {tessel.workgroup_size = 128 : i64} {
   %c0 = arith.constant 0 : index
   %t = tessel.load %x[%c0, %c0] : memref<32x64xf32> -> tensor<32x64xf32, #mma2>
   // expected-error @+1 {{'tessel.reduce' op the reduced dimension is split across waves; reductions stay within a wave}}
-  %m = tessel.reduce "add" %t along 1 : tensor<32x64xf32, #mma2>
-  tessel.store %m, %x[%c0, %c0] : tensor<32x64xf32, #mma2>, memref<32x64xf32>
+  %m = tessel.reduce "add" %t along 1 : tensor<32x64xf32, #mma2> -> tensor<32x1xf32, #rows2>
+  %w = tessel.broadcast %m : tensor<32x1xf32, #rows2> -> tensor<32x64xf32, #mma2>
+  tessel.store %w, %x[%c0, %c0] : tensor<32x64xf32, #mma2>, memref<32x64xf32>
   return
 }

@@ -113,8 +113,8 @@ func.func @attention_waves_along_keys(%q: memref<1x1x64x64xf16>, %k: memref<1x1x
 // -----
 
 func.func @attention_blocks_over_lds(%q: memref<1x1x64x256xbf16>, %k: memref<1x1x64x256xbf16>, %v: memref<1x1x64x256xbf16>, %o: memref<1x1x64x256xbf16>) {
-  // expected-error @+1 {{'tessel.attention' op the config needs 69632 bytes of LDS, over the 65536 of gfx942}}
-  tessel.attention ins(%q, %k, %v : memref<1x1x64x256xbf16>, memref<1x1x64x256xbf16>, memref<1x1x64x256xbf16>) outs(%o : memref<1x1x64x256xbf16>) {config = #tessel.config<tile = [64, 32], waves = [2, 1], stages = 1, instr = "v_mfma_f32_32x32x8_bf16">}
+  // expected-error @+1 {{'tessel.attention' op the config needs 131072 bytes of LDS, over the 65536 of gfx942}}
+  tessel.attention ins(%q, %k, %v : memref<1x1x64x256xbf16>, memref<1x1x64x256xbf16>, memref<1x1x64x256xbf16>) outs(%o : memref<1x1x64x256xbf16>) {config = #tessel.config<tile = [32, 128], waves = [1, 1], stages = 1, instr = "v_mfma_f32_32x32x8_bf16">}
   return
 }
 

@@ -1,10 +1,16 @@
 // RUN: tessel-opt %s --pass-pipeline='builtin.module(tessel-tile)' | FileCheck %s
 
-// Causal grouped-query attention with dynamic lengths and the logsumexp:
-// one workgroup per (query block, head, batch), key/value head h / (Hq /
-// Hkv), a key loop that stops after the last block this query block can
-// see, the online softmax with the scale folded into the exp2 domain, and
-// O / l.
+// Causal grouped-query attention with dynamic lengths and the logsumexp, in
+// the transposed form S^T = K Q^T, O^T = V^T P^T: one workgroup per (query
+// block, head, batch), key/value head h / (Hq / Hkv), waves split the
+// queries (the accumulators' columns). Q^T is loaded once; the statistics
+// are one value per query ([1, 64] tiles); the scale (with log2 e) is
+// applied to the block max and inside one fma per score; exp2 may be the
+// hardware's approximation. The key loop is split where masking starts:
+// the whole blocks every query of the block sees run without masks, the
+// causal diagonal and the sequence tail with them.
+// CHECK-DAG: #[[$MMA:mma[0-9]*]] = #tessel.mma<"v_mfma_f32_32x32x8_bf16", waves = [1, 2]>
+// CHECK-DAG: #[[$STAT:linear[0-9]*]] = #tessel.linear<lane = {{\[}}[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 0]], wave = {{\[}}[0, 32]]>
 // CHECK-LABEL: func.func @attention
 // CHECK-SAME: (%[[Q:.*]]: memref<1x4x?x64xbf16>, %[[K:.*]]: memref<1x2x?x64xbf16>, %[[V:.*]]: memref<1x2x?x64xbf16>, %[[O:.*]]: memref<1x4x?x64xbf16>, %[[LSE:.*]]: memref<1x4x?xf32>)
 // CHECK-SAME: tessel.tile = array<i64: 64, 64>, tessel.workgroup_size = 128 : i64
@@ -14,33 +20,43 @@
 // CHECK: %[[M0:.*]] = arith.muli %[[QB]]
 // CHECK: %[[GROUP:.*]] = arith.divui
 // CHECK: %[[KVH:.*]] = arith.divui %[[H]], %[[GROUP]] : index
-// CHECK: %[[TQ:.*]] = tessel.load %[[Q]][%[[B]], %[[H]], %[[M0]], %{{.*}}]
-// CHECK: %[[KT:.*]] = memref.transpose %[[K]] (d0, d1, d2, d3) -> (d0, d1, d3, d2)
+// CHECK: %[[QT:.*]] = memref.transpose %[[Q]] (d0, d1, d2, d3) -> (d0, d1, d3, d2)
+// CHECK: %[[TQ:.*]] = tessel.load %[[QT]][%[[B]], %[[H]], %{{.*}}, %[[M0]]]
+// CHECK: %[[VT:.*]] = memref.transpose %[[V]] (d0, d1, d2, d3) -> (d0, d1, d3, d2)
 // CHECK: %[[END:.*]] = arith.minsi
-// CHECK: scf.for %[[N0:.*]] = %{{.*}} to %[[END]] step %{{.*}} iter_args(%[[M:.*]] = %{{.*}}, %[[L:.*]] = %{{.*}}, %[[ACC:.*]] = %{{.*}})
-// CHECK:   %[[TK:.*]] = tessel.load %[[KT]][%[[B]], %[[KVH]], %{{.*}}, %[[N0]]]
-// CHECK:   %[[TV:.*]] = tessel.load %[[V]][%[[B]], %[[KVH]], %[[N0]], %{{.*}}]
-// CHECK:   %[[S:.*]] = tessel.dot %[[TQ]], %[[TK]]
+// CHECK: %[[FIRST:.*]]:3 = scf.for %[[N0:.*]] = %{{.*}} to %[[MASKED:.*]] step %{{.*}} iter_args(%[[M:.*]] = %{{.*}}, %[[L:.*]] = %{{.*}}, %[[ACC:.*]] = %{{.*}}) -> (tensor<1x64xf32, #[[$STAT]]>, tensor<1x64xf32, #[[$STAT]]>, tensor<64x64xf32, #[[$MMA]]>)
+// CHECK:   %[[TK:.*]] = tessel.load %[[K]][%[[B]], %[[KVH]], %[[N0]], %{{.*}}]
+// CHECK:   %[[TV:.*]] = tessel.load %[[VT]][%[[B]], %[[KVH]], %{{.*}}, %[[N0]]]
+// CHECK:   %[[S:.*]] = tessel.dot %[[TK]], %[[TQ]]
+// CHECK-NOT: tessel.iota
+// CHECK:   %[[MAX:.*]] = tessel.reduce "max" %[[S]] along 0 : tensor<64x64xf32, #[[$MMA]]> -> tensor<1x64xf32, #[[$STAT]]>
 // scale 1/sqrt(64) * log2(e)
 // CHECK:   arith.constant dense<0.180336878>
-// CHECK:   tessel.iota 1
-// CHECK:   arith.cmpi slt
-// CHECK:   tessel.iota 0
-// CHECK:   arith.cmpi sle
-// CHECK:   %[[MAX:.*]] = tessel.reduce "max" %{{.*}} along 1
-// CHECK:   math.exp2
-// CHECK:   math.exp2
-// CHECK:   tessel.reduce "add" %{{.*}} along 1
-// CHECK:   %[[ALPHA:.*]] = tessel.broadcast
+// CHECK:   arith.maxnumf %[[M]]
+// CHECK:   math.fma %[[S]]
+// CHECK:   math.exp2 %{{.*}} fastmath<afn> : tensor<64x64xf32, #[[$MMA]]>
+// CHECK:   math.exp2 %{{.*}} fastmath<afn> : tensor<1x64xf32, #[[$STAT]]>
+// CHECK:   tessel.reduce "add" %{{.*}} along 0
+// CHECK:   %[[ALPHA:.*]] = tessel.broadcast %{{.*}} : tensor<1x64xf32, #[[$STAT]]> -> tensor<64x64xf32, #[[$MMA]]>
 // CHECK:   arith.mulf %[[ACC]], %[[ALPHA]]
-// CHECK:   %[[P:.*]] = arith.truncf %{{.*}} to tensor<64x64xbf16, #mma>
-// CHECK:   tessel.dot %[[P]], %[[TV]]
-// CHECK: arith.divf
-// CHECK: tessel.store %{{.*}}, %[[O]][%[[B]], %[[H]], %[[M0]], %{{.*}}]
-// The logsumexp goes to column 0 of a [B, H, Sq, 1] view.
+// CHECK:   %[[P:.*]] = arith.truncf %{{.*}} to tensor<64x64xbf16, #[[$MMA]]>
+// CHECK:   tessel.dot %[[TV]], %[[P]]
+// The second loop masks keys past the sequence and past each query.
+// CHECK: scf.for %{{.*}} = %[[MASKED]] to %[[END]] step %{{.*}} iter_args(%{{.*}} = %[[FIRST]]#0, %{{.*}} = %[[FIRST]]#1, %{{.*}} = %[[FIRST]]#2)
+// CHECK:   tessel.iota 0
+// CHECK:   arith.cmpi slt
+// CHECK:   tessel.iota 1
+// CHECK:   arith.cmpi sle
+// CHECK:   arith.select
+// CHECK:   tessel.reduce "max"
+// One reciprocal per query, O^T stored through a transposed view.
+// CHECK: arith.divf %{{.*}} : tensor<1x64xf32, #[[$STAT]]>
+// CHECK: %[[OT:.*]] = memref.transpose %[[O]]
+// CHECK: tessel.store %{{.*}}, %[[OT]][%[[B]], %[[H]], %{{.*}}, %[[M0]]]
+// The logsumexp goes to row 0 of a [B, H, 1, Sq] view.
 // CHECK: math.log2
-// CHECK: memref.reinterpret_cast {{.*}} strides: [%{{.*}}, %{{.*}}, %{{.*}}, 0]
-// CHECK: tessel.store
+// CHECK: memref.reinterpret_cast {{.*}} strides: [%{{.*}}, %{{.*}}, 0, %{{.*}}]
+// CHECK: tessel.store %{{.*}} : tensor<1x64xf32, #[[$STAT]]>
 // CHECK-NOT: tessel.attention
 func.func @attention(%arg0: memref<1x4x?x64xbf16>, %arg1: memref<1x2x?x64xbf16>, %arg2: memref<1x2x?x64xbf16>, %arg3: memref<1x4x?x64xbf16>, %arg4: memref<1x4x?xf32>) {
   tessel.attention ins(%arg0, %arg1, %arg2 : memref<1x4x?x64xbf16>, memref<1x2x?x64xbf16>, memref<1x2x?x64xbf16>) outs(%arg3 : memref<1x4x?x64xbf16>) lse(%arg4 : memref<1x4x?xf32>) {causal, config = #tessel.config<tile = [64, 64], waves = [2, 1], stages = 1, instr = "v_mfma_f32_32x32x8_bf16">}

@@ -13,8 +13,11 @@
 // CHECK: arith.ceildivui
 // CHECK: %[[BEGIN:.*]] = arith.muli %[[S]], %{{.*}} : index
 // CHECK: scf.for %{{.*}} = %[[BEGIN]] to
-// CHECK: tessel.store %{{.*}}, %[[WO]][%[[B]], %{{.*}}, %[[S]], %{{.*}}, %{{.*}}]
-// CHECK: tessel.store
+// The partial O^T through a transposed view of the workspace, the
+// log2-sum-exp as one value per query.
+// CHECK: %[[WOT:.*]] = memref.transpose %[[WO]] (d0, d1, d2, d3, d4) -> (d0, d1, d2, d4, d3)
+// CHECK: tessel.store %{{.*}}, %[[WOT]][%[[B]], %{{.*}}, %[[S]], %{{.*}}, %{{.*}}]
+// CHECK: tessel.store %{{.*}} : tensor<1x32xf32, #linear>
 // CHECK-LABEL: func.func @decode__combine
 // CHECK-SAME: tessel.plan_of = "decode", tessel.plan_stage = 1 : i64, tessel.splits = 4 : i64
 // CHECK: scf.for

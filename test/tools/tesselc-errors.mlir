@@ -30,7 +30,7 @@
 // An impossible config is an error before any code exists.
 // RUN: tessel-gen matmul -m 64 -n 64 -k 64 -t bf16 --config '#tessel.config<tile = [256, 256, 256], waves = [2, 2], stages = 1>' | not tesselc --chip=gfx942 2>&1 | FileCheck %s --check-prefix=BUDGET
 // BUDGET: error: 'tessel.matmul' op the config needs 262144 bytes of LDS, over the 65536 of gfx942
-// L0: problem-level.mlir:4:3: error: 'tessel.attention' op the config needs 106496 bytes of LDS, over the 65536 of gfx942
+// L0: problem-level.mlir:4:3: error: 'tessel.attention' op the config needs 131072 bytes of LDS, over the 65536 of gfx942
 //
 // RUN: not tesselc %S/Inputs/no-gpu-module.mlir 2>&1 | FileCheck %s --check-prefix=NOGPU
 // NOGPU: tesselc: error: the input has no gpu.module to compile

@@ -16,11 +16,13 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace tessel {
@@ -98,6 +100,7 @@ private:
   LogicalResult lowerBroadcast(BroadcastOp op);
   LogicalResult lowerIota(IotaOp op);
   LogicalResult lowerElementwise(Operation &op);
+  LogicalResult lowerNativeExp2(math::Exp2Op op);
 
   /// Stores `vector` (in `layout`) to LDS at the offsets of `toOffset`
   /// (register/lane/wave -> offset) from `base`, and loads back.
@@ -826,7 +829,9 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
   RankedTensorType type = op.getSource().getType();
   auto emitError = [&] { return op.emitOpError(); };
   FailureOr<LinearLayout> layout = getTileLayout(type, emitError);
-  if (failed(layout))
+  FailureOr<LinearLayout> reduced =
+      getTileLayout(op.getResult().getType(), emitError);
+  if (failed(layout) || failed(reduced))
     return failure();
   unsigned axis = op.getAxis();
   if (!basesAreAxisAligned(*layout))
@@ -839,7 +844,7 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
   bool isMax = op.getKind() == "max";
   auto combine = [&](Value x, Value y) -> Value {
     if (isa<FloatType>(x.getType()))
-      return isMax ? arith::MaximumFOp::create(b, loc(), x, y).getResult()
+      return isMax ? arith::MaxNumFOp::create(b, loc(), x, y).getResult()
                    : arith::AddFOp::create(b, loc(), x, y).getResult();
     return isMax ? arith::MaxSIOp::create(b, loc(), x, y).getResult()
                  : arith::AddIOp::create(b, loc(), x, y).getResult();
@@ -851,7 +856,7 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
   for (int32_t bit = 0; bit < layout->getInDimSizeLog2(dims::kRegister); ++bit)
     if (layout->getBasis(dims::kRegister, bit)[axis] != 0)
       axisMask |= int64_t(1) << bit;
-  llvm::SmallDenseMap<int64_t, Value> partial;
+  llvm::SmallMapVector<int64_t, Value, 16> partial;
   for (int64_t r = 0; r < registers; ++r) {
     Value element =
         vector::ExtractOp::create(b, loc(), source, ArrayRef<int64_t>{r});
@@ -871,12 +876,24 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
       value = combine(value, shuffle.getShuffleResult());
     }
   }
+  // The reduced layout keeps the source's other registers, in order.
   SmallVector<Value> elements;
-  for (int64_t r = 0; r < registers; ++r)
-    elements.push_back(partial[r & ~axisMask]);
-  mapping.map(op.getResult(),
-              vector::FromElementsOp::create(
-                  b, loc(), cast<VectorType>(source.getType()), elements));
+  unsigned other = 1 - axis;
+  for (int64_t r = 0; r < reduced->getInDimSize(dims::kRegister); ++r) {
+    int32_t coordinate = reduced->apply({int32_t(r), 0, 0})[other];
+    auto holder = llvm::find_if(partial, [&](const auto &entry) {
+      return layout->apply({int32_t(entry.first), 0, 0})[other] == coordinate;
+    });
+    if (holder == partial.end())
+      return op.emitOpError() << "no register of the source holds position "
+                              << coordinate << " of the result";
+    elements.push_back(holder->second);
+  }
+  mapping.map(op.getResult(), vector::FromElementsOp::create(
+                                  b, loc(),
+                                  VectorType::get({int64_t(elements.size())},
+                                                  type.getElementType()),
+                                  elements));
   return success();
 }
 
@@ -888,12 +905,22 @@ LogicalResult KernelLowering::lowerBroadcast(BroadcastOp op) {
   FailureOr<LinearLayout> to = getTileLayout(resultType, emitError);
   if (failed(from) || failed(to))
     return failure();
-  // The rows a lane holds must come from the same lane and wave bits.
+  // The coordinates that identify a value: those the source does not
+  // broadcast over.
+  SmallVector<unsigned, 2> kept;
+  for (unsigned d = 0; d < 2; ++d)
+    if (sourceType.getDimSize(d) != 1 || resultType.getDimSize(d) == 1)
+      kept.push_back(d);
+  auto sameKept = [&](ArrayRef<int32_t> x, ArrayRef<int32_t> y) {
+    return llvm::all_of(kept, [&](unsigned d) { return x[d] == y[d]; });
+  };
+  // The rows (columns) a lane holds must come from the same lane and wave
+  // bits.
   for (StringRef name : {dims::kLane, dims::kWave}) {
     if (from->getInDimSizeLog2(name) != to->getInDimSizeLog2(name))
       return op.emitOpError() << "layouts of different " << name << " counts";
     for (int32_t bit = 0; bit < from->getInDimSizeLog2(name); ++bit)
-      if (from->getBasis(name, bit)[0] != to->getBasis(name, bit)[0])
+      if (!sameKept(from->getBasis(name, bit), to->getBasis(name, bit)))
         return op.emitOpError()
                << "the rows of the two layouts are not held by the same "
                   "lanes: broadcast within a lane is impossible";
@@ -901,14 +928,15 @@ LogicalResult KernelLowering::lowerBroadcast(BroadcastOp op) {
   Value source = mapping.lookup(op.getSource());
   SmallVector<Value> elements;
   for (int64_t r = 0; r < to->getInDimSize(dims::kRegister); ++r) {
-    int32_t row = to->apply({int32_t(r), 0, 0})[0];
+    SmallVector<int32_t, 4> coords = to->apply({int32_t(r), 0, 0});
     std::optional<int64_t> holder;
     for (int64_t s = 0; s < from->getInDimSize(dims::kRegister) && !holder; ++s)
-      if (from->apply({int32_t(s), 0, 0})[0] == row)
+      if (sameKept(from->apply({int32_t(s), 0, 0}), coords))
         holder = s;
     if (!holder)
-      return op.emitOpError()
-             << "row " << row << " of the result has no register in the source";
+      return op.emitOpError() << "element (" << coords[0] << ", " << coords[1]
+                              << ") of the result has no register in the "
+                                 "source";
     elements.push_back(vector::ExtractOp::create(b, loc(), source,
                                                  ArrayRef<int64_t>{*holder}));
   }
@@ -1043,6 +1071,32 @@ LogicalResult KernelLowering::lowerSplitArrive(SplitArriveOp op) {
   return success();
 }
 
+/// exp2 allowed to be approximate (`afn`, attention's softmax): the
+/// hardware's v_exp_f32 alone, one per element. Without the flag the backend
+/// wraps each one in a rescaling that keeps results below 2^-126 as
+/// denormals, which v_exp_f32 flushes to zero: three more VALU instructions
+/// and a compare per element for values no softmax sum can see.
+LogicalResult KernelLowering::lowerNativeExp2(math::Exp2Op op) {
+  Value source = mapping.lookup(op.getOperand());
+  auto vectorType = dyn_cast<VectorType>(source.getType());
+  if (!vectorType) {
+    mapping.map(op.getResult(),
+                ROCDL::ROCDLExp2::create(b, loc(), source.getType(), source)
+                    .getResult());
+    return success();
+  }
+  SmallVector<Value> elements;
+  for (int64_t i = 0; i < vectorType.getNumElements(); ++i) {
+    Value element =
+        vector::ExtractOp::create(b, loc(), source, ArrayRef<int64_t>{i});
+    elements.push_back(
+        ROCDL::ROCDLExp2::create(b, loc(), element.getType(), element));
+  }
+  mapping.map(op.getResult(),
+              vector::FromElementsOp::create(b, loc(), vectorType, elements));
+  return success();
+}
+
 LogicalResult KernelLowering::lowerElementwise(Operation &op) {
   std::optional<Attribute> layout;
   for (Value operand : op.getOperands())
@@ -1053,6 +1107,10 @@ LogicalResult KernelLowering::lowerElementwise(Operation &op) {
                   "layout";
       layout = tile.getEncoding();
     }
+  if (auto exp2 = dyn_cast<math::Exp2Op>(op))
+    if (bitEnumContainsAll(exp2.getFastmath(), arith::FastMathFlags::afn) &&
+        getElementTypeOrSelf(exp2.getType()).isF32())
+      return lowerNativeExp2(exp2);
   OperationState state(op.getLoc(), op.getName());
   for (Value operand : op.getOperands())
     state.addOperands(mapping.lookup(operand));

@@ -648,18 +648,18 @@ func.func private @linear_too_many(tensor<2048x1024xf32, #linear>)
 // -----
 
 #blk = #tessel.blocked<sizePerThread = [1, 8], threadsPerWave = [8, 8], waves = [1, 1], order = [1, 0]>
-func.func @load_in_bounds_not_divisible(%a: memref<100x64xf16>, %i: index) {
-  // expected-error @+1 {{in_bounds needs a static, non-zero memref size that the tile divides: dimension 0 of}}
-  %t = tessel.load %a[%i, %i] in_bounds : memref<100x64xf16> -> tensor<8x64xf16, #blk>
+func.func @load_in_bounds_too_small(%a: memref<4x64xf16>, %i: index) {
+  // expected-error @+1 {{in_bounds claims a tile of 8 inside dimension 0 of 'memref<4x64xf16>', which is smaller}}
+  %t = tessel.load %a[%i, %i] in_bounds : memref<4x64xf16> -> tensor<8x64xf16, #blk>
   return
 }
 
 // -----
 
 #blk = #tessel.blocked<sizePerThread = [1, 8], threadsPerWave = [8, 8], waves = [1, 1], order = [1, 0]>
-func.func @store_in_bounds_dynamic(%t: tensor<8x64xf16, #blk>, %c: memref<8x?xf16>, %i: index) {
-  // expected-error @+1 {{in_bounds needs a static, non-zero memref size that the tile divides: dimension 1 of}}
-  tessel.store %t, %c[%i, %i] in_bounds : tensor<8x64xf16, #blk>, memref<8x?xf16>
+func.func @store_in_bounds_too_small(%t: tensor<8x64xf16, #blk>, %c: memref<8x32xf16>, %i: index) {
+  // expected-error @+1 {{in_bounds claims a tile of 64 inside dimension 1 of 'memref<8x32xf16>', which is smaller}}
+  tessel.store %t, %c[%i, %i] in_bounds : tensor<8x64xf16, #blk>, memref<8x32xf16>
   return
 }
 
@@ -676,5 +676,54 @@ func.func @split_arrive_indices(%counters: memref<4x8xi32>, %i: index) {
 func.func @split_arrive_one_split(%counters: memref<4x8xi32>, %i: index) {
   // expected-error @+1 {{attribute 'splits' failed to satisfy constraint}}
   %last = tessel.split_arrive %counters[%i, %i] splits = 1 : memref<4x8xi32>
+  return
+}
+
+// -----
+
+#acc = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [1, 1]>
+#wrong = #tessel.linear<lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 0]]>
+func.func @reduce_wrong_result(%s: tensor<32x32xf32, #acc>) {
+  // expected-error @+1 {{result must be 'tensor<32x1xf32, #tessel.linear<register = [[1, 0], [2, 0], [8, 0], [16, 0]], lane = [[0, 0], [0, 0], [0, 0], [0, 0], [0, 0], [4, 0]]>>': size 1 along the reduced dimension, held by the lanes that held its rows or columns}}
+  %m = tessel.reduce "max" %s along 1 : tensor<32x32xf32, #acc> -> tensor<1x32xf32, #wrong>
+  return
+}
+
+// -----
+
+#acc = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [1, 1]>
+func.func @reduce_kind(%s: tensor<32x32xf32, #acc>) {
+  // expected-error @+1 {{kind must be max or add, got 'min'}}
+  %m = tessel.reduce "min" %s along 1 : tensor<32x32xf32, #acc> -> tensor<32x32xf32, #acc>
+  return
+}
+
+// -----
+
+#mixed = #tessel.linear<register = [[1, 1]], lane = [[0, 1], [1, 0]]>
+#row = #tessel.linear<lane = [[0, 1], [0, 0]]>
+func.func @reduce_mixed_bases(%s: tensor<2x2xf32, #mixed>) {
+  // expected-error @+1 {{reductions need a layout whose bases move along one dimension each}}
+  %m = tessel.reduce "add" %s along 0 : tensor<2x2xf32, #mixed> -> tensor<1x2xf32, #row>
+  return
+}
+
+// -----
+
+#acc = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [1, 1]>
+#column = #tessel.linear<lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 0]]>
+func.func @broadcast_sizes(%m: tensor<1x32xf32, #column>) {
+  // expected-error @+1 {{dimension 1 of 'tensor<1x32xf32, #tessel.linear<lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 0]]>>' must be 1 or that of 'tensor<32x64xf32, #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [1, 1]>>'}}
+  %w = tessel.broadcast %m : tensor<1x32xf32, #column> -> tensor<32x64xf32, #acc>
+  return
+}
+
+// -----
+
+#acc = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [1, 1]>
+#column = #tessel.linear<lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 0]]>
+func.func @broadcast_element(%m: tensor<1x32xf32, #column>) {
+  // expected-error @+1 {{element types differ}}
+  %w = tessel.broadcast %m : tensor<1x32xf32, #column> -> tensor<32x32xf16, #acc>
   return
 }

@@ -130,9 +130,12 @@ func.func @attention_lse_config(%q: memref<1x4x77x64xbf16>, %k: memref<1x1x300x6
 // CHECK-LABEL: func.func @global_tiles
 // CHECK: %[[T:.*]] = tessel.load %{{.*}}[%{{.*}}, %{{.*}}] in_bounds : memref<64x64xf16> -> tensor<8x64xf16, #{{.*}}>
 // CHECK: tessel.store %[[T]], %{{.*}}[%{{.*}}, %{{.*}}] : tensor<8x64xf16, #{{.*}}>, memref<?x64xf16>
+// CHECK: tessel.store %[[T]], %{{.*}}[%{{.*}}, %{{.*}}] in_bounds : tensor<8x64xf16, #{{.*}}>, memref<?x64xf16>
 func.func @global_tiles(%a: memref<64x64xf16>, %c: memref<?x64xf16>, %i: index) {
   %t = tessel.load %a[%i, %i] in_bounds : memref<64x64xf16> -> tensor<8x64xf16, #blk>
   tessel.store %t, %c[%i, %i] : tensor<8x64xf16, #blk>, memref<?x64xf16>
+  // A dynamic size: the promise is the producer's.
+  tessel.store %t, %c[%i, %i] in_bounds : tensor<8x64xf16, #blk>, memref<?x64xf16>
   return
 }
 
@@ -142,4 +145,17 @@ func.func @global_tiles(%a: memref<64x64xf16>, %c: memref<?x64xf16>, %i: index) 
 func.func @split_arrive(%counters: memref<2x4x8xi32>, %i: index) -> i1 {
   %last = tessel.split_arrive %counters[%i, %i, %i] splits = 8 : memref<2x4x8xi32>
   return %last : i1
+}
+
+// A column statistic of an MFMA accumulator (one value per column, the
+// lanes of the other half-wave holding copies) and its broadcast back.
+// CHECK-LABEL: func.func @reduce_and_broadcast
+// CHECK: %[[R:.*]] = tessel.reduce "max" %{{.*}} along 0 : tensor<32x32xf32, #mma> -> tensor<1x32xf32, #linear>
+// CHECK: tessel.broadcast %[[R]] : tensor<1x32xf32, #linear> -> tensor<64x32xf32, #mma>
+#acc = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [1, 1]>
+#column = #tessel.linear<lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 0]]>
+func.func @reduce_and_broadcast(%s: tensor<32x32xf32, #acc>) -> tensor<64x32xf32, #acc> {
+  %m = tessel.reduce "max" %s along 0 : tensor<32x32xf32, #acc> -> tensor<1x32xf32, #column>
+  %w = tessel.broadcast %m : tensor<1x32xf32, #column> -> tensor<64x32xf32, #acc>
+  return %w : tensor<64x32xf32, #acc>
 }

@@ -31,6 +31,8 @@ struct TesselOpAsmInterface : public OpAsmDialectInterface {
       os << "blocked";
     else if (isa<SwizzleAttr>(attr))
       os << "swizzle";
+    else if (isa<LinearAttr>(attr))
+      os << "linear";
     else
       return AliasResult::NoAlias;
     return AliasResult::OverridableAlias;

@@ -484,6 +484,37 @@ tessel::getTileLayout(RankedTensorType type,
   return layout;
 }
 
+FailureOr<RankedTensorType>
+tessel::getReducedTileType(RankedTensorType source, unsigned axis,
+                           function_ref<InFlightDiagnostic()> emitError) {
+  FailureOr<LinearLayout> layout = getTileLayout(source, emitError);
+  if (failed(layout))
+    return failure();
+  if (source.getRank() != 2 || axis > 1)
+    return emitError() << "reduces a 2-D tile along dimension 0 or 1";
+  // Each input's bases, flattened: registers along the axis are dropped,
+  // lanes and waves along it become copies (zero bases).
+  SmallVector<int64_t> bases[3];
+  StringRef names[3] = {dims::kRegister, dims::kLane, dims::kWave};
+  for (auto [name, flat] : llvm::zip(names, bases)) {
+    for (int32_t bit = 0; bit < layout->getInDimSizeLog2(name); ++bit) {
+      ArrayRef<int32_t> basis = layout->getBasis(name, bit);
+      if (basis[0] != 0 && basis[1] != 0)
+        return emitError() << "reductions need a layout whose bases move "
+                              "along one dimension each";
+      if (basis[axis] != 0 && name == dims::kRegister)
+        continue;
+      flat.push_back(axis == 0 ? 0 : basis[0]);
+      flat.push_back(axis == 1 ? 0 : basis[1]);
+    }
+  }
+  SmallVector<int64_t> shape(source.getShape());
+  shape[axis] = 1;
+  auto reduced = LinearAttr::get(source.getContext(), /*rank=*/2, bases[0],
+                                 bases[1], bases[2], {}, {});
+  return RankedTensorType::get(shape, source.getElementType(), reduced);
+}
+
 /// Checks a global tile access: a 2-D tile over the last two dimensions of
 /// a memref, one index per memref dimension, same element type.
 static LogicalResult verifyGlobalTileAccess(Operation *op, MemRefType memref,
@@ -508,18 +539,20 @@ static LogicalResult verifyGlobalTileAccess(Operation *op, MemRefType memref,
   if (!memref.getLayout().isIdentity() &&
       !isa<StridedLayoutAttr>(memref.getLayout()))
     return op->emitOpError() << "the memref must have a strided layout";
-  // An in-bounds tile needs static sizes that it divides: what lets its
-  // producer prove the claim.
+  // `in_bounds` is the producer's promise (as on MLIR's vector transfers):
+  // the verifier rejects what no index can satisfy, a tile larger than a
+  // static size; the rest follows from how the producer built the indices
+  // (a matmul grid of whole tiles, attention's key loop that stops before
+  // the sequence's tail block).
   if (inBounds)
     for (unsigned d = 0; d < 2; ++d) {
       int64_t size = memref.getDimSize(memref.getRank() - 2 + d);
       int64_t extent = tile.getDimSize(d);
-      if (ShapedType::isDynamic(size) || size == 0 || size % extent)
+      if (!ShapedType::isDynamic(size) && size < extent)
         return op->emitOpError()
-               << "in_bounds needs a static, non-zero memref size that the "
-                  "tile divides: dimension "
-               << (memref.getRank() - 2 + d) << " of " << memref
-               << " and the tile's " << extent;
+               << "in_bounds claims a tile of " << extent
+               << " inside dimension " << (memref.getRank() - 2 + d) << " of "
+               << memref << ", which is smaller";
     }
   return failure(failed(getTileLayout(tile, emitError)));
 }
@@ -605,16 +638,33 @@ LogicalResult ReduceOp::verify() {
     return emitOpError() << "kind must be max or add, got '" << getKind()
                          << "'";
   auto emitError = [&] { return emitOpError(); };
-  return failure(failed(getTileLayout(getSource().getType(), emitError)));
+  FailureOr<RankedTensorType> expected =
+      getReducedTileType(getSource().getType(), getAxis(), emitError);
+  if (failed(expected))
+    return failure();
+  RankedTensorType result = getResult().getType();
+  FailureOr<LinearLayout> resultLayout = getTileLayout(result, emitError);
+  if (failed(resultLayout))
+    return failure();
+  if (result.getShape() != expected->getShape() ||
+      result.getElementType() != expected->getElementType() ||
+      *resultLayout != *getTileLayout(*expected, emitError))
+    return emitOpError() << "result must be " << *expected
+                         << ": size 1 along the reduced dimension, held by "
+                            "the lanes that held its rows or columns";
+  return success();
 }
 
 LogicalResult BroadcastOp::verify() {
   RankedTensorType source = getSource().getType(),
                    result = getResult().getType();
-  if (source.getRank() != 2 || result.getRank() != 2 ||
-      source.getDimSize(0) != result.getDimSize(0))
-    return emitOpError() << "broadcasts rows: " << source << " and " << result
-                         << " must be 2-D tiles of the same number of rows";
+  if (source.getRank() != 2 || result.getRank() != 2)
+    return emitOpError() << "broadcasts 2-D tiles";
+  for (unsigned d = 0; d < 2; ++d)
+    if (source.getDimSize(d) != 1 &&
+        source.getDimSize(d) != result.getDimSize(d))
+      return emitOpError() << "dimension " << d << " of " << source
+                           << " must be 1 or that of " << result;
   if (source.getElementType() != result.getElementType())
     return emitOpError() << "element types differ";
   auto emitError = [&] { return emitOpError(); };

@@ -352,8 +352,10 @@ tessel::checkAttentionConfig(ConfigAttr config, const Chip &chip, Type element,
     return emitError() << "attention splits query rows over waves: waves "
                           "must be [n, 1], got ["
                        << waves[0] << ", " << waves[1] << "]";
-  if (tile[0] % (instr->m * waves[0]) || tile[1] % instr->n ||
-      headDim % instr->n)
+  // The kernel computes S^T = K Q^T and O^T = V^T P^T: keys and head dims
+  // run along the instruction's M, queries along its N.
+  if (tile[0] % (instr->n * waves[0]) || tile[1] % instr->m ||
+      headDim % instr->m)
     return emitError() << "blocks " << tile[0] << "x" << tile[1]
                        << " and head dim " << headDim
                        << " must be multiples of the " << instr->m << "x"
@@ -364,20 +366,19 @@ tessel::checkAttentionConfig(ConfigAttr config, const Chip &chip, Type element,
                        << " (two steps of " << name << ")";
   int64_t bytes = bytesOf(element), lanes = 64 * waves[0];
   int64_t blockM = tile[0], blockN = tile[1];
-  // Q, K and V tiles and P's trip to its operand layout go through LDS.
-  int64_t ldsBytes =
-      (blockM * headDim + 2 * blockN * headDim + blockM * blockN) * bytes;
+  // K and V tiles go through LDS; Q is loaded once, straight into its
+  // operand registers.
+  int64_t ldsBytes = 2 * blockN * headDim * bytes;
   if (ldsBytes > chip.maxLdsBytesPerWorkgroup)
     return emitError() << "the config needs " << ldsBytes
                        << " bytes of LDS, over the "
                        << chip.maxLdsBytesPerWorkgroup << " of " << chip.name;
-  // S, the row max and sum (kept as tiles), O, and the operands: Q and P
-  // per wave, K and V whole.
-  int64_t vgprs = 3 * blockM * blockN / lanes + blockM * headDim / lanes +
-                  llvm::divideCeil((blockM / waves[0] * (headDim + blockN) +
-                                    2 * blockN * headDim) *
-                                       bytes,
-                                   4 * 64);
+  // S^T and P^T, O^T, and the operands: Q^T per wave, K and V whole (the
+  // row statistics are a few registers).
+  int64_t vgprs =
+      2 * blockM * blockN / lanes + blockM * headDim / lanes +
+      llvm::divideCeil(
+          (blockM / waves[0] * headDim + 2 * blockN * headDim) * bytes, 4 * 64);
   int64_t budget = chip.maxArchVgprs + chip.maxAccVgprs;
   if (vgprs > budget)
     return emitError() << "head dim " << headDim << " needs about " << vgprs

@@ -5,6 +5,7 @@
 #include "tessel/Layout/Layouts.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/Support/Debug.h"
 
@@ -107,11 +108,31 @@ void PromoteLdsPass::runOnOperation() {
         convert.getSource().getType().getEncoding());
     auto read = dyn_cast_or_null<MmaOperandAttr>(
         convert.getResult().getType().getEncoding());
-    if (load && write && read)
-      byBlock[convert->getBlock()].push_back({convert, write, read});
+    if (!load || !write || !read)
+      return;
+    // An operand converted outside every loop (attention's Q) is read once:
+    // each lane loads its own K runs straight from global memory into the
+    // operand layout, and the tile takes no LDS, which is what limits how
+    // many workgroups share a CU.
+    if (!convert->getParentOfType<LoopLikeOpInterface>() && load->hasOneUse()) {
+      OpBuilder b(load);
+      auto direct = cast<LoadOp>(b.clone(*load));
+      direct.getResult().setType(convert.getResult().getType());
+      convert.replaceAllUsesWith(direct.getResult());
+      convert.erase();
+      load.erase();
+      return;
+    }
+    byBlock[convert->getBlock()].push_back({convert, write, read});
   });
   Block &entry = getOperation().getBody().front();
+  // Buffers are shared between blocks: a block's promotions are fenced by
+  // barriers on both sides, so one block's buffers are free once its reads
+  // are done (attention's Q before the key loops, its unmasked key loop
+  // before the masked one).
+  SmallVector<std::pair<LdsType, Value>> pool;
   for (auto &[block, promotions] : byBlock) {
+    SmallVector<bool> taken(pool.size(), false);
     // One write phase for all the block's operands, fenced on both sides:
     // the barrier before keeps it behind the previous iteration's reads, the
     // one after in front of this iteration's.
@@ -126,6 +147,17 @@ void PromoteLdsPass::runOnOperation() {
       FailureOr<LdsType> type = chooseBuffer(promotion, *target, choice);
       if (failed(type))
         return signalPassFailure();
+      auto reusable = llvm::find_if(llvm::enumerate(pool), [&](auto entry) {
+        return !taken[entry.index()] && entry.value().first == *type;
+      });
+      if (reusable != llvm::enumerate(pool).end()) {
+        taken[(*reusable).index()] = true;
+        Value buffer = (*reusable).value().second;
+        LocalStoreOp::create(b, loc, promotion.convert.getSource(), buffer,
+                             slot);
+        buffers.push_back(buffer);
+        continue;
+      }
       OpBuilder atEntry(&entry, entry.begin());
       auto alloc = LocalAllocOp::create(atEntry, loc, *type);
       // The bank analysis of the chosen layout, for whoever reads the IR:
@@ -137,6 +169,8 @@ void PromoteLdsPass::runOnOperation() {
       Value buffer = alloc;
       LocalStoreOp::create(b, loc, promotion.convert.getSource(), buffer, slot);
       buffers.push_back(buffer);
+      pool.push_back({*type, buffer});
+      taken.push_back(true);
     }
     gpu::BarrierOp::create(b, loc);
     for (auto [promotion, buffer] : llvm::zip(promotions, buffers)) {

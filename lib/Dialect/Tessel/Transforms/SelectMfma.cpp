@@ -38,6 +38,9 @@ struct SelectMfmaPass
           << "unknown chip '" << chip << "'; known chips: " << knownChipNames();
       return signalPassFailure();
     }
+    // Hoisted conversions, shared by every dot that reads the same operand in
+    // the same layout (attention's Q in its two key loops).
+    llvm::DenseMap<std::pair<Value, Attribute>, Value> hoisted;
     WalkResult result = getOperation().walk([&](DotOp dot) {
       auto accLayout =
           dyn_cast_or_null<MmaAttr>(dot.getC().getType().getEncoding());
@@ -52,24 +55,51 @@ struct SelectMfmaPass
                           << instr.getChipNames() << ")";
         return WalkResult::interrupt();
       }
-      OpBuilder b(dot);
       unsigned waveSize = accLayout.getEffectiveWaveSize();
+      // An operand computed by an earlier dot (attention's P) sits in an
+      // accumulator layout, which is the hardware operand layout of the
+      // next instruction when K runs along the accumulator's rows: both
+      // operands then take the instruction's own K packing, so that the
+      // conversion is the identity and P never leaves its registers.
+      bool fromAccumulator = llvm::any_of(
+          ArrayRef<Value>{dot.getA(), dot.getB()}, [](Value operand) {
+            return isa<MmaAttr>(
+                cast<RankedTensorType>(operand.getType()).getEncoding());
+          });
       auto convert = [&](Value operand, unsigned index) -> Value {
         auto type = cast<RankedTensorType>(operand.getType());
         if (isa<MmaOperandAttr>(type.getEncoding()))
           return operand;
         int64_t tileK = type.getDimSize(index == 0 ? 1 : 0);
-        int64_t kWidth = chooseKWidth(
-            instr, waveSize, tileK,
-            llvm::divideCeil(type.getElementType().getIntOrFloatBitWidth(), 8));
+        int64_t kWidth =
+            fromAccumulator
+                ? instr.getOperandElementsPerLane(waveSize)
+                : chooseKWidth(
+                      instr, waveSize, tileK,
+                      llvm::divideCeil(
+                          type.getElementType().getIntOrFloatBitWidth(), 8));
         auto layout =
             MmaOperandAttr::get(&getContext(), index, accLayout, kWidth);
-        return ConvertLayoutOp::create(
-                   b, dot.getLoc(),
-                   RankedTensorType::get(type.getShape(), type.getElementType(),
-                                         layout),
-                   operand)
-            .getResult();
+        // An operand defined outside the dot's loop (attention's Q) converts
+        // once, where it is defined: it then stays in registers for the
+        // whole loop instead of going through LDS every iteration.
+        auto convertedType = RankedTensorType::get(
+            type.getShape(), type.getElementType(), layout);
+        Operation *producer = operand.getDefiningOp();
+        if (!producer || producer->getBlock() == dot->getBlock()) {
+          OpBuilder b(dot);
+          return ConvertLayoutOp::create(b, dot.getLoc(), convertedType,
+                                         operand)
+              .getResult();
+        }
+        Value &converted = hoisted[{operand, layout}];
+        if (!converted) {
+          OpBuilder b(dot);
+          b.setInsertionPointAfter(producer);
+          converted =
+              ConvertLayoutOp::create(b, dot.getLoc(), convertedType, operand);
+        }
+        return converted;
       };
       dot.getAMutable().assign(convert(dot.getA(), 0));
       dot.getBMutable().assign(convert(dot.getB(), 1));

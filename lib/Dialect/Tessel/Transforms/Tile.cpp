@@ -469,6 +469,12 @@ private:
   /// 1): storing a tile there writes its column 0 only; loading a tile from
   /// a [.., rows, width] view of stride 0 repeats each row's value.
   Value rowView(Value memref, Value width);
+  /// A [.., 1, queries] view of a [.., queries] memref (the logsumexp): a
+  /// statistic tile of one row stores there.
+  Value queryView(Value memref);
+  /// `memref` ([B, H, splits, queries, D]) with its last two dimensions
+  /// swapped.
+  Value transposedView5D(Value memref);
 
   AttentionOp op;
   OpBuilder b;
@@ -501,6 +507,37 @@ Value AttentionTiler::rowView(Value memref, Value width) {
   return memref::ReinterpretCastOp::create(
       b, loc, viewType, metadata.getBaseBuffer(),
       OpFoldResult(metadata.getOffset()), sizes, strides);
+}
+
+Value AttentionTiler::queryView(Value memref) {
+  auto type = cast<MemRefType>(memref.getType());
+  int64_t rank = type.getRank();
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  SmallVector<OpFoldResult> sizes, strides;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d == rank - 1) {
+      sizes.push_back(b.getIndexAttr(1));
+      strides.push_back(b.getIndexAttr(0));
+    }
+    sizes.push_back(dim(memref, d));
+    strides.push_back(metadata.getStrides()[d]);
+  }
+  auto viewType = MemRefType::get(
+      SmallVector<int64_t>(rank + 1, ShapedType::kDynamic),
+      type.getElementType(),
+      StridedLayoutAttr::get(
+          b.getContext(), ShapedType::kDynamic,
+          SmallVector<int64_t>(rank + 1, ShapedType::kDynamic)));
+  return memref::ReinterpretCastOp::create(
+      b, loc, viewType, metadata.getBaseBuffer(),
+      OpFoldResult(metadata.getOffset()), sizes, strides);
+}
+
+Value AttentionTiler::transposedView5D(Value memref) {
+  auto permutation = AffineMap::getPermutationMap(
+      ArrayRef<unsigned>{0, 1, 2, 4, 3}, b.getContext());
+  return memref::TransposeOp::create(b, loc, memref,
+                                     AffineMapAttr::get(permutation));
 }
 
 LogicalResult AttentionTiler::runCombine() {
@@ -590,8 +627,6 @@ LogicalResult AttentionTiler::run() {
   Type f32 = b.getF32Type();
   unsigned elementBytes = llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
   unsigned numWaves = config.getNumWaves();
-  auto mma = MmaAttr::get(context, config.getInstr().getValue(),
-                          config.getWaves(), "", 0);
 
   // Workgroup (x, y, z) = (query block, head, batch).
   Value pidM =
@@ -614,27 +649,43 @@ LogicalResult AttentionTiler::run() {
   Value seqQ = dim(op.getQ(), 2), seqKV = dim(op.getK(), 2);
   Value zero = constIndex(0);
 
-  // Q once; K^T (through a transposed view, D contiguous) and V per block.
+  // The transposed form S^T = K Q^T, O^T = V^T P^T: the accumulators hold
+  // queries along their columns, waves split the queries, and a lane holds
+  // one query's keys (or head dims) down its registers. Softmax statistics
+  // are then column reductions, almost all within a lane, and P^T's
+  // accumulator layout is the next instruction's B operand layout: it feeds
+  // the second product from registers. Q^T is loaded once; K and V^T (both
+  // through views with D contiguous in memory) per key block.
+  auto transposedView = [&](Value memref) {
+    auto permutation =
+        AffineMap::getPermutationMap(ArrayRef<unsigned>{0, 1, 3, 2}, context);
+    return memref::TransposeOp::create(b, loc, memref,
+                                       AffineMapAttr::get(permutation))
+        .getResult();
+  };
   auto qLayout =
-      getCoalescedLayout(context, {blockM, headDim}, 1, elementBytes, numWaves);
+      getCoalescedLayout(context, {headDim, blockM}, 0, elementBytes, numWaves);
   auto kLayout =
-      getCoalescedLayout(context, {headDim, blockN}, 0, elementBytes, numWaves);
-  auto vLayout =
       getCoalescedLayout(context, {blockN, headDim}, 1, elementBytes, numWaves);
-  Value q = LoadOp::create(b, loc, tile({blockM, headDim}, element, qLayout),
-                           op.getQ(), ValueRange{batch, head, m0, zero});
-  auto permutation =
-      AffineMap::getPermutationMap(ArrayRef<unsigned>{0, 1, 3, 2}, context);
-  Value kTransposed = memref::TransposeOp::create(
-      b, loc, op.getK(), AffineMapAttr::get(permutation));
+  auto vLayout =
+      getCoalescedLayout(context, {headDim, blockN}, 0, elementBytes, numWaves);
+  Value qT = LoadOp::create(b, loc, tile({headDim, blockM}, element, qLayout),
+                            transposedView(op.getQ()),
+                            ValueRange{batch, head, zero, m0});
+  Value vTransposed = transposedView(op.getV());
 
-  auto sType = tile({blockM, blockN}, f32, mma);
-  auto oType = tile({blockM, headDim}, f32, mma);
-  auto iotaType = tile({blockM, blockN}, b.getI32Type(), mma);
-  auto maskType = tile({blockM, blockN}, b.getI1Type(), mma);
+  auto mma = MmaAttr::get(context, config.getInstr().getValue(),
+                          {1, int64_t(numWaves)}, "", 0);
+  auto sType = tile({blockN, blockM}, f32, mma);
+  auto oType = tile({headDim, blockM}, f32, mma);
+  auto iotaType = tile({blockN, blockM}, b.getI32Type(), mma);
+  FailureOr<RankedTensorType> statType =
+      getReducedTileType(sType, 0, [&] { return op.emitOpError(); });
+  if (failed(statType))
+    return failure();
   double negInf = -std::numeric_limits<double>::infinity();
-  Value mInit = splat(sType, negInf);
-  Value lInit = splat(sType, 0.0);
+  Value mInit = splat(*statType, negInf);
+  Value lInit = splat(*statType, 0.0);
   Value accInit = splat(oType, 0.0);
 
   // Causal: keys past a query's position are masked, aligned to the
@@ -664,99 +715,157 @@ LogicalResult AttentionTiler::run() {
   double log2e = 1.4426950408889634;
   double scaleLog2 = op.getEffectiveScale() * log2e;
 
-  auto loop = scf::ForOp::create(
-      b, loc, kvBegin, kvEnd, constIndex(blockN),
-      ValueRange{mInit, lInit, accInit},
-      [&](OpBuilder &nested, Location, Value n0, ValueRange iters) {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPoint(nested.getInsertionBlock(),
-                            nested.getInsertionPoint());
-        Value m = iters[0], l = iters[1], acc = iters[2];
-        Value kT =
-            LoadOp::create(b, loc, tile({headDim, blockN}, element, kLayout),
-                           kTransposed, ValueRange{batch, kvHead, zero, n0});
-        Value v =
-            LoadOp::create(b, loc, tile({blockN, headDim}, element, vLayout),
-                           op.getV(), ValueRange{batch, kvHead, n0, zero});
-        Value s =
-            DotOp::create(b, loc, sType, q, kT, splat(sType, 0.0), UnitAttr());
-        s = arith::MulFOp::create(b, loc, s, splat(sType, scaleLog2));
-        // Masks: keys past the sequence, and past the query when causal.
-        auto asI32 = [&](Value index) {
-          return splatValue(iotaType, arith::IndexCastOp::create(
-                                          b, loc, b.getI32Type(), index));
-        };
-        Value cols = arith::AddIOp::create(
+  // With a positive scale, max(s) * c = max(s * c): the scale (folded with
+  // log2 e) applies to one value per query for the max and inside one fma
+  // per element for the exponent.
+  bool foldScale = scaleLog2 > 0;
+
+  // One key block: S^T, the online softmax and O^T += V^T P^T. `masked`
+  // blocks (the tail past the sequence, causal diagonal blocks) apply the
+  // key-bound and causal masks; the others need none.
+  auto step = [&](Value n0, ValueRange iters, bool masked) {
+    Value m = iters[0], l = iters[1], acc = iters[2];
+    // The blocks before the tail lie inside the sequence: their loads need
+    // no bounds checks. (A static sequence shorter than a block has no
+    // such blocks.)
+    int64_t keys = op.getK().getType().getDimSize(2);
+    bool whole = !masked && (ShapedType::isDynamic(keys) || keys >= blockN);
+    UnitAttr inBounds = whole ? b.getUnitAttr() : UnitAttr();
+    Value k = LoadOp::create(b, loc, tile({blockN, headDim}, element, kLayout),
+                             op.getK(), ValueRange{batch, kvHead, n0, zero},
+                             inBounds);
+    Value vT = LoadOp::create(b, loc, tile({headDim, blockN}, element, vLayout),
+                              vTransposed, ValueRange{batch, kvHead, zero, n0},
+                              inBounds);
+    Value s =
+        DotOp::create(b, loc, sType, k, qT, splat(sType, 0.0), UnitAttr());
+    if (!foldScale)
+      s = arith::MulFOp::create(b, loc, s, splat(sType, scaleLog2));
+    if (masked) {
+      // Keys (rows) past the sequence, and past the query (column) when
+      // causal, become -inf.
+      auto asI32 = [&](Value index) {
+        return splatValue(iotaType, arith::IndexCastOp::create(
+                                        b, loc, b.getI32Type(), index));
+      };
+      Value keys = arith::AddIOp::create(
+          b, loc, IotaOp::create(b, loc, iotaType, b.getI64IntegerAttr(0)),
+          asI32(n0));
+      Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                          keys, asI32(seqKV));
+      if (op.getCausal()) {
+        Value queries = arith::AddIOp::create(
             b, loc, IotaOp::create(b, loc, iotaType, b.getI64IntegerAttr(1)),
-            asI32(n0));
-        Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                            cols, asI32(seqKV));
-        if (op.getCausal()) {
-          Value rows = arith::AddIOp::create(
-              b, loc, IotaOp::create(b, loc, iotaType, b.getI64IntegerAttr(0)),
-              asI32(arith::AddIOp::create(b, loc, m0, shift)));
-          Value seen = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
-                                             cols, rows);
-          valid = arith::AndIOp::create(b, loc, valid, seen);
-        }
-        (void)maskType;
-        s = arith::SelectOp::create(b, loc, valid, s, splat(sType, negInf));
-        // Online softmax; a row with no key so far keeps max -inf, and
-        // exp2 is taken against 0 there so that it gives 0, not NaN.
-        Value rowMax =
-            ReduceOp::create(b, loc, s.getType(), s, b.getI64IntegerAttr(1),
-                             b.getStringAttr("max"));
-        Value mNew = arith::MaximumFOp::create(b, loc, m, rowMax);
-        Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                            mNew, splat(sType, negInf));
-        Value mSafe =
-            arith::SelectOp::create(b, loc, empty, splat(sType, 0.0), mNew);
-        Value p = math::Exp2Op::create(b, loc,
-                                       arith::SubFOp::create(b, loc, s, mSafe));
-        Value alpha = math::Exp2Op::create(
-            b, loc, arith::SubFOp::create(b, loc, m, mSafe));
-        Value rowSum =
-            ReduceOp::create(b, loc, p.getType(), p, b.getI64IntegerAttr(1),
-                             b.getStringAttr("add"));
-        Value lNew = arith::AddFOp::create(
-            b, loc, arith::MulFOp::create(b, loc, l, alpha), rowSum);
-        Value alphaO = BroadcastOp::create(b, loc, oType, alpha);
-        acc = arith::MulFOp::create(b, loc, acc, alphaO);
-        Value pLow = arith::TruncFOp::create(
-            b, loc, tile({blockM, blockN}, element, mma), p);
-        acc = DotOp::create(b, loc, oType, pLow, v, acc, UnitAttr());
-        scf::YieldOp::create(b, loc, ValueRange{mNew, lNew, acc});
-      });
+            asI32(arith::AddIOp::create(b, loc, m0, shift)));
+        Value seen = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
+                                           keys, queries);
+        valid = arith::AndIOp::create(b, loc, valid, seen);
+      }
+      s = arith::SelectOp::create(b, loc, valid, s, splat(sType, negInf));
+    }
+    // Online softmax over one value per query, in the log2 domain; a query
+    // with no key so far keeps max -inf, and exp2 is taken against 0 there
+    // so that it gives 0, not NaN. maxnum ignores a NaN score, which still
+    // reaches the sum (and O) through its exp2.
+    Value blockMax = ReduceOp::create(
+        b, loc, *statType, s, b.getI64IntegerAttr(0), b.getStringAttr("max"));
+    if (foldScale)
+      blockMax =
+          arith::MulFOp::create(b, loc, blockMax, splat(*statType, scaleLog2));
+    Value mNew = arith::MaxNumFOp::create(b, loc, m, blockMax);
+    Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mNew,
+                                        splat(*statType, negInf));
+    Value mSafe =
+        arith::SelectOp::create(b, loc, empty, splat(*statType, 0.0), mNew);
+    Value minusMax = BroadcastOp::create(b, loc, sType,
+                                         arith::NegFOp::create(b, loc, mSafe));
+    Value exponent = math::FmaOp::create(
+        b, loc, s, splat(sType, foldScale ? scaleLog2 : 1.0), minusMax);
+    // The hardware exp2 alone: results below 2^-126 flush to 0.
+    auto approximate = arith::FastMathFlags::afn;
+    Value p = math::Exp2Op::create(b, loc, exponent, approximate);
+    Value alpha = math::Exp2Op::create(
+        b, loc, arith::SubFOp::create(b, loc, m, mSafe), approximate);
+    Value blockSum = ReduceOp::create(
+        b, loc, *statType, p, b.getI64IntegerAttr(0), b.getStringAttr("add"));
+    Value lNew = arith::AddFOp::create(
+        b, loc, arith::MulFOp::create(b, loc, l, alpha), blockSum);
+    acc = arith::MulFOp::create(b, loc, acc,
+                                BroadcastOp::create(b, loc, oType, alpha));
+    Value pLow = arith::TruncFOp::create(
+        b, loc, tile({blockN, blockM}, element, mma), p);
+    acc = DotOp::create(b, loc, oType, vT, pLow, acc, UnitAttr());
+    return SmallVector<Value>{mNew, lNew, acc};
+  };
+  auto keyLoop = [&](Value begin, Value end, ValueRange inits, bool masked) {
+    return scf::ForOp::create(
+        b, loc, begin, end, constIndex(blockN), inits,
+        [&](OpBuilder &nested, Location, Value n0, ValueRange iters) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPoint(nested.getInsertionBlock(),
+                              nested.getInsertionPoint());
+          scf::YieldOp::create(b, loc, step(n0, iters, masked));
+        });
+  };
+  // Blocks before `maskStart` are whole and, when causal, fully visible to
+  // every query of this block: the blocks from there on are the sequence's
+  // tail block and the causal diagonal.
+  Value alignedDown = [&] {
+    Value whole = arith::MulIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, seqKV, constIndex(blockN)),
+        constIndex(blockN));
+    if (!op.getCausal())
+      return whole;
+    Value firstQueryEnd = arith::MaxSIOp::create(
+        b, loc,
+        arith::AddIOp::create(b, loc, arith::AddIOp::create(b, loc, m0, shift),
+                              constIndex(1)),
+        zero);
+    Value visible = arith::MulIOp::create(
+        b, loc,
+        arith::DivUIOp::create(b, loc, firstQueryEnd, constIndex(blockN)),
+        constIndex(blockN));
+    return arith::MinSIOp::create(b, loc, whole, visible).getResult();
+  }();
+  Value maskStart = arith::MaxSIOp::create(
+      b, loc, kvBegin, arith::MinSIOp::create(b, loc, alignedDown, kvEnd));
+  auto unmasked =
+      keyLoop(kvBegin, maskStart, ValueRange{mInit, lInit, accInit}, false);
+  auto loop = keyLoop(maskStart, kvEnd, unmasked.getResults(), true);
   Value m = loop.getResult(0), l = loop.getResult(1), acc = loop.getResult(2);
 
-  // O = acc / l, 0 for a row that saw no key (l == 0). A NaN or infinity
-  // in Q or K makes l NaN, and the row's O stays NaN, as FlashAttention's.
-  Value lO = BroadcastOp::create(b, loc, oType, l);
-  Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, lO,
-                                     splat(oType, 0.0));
-  Value ratio = arith::DivFOp::create(b, loc, acc, lO);
-  Value out = arith::SelectOp::create(b, loc, none, splat(oType, 0.0), ratio);
+  // O = acc / l, 0 for a query that saw no key (l == 0): one reciprocal per
+  // query. A NaN or infinity in Q or K makes l NaN, and the query's O stays
+  // NaN, as FlashAttention's.
+  Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l,
+                                     splat(*statType, 0.0));
+  Value inverse = arith::SelectOp::create(
+      b, loc, none, splat(*statType, 0.0),
+      arith::DivFOp::create(b, loc, splat(*statType, 1.0), l));
+  Value out = arith::MulFOp::create(
+      b, loc, acc, BroadcastOp::create(b, loc, oType, inverse));
   if (mode == Mode::Split) {
     // This split's normalized O and log2-sum-exp (in the exp2 domain).
-    StoreOp::create(b, loc, out, workspaceO,
-                    ValueRange{batch, head, split, m0, zero});
+    StoreOp::create(b, loc, out, transposedView5D(workspaceO),
+                    ValueRange{batch, head, split, zero, m0});
     Value lse2 =
         arith::AddFOp::create(b, loc, m, math::Log2Op::create(b, loc, l));
-    StoreOp::create(b, loc, lse2, rowView(workspaceLse, {}),
-                    ValueRange{batch, head, split, m0, zero});
+    StoreOp::create(b, loc, lse2, queryView(workspaceLse),
+                    ValueRange{batch, head, split, zero, m0});
   } else {
     Type oElement = op.getO().getType().getElementType();
     if (oElement != f32)
       out = arith::TruncFOp::create(
-          b, loc, tile({blockM, headDim}, oElement, mma), out);
-    StoreOp::create(b, loc, out, op.getO(), ValueRange{batch, head, m0, zero});
+          b, loc, tile({headDim, blockM}, oElement, mma), out);
+    StoreOp::create(b, loc, out, transposedView(op.getO()),
+                    ValueRange{batch, head, zero, m0});
 
     if (Value lse = op.getLse()) {
-      // logsumexp in the natural log: (m + log2 l) ln 2, written to column 0
-      // of a [B, H, Sq, 1] view (the tile's other columns fall outside it).
-      Value lseTile = naturalLogSumExp(m, l, sType);
-      Value view = rowView(lse, {});
-      StoreOp::create(b, loc, lseTile, view, ValueRange{batch, head, m0, zero});
+      // logsumexp in the natural log: (m + log2 l) ln 2, to a [B, H, 1, Sq]
+      // view.
+      Value lseTile = naturalLogSumExp(m, l, *statType);
+      StoreOp::create(b, loc, lseTile, queryView(lse),
+                      ValueRange{batch, head, zero, m0});
     }
   }
   finishKernel(op, 64 * numWaves, {blockM, blockN}, config);

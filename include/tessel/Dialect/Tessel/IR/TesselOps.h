@@ -31,6 +31,16 @@ llvm::FailureOr<LinearLayout>
 getTileLayout(mlir::RankedTensorType type,
               llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
 
+/// The tile type of the statistic `tessel.reduce` computes along `axis` of
+/// `source`: size 1 along `axis`, in a `#tessel.linear` layout that keeps
+/// the source's registers, lanes and waves for the other dimension: the
+/// registers that held the reduced dimension are gone, and the lanes and
+/// waves that held it hold copies. Fails (through `emitError`) for layouts
+/// whose bases mix the two dimensions.
+llvm::FailureOr<mlir::RankedTensorType>
+getReducedTileType(mlir::RankedTensorType source, unsigned axis,
+                   llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+
 /// Split-K: the K elements each of `splits` workgroups multiplies, a whole
 /// number of `tileK` steps (the last split may get fewer).
 int64_t getSplitKChunk(int64_t k, int64_t tileK, int64_t splits);

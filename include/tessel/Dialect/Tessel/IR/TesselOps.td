@@ -148,9 +148,13 @@ def Tessel_LoadOp : Tessel_Op<"load"> {
     ```
 
     `in_bounds` states that the whole tile lies inside the memref (the
-    producer proved it: static sizes that the tile divides, indices on tile
+    producer proved it: sizes that the tile divides, indices on tile
     boundaries inside the grid and the loop bounds): the lowering then
-    reads without masks or clamped addresses.
+    reads without masks or clamped addresses. It is a promise, as on MLIR's
+    vector transfers: the verifier rejects only what no index can satisfy
+    (a tile larger than a static size); the rest follows from how the
+    producer built the indices (attention's key loop stops before the
+    sequence's tail block).
   }];
   let arguments = (ins Arg<AnyMemRef, "", [MemRead]>:$source,
                        Variadic<Index>:$indices,
@@ -266,37 +270,43 @@ def Tessel_ConvertLayoutOp : Tessel_Op<"convert_layout", [Pure,
   let hasVerifier = 1;
 }
 
-def Tessel_ReduceOp : Tessel_Op<"reduce", [Pure, AllTypesMatch<["source", "result"]>]> {
-  let summary = "All-reduce a tile along one dimension";
+def Tessel_ReduceOp : Tessel_Op<"reduce", [Pure]> {
+  let summary = "Reduce a tile along one dimension";
   let description = [{
-    Every element becomes the maximum (`max`) or the sum (`add`) of the
-    elements of its row (`axis = 1`) or column (`axis = 0`); the result keeps
-    the tile's shape and layout, so a row statistic sits next to the
-    elements it was computed from (the online softmax of attention). The
-    lowering reduces within each lane's registers, then across lanes with a
-    butterfly of shuffles; the reduced dimension must not be split across
-    waves.
+    The maximum (`max`) or the sum (`add`) of each row (`axis = 1`) or
+    column (`axis = 0`) of a 2-D tile: a tile of size 1 along `axis` whose
+    layout is the source's with the reduced dimension removed (see
+    `getReducedTileType`): one register per row a lane held, and the lanes
+    and waves that held the reduced dimension holding copies. A statistic is
+    then one value per row, not a tile of repeats (attention's running max
+    and sum). The lowering reduces within each lane's registers, then across
+    lanes with a butterfly of shuffles; the reduced dimension must not be
+    split across waves.
 
     ```mlir
-    %m = tessel.reduce max %s along 1 : tensor<64x64xf32, #mma>
+    %m = tessel.reduce "max" %s along 1 : tensor<64x64xf32, #mma> -> tensor<64x1xf32, #rows>
     ```
   }];
   let arguments = (ins Tessel_Tile:$source,
                        ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<1>]>:$axis,
                        StrAttr:$kind);
   let results = (outs Tessel_Tile:$result);
-  let assemblyFormat = "$kind $source `along` $axis attr-dict `:` type($source)";
+  let assemblyFormat = "$kind $source `along` $axis attr-dict `:` type($source) `->` type($result)";
   let hasVerifier = 1;
 }
 
 def Tessel_BroadcastOp : Tessel_Op<"broadcast", [Pure]> {
-  let summary = "Broadcast per-row values to a tile of another width";
+  let summary = "Broadcast per-row or per-column values to a whole tile";
   let description = [{
-    `source` holds one value per row, replicated along its columns (the
-    result of `tessel.reduce ... along 1`); the result holds the same row
-    values in a tile of the same number of rows and any number of columns,
-    in the same layout family. The lowering moves registers within each
-    lane.
+    `source` has size 1 along the dimensions it is broadcast over (the
+    result of `tessel.reduce`) and the result's size along the others; every
+    element of the result is the value of its row (or column). The lowering
+    moves registers within each lane, so the lanes and waves of the two
+    layouts must hold the same rows (columns).
+
+    ```mlir
+    %w = tessel.broadcast %m : tensor<64x1xf32, #rows> -> tensor<64x128xf32, #mma>
+    ```
   }];
   let arguments = (ins Tessel_Tile:$source);
   let results = (outs Tessel_Tile:$result);
