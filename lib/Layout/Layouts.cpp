@@ -145,7 +145,9 @@ llvm::Expected<LinearLayout> tessel::ldsWriteLayout(const SwizzleQuery &query) {
 }
 
 llvm::Expected<SwizzleChoice> tessel::chooseSwizzle(const SwizzleQuery &query) {
-  llvm::Expected<LinearLayout> writeLayout = ldsWriteLayout(query);
+  llvm::Expected<LinearLayout> writeLayout =
+      query.writeLayout ? llvm::Expected<LinearLayout>(*query.writeLayout)
+                        : ldsWriteLayout(query);
   if (!writeLayout)
     return writeLayout.takeError();
   int64_t rowLength = query.shape[query.order[0]];

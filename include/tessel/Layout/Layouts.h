@@ -12,6 +12,8 @@
 
 #include "tessel/Layout/LinearLayout.h"
 
+#include <optional>
+
 namespace tessel {
 
 /// A blocked layout over a tile of `shape`: each lane holds `sizePerThread`
@@ -43,6 +45,9 @@ struct SwizzleQuery {
   unsigned readBytes = 16;  ///< per-lane width of the LDS read
   LdsBanking banking;
   unsigned waveSize = 64;
+  /// The register layout writing the tile, when it is not the coalesced one
+  /// ldsWriteLayout describes (a tile written along its strided dimension).
+  std::optional<LinearLayout> writeLayout;
 };
 
 struct SwizzleChoice {

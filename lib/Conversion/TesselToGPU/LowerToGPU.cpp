@@ -210,6 +210,58 @@ static int64_t contiguousRun(const LinearLayout &layout, unsigned dim,
 //===----------------------------------------------------------------------===//
 
 namespace {
+/// The register bits whose bases step 1, 2, 4, ... along output `dim` (and
+/// nowhere else), in that order, for a run of at most `maxElements`, with
+/// every other basis a multiple of the run along `dim`: the registers
+/// r | deposit(i, bits) for i < 2^bits.size() are one vector access. Unlike
+/// contiguousRun, the bits need not be the lowest: a lane holding runs
+/// along both dimensions of a tile (attention's V^T) stores its runs along
+/// the second one, which LDS keeps contiguous.
+static SmallVector<int32_t> contiguousRunBits(const LinearLayout &layout,
+                                              unsigned dim,
+                                              int64_t maxElements) {
+  SmallVector<int32_t> bits;
+  int32_t registerBits = layout.getInDimSizeLog2(dims::kRegister);
+  auto isStep = [&](ArrayRef<int32_t> basis, int64_t step) {
+    for (auto [d, value] : llvm::enumerate(basis))
+      if (d == dim ? value != step : value != 0)
+        return false;
+    return true;
+  };
+  while ((int64_t(2) << bits.size()) <= maxElements) {
+    int64_t step = int64_t(1) << bits.size();
+    int32_t found = -1;
+    for (int32_t bit = 0; bit < registerBits && found < 0; ++bit)
+      if (isStep(layout.getBasis(dims::kRegister, bit), step))
+        found = bit;
+    if (found < 0)
+      break;
+    bits.push_back(found);
+  }
+  // Everything else must keep runs aligned.
+  while (!bits.empty()) {
+    int64_t run = int64_t(1) << bits.size();
+    bool ok = true;
+    for (const LinearLayout::InDim &in : layout.getInDims())
+      for (auto [bit, basis] : llvm::enumerate(in.bases))
+        if (!(in.name == dims::kRegister && llvm::is_contained(bits, bit)) &&
+            basis[dim] % run != 0)
+          ok = false;
+    if (ok)
+      break;
+    bits.pop_back();
+  }
+  return bits;
+}
+
+/// Register `base` with element `i` of a run spread over register `bits`.
+static int64_t runRegister(int64_t base, ArrayRef<int32_t> bits, int64_t i) {
+  for (auto [position, bit] : llvm::enumerate(bits))
+    if (i & (int64_t(1) << position))
+      base |= int64_t(1) << bit;
+  return base;
+}
+
 /// Addressing of a tile access to a memref: which dimension is contiguous,
 /// how many elements one vector access covers, and the bounds.
 struct GlobalAccess {
@@ -557,7 +609,11 @@ FailureOr<LinearLayout> KernelLowering::offsetsOf(Operation *op,
 void KernelLowering::storeToLds(Value memory, Value base, Value vector,
                                 const LinearLayout &toOffset, Type element) {
   unsigned elementBytes = llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
-  int64_t run = contiguousRun(toOffset, 0, 16 / elementBytes);
+  SmallVector<int32_t> runBits =
+      contiguousRunBits(toOffset, 0, 16 / elementBytes);
+  int64_t run = int64_t(1) << runBits.size(), runMask = 0;
+  for (int32_t bit : runBits)
+    runMask |= int64_t(1) << bit;
   Value laneOffset = laneCoordinates(toOffset)[0];
   Value start = arith::AddIOp::create(b, loc(), base, laneOffset);
   Value holder = canonicalHolder(toOffset);
@@ -569,14 +625,18 @@ void KernelLowering::storeToLds(Value memory, Value base, Value vector,
   }
   int64_t registers = toOffset.getInDimSize(dims::kRegister);
   llvm::SmallDenseSet<int32_t> written;
-  for (int64_t r = 0; r < registers; r += run) {
+  for (int64_t r = 0; r < registers; ++r) {
+    if (r & runMask)
+      continue; // part of the run starting at a lower register
     int32_t regOffset = toOffset.apply({int32_t(r), 0, 0})[0];
     if (!written.insert(regOffset).second)
       continue; // a register repeating a lower one
     Value offset = xorIndex(start, regOffset);
-    Value slice = vector::ExtractStridedSliceOp::create(
-        b, loc(), vector, ArrayRef<int64_t>{r}, ArrayRef<int64_t>{run},
-        ArrayRef<int64_t>{1});
+    SmallVector<int64_t> lanes;
+    for (int64_t i = 0; i < run; ++i)
+      lanes.push_back(runRegister(r, runBits, i));
+    Value slice =
+        vector::ShuffleOp::create(b, loc(), vector, vector, lanes).getResult();
     vector::StoreOp::create(b, loc(), slice, memory, ValueRange{offset},
                             /*nontemporal=*/false,
                             llvm::MaybeAlign(run * elementBytes));
@@ -588,21 +648,28 @@ Value KernelLowering::loadFromLds(Value memory, Value base,
                                   VectorType type) {
   unsigned elementBytes =
       llvm::divideCeil(type.getElementType().getIntOrFloatBitWidth(), 8);
-  int64_t run = contiguousRun(toOffset, 0, 16 / elementBytes);
+  SmallVector<int32_t> runBits =
+      contiguousRunBits(toOffset, 0, 16 / elementBytes);
+  int64_t run = int64_t(1) << runBits.size(), runMask = 0;
+  for (int32_t bit : runBits)
+    runMask |= int64_t(1) << bit;
   Value laneOffset = laneCoordinates(toOffset)[0];
   Value start = arith::AddIOp::create(b, loc(), base, laneOffset);
-  Value result = arith::ConstantOp::create(b, loc(), type, b.getZeroAttr(type));
   auto sliceType = VectorType::get({run}, type.getElementType());
-  for (int64_t r = 0; r < type.getNumElements(); r += run) {
+  SmallVector<Value> elements(type.getNumElements());
+  for (int64_t r = 0; r < type.getNumElements(); ++r) {
+    if (r & runMask)
+      continue;
     int32_t regOffset = toOffset.apply({int32_t(r), 0, 0})[0];
     Value offset = xorIndex(start, regOffset);
     Value slice = vector::LoadOp::create(
         b, loc(), sliceType, memory, ValueRange{offset},
         /*nontemporal=*/false, llvm::MaybeAlign(run * elementBytes));
-    result = vector::InsertStridedSliceOp::create(
-        b, loc(), slice, result, ArrayRef<int64_t>{r}, ArrayRef<int64_t>{1});
+    for (int64_t i = 0; i < run; ++i)
+      elements[runRegister(r, runBits, i)] =
+          vector::ExtractOp::create(b, loc(), slice, ArrayRef<int64_t>{i});
   }
-  return result;
+  return vector::FromElementsOp::create(b, loc(), type, elements);
 }
 
 LogicalResult KernelLowering::lowerLocalStore(LocalStoreOp op) {

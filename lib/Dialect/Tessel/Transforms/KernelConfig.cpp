@@ -391,11 +391,13 @@ BlockedAttr tessel::getCoalescedLayout(MLIRContext *context,
                                        ArrayRef<int64_t> shape,
                                        int64_t contiguousDim,
                                        unsigned elementBytes, unsigned numWaves,
-                                       unsigned waveSize) {
+                                       unsigned waveSize,
+                                       int64_t otherPerThread) {
   int64_t other = 1 - contiguousDim;
   SmallVector<int64_t, 2> perThread(2, 1), threads(2, 1), waves(2, 1);
   perThread[contiguousDim] =
       std::min<int64_t>(16 / elementBytes, shape[contiguousDim]);
+  perThread[other] = std::min<int64_t>(otherPerThread, shape[other]);
   threads[contiguousDim] = std::min<int64_t>(
       waveSize, shape[contiguousDim] / perThread[contiguousDim]);
   threads[other] = waveSize / threads[contiguousDim];

@@ -40,6 +40,39 @@ struct PromoteLdsPass
 
 } // namespace
 
+/// `layout` with the register bits that step 1, 2, 4, ... along `dim`
+/// moved to the front: the bank analysis reads registers 0..n-1 as one
+/// access, and the lowering stores such a run as one access wherever its
+/// bits are.
+static LinearLayout runRegistersFirst(const LinearLayout &layout,
+                                      unsigned dim) {
+  SmallVector<LinearLayout::InDim> ins(layout.getInDims());
+  for (LinearLayout::InDim &in : ins) {
+    if (in.name != dims::kRegister)
+      continue;
+    auto isStep = [&](ArrayRef<int32_t> basis, int32_t step) {
+      for (auto [d, value] : llvm::enumerate(basis))
+        if (d == dim ? value != step : value != 0)
+          return false;
+      return true;
+    };
+    size_t front = 0;
+    for (int32_t step = 1; front < in.bases.size(); step *= 2) {
+      auto it =
+          llvm::find_if(llvm::drop_begin(in.bases, front),
+                        [&](const auto &basis) { return isStep(basis, step); });
+      if (it == in.bases.end())
+        break;
+      std::rotate(in.bases.begin() + front, it, it + 1);
+      ++front;
+    }
+  }
+  SmallVector<LinearLayout::OutDim> outs;
+  for (auto [d, size] : llvm::enumerate(layout.getOutDimSizes()))
+    outs.push_back({dims::tileDim(d), size});
+  return cantFail(LinearLayout::get(ins, outs));
+}
+
 FailureOr<LdsType> PromoteLdsPass::chooseBuffer(Promotion promotion,
                                                 const Chip &target,
                                                 SwizzleChoice &chosen) {
@@ -52,19 +85,42 @@ FailureOr<LdsType> PromoteLdsPass::chooseBuffer(Promotion promotion,
   unsigned elementBytes =
       llvm::divideCeil(type.getElementType().getIntOrFloatBitWidth(), 8);
   BlockedAttr write = promotion.writeLayout;
+  int64_t kDim = promotion.readLayout.getOperandIndex() == 0 ? 1 : 0;
+  int64_t maxRun = 16 / elementBytes;
+  // LDS keeps contiguous the dimension the writes run along, unless the
+  // lanes also hold runs along the operand's K dimension and keeping K
+  // contiguous takes fewer LDS instructions: a K-major operand written from
+  // a tile whose memory runs along the other dimension (attention's V^T)
+  // is then read in K runs, not element by element.
+  auto accessesPerElement = [&](int64_t contiguous) {
+    int64_t writeRun = std::min(write.getSizePerThread()[contiguous], maxRun);
+    int64_t readRun = contiguous == kDim
+                          ? std::min(promotion.readLayout.getKWidth(), maxRun)
+                          : 1;
+    return 1.0 / writeRun + 1.0 / readRun;
+  };
   int64_t contiguous = write.getOrder()[0];
+  if (accessesPerElement(kDim) < accessesPerElement(contiguous))
+    contiguous = kDim;
   SwizzleQuery query;
   query.shape.assign(type.getShape().begin(), type.getShape().end());
   query.order = {contiguous, 1 - contiguous};
   query.elementBytes = elementBytes;
-  query.storeBytes = write.getSizePerThread()[contiguous] * elementBytes;
+  query.storeBytes =
+      std::min(write.getSizePerThread()[contiguous], maxRun) * elementBytes;
   int64_t waves = 1;
   for (int64_t count : write.getWaves())
     waves *= count;
   query.numWaves = waves;
   query.readLayout = *readLayout;
+  if (contiguous != write.getOrder()[0]) {
+    FailureOr<LinearLayout> writeLayout =
+        getTileLayout(convert.getSource().getType(), emitError);
+    if (failed(writeLayout))
+      return failure();
+    query.writeLayout = runRegistersFirst(*writeLayout, contiguous);
+  }
   // The operand's K run is one access when K is contiguous in LDS.
-  int64_t kDim = promotion.readLayout.getOperandIndex() == 0 ? 1 : 0;
   query.readBytes = contiguous == kDim
                         ? promotion.readLayout.getKWidth() * elementBytes
                         : elementBytes;
@@ -173,13 +229,17 @@ void PromoteLdsPass::runOnOperation() {
       taken.push_back(true);
     }
     gpu::BarrierOp::create(b, loc);
+    // Every read right after the barrier: an operand used later in the
+    // block (attention's V^T, after S^T and the softmax) is then in flight
+    // while the earlier products run, not requested when it is needed.
     for (auto [promotion, buffer] : llvm::zip(promotions, buffers)) {
       ConvertLayoutOp convert = promotion.convert;
-      OpBuilder at(convert);
-      Value loaded = LocalLoadOp::create(at, convert.getLoc(),
-                                         convert.getType(), buffer, slot);
+      Value loaded = LocalLoadOp::create(b, convert.getLoc(), convert.getType(),
+                                         buffer, slot);
       convert.replaceAllUsesWith(loaded);
-      convert.erase();
     }
+    // Erased last: the first conversion is the builder's insertion point.
+    for (Promotion &promotion : promotions)
+      promotion.convert.erase();
   }
 }

@@ -667,15 +667,19 @@ LogicalResult AttentionTiler::run() {
       getCoalescedLayout(context, {headDim, blockM}, 0, elementBytes, numWaves);
   auto kLayout =
       getCoalescedLayout(context, {blockN, headDim}, 1, elementBytes, numWaves);
-  auto vLayout =
-      getCoalescedLayout(context, {headDim, blockN}, 0, elementBytes, numWaves);
+  // Each lane also holds as many consecutive keys of V^T as the second
+  // product's operand takes per lane, so that V^T's LDS copy keeps the keys
+  // (its K) contiguous: written and read in runs, not element by element.
+  auto mma = MmaAttr::get(context, config.getInstr().getValue(),
+                          {1, int64_t(numWaves)}, "", 0);
+  int64_t keysPerLane = mma.getInstruction().getOperandElementsPerLane(64);
+  auto vLayout = getCoalescedLayout(context, {headDim, blockN}, 0, elementBytes,
+                                    numWaves, 64, keysPerLane);
   Value qT = LoadOp::create(b, loc, tile({headDim, blockM}, element, qLayout),
                             transposedView(op.getQ()),
                             ValueRange{batch, head, zero, m0});
   Value vTransposed = transposedView(op.getV());
 
-  auto mma = MmaAttr::get(context, config.getInstr().getValue(),
-                          {1, int64_t(numWaves)}, "", 0);
   auto sType = tile({blockN, blockM}, f32, mma);
   auto oType = tile({headDim, blockM}, f32, mma);
   auto iotaType = tile({blockN, blockM}, b.getI32Type(), mma);

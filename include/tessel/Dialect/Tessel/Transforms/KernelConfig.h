@@ -122,10 +122,15 @@ checkAttentionConfig(ConfigAttr config, const Chip &chip, mlir::Type element,
 /// The coalesced layout of a `shape` tile of `elementBytes` elements stored
 /// with dimension `contiguousDim` contiguous: 16 bytes per lane along it,
 /// lanes along it first, the workgroup's waves along the other dimension.
+/// `otherPerThread` > 1 gives each lane that many rows of the other
+/// dimension too, so that it holds runs along both (a tile whose LDS copy is
+/// contiguous along the other dimension, attention's V^T, is then written
+/// with vector stores).
 BlockedAttr getCoalescedLayout(mlir::MLIRContext *context,
                                llvm::ArrayRef<int64_t> shape,
                                int64_t contiguousDim, unsigned elementBytes,
-                               unsigned numWaves, unsigned waveSize = 64);
+                               unsigned numWaves, unsigned waveSize = 64,
+                               int64_t otherPerThread = 1);
 
 /// Which of the last two dimensions of `type` has unit stride (1 for a
 /// row-major or dynamic layout).
