@@ -812,10 +812,9 @@ tessel::mmaOperandLayout(const MmaInstr &instr, unsigned waveSize,
   int64_t x = isA ? instr.m : instr.n;
   int64_t wavesX = isA ? wavesM : wavesN, wavesOther = isA ? wavesN : wavesM;
   int64_t perLane = instr.getOperandElementsPerLane(waveSize);
-  if (kWidth <= 0 || !llvm::isPowerOf2_64(kWidth) || kWidth % perLane)
+  if (kWidth <= 0 || !llvm::isPowerOf2_64(kWidth))
     return makeError("kWidth " + llvm::Twine(kWidth) + " of " + instr.name +
-                     " must be a power-of-two multiple of its " +
-                     llvm::Twine(perLane) + " elements per lane");
+                     " must be a power of two");
   if (kWidth != perLane && instr.isWmma())
     return makeError("WMMA operands hold exactly " + llvm::Twine(perLane) +
                      " elements per lane: kWidth must be " +
@@ -830,8 +829,12 @@ tessel::mmaOperandLayout(const MmaInstr &instr, unsigned waveSize,
           : SmallVector<int64_t, 2>{shape[1], shape[0]};
   if (shape.size() != 2)
     return makeError("operand tiles are 2-D");
+  // Below the instruction's elements per lane, one instruction takes
+  // several lane passes of kWidth (the K order of an accumulator fed to the
+  // next product): the tile holds whole instructions.
+  int64_t kPerInstruction = groupK * std::max<int64_t>(1, perLane / kWidth);
   if (llvm::Error error =
-          checkTileShape(xk, x * wavesX, groupK,
+          checkTileShape(xk, x * wavesX, kPerInstruction,
                          isA ? "A operand ([M, K])" : "B operand ([K, N])"))
     return std::move(error);
 

@@ -330,12 +330,36 @@ TEST(MmaTileLayoutTest, OperandsPackKWidth) {
   EXPECT_EQ(b22.apply({0, 0, 1}), (SmallVector<int32_t, 4>{0, 16}));
   EXPECT_EQ(b22.apply({0, 0, 2}), b22.apply({0, 0, 0}));
   EXPECT_EQ(b22.getReplication(), 2);
-  // kWidth below the instruction's elements per lane is an error.
+  // kWidth must be a power of two.
   llvm::Expected<LinearLayout> bad =
-      mmaOperandLayout(*instr, 64, 1, 1, MmaOperand::A, 2, {16, 16});
+      mmaOperandLayout(*instr, 64, 1, 1, MmaOperand::A, 3, {16, 16});
   ASSERT_FALSE(bool(bad));
-  EXPECT_NE(llvm::toString(bad.takeError()).find("kWidth 2"),
+  EXPECT_NE(llvm::toString(bad.takeError()).find("kWidth 3"),
             std::string::npos);
+}
+
+// Below the instruction's elements per lane, kWidth gives one instruction
+// runs from successive lane passes: with runs of 4 the B operand of
+// gfx950's v_mfma_f32_32x32x16_f16 is exactly its accumulator layout (4
+// rows per lane run, the half-waves 4 rows apart), so that attention's P^T
+// feeds the next product from its registers.
+TEST(MmaLayouts, FractionalKWidthIsTheAccumulatorLayout) {
+  const Chip *gfx950 = lookupChip("gfx950");
+  const MmaInstr *instr = lookupMma("v_mfma_f32_32x32x16_f16", *gfx950);
+  ASSERT_NE(instr, nullptr);
+  LinearLayout acc = expectOk(mmaAccumulatorLayout(*instr, 64, 1, 2, {64, 64}));
+  LinearLayout b =
+      expectOk(mmaOperandLayout(*instr, 64, 1, 2, MmaOperand::B, 4, {64, 64}));
+  EXPECT_EQ(acc, b);
+  // The hardware packing (kWidth 8) is not.
+  LinearLayout hardware =
+      expectOk(mmaOperandLayout(*instr, 64, 1, 2, MmaOperand::B, 8, {64, 64}));
+  EXPECT_NE(acc, hardware);
+  // A tile shorter than one instruction's K (16) is refused.
+  llvm::Expected<LinearLayout> shortK =
+      mmaOperandLayout(*instr, 64, 1, 2, MmaOperand::B, 4, {8, 64});
+  ASSERT_FALSE(bool(shortK));
+  llvm::consumeError(shortK.takeError());
 }
 
 } // namespace

@@ -104,8 +104,10 @@ mmaAccumulatorLayout(const MmaInstr &instr, unsigned waveSize, int64_t wavesM,
 /// `shape` ([M, K] for A, [K, N] for B). Each lane holds `kWidth` consecutive
 /// K elements per instruction group; kWidth equal to the instruction's
 /// elements per lane is the hardware layout, a multiple of it (MFMA only)
-/// packs several instructions' K into one lane run (the same permutation of
-/// K applies to A and B, so the product is unchanged). Operand tiles repeat
+/// packs several instructions' K into one lane run, a fraction of it (MFMA
+/// only) gives one instruction several runs from successive lane passes, the
+/// K order of an MFMA accumulator (the same permutation of K applies to A
+/// and B, so the product is unchanged). Operand tiles repeat
 /// along K, then along M (N); waves along the other dimension replicate them.
 llvm::Expected<LinearLayout>
 mmaOperandLayout(const MmaInstr &instr, unsigned waveSize, int64_t wavesM,

@@ -788,6 +788,10 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
   int64_t repM = cType.getDimSize(0) / (instr.m * waves[0]);
   int64_t repN = cType.getDimSize(1) / (instr.n * waves[1]);
   int64_t repK = tileK / groupK;
+  // Each instruction takes `perLane` consecutive registers of a row of
+  // repK * kWidth: part of a K group when kWidth is a multiple of perLane,
+  // several groups when it is a fraction (an accumulator's K order).
+  int64_t mfmasPerRow = repK * kWidth / perLane;
 
   Value a = mapping.lookup(op.getA()), bVector = mapping.lookup(op.getB());
   Value acc = mapping.lookup(op.getC());
@@ -806,19 +810,15 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
       Value tileAcc = vector::ExtractStridedSliceOp::create(
           b, loc(), acc, ArrayRef<int64_t>{accOffset},
           ArrayRef<int64_t>{accPerLane}, ArrayRef<int64_t>{1});
-      for (int64_t k = 0; k < repK; ++k) {
-        for (int64_t part = 0; part < kWidth / perLane; ++part) {
-          Value aSlice =
-              operandSlice(a, (m * repK + k) * kWidth + part * perLane);
-          Value bSlice =
-              operandSlice(bVector, (n * repK + k) * kWidth + part * perLane);
-          auto mfma = amdgpu::MFMAOp::create(
-              b, loc(), tileAcc.getType(), instr.m, instr.n, instr.k,
-              /*blocks=*/1, aSlice, bSlice, tileAcc);
-          if (op.getXf32())
-            mfma.setReducePrecision(true);
-          tileAcc = mfma.getResult();
-        }
+      for (int64_t j = 0; j < mfmasPerRow; ++j) {
+        Value aSlice = operandSlice(a, m * repK * kWidth + j * perLane);
+        Value bSlice = operandSlice(bVector, n * repK * kWidth + j * perLane);
+        auto mfma = amdgpu::MFMAOp::create(
+            b, loc(), tileAcc.getType(), instr.m, instr.n, instr.k,
+            /*blocks=*/1, aSlice, bSlice, tileAcc);
+        if (op.getXf32())
+          mfma.setReducePrecision(true);
+        tileAcc = mfma.getResult();
       }
       acc = vector::InsertStridedSliceOp::create(b, loc(), tileAcc, acc,
                                                  ArrayRef<int64_t>{accOffset},
@@ -841,7 +841,7 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
     // Instruction classes of the backend's sched_group_barrier.
     constexpr uint32_t kMfmaMask = 0x8, kVmemReadMask = 0x20,
                        kDsReadMask = 0x100, kDsWriteMask = 0x200;
-    int64_t mfmas = repM * repN * repK * (kWidth / perLane);
+    int64_t mfmas = repM * repN * mfmasPerRow;
     // The step's LDS stores, the global loads two steps ahead and the next
     // step's LDS reads (after the barrier the stores precede), spread evenly
     // over the MFMAs, which depend on none of them. In a K loop unrolled by

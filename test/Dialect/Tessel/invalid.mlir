@@ -555,8 +555,8 @@ func.func private @mma_wave_size() attributes {l = #tessel.mma<"v_mfma_f32_32x32
 
 // -----
 
-// expected-error @+1 {{kWidth must be a power-of-two multiple of the 4 elements per lane of v_mfma_f32_16x16x16_f16, got 2}}
-func.func private @operand_kwidth() attributes {l = #tessel.mma_operand<a, #tessel.mma<"v_mfma_f32_16x16x16_f16", waves = [1, 1]>, kWidth = 2>}
+// expected-error @+1 {{kWidth must be a power of two (a multiple or a fraction of the 4 elements per lane of v_mfma_f32_16x16x16_f16), got 6}}
+func.func private @operand_kwidth() attributes {l = #tessel.mma_operand<a, #tessel.mma<"v_mfma_f32_16x16x16_f16", waves = [1, 1]>, kWidth = 6>}
 
 // -----
 

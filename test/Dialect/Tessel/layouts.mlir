@@ -25,9 +25,11 @@ func.func private @mma() attributes {
 // CHECK-LABEL: func.func private @mma_operand
 // CHECK-SAME: a = #tessel.mma_operand<a, #tessel.mma<"v_mfma_f32_16x16x16_f16", waves = [1, 1]>, kWidth = 4>
 // CHECK-SAME: b = #tessel.mma_operand<b, #tessel.mma<"v_mfma_f32_16x16x32_fp8_fp8", waves = [2, 1]>, kWidth = 16>
+// CHECK-SAME: runs = #tessel.mma_operand<b, #tessel.mma<"v_mfma_f32_32x32x16_f16", waves = [1, 2]>, kWidth = 4>
 func.func private @mma_operand() attributes {
   a = #tessel.mma_operand<a, #tessel.mma<"v_mfma_f32_16x16x16_f16", waves = [1, 1]>, kWidth = 4>,
-  b = #tessel.mma_operand<b, #tessel.mma<"v_mfma_f32_16x16x32_fp8_fp8", waves = [2, 1]>, kWidth = 16>}
+  b = #tessel.mma_operand<b, #tessel.mma<"v_mfma_f32_16x16x32_fp8_fp8", waves = [2, 1]>, kWidth = 16>,
+  runs = #tessel.mma_operand<b, #tessel.mma<"v_mfma_f32_32x32x16_f16", waves = [1, 2]>, kWidth = 4>}
 
 // CHECK-LABEL: func.func private @swizzle
 // CHECK-SAME: plain = #tessel.swizzle<vec = 8, perPhase = 1, maxPhase = 8>

@@ -389,10 +389,11 @@ MmaOperandAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   const MmaInstr &instr = parent.getInstruction();
   int64_t perLane =
       instr.getOperandElementsPerLane(parent.getEffectiveWaveSize());
-  if (kWidth <= 0 || !llvm::isPowerOf2_64(kWidth) || kWidth % perLane)
-    return emitError() << "kWidth must be a power-of-two multiple of the "
+  if (kWidth <= 0 || !llvm::isPowerOf2_64(kWidth))
+    return emitError() << "kWidth must be a power of two (a multiple or a "
+                          "fraction of the "
                        << perLane << " elements per lane of " << instr.name
-                       << ", got " << kWidth;
+                       << "), got " << kWidth;
   if (instr.isWmma() && kWidth != perLane)
     return emitError() << "kWidth of a WMMA operand must be its " << perLane
                        << " elements per lane, got " << kWidth;

@@ -26,6 +26,26 @@ static int64_t chooseKWidth(const MmaInstr &instr, unsigned waveSize,
   return kWidth;
 }
 
+/// The consecutive K elements each lane holds in a row of registers of an
+/// accumulator tile that is an operand (K along dimension `kDim`): 4 for
+/// the MFMA accumulators. That run, as the operands' kWidth, makes the
+/// operand layout the accumulator's own.
+static int64_t getAccumulatorKRun(RankedTensorType type, unsigned kDim) {
+  FailureOr<LinearLayout> layout =
+      getTileLayout(type, [] { return InFlightDiagnostic(); });
+  if (failed(layout))
+    return 1;
+  int64_t run = 1;
+  for (int32_t bit = 0; bit < layout->getInDimSizeLog2(dims::kRegister);
+       ++bit) {
+    ArrayRef<int32_t> basis = layout->getBasis(dims::kRegister, bit);
+    if (basis[kDim] != run || basis[1 - kDim] != 0)
+      break;
+    run *= 2;
+  }
+  return run;
+}
+
 namespace {
 struct SelectMfmaPass
     : public tessel::impl::TesselSelectMfmaPassBase<SelectMfmaPass> {
@@ -57,23 +77,26 @@ struct SelectMfmaPass
       }
       unsigned waveSize = accLayout.getEffectiveWaveSize();
       // An operand computed by an earlier dot (attention's P) sits in an
-      // accumulator layout, which is the hardware operand layout of the
-      // next instruction when K runs along the accumulator's rows: both
-      // operands then take the instruction's own K packing, so that the
-      // conversion is the identity and P never leaves its registers.
-      bool fromAccumulator = llvm::any_of(
-          ArrayRef<Value>{dot.getA(), dot.getB()}, [](Value operand) {
-            return isa<MmaAttr>(
-                cast<RankedTensorType>(operand.getType()).getEncoding());
-          });
+      // accumulator layout: runs of 4 K elements per lane, the lane halves
+      // 4 apart. With that run as kWidth (the instruction's own packing
+      // for 32x32x8 f16, two runs per instruction for gfx950's 32x32x16),
+      // both operands take the accumulator's K order, the conversion is
+      // the identity and P never leaves its registers.
+      std::optional<int64_t> accumulatorRun;
+      Value operands[] = {dot.getA(), dot.getB()};
+      for (auto [index, operand] : llvm::enumerate(operands))
+        if (auto type = cast<RankedTensorType>(operand.getType());
+            isa<MmaAttr>(type.getEncoding()))
+          accumulatorRun = getAccumulatorKRun(type, index == 0 ? 1 : 0);
       auto convert = [&](Value operand, unsigned index) -> Value {
         auto type = cast<RankedTensorType>(operand.getType());
         if (isa<MmaOperandAttr>(type.getEncoding()))
           return operand;
         int64_t tileK = type.getDimSize(index == 0 ? 1 : 0);
         int64_t kWidth =
-            fromAccumulator
-                ? instr.getOperandElementsPerLane(waveSize)
+            accumulatorRun
+                ? std::min<int64_t>(*accumulatorRun,
+                                    instr.getOperandElementsPerLane(waveSize))
                 : chooseKWidth(
                       instr, waveSize, tileK,
                       llvm::divideCeil(
