@@ -11,11 +11,13 @@
 // RUN: tesselc %t.causal.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=ISA
 // RUN: tesselc %t.full.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=ISA
 // RUN: tesselc %t.full.mlir --chip=gfx942 --emit=perf | FileCheck %s --check-prefix=PERF
+// RUN: tesselc %t.full.mlir --chip=gfx950 --emit=report | FileCheck %s --check-prefix=REPORT
+// RUN: tesselc %t.full.mlir --chip=gfx950 --emit=isa | FileCheck %s --check-prefix=ISA950
 // RUN: tessel-opt %t.causal.mlir --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}),tessel-tile,func.func(tessel-select-mfma,tessel-promote-lds))' | FileCheck %s --check-prefix=LDS
 
 // K and V only in LDS (32 KiB: two workgroups of two waves per CU), no
 // spills of any kind.
-// REPORT: kernel attention (amdgcn-amd-amdhsa--gfx942)
+// REPORT: kernel attention (amdgcn-amd-amdhsa--gfx9{{42|50}})
 // REPORT: workgroup         128x1x1
 // REPORT: LDS bytes         32768
 // REPORT: scratch bytes     0
@@ -42,6 +44,20 @@
 // ISA-NOT: v_ldexp_f32
 // ISA-NOT: ds_read_u16
 // ISA: .private_segment_fixed_size: 0
+
+// gfx950 (the REPORT lines above hold too: P^T takes no LDS): the
+// double-rate v_mfma_f32_32x32x16_f16 for both products, P^T fed from its
+// registers in two 4-key runs per instruction, the half-wave reduction a
+// v_permlane32_swap.
+// ISA950-LABEL: attention:
+// ISA950-NOT: scratch_
+// ISA950: v_mfma_f32_32x32x16_f16
+// ISA950: v_permlane32_swap
+// ISA950: v_exp_f32
+// ISA950: v_mfma_f32_32x32x16_f16
+// ISA950-NOT: v_mfma_f32_32x32x8_f16
+// ISA950-NOT: ds_read_u16
+// ISA950: .private_segment_fixed_size: 0
 
 // All four SIMDs busy.
 // PERF: placement             4 of 4 SIMDs busy
