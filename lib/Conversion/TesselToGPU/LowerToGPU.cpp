@@ -348,15 +348,13 @@ bool KernelLowering::usesBufferLoads(Value memref,
   // A kernel argument of static shape and strides, so that the resource is
   // built once (the backend hoists it) and every byte offset, including
   // the one-past-the-end index a masked vector is sent to, fits the 32-bit
-  // offset. Matmul operands only (rank 2, or 3 with a batch): the attention
-  // kernels' four-dimensional operands keep global loads, since their
-  // register plan already spills SGPRs and four more resources (16 SGPRs)
-  // push it into VGPR spills (docs/architecture.md).
+  // offset. Matmul operands (rank 2, or 3 with a batch) and attention's
+  // (rank 4).
   auto argument = dyn_cast<BlockArgument>(memref);
   if (!argument || argument.getOwner() != &kernel.getBody().front())
     return false;
   auto type = cast<MemRefType>(memref.getType());
-  if (type.getRank() > 3)
+  if (type.getRank() > 4)
     return false;
   SmallVector<int64_t> strides;
   int64_t offset;
