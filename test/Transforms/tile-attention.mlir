@@ -62,3 +62,18 @@ func.func @attention(%arg0: memref<1x4x?x64xbf16>, %arg1: memref<1x2x?x64xbf16>,
   tessel.attention ins(%arg0, %arg1, %arg2 : memref<1x4x?x64xbf16>, memref<1x2x?x64xbf16>, memref<1x2x?x64xbf16>) outs(%arg3 : memref<1x4x?x64xbf16>) lse(%arg4 : memref<1x4x?xf32>) {causal, config = #tessel.config<tile = [64, 64], waves = [2, 1], stages = 1, instr = "v_mfma_f32_32x32x8_bf16">}
   return
 }
+
+// A head dim of 96 computes as 128: the tiles are 128 wide along it, loads
+// read zeros past 96 and nothing claims to be in bounds (the whole-block
+// loop's loads included), so the stores skip the padding.
+// CHECK-LABEL: func.func @attention_head_dim_96
+// CHECK: tessel.load %{{.*}} : memref<1x2x96x256xf16, strided<{{.*}}>> -> tensor<128x64xf16,
+// CHECK: scf.for
+// CHECK-NOT: in_bounds
+// CHECK: tessel.load %{{.*}} : memref<1x2x256x96xf16> -> tensor<64x128xf16,
+// CHECK-NOT: in_bounds
+// CHECK: tessel.store %{{.*}} : tensor<128x64xf16, #{{.*}}>, memref<1x2x96x256xf16, strided<{{.*}}>>
+func.func @attention_head_dim_96(%q: memref<1x2x256x96xf16>, %k: memref<1x2x256x96xf16>, %v: memref<1x2x256x96xf16>, %o: memref<1x2x256x96xf16>) {
+  tessel.attention ins(%q, %k, %v : memref<1x2x256x96xf16>, memref<1x2x256x96xf16>, memref<1x2x256x96xf16>) outs(%o : memref<1x2x256x96xf16>) {config = #tessel.config<tile = [64, 64], waves = [2, 1], stages = 1, instr = "v_mfma_f32_32x32x8_f16">}
+  return
+}

@@ -302,10 +302,16 @@ tessel::checkMatmulConfig(ConfigAttr config, const Chip &chip, Type a, Type b,
   return success();
 }
 
+int64_t tessel::getPaddedHeadDim(int64_t headDim) {
+  // At least the 32 rows of the instructions attention uses.
+  return int64_t(llvm::PowerOf2Ceil(uint64_t(std::max<int64_t>(headDim, 32))));
+}
+
 ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
                                              const Chip &chip, Type element,
                                              int64_t seqQ, int64_t seqKV,
-                                             int64_t headDim) {
+                                             int64_t realHeadDim) {
+  int64_t headDim = getPaddedHeadDim(realHeadDim);
   const MmaInstr *instr = chooseMmaInstr(chip, element, element, 32);
   if (!instr)
     return {};
@@ -330,8 +336,13 @@ ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
 
 LogicalResult
 tessel::checkAttentionConfig(ConfigAttr config, const Chip &chip, Type element,
-                             int64_t headDim,
+                             int64_t realHeadDim,
                              function_ref<InFlightDiagnostic()> emitError) {
+  if (realHeadDim > 256)
+    return emitError() << "head dim " << realHeadDim
+                       << " is over the 256 attention kernels support";
+  // The kernel computes with the head dim padded to a power of two.
+  int64_t headDim = getPaddedHeadDim(realHeadDim);
   if (!chip.isCDNA())
     return emitError() << "tessel.attention kernels target the MFMA chips "
                           "(gfx90a, gfx942, gfx950), not "

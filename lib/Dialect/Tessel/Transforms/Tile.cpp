@@ -544,7 +544,7 @@ LogicalResult AttentionTiler::runCombine() {
   MLIRContext *context = b.getContext();
   int64_t blockM = config.getTile()[0], splits = config.getSplits();
   MemRefType qType = op.getQ().getType();
-  int64_t headDim = qType.getDimSize(3);
+  int64_t headDim = getPaddedHeadDim(qType.getDimSize(3));
   Type f32 = b.getF32Type();
   // Elementwise work only: a coalesced layout over [rows, head dim].
   unsigned numWaves = 2;
@@ -622,7 +622,11 @@ LogicalResult AttentionTiler::run() {
   ArrayRef<int64_t> tileSizes = config.getTile();
   int64_t blockM = tileSizes[0], blockN = tileSizes[1];
   MemRefType qType = op.getQ().getType();
-  int64_t headDim = qType.getDimSize(3);
+  // A head dim that is not a power of two is padded inside the kernel: the
+  // loads read zeros past it (which add nothing to S) and the stores skip
+  // it.
+  int64_t headDim = getPaddedHeadDim(qType.getDimSize(3));
+  bool paddedHeadDim = headDim != qType.getDimSize(3);
   Type element = qType.getElementType();
   Type f32 = b.getF32Type();
   unsigned elementBytes = llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
@@ -733,7 +737,8 @@ LogicalResult AttentionTiler::run() {
     // no bounds checks. (A static sequence shorter than a block has no
     // such blocks.)
     int64_t keys = op.getK().getType().getDimSize(2);
-    bool whole = !masked && (ShapedType::isDynamic(keys) || keys >= blockN);
+    bool whole = !masked && !paddedHeadDim &&
+                 (ShapedType::isDynamic(keys) || keys >= blockN);
     UnitAttr inBounds = whole ? b.getUnitAttr() : UnitAttr();
     Value k = LoadOp::create(b, loc, tile({blockN, headDim}, element, kLayout),
                              op.getK(), ValueRange{batch, kvHead, n0, zero},

@@ -119,6 +119,12 @@ checkAttentionConfig(ConfigAttr config, const Chip &chip, mlir::Type element,
                      int64_t headDim,
                      llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
 
+/// The head dim an attention kernel computes with: `headDim` rounded up to
+/// a power of two of at least 32 (tiles are powers of two, the instructions
+/// 32 rows); the padding reads as zeros and
+/// is never stored.
+int64_t getPaddedHeadDim(int64_t headDim);
+
 /// The coalesced layout of a `shape` tile of `elementBytes` elements stored
 /// with dimension `contiguousDim` contiguous: 16 bytes per lane along it,
 /// lanes along it first, the workgroup's waves along the other dimension.
