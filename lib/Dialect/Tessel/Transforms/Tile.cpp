@@ -671,9 +671,10 @@ LogicalResult AttentionTiler::run() {
       getCoalescedLayout(context, {headDim, blockM}, 0, elementBytes, numWaves);
   auto kLayout =
       getCoalescedLayout(context, {blockN, headDim}, 1, elementBytes, numWaves);
-  // Each lane also holds as many consecutive keys of V^T as the second
-  // product's operand takes per lane, so that V^T's LDS copy keeps the keys
-  // (its K) contiguous: written and read in runs, not element by element.
+  // Each lane also holds as many consecutive keys of V^T as one instruction
+  // of the second product takes per lane, so that V^T's LDS copy keeps the
+  // keys (its K) contiguous: written and read in runs (of 4, the
+  // accumulator order P^T imposes), not element by element.
   auto mma = MmaAttr::get(context, config.getInstr().getValue(),
                           {1, int64_t(numWaves)}, "", 0);
   int64_t keysPerLane = mma.getInstruction().getOperandElementsPerLane(64);
