@@ -465,16 +465,23 @@ private:
         lse);
   }
 
-  /// A [.., rows, 1] view of `memref` (last dimension of stride 0 and size
-  /// 1): storing a tile there writes its column 0 only; loading a tile from
-  /// a [.., rows, width] view of stride 0 repeats each row's value.
-  Value rowView(Value memref, Value width);
-  /// A [.., 1, queries] view of a [.., queries] memref (the logsumexp): a
+  /// `memref` with a stride-0 dimension inserted before dimension
+  /// `position` (of size `width`, or 1 without one). At the end, a
+  /// [.., rows, 1] view: storing a tile there writes its column 0 only, and
+  /// a [.., rows, width] view repeats each row's value. Before the last, a
+  /// [.., 1, queries] view of a [.., queries] memref (the logsumexp): a
   /// statistic tile of one row stores there.
-  Value queryView(Value memref);
-  /// `memref` ([B, H, splits, queries, D]) with its last two dimensions
-  /// swapped.
-  Value transposedView5D(Value memref);
+  Value unitDimView(Value memref, int64_t position, Value width = {});
+  Value rowView(Value memref, Value width) {
+    return unitDimView(memref, cast<MemRefType>(memref.getType()).getRank(),
+                       width);
+  }
+  Value queryView(Value memref) {
+    return unitDimView(memref,
+                       cast<MemRefType>(memref.getType()).getRank() - 1);
+  }
+  /// `memref` with its last two dimensions swapped (a tile's transpose).
+  Value transposedView(Value memref);
 
   AttentionOp op;
   OpBuilder b;
@@ -486,39 +493,19 @@ private:
 
 } // namespace
 
-Value AttentionTiler::rowView(Value memref, Value width) {
+Value AttentionTiler::unitDimView(Value memref, int64_t position, Value width) {
   auto type = cast<MemRefType>(memref.getType());
   int64_t rank = type.getRank();
   auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
   SmallVector<OpFoldResult> sizes, strides;
-  for (int64_t d = 0; d < rank; ++d) {
-    sizes.push_back(dim(memref, d));
-    strides.push_back(metadata.getStrides()[d]);
-  }
-  sizes.push_back(width ? OpFoldResult(width)
-                        : OpFoldResult(b.getIndexAttr(1)));
-  strides.push_back(b.getIndexAttr(0));
-  auto viewType = MemRefType::get(
-      SmallVector<int64_t>(rank + 1, ShapedType::kDynamic),
-      type.getElementType(),
-      StridedLayoutAttr::get(
-          b.getContext(), ShapedType::kDynamic,
-          SmallVector<int64_t>(rank + 1, ShapedType::kDynamic)));
-  return memref::ReinterpretCastOp::create(
-      b, loc, viewType, metadata.getBaseBuffer(),
-      OpFoldResult(metadata.getOffset()), sizes, strides);
-}
-
-Value AttentionTiler::queryView(Value memref) {
-  auto type = cast<MemRefType>(memref.getType());
-  int64_t rank = type.getRank();
-  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
-  SmallVector<OpFoldResult> sizes, strides;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (d == rank - 1) {
-      sizes.push_back(b.getIndexAttr(1));
+  for (int64_t d = 0; d <= rank; ++d) {
+    if (d == position) {
+      sizes.push_back(width ? OpFoldResult(width)
+                            : OpFoldResult(b.getIndexAttr(1)));
       strides.push_back(b.getIndexAttr(0));
     }
+    if (d == rank)
+      break;
     sizes.push_back(dim(memref, d));
     strides.push_back(metadata.getStrides()[d]);
   }
@@ -533,11 +520,15 @@ Value AttentionTiler::queryView(Value memref) {
       OpFoldResult(metadata.getOffset()), sizes, strides);
 }
 
-Value AttentionTiler::transposedView5D(Value memref) {
-  auto permutation = AffineMap::getPermutationMap(
-      ArrayRef<unsigned>{0, 1, 2, 4, 3}, b.getContext());
-  return memref::TransposeOp::create(b, loc, memref,
-                                     AffineMapAttr::get(permutation));
+Value AttentionTiler::transposedView(Value memref) {
+  unsigned rank = cast<MemRefType>(memref.getType()).getRank();
+  SmallVector<unsigned> permutation =
+      llvm::to_vector(llvm::seq<unsigned>(0, rank));
+  std::swap(permutation[rank - 2], permutation[rank - 1]);
+  return memref::TransposeOp::create(
+      b, loc, memref,
+      AffineMapAttr::get(
+          AffineMap::getPermutationMap(permutation, b.getContext())));
 }
 
 LogicalResult AttentionTiler::runCombine() {
@@ -658,15 +649,9 @@ LogicalResult AttentionTiler::run() {
   // one query's keys (or head dims) down its registers. Softmax statistics
   // are then column reductions, almost all within a lane, and P^T's
   // accumulator layout is the next instruction's B operand layout: it feeds
-  // the second product from registers. Q^T is loaded once; K and V^T (both
-  // through views with D contiguous in memory) per key block.
-  auto transposedView = [&](Value memref) {
-    auto permutation =
-        AffineMap::getPermutationMap(ArrayRef<unsigned>{0, 1, 3, 2}, context);
-    return memref::TransposeOp::create(b, loc, memref,
-                                       AffineMapAttr::get(permutation))
-        .getResult();
-  };
+  // the second product from registers. Q^T (a transposed view) is loaded
+  // once; K and V^T (a transposed view, D contiguous in memory) per key
+  // block.
   auto qLayout =
       getCoalescedLayout(context, {headDim, blockM}, 0, elementBytes, numWaves);
   auto kLayout =
@@ -856,7 +841,7 @@ LogicalResult AttentionTiler::run() {
       b, loc, acc, BroadcastOp::create(b, loc, oType, inverse));
   if (mode == Mode::Split) {
     // This split's normalized O and log2-sum-exp (in the exp2 domain).
-    StoreOp::create(b, loc, out, transposedView5D(workspaceO),
+    StoreOp::create(b, loc, out, transposedView(workspaceO),
                     ValueRange{batch, head, split, zero, m0});
     Value lse2 =
         arith::AddFOp::create(b, loc, m, math::Log2Op::create(b, loc, l));
