@@ -89,7 +89,7 @@ tessel::blockedLayout(ArrayRef<int64_t> shape, ArrayRef<int64_t> sizePerThread,
 llvm::Expected<LinearLayout>
 tessel::swizzledLdsLayout(ArrayRef<int64_t> shape, int64_t vec,
                           int64_t perPhase, int64_t maxPhase,
-                          ArrayRef<int64_t> order) {
+                          ArrayRef<int64_t> order, bool fold) {
   if (shape.size() != 2)
     return makeError("swizzled LDS layouts are 2-D, got a rank-" +
                      llvm::Twine(shape.size()) + " tile");
@@ -118,10 +118,16 @@ tessel::swizzledLdsLayout(ArrayRef<int64_t> shape, int64_t vec,
     basis[contiguous] = value;
     offset.bases.push_back(basis);
   }
+  // Row bit b moves the phase by bit b - log2(perPhase); folded, bits past
+  // log2(maxPhase) wrap around instead of dropping out.
+  int64_t phaseBits = llvm::Log2_64(maxPhase);
   for (int64_t row = 1; row < shape[strided]; row *= 2) {
     SmallVector<int32_t, 4> basis(2, 0);
     basis[strided] = row;
-    basis[contiguous] = ((row / perPhase) % maxPhase) * vec;
+    int64_t phase = (row / perPhase) % maxPhase;
+    if (fold && row >= perPhase && phaseBits > 0)
+      phase = int64_t(1) << (llvm::Log2_64(row / perPhase) % phaseBits);
+    basis[contiguous] = phase * vec;
     offset.bases.push_back(basis);
   }
   return LinearLayout::get({offset}, {{dims::tileDim(0), int32_t(shape[0])},
@@ -154,6 +160,39 @@ llvm::Expected<SwizzleChoice> tessel::chooseSwizzle(const SwizzleQuery &query) {
   int64_t rows = query.shape[query.order[1]];
   std::optional<SwizzleChoice> best;
   std::string lastError;
+  unsigned storeBytes =
+      std::min<unsigned>(query.storeBytes, rowLength * query.elementBytes);
+  // Analyses one candidate; a strictly better one replaces the best.
+  auto tryCandidate = [&](int64_t vec, int64_t perPhase, int64_t maxPhase,
+                          bool fold) -> llvm::Error {
+    llvm::Expected<LinearLayout> memory = swizzledLdsLayout(
+        query.shape, vec, perPhase, maxPhase, query.order, fold);
+    if (!memory)
+      return memory.takeError();
+    llvm::Expected<BankConflictReport> write = analyzeBankConflicts(
+        *writeLayout, *memory, query.elementBytes, storeBytes,
+        /*isWrite=*/true, query.banking, query.waveSize);
+    llvm::Expected<BankConflictReport> read = analyzeBankConflicts(
+        query.readLayout, *memory, query.elementBytes, query.readBytes,
+        /*isWrite=*/false, query.banking, query.waveSize);
+    if (!write || !read) {
+      // This swizzle splits a vector access: not a candidate.
+      std::string writeError = write ? "" : llvm::toString(write.takeError());
+      std::string readError = read ? "" : llvm::toString(read.takeError());
+      lastError = writeError.empty() ? readError : writeError;
+      return llvm::Error::success();
+    }
+    SwizzleChoice choice;
+    choice.vec = vec;
+    choice.perPhase = perPhase;
+    choice.maxPhase = maxPhase;
+    choice.fold = fold;
+    choice.write = *write;
+    choice.read = *read;
+    if (!best || choice.totalConflicts() < best->totalConflicts())
+      best = choice;
+    return llvm::Error::success();
+  };
   // Candidates go from the simplest swizzle up and only a strictly better
   // one replaces the best, so the search may stop at the first candidate
   // without conflicts: nothing after it could replace it.
@@ -166,34 +205,13 @@ llvm::Expected<SwizzleChoice> tessel::chooseSwizzle(const SwizzleQuery &query) {
            perPhase *= 2) {
         if (maxPhase == 1 && perPhase > 1)
           break; // no swizzle: perPhase is meaningless
-        llvm::Expected<LinearLayout> memory = swizzledLdsLayout(
-            query.shape, vec, perPhase, maxPhase, query.order);
-        if (!memory)
-          return memory.takeError();
-        unsigned storeBytes = std::min<unsigned>(
-            query.storeBytes, rowLength * query.elementBytes);
-        llvm::Expected<BankConflictReport> write = analyzeBankConflicts(
-            *writeLayout, *memory, query.elementBytes, storeBytes,
-            /*isWrite=*/true, query.banking, query.waveSize);
-        llvm::Expected<BankConflictReport> read = analyzeBankConflicts(
-            query.readLayout, *memory, query.elementBytes, query.readBytes,
-            /*isWrite=*/false, query.banking, query.waveSize);
-        if (!write || !read) {
-          // This swizzle splits a vector access: not a candidate.
-          std::string writeError =
-              write ? "" : llvm::toString(write.takeError());
-          std::string readError = read ? "" : llvm::toString(read.takeError());
-          lastError = writeError.empty() ? readError : writeError;
-          continue;
-        }
-        SwizzleChoice choice;
-        choice.vec = vec;
-        choice.perPhase = perPhase;
-        choice.maxPhase = maxPhase;
-        choice.write = *write;
-        choice.read = *read;
-        if (!best || choice.totalConflicts() < best->totalConflicts())
-          best = choice;
+        if (llvm::Error error = tryCandidate(vec, perPhase, maxPhase, false))
+          return std::move(error);
+        // Folding changes the layout only when the phase would repeat.
+        bool repeats = maxPhase > 1 && rows > perPhase * maxPhase;
+        if (repeats && !conflictFree())
+          if (llvm::Error error = tryCandidate(vec, perPhase, maxPhase, true))
+            return std::move(error);
       }
   if (!best)
     return makeError("no swizzle keeps both LDS accesses vectorized: " +

@@ -63,13 +63,12 @@
 // PERF: placement             4 of 4 SIMDs busy
 // PERF-NOT: idle-simds
 
-// Two LDS buffers, shared by the unmasked and the masked key loop: K
-// ([keys, D], D contiguous) without bank conflicts by the layout analysis,
-// and V^T ([D, keys]) with the keys contiguous (the default order), so
-// that the second product reads its K runs whole; its write, 8-byte runs
-// from lanes 8 rows apart, keeps some conflicts the swizzle family cannot
-// remove.
-// LDS-DAG: #[[$VSW:swizzle[0-9]*]] = #tessel.swizzle<vec = {{[0-9]+}}, perPhase = {{[0-9]+}}, maxPhase = {{[0-9]+}}>
-// LDS-DAG: tessel.local_alloc {tessel.read_conflicts = {{.*}}, tessel.write_conflicts = {{.*}}} : !tessel.lds<1 x[128, 64], f16, #[[$VSW]]>
+// Two LDS buffers, shared by the unmasked and the masked key loop, both
+// without bank conflicts by the layout analysis: K ([keys, D], D
+// contiguous) and V^T ([D, keys]) with the keys contiguous (the default
+// order), so that the second product reads its K runs whole. V^T's write
+// (8-byte runs from lanes 8 rows apart) needs the folded phase.
+// LDS-DAG: #[[$VSW:swizzle[0-9]*]] = #tessel.swizzle<vec = 4, perPhase = 1, maxPhase = 16, fold = true>
+// LDS-DAG: tessel.local_alloc {tessel.read_conflicts = 0.000000e+00 : f64, tessel.write_conflicts = 0.000000e+00 : f64} : !tessel.lds<1 x[128, 64], f16, #[[$VSW]]>
 // LDS-DAG: tessel.local_alloc {tessel.read_conflicts = 0.000000e+00 : f64, tessel.write_conflicts = 0.000000e+00 : f64} : !tessel.lds<1 x[64, 128], f16,
 // LDS-NOT: tessel.local_alloc

@@ -370,7 +370,8 @@ int main(int argc, char **argv) {
       return fail(llvm::toString(choice.takeError()));
     os << "#tessel.swizzle<vec = " << choice->vec
        << ", perPhase = " << choice->perPhase
-       << ", maxPhase = " << choice->maxPhase << ">\n";
+       << ", maxPhase = " << choice->maxPhase
+       << (choice->fold ? ", fold = true" : "") << ">\n";
     printConflicts(choice->write,
                    "write (" + std::to_string(storeBytes) + " bytes per lane)",
                    os);

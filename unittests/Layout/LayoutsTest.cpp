@@ -81,6 +81,23 @@ TEST(SwizzleTest, XorsColumnGroupsByRow) {
             std::string::npos);
 }
 
+TEST(SwizzleTest, FoldXorsEveryPieceOfTheRow) {
+  LinearLayout folded =
+      expectOk(swizzledLdsLayout({128, 64}, 4, 1, 16, {1, 0}, /*fold=*/true));
+  LinearLayout toOffset = expectOk(folded.invert());
+  // (r, c) -> r * 64 + ((c / 4) ^ (r % 16) ^ (r / 16)) * 4 + c % 4
+  for (int32_t r : {0, 5, 16, 24, 77, 127})
+    for (int32_t c : {0, 3, 22, 63})
+      EXPECT_EQ(toOffset.apply({r, c})[0],
+                r * 64 + (((c / 4) ^ (r % 16) ^ (r / 16)) * 4) + c % 4)
+          << r << "," << c;
+  // No row past perPhase * maxPhase: the plain phase.
+  EXPECT_EQ(expectOk(swizzledLdsLayout({16, 64}, 8, 2, 8, {1, 0}, true)),
+            expectOk(swizzledLdsLayout({16, 64}, 8, 2, 8, {1, 0})));
+  EXPECT_NE(expectOk(swizzledLdsLayout({128, 64}, 8, 1, 8, {1, 0}, true)),
+            expectOk(swizzledLdsLayout({128, 64}, 8, 1, 8, {1, 0})));
+}
+
 /// The read layout of the A operand of `instr`-like MFMA: 64 lanes, lane l
 /// holds `kWidth` consecutive k of row l % m starting at kWidth * (l / m),
 /// repeated over a [rows, cols] tile.
@@ -110,6 +127,36 @@ struct ChooserCase {
 };
 
 class SwizzleChooserTest : public testing::TestWithParam<ChooserCase> {};
+
+/// Attention's V^T ([head dims, keys], keys contiguous) is written from V's
+/// head-dim runs: a lane holds 4 keys of 8 rows, and the lanes of a wave
+/// are 8 rows apart. The plain phase repeats every 16 rows and leaves those
+/// lanes on one bank; the folded phase spreads them, and the MFMA read (a
+/// lane per row) stays conflict-free.
+TEST(SwizzleChooserTest, StridedRowWritesChooseTheFoldedPhase) {
+  SwizzleQuery query;
+  query.shape = {128, 64};
+  query.order = {1, 0};
+  query.elementBytes = 2;
+  query.storeBytes = 8;
+  query.numWaves = 4;
+  query.writeLayout = expectOk(LinearLayout::get(
+      {{"register", {{0, 1}, {0, 2}, {1, 0}, {2, 0}, {4, 0}}},
+       {"lane", {{8, 0}, {16, 0}, {32, 0}, {64, 0}, {0, 4}, {0, 8}}},
+       {"wave", {{0, 16}, {0, 32}}}},
+      {{"dim0", 128}, {"dim1", 64}}));
+  query.readLayout = mfmaOperandA(32, 4, 128, 64);
+  query.readBytes = 8;
+  SwizzleChoice choice = expectOk(chooseSwizzle(query));
+  EXPECT_TRUE(choice.fold);
+  EXPECT_EQ(choice.totalConflicts(), 0u);
+  LinearLayout unfolded = expectOk(swizzledLdsLayout(
+      query.shape, choice.vec, choice.perPhase, choice.maxPhase, query.order));
+  BankConflictReport write = expectOk(
+      analyzeBankConflicts(*query.writeLayout, unfolded, 2, 8,
+                           /*isWrite=*/true, LdsBanking{}, 64));
+  EXPECT_GT(write.conflictCycles, 0u);
+}
 
 TEST_P(SwizzleChooserTest, KMajorTilesGetConflictFreeSwizzles) {
   const ChooserCase &c = GetParam();

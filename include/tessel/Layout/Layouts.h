@@ -29,11 +29,13 @@ llvm::Expected<LinearLayout> blockedLayout(
 /// An LDS layout (`offset` -> tile) for a 2-D tile whose dimension `order[0]`
 /// is contiguous: element (r, c) lives at r * C + ((c / vec) ^ phase(r)) * vec
 /// + c % vec with phase(r) = (r / perPhase) % maxPhase. maxPhase = 1 is the
-/// plain row-major (or column-major) layout.
-llvm::Expected<LinearLayout> swizzledLdsLayout(llvm::ArrayRef<int64_t> shape,
-                                               int64_t vec, int64_t perPhase,
-                                               int64_t maxPhase,
-                                               llvm::ArrayRef<int64_t> order);
+/// plain row-major (or column-major) layout. With `fold`, the phase XORs
+/// together every log2(maxPhase)-bit piece of r / perPhase instead of
+/// keeping the lowest (see #tessel.swizzle).
+llvm::Expected<LinearLayout>
+swizzledLdsLayout(llvm::ArrayRef<int64_t> shape, int64_t vec, int64_t perPhase,
+                  int64_t maxPhase, llvm::ArrayRef<int64_t> order,
+                  bool fold = false);
 
 struct SwizzleQuery {
   llvm::SmallVector<int64_t, 2> shape; ///< the LDS tile
@@ -52,6 +54,7 @@ struct SwizzleQuery {
 
 struct SwizzleChoice {
   int64_t vec = 1, perPhase = 1, maxPhase = 1;
+  bool fold = false;
   BankConflictReport write, read;
   LinearLayout
       writeLayout; ///< the coalesced layout the write was analysed with
@@ -65,9 +68,10 @@ struct SwizzleChoice {
 /// other dimension.
 llvm::Expected<LinearLayout> ldsWriteLayout(const SwizzleQuery &query);
 
-/// Searches every power-of-two (vec, perPhase, maxPhase) whose read and write
-/// stay vector accesses and returns the one with the fewest bank conflicts of
-/// the two together (ties: the smallest maxPhase, then the largest vec).
+/// Searches every power-of-two (vec, perPhase, maxPhase), plain and folded,
+/// whose read and write stay vector accesses and returns the one with the
+/// fewest bank conflicts of the two together (ties: the smallest maxPhase,
+/// then the largest vec, then the plain phase).
 llvm::Expected<SwizzleChoice> chooseSwizzle(const SwizzleQuery &query);
 
 } // namespace tessel

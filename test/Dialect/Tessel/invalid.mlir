@@ -580,6 +580,21 @@ func.func private @swizzle_order() attributes {l = #tessel.swizzle<vec = 8, perP
 
 // -----
 
+// expected-error @+1 {{expected 'order' and then 'fold', got 'order'}}
+func.func private @swizzle_fold_before_order() attributes {l = #tessel.swizzle<vec = 8, perPhase = 1, maxPhase = 8, fold = true, order = [0, 1]>}
+
+// -----
+
+// expected-error @+1 {{expected 'order' and then 'fold', got 'phase'}}
+func.func private @swizzle_unknown_option() attributes {l = #tessel.swizzle<vec = 8, perPhase = 1, maxPhase = 8, phase = 2>}
+
+// -----
+
+// expected-error @+1 {{expected 'true' or 'false'}}
+func.func private @swizzle_fold_not_bool() attributes {l = #tessel.swizzle<vec = 8, perPhase = 1, maxPhase = 8, fold = 1>}
+
+// -----
+
 // expected-error @+1 {{every basis must have the same number (at least one) of coordinates}}
 func.func private @linear_ragged() attributes {l = #tessel.linear<register = [[0, 1]], lane = [[1]]>}
 

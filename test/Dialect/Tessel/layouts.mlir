@@ -6,7 +6,7 @@
 // RUN: tessel-opt %s | FileCheck %s --check-prefix=ALIAS
 // ALIAS-DAG: #blocked = #tessel.blocked<
 // ALIAS-DAG: #mma = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [2, 2]>
-// ALIAS-DAG: #swizzle = #tessel.swizzle<vec = 8, perPhase = 1, maxPhase = 8>
+// ALIAS-DAG: #swizzle{{[0-9]*}} = #tessel.swizzle<vec = 8, perPhase = 1, maxPhase = 8>
 // ALIAS-DAG: #mma_operand = #tessel.mma_operand<a,
 
 // CHECK-LABEL: func.func private @blocked
@@ -32,11 +32,17 @@ func.func private @mma_operand() attributes {
   runs = #tessel.mma_operand<b, #tessel.mma<"v_mfma_f32_32x32x16_f16", waves = [1, 2]>, kWidth = 4>}
 
 // CHECK-LABEL: func.func private @swizzle
+// CHECK-SAME: folded = #tessel.swizzle<vec = 4, perPhase = 1, maxPhase = 16, fold = true>
 // CHECK-SAME: plain = #tessel.swizzle<vec = 8, perPhase = 1, maxPhase = 8>
 // CHECK-SAME: transposed = #tessel.swizzle<vec = 4, perPhase = 2, maxPhase = 4, order = [0, 1]>
+// CHECK-SAME: transposed_folded = #tessel.swizzle<vec = 4, perPhase = 2, maxPhase = 4, order = [0, 1], fold = true>
+// CHECK-SAME: unfolded = #tessel.swizzle<vec = 8, perPhase = 1, maxPhase = 8>
 func.func private @swizzle() attributes {
+  folded = #tessel.swizzle<vec = 4, perPhase = 1, maxPhase = 16, fold = true>,
   plain = #tessel.swizzle<vec = 8, perPhase = 1, maxPhase = 8>,
-  transposed = #tessel.swizzle<vec = 4, perPhase = 2, maxPhase = 4, order = [0, 1]>}
+  transposed = #tessel.swizzle<vec = 4, perPhase = 2, maxPhase = 4, order = [0, 1]>,
+  transposed_folded = #tessel.swizzle<vec = 4, perPhase = 2, maxPhase = 4, order = [0, 1], fold = true>,
+  unfolded = #tessel.swizzle<vec = 8, perPhase = 1, maxPhase = 8, fold = false>}
 
 // CHECK-LABEL: func.func private @linear
 // CHECK-SAME: distributed = #tessel.linear<register = {{\[\[}}0, 1]], lane = {{\[\[}}1, 0], [2, 0]], wave = {{\[\[}}0, 0]]>

@@ -77,6 +77,49 @@ static void printMmaOptions(AsmPrinter &printer, ArrayRef<int64_t> waves,
     printer << ", waveSize = " << waveSize;
 }
 
+/// The optional `, order = [a, b]` and `, fold = true|false` of
+/// #tessel.swizzle, in that order.
+static ParseResult parseSwizzleOptions(AsmParser &parser,
+                                       SmallVector<int64_t> &order,
+                                       bool &fold) {
+  fold = false;
+  bool sawFold = false;
+  while (succeeded(parser.parseOptionalComma())) {
+    StringRef keyword;
+    SMLoc loc = parser.getCurrentLocation();
+    if (parser.parseKeyword(&keyword) || parser.parseEqual())
+      return failure();
+    if (keyword == "order" && order.empty() && !sawFold) {
+      if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+            return parser.parseInteger(order.emplace_back());
+          }))
+        return failure();
+    } else if (keyword == "fold" && !sawFold) {
+      sawFold = true;
+      SMLoc valueLoc = parser.getCurrentLocation();
+      if (succeeded(parser.parseOptionalKeyword("true")))
+        fold = true;
+      else if (failed(parser.parseOptionalKeyword("false")))
+        return parser.emitError(valueLoc) << "expected 'true' or 'false'";
+    } else {
+      return parser.emitError(loc)
+             << "expected 'order' and then 'fold', got '" << keyword << "'";
+    }
+  }
+  return success();
+}
+
+static void printSwizzleOptions(AsmPrinter &printer, ArrayRef<int64_t> order,
+                                bool fold) {
+  if (!order.empty()) {
+    printer << ", order = [";
+    llvm::interleaveComma(order, printer);
+    printer << "]";
+  }
+  if (fold)
+    printer << ", fold = true";
+}
+
 #include "tessel/Dialect/Tessel/IR/TesselAttrInterfaces.cpp.inc"
 
 #define GET_ATTRDEF_CLASSES
@@ -418,7 +461,8 @@ FailureOr<LinearLayout> MmaOperandAttr::toLinearLayout(
 
 LogicalResult SwizzleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                   int64_t vec, int64_t perPhase,
-                                  int64_t maxPhase, ArrayRef<int64_t> order) {
+                                  int64_t maxPhase, ArrayRef<int64_t> order,
+                                  bool fold) {
   if (!allPowersOfTwo({vec, perPhase, maxPhase}))
     return emitError() << "vec, perPhase and maxPhase must be positive powers "
                           "of two";
@@ -437,7 +481,8 @@ FailureOr<LinearLayout> SwizzleAttr::toLinearLayout(
     ArrayRef<int64_t> shape,
     function_ref<InFlightDiagnostic()> emitError) const {
   return toDiagnostic(swizzledLdsLayout(shape, getVec(), getPerPhase(),
-                                        getMaxPhase(), getEffectiveOrder()),
+                                        getMaxPhase(), getEffectiveOrder(),
+                                        getFold()),
                       emitError);
 }
 

@@ -135,7 +135,8 @@ FailureOr<LdsType> PromoteLdsPass::chooseBuffer(Promotion promotion,
   }
   LLVM_DEBUG(llvm::dbgs() << "swizzle vec=" << choice->vec
                           << " perPhase=" << choice->perPhase
-                          << " maxPhase=" << choice->maxPhase << ": "
+                          << " maxPhase=" << choice->maxPhase
+                          << (choice->fold ? " folded" : "") << ": "
                           << choice->write.conflictCycles << " write and "
                           << choice->read.conflictCycles
                           << " read conflict cycles\n");
@@ -144,7 +145,7 @@ FailureOr<LdsType> PromoteLdsPass::chooseBuffer(Promotion promotion,
   if (contiguous != 1)
     order = {0, 1};
   auto swizzle = SwizzleAttr::get(&getContext(), choice->vec, choice->perPhase,
-                                  choice->maxPhase, order);
+                                  choice->maxPhase, order, choice->fold);
   return LdsType::get(&getContext(), /*slots=*/1, type.getShape(),
                       type.getElementType(), swizzle);
 }

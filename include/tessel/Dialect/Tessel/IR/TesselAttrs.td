@@ -197,16 +197,27 @@ def Tessel_SwizzleAttr : Tessel_LayoutAttr<"Swizzle", "swizzle"> {
     together (so vector accesses stay whole) and rows rotate their groups so
     that column accesses spread over the banks. `maxPhase = 1` is no swizzle.
 
+    With `fold = true` the phase uses every bit of `r / perPhase`: its
+    log2(maxPhase)-bit pieces are XORed together (`phase(r) = p0 ^ p1 ^ ...`
+    with `p_i = (r / perPhase / maxPhase^i) % maxPhase`), so rows that are
+    a multiple of `perPhase * maxPhase` apart still land on different banks.
+    That serves a tile written by lanes whose rows lie far apart (8 rows
+    apart in attention's V^T, written from V's head-dim runs) and read by
+    lanes on consecutive rows. It equals the plain phase on tiles of at most
+    `perPhase * maxPhase` rows.
+
     ```mlir
     #tessel.swizzle<vec = 8, perPhase = 1, maxPhase = 8>
+    #tessel.swizzle<vec = 4, perPhase = 1, maxPhase = 16, fold = true>
     ```
   }];
   let parameters = (ins "int64_t":$vec, "int64_t":$perPhase,
                         "int64_t":$maxPhase,
-                        OptionalArrayRefParameter<"int64_t">:$order);
+                        OptionalArrayRefParameter<"int64_t">:$order,
+                        DefaultValuedParameter<"bool", "false">:$fold);
   let assemblyFormat = [{
     `<` `vec` `=` $vec `,` `perPhase` `=` $perPhase `,` `maxPhase` `=`
-        $maxPhase (`,` `order` `=` `[` $order^ `]`)? `>`
+        $maxPhase `` custom<SwizzleOptions>($order, $fold) `>`
   }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
