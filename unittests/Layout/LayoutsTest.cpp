@@ -152,9 +152,9 @@ TEST(SwizzleChooserTest, StridedRowWritesChooseTheFoldedPhase) {
   EXPECT_EQ(choice.totalConflicts(), 0u);
   LinearLayout unfolded = expectOk(swizzledLdsLayout(
       query.shape, choice.vec, choice.perPhase, choice.maxPhase, query.order));
-  BankConflictReport write = expectOk(
-      analyzeBankConflicts(*query.writeLayout, unfolded, 2, 8,
-                           /*isWrite=*/true, LdsBanking{}, 64));
+  BankConflictReport write =
+      expectOk(analyzeBankConflicts(*query.writeLayout, unfolded, 2, 8,
+                                    /*isWrite=*/true, LdsBanking{}, 64));
   EXPECT_GT(write.conflictCycles, 0u);
 }
 

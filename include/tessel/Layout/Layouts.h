@@ -32,10 +32,11 @@ llvm::Expected<LinearLayout> blockedLayout(
 /// plain row-major (or column-major) layout. With `fold`, the phase XORs
 /// together every log2(maxPhase)-bit piece of r / perPhase instead of
 /// keeping the lowest (see #tessel.swizzle).
-llvm::Expected<LinearLayout>
-swizzledLdsLayout(llvm::ArrayRef<int64_t> shape, int64_t vec, int64_t perPhase,
-                  int64_t maxPhase, llvm::ArrayRef<int64_t> order,
-                  bool fold = false);
+llvm::Expected<LinearLayout> swizzledLdsLayout(llvm::ArrayRef<int64_t> shape,
+                                               int64_t vec, int64_t perPhase,
+                                               int64_t maxPhase,
+                                               llvm::ArrayRef<int64_t> order,
+                                               bool fold = false);
 
 struct SwizzleQuery {
   llvm::SmallVector<int64_t, 2> shape; ///< the LDS tile

@@ -711,9 +711,9 @@ LogicalResult KernelLowering::lowerConvert(ConvertLayoutOp op) {
     return success();
   }
   // Through a scratch tile in LDS, row-major.
-  auto ldsType = LdsType::get(b.getContext(), 1, source.getShape(),
-                              source.getElementType(),
-                              SwizzleAttr::get(b.getContext(), 1, 1, 1, {}, false));
+  auto ldsType = LdsType::get(
+      b.getContext(), 1, source.getShape(), source.getElementType(),
+      SwizzleAttr::get(b.getContext(), 1, 1, 1, {}, false));
   auto scratchType = MemRefType::get(
       {ldsType.getSlotElements()}, source.getElementType(), AffineMap(),
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup));

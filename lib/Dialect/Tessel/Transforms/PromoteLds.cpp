@@ -134,11 +134,10 @@ FailureOr<LdsType> PromoteLdsPass::chooseBuffer(Promotion promotion,
     return failure();
   }
   LLVM_DEBUG(llvm::dbgs() << "swizzle vec=" << choice->vec
-                          << " perPhase=" << choice->perPhase
-                          << " maxPhase=" << choice->maxPhase
-                          << (choice->fold ? " folded" : "") << ": "
-                          << choice->write.conflictCycles << " write and "
-                          << choice->read.conflictCycles
+                          << " perPhase=" << choice->perPhase << " maxPhase="
+                          << choice->maxPhase << (choice->fold ? " folded" : "")
+                          << ": " << choice->write.conflictCycles
+                          << " write and " << choice->read.conflictCycles
                           << " read conflict cycles\n");
   chosen = *choice;
   SmallVector<int64_t> order;
