@@ -66,3 +66,32 @@ func.func @across_waves(%x: memref<32x64xf32>) attributes {tessel.workgroup_size
   tessel.store %w, %x[%c0, %c0] : tensor<32x64xf32, #mma2>, memref<32x64xf32>
   return
 }
+
+// -----
+
+// A bound on an iota (the attention's key masks): the accumulator's row is
+// lane part + register constant, so each register compares its constant
+// against the bound less the lane part, computed once: no per-element
+// coordinate. Other predicates keep the coordinates.
+#mma2 = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [1, 1]>
+// CHECK-LABEL: gpu.func @iota_bound
+// CHECK: %[[R0:.*]] = arith.subi %arg0, %[[LANE:.*]] : i32
+// CHECK-NEXT: arith.cmpi sgt, %[[R0]], %c0_i32 : i32
+// CHECK-NEXT: arith.subi %arg0, %[[LANE]] : i32
+// CHECK-NEXT: arith.cmpi sgt, %{{.*}}, %c1_i32 : i32
+// CHECK-COUNT-14: arith.cmpi sgt, %{{.*}}, %c{{[0-9]+}}_i32 : i32
+// CHECK-NOT: arith.cmpi {{.*}} : i32
+// CHECK: arith.cmpi sgt, %{{.*}}, %{{.*}} : vector<16xi32>
+// CHECK: gpu.return
+func.func @iota_bound(%n: i32, %y: memref<32x32xi32>) attributes {tessel.workgroup_size = 64 : i64} {
+  %c0 = arith.constant 0 : index
+  %i = tessel.iota 0 : tensor<32x32xi32, #mma2>
+  %bound = tensor.splat %n : tensor<32x32xi32, #mma2>
+  %zero = arith.constant dense<0> : tensor<32x32xi32, #mma2>
+  %below = arith.cmpi slt, %i, %bound : tensor<32x32xi32, #mma2>
+  %a = arith.select %below, %bound, %zero : tensor<32x32xi1, #mma2>, tensor<32x32xi32, #mma2>
+  %above = arith.cmpi sgt, %i, %bound : tensor<32x32xi32, #mma2>
+  %c = arith.select %above, %a, %zero : tensor<32x32xi1, #mma2>, tensor<32x32xi32, #mma2>
+  tessel.store %c, %y[%c0, %c0] : tensor<32x32xi32, #mma2>, memref<32x32xi32>
+  return
+}

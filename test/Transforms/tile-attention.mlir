@@ -41,13 +41,16 @@
 // CHECK:   arith.mulf %[[ACC]], %[[ALPHA]]
 // CHECK:   %[[P:.*]] = arith.truncf %{{.*}} to tensor<64x64xbf16, #[[$MMA]]>
 // CHECK:   tessel.dot %[[TV]], %[[P]]
-// The second loop masks keys past the sequence and past each query.
+// The second loop masks keys past the sequence and past each query: each
+// query sees the block's keys below a limit (the sequence's end, or the
+// query's position), one compare per score.
 // CHECK: scf.for %{{.*}} = %[[MASKED]] to %[[END]] step %{{.*}} iter_args(%{{.*}} = %[[FIRST]]#0, %{{.*}} = %[[FIRST]]#1, %{{.*}} = %[[FIRST]]#2)
-// CHECK:   tessel.iota 0
-// CHECK:   arith.cmpi slt
 // CHECK:   tessel.iota 1
-// CHECK:   arith.cmpi sle
-// CHECK:   arith.select
+// CHECK:   %[[LIMIT:.*]] = arith.minsi
+// CHECK:   %[[KEY:.*]] = tessel.iota 0
+// CHECK:   %[[VALID:.*]] = arith.cmpi slt, %[[KEY]], %[[LIMIT]]
+// CHECK-NOT: arith.cmpi
+// CHECK:   arith.select %[[VALID]]
 // CHECK:   tessel.reduce "max"
 // One reciprocal per query, O^T stored through a transposed view.
 // CHECK: arith.divf %{{.*}} : tensor<1x64xf32, #[[$STAT]]>

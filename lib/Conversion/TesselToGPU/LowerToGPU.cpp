@@ -101,6 +101,7 @@ private:
   LogicalResult lowerIota(IotaOp op);
   LogicalResult lowerElementwise(Operation &op);
   LogicalResult lowerNativeExp2(math::Exp2Op op);
+  FailureOr<bool> lowerIotaBound(arith::CmpIOp op);
 
   /// Stores `vector` (in `layout`) to LDS at the offsets of `toOffset`
   /// (register/lane/wave -> offset) from `base`, and loads back.
@@ -1162,6 +1163,51 @@ LogicalResult KernelLowering::lowerNativeExp2(math::Exp2Op op) {
   return success();
 }
 
+/// `iota < bound` where the iota's register and lane bits are disjoint (as
+/// in every blocked and MMA layout): the iota is lane part + register
+/// constant, so the compare becomes `constant < bound - lane part`, one
+/// compare per element against a value computed once when the bound is the
+/// same in every register (a per-query limit). False when the op is not of
+/// that form and was left alone.
+FailureOr<bool> KernelLowering::lowerIotaBound(arith::CmpIOp op) {
+  auto iota = op.getLhs().getDefiningOp<IotaOp>();
+  if (!iota || op.getPredicate() != arith::CmpIPredicate::slt)
+    return false;
+  auto emitError = [&] { return op.emitOpError(); };
+  FailureOr<LinearLayout> layout =
+      getTileLayout(iota.getResult().getType(), emitError);
+  if (failed(layout))
+    return failure();
+  unsigned dim = iota.getDim();
+  auto bitsOf = [&](StringRef name) {
+    int64_t bits = 0;
+    for (int32_t bit = 0; bit < layout->getInDimSizeLog2(name); ++bit)
+      bits |= layout->getBasis(name, bit)[dim];
+    return bits;
+  };
+  if (bitsOf(dims::kRegister) & (bitsOf(dims::kLane) | bitsOf(dims::kWave)))
+    return false;
+  Value lanePart = arith::IndexCastOp::create(b, loc(), b.getI32Type(),
+                                              laneCoordinates(*layout)[dim]);
+  Value bound = mapping.lookup(op.getRhs());
+  SmallVector<Value> elements;
+  for (int64_t r = 0; r < layout->getInDimSize(dims::kRegister); ++r) {
+    Value boundHere =
+        vector::ExtractOp::create(b, loc(), bound, ArrayRef<int64_t>{r});
+    Value rest = arith::SubIOp::create(b, loc(), boundHere, lanePart);
+    Value offset = arith::ConstantOp::create(
+        b, loc(), b.getI32IntegerAttr(layout->apply({int32_t(r), 0, 0})[dim]));
+    elements.push_back(arith::CmpIOp::create(
+        b, loc(), arith::CmpIPredicate::slt, offset, rest));
+  }
+  mapping.map(op.getResult(),
+              vector::FromElementsOp::create(
+                  b, loc(),
+                  VectorType::get({int64_t(elements.size())}, b.getI1Type()),
+                  elements));
+  return true;
+}
+
 LogicalResult KernelLowering::lowerElementwise(Operation &op) {
   std::optional<Attribute> layout;
   for (Value operand : op.getOperands())
@@ -1176,6 +1222,13 @@ LogicalResult KernelLowering::lowerElementwise(Operation &op) {
     if (bitEnumContainsAll(exp2.getFastmath(), arith::FastMathFlags::afn) &&
         getElementTypeOrSelf(exp2.getType()).isF32())
       return lowerNativeExp2(exp2);
+  if (auto compare = dyn_cast<arith::CmpIOp>(op)) {
+    FailureOr<bool> lowered = lowerIotaBound(compare);
+    if (failed(lowered))
+      return failure();
+    if (*lowered)
+      return success();
+  }
   OperationState state(op.getLoc(), op.getName());
   for (Value operand : op.getOperands())
     state.addOperands(mapping.lookup(operand));

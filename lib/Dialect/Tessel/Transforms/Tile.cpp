@@ -738,24 +738,31 @@ LogicalResult AttentionTiler::run() {
       s = arith::MulFOp::create(b, loc, s, splat(sType, scaleLog2));
     if (masked) {
       // Keys (rows) past the sequence, and past the query (column) when
-      // causal, become -inf.
+      // causal, become -inf. Each query sees the block's first `limit`
+      // keys: one compare of the key's offset in the block per score (the
+      // query's limit is the same in every register of its lane).
       auto asI32 = [&](Value index) {
         return splatValue(iotaType, arith::IndexCastOp::create(
                                         b, loc, b.getI32Type(), index));
       };
-      Value keys = arith::AddIOp::create(
-          b, loc, IotaOp::create(b, loc, iotaType, b.getI64IntegerAttr(0)),
-          asI32(n0));
-      Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                          keys, asI32(seqKV));
+      Value limit = asI32(arith::SubIOp::create(b, loc, seqKV, n0));
       if (op.getCausal()) {
+        // Query i sees keys j <= i + shift, that is j - n0 < i + shift + 1 -
+        // n0.
+        Value firstUnseen = arith::SubIOp::create(
+            b, loc,
+            arith::AddIOp::create(b, loc,
+                                  arith::AddIOp::create(b, loc, m0, shift),
+                                  constIndex(1)),
+            n0);
         Value queries = arith::AddIOp::create(
             b, loc, IotaOp::create(b, loc, iotaType, b.getI64IntegerAttr(1)),
-            asI32(arith::AddIOp::create(b, loc, m0, shift)));
-        Value seen = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
-                                           keys, queries);
-        valid = arith::AndIOp::create(b, loc, valid, seen);
+            asI32(firstUnseen));
+        limit = arith::MinSIOp::create(b, loc, limit, queries);
       }
+      Value valid = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::slt,
+          IotaOp::create(b, loc, iotaType, b.getI64IntegerAttr(0)), limit);
       s = arith::SelectOp::create(b, loc, valid, s, splat(sType, negInf));
     }
     // Online softmax over one value per query, in the log2 domain; a query
