@@ -93,12 +93,35 @@ func.func @ocp_on_gfx942(%a: memref<64x64xf8E4M3FN>, %b: memref<64x64xf8E4M3FN>,
 
 // -----
 
-// Attention: 64-query blocks on two 32-row waves, 64 keys per step.
+// Attention: 128-query blocks on four 32-row waves; 32 keys per step in a
+// causal kernel past head dim 64 (its masked loop's registers), 64 without
+// the mask.
 // CHECK-LABEL: func.func @attention_default
 // CHECK: tessel.attention
-// CHECK-SAME: config = #tessel.config<tile = [64, 64], waves = [2, 1], stages = 1, instr = "v_mfma_f32_32x32x8_f16">
+// CHECK-SAME: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 1, instr = "v_mfma_f32_32x32x8_f16">
 func.func @attention_default(%q: memref<2x8x1024x128xf16>, %k: memref<2x2x1024x128xf16>, %v: memref<2x2x1024x128xf16>, %o: memref<2x8x1024x128xf16>) {
   tessel.attention ins(%q, %k, %v : memref<2x8x1024x128xf16>, memref<2x2x1024x128xf16>, memref<2x2x1024x128xf16>) outs(%o : memref<2x8x1024x128xf16>) {causal}
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @attention_default_full
+// CHECK: tessel.attention
+// CHECK-SAME: config = #tessel.config<tile = [128, 64], waves = [4, 1], stages = 1, instr = "v_mfma_f32_32x32x8_f16">
+func.func @attention_default_full(%q: memref<2x8x1024x128xf16>, %k: memref<2x2x1024x128xf16>, %v: memref<2x2x1024x128xf16>, %o: memref<2x8x1024x128xf16>) {
+  tessel.attention ins(%q, %k, %v : memref<2x8x1024x128xf16>, memref<2x2x1024x128xf16>, memref<2x2x1024x128xf16>) outs(%o : memref<2x8x1024x128xf16>)
+  return
+}
+
+// -----
+
+// bf16 on gfx942 rounds P in software: 32-key blocks.
+// CHECK-LABEL: func.func @attention_default_bf16
+// CHECK: tessel.attention
+// CHECK-SAME: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 1, instr = "v_mfma_f32_32x32x8_bf16">
+func.func @attention_default_bf16(%q: memref<2x8x1024x128xbf16>, %k: memref<2x2x1024x128xbf16>, %v: memref<2x2x1024x128xbf16>, %o: memref<2x8x1024x128xbf16>) {
+  tessel.attention ins(%q, %k, %v : memref<2x8x1024x128xbf16>, memref<2x2x1024x128xbf16>, memref<2x2x1024x128xbf16>) outs(%o : memref<2x8x1024x128xbf16>)
   return
 }
 
@@ -120,10 +143,11 @@ func.func @attention_blocks_over_lds(%q: memref<1x1x64x256xbf16>, %k: memref<1x1
 
 // -----
 
-// Head dimension 256 gets 32x32 blocks, which fit.
+// Head dimension 256 gets 32-key blocks, which fit; 64 queries take two
+// waves.
 // CHECK-LABEL: func.func @attention_head_dim_256
 // CHECK: tessel.attention
-// CHECK-SAME: config = #tessel.config<tile = [32, 32], waves = [1, 1], stages = 1, instr = "v_mfma_f32_32x32x8_bf16">
+// CHECK-SAME: config = #tessel.config<tile = [64, 32], waves = [2, 1], stages = 1, instr = "v_mfma_f32_32x32x8_bf16">
 func.func @attention_head_dim_256(%q: memref<1x1x64x256xbf16>, %k: memref<1x1x64x256xbf16>, %v: memref<1x1x64x256xbf16>, %o: memref<1x1x64x256xbf16>) {
   tessel.attention ins(%q, %k, %v : memref<1x1x64x256xbf16>, memref<1x1x64x256xbf16>, memref<1x1x64x256xbf16>) outs(%o : memref<1x1x64x256xbf16>)
   return

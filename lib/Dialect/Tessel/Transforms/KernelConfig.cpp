@@ -310,22 +310,41 @@ int64_t tessel::getPaddedHeadDim(int64_t headDim) {
 ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
                                              const Chip &chip, Type element,
                                              int64_t seqQ, int64_t seqKV,
-                                             int64_t realHeadDim) {
+                                             int64_t realHeadDim, bool causal) {
   int64_t headDim = getPaddedHeadDim(realHeadDim);
   const MmaInstr *instr = chooseMmaInstr(chip, element, element, 32);
   if (!instr)
     return {};
-  // Head dims past 128 need smaller blocks to fit LDS and registers.
-  bool wide = headDim > 128;
-  int64_t blockM =
-      wide || (!ShapedType::isDynamic(seqQ) && seqQ <= 32) ? 32 : 64;
-  SmallVector<int64_t> tile = {blockM, wide ? 32 : 64};
+  // Four waves of 32 queries each: one wave per SIMD, and two per SIMD
+  // where two workgroups share a CU, so that one wave's softmax runs under
+  // the other's matrix instructions. Each wave keeps its queries' Q, O and
+  // statistics in registers; K and V blocks are shared through LDS. Short
+  // query sequences take fewer waves rather than leave some idle. (The
+  // model's predictions for 2, 4 and 8 waves per workgroup and 32 or 64
+  // keys per block are in docs/performance.md.)
+  int64_t blockM = 128;
+  if (!ShapedType::isDynamic(seqQ))
+    blockM = std::clamp<int64_t>(llvm::PowerOf2Ceil(seqQ), 32, 128);
+  // 64-key blocks halve the barriers per key, where a wave's registers
+  // for them still fit 256 (two waves per SIMD). They do not past head dim
+  // 128, in a causal kernel's masked loop past head dim 64, or with bf16
+  // before gfx950, which rounds P in software (no v_cvt_pk_bf16_f32). A
+  // non-causal kernel up to head dim 64 takes 32 keys too: the model
+  // predicts their lower register count (a fourth workgroup per CU) to
+  // win; a causal one keeps 64, which halves its masked diagonal blocks.
+  // (docs/performance.md has the model's predictions for each choice.)
+  bool softwareBf16 = element.isBF16() && chip.isaVersion() < 9500;
+  // Decode (a few queries, one wave) is judged by bandwidth and keeps 64.
+  bool decode = !ShapedType::isDynamic(seqQ) && seqQ <= 16;
+  bool wideBlocks = decode   ? headDim <= 128
+                    : causal ? headDim <= 64
+                             : headDim > 64 && headDim <= 128 && !softwareBf16;
+  SmallVector<int64_t> tile = {blockM, wideBlocks ? 64 : 32};
   SmallVector<int64_t> waves = {blockM / 32, 1};
   // Decode (a few queries): one query block per head leaves most CUs idle,
   // so the keys are spread over workgroups, about 256 keys each (8 splits
   // when the length is only known at run time).
   int64_t splits = 1;
-  bool decode = !ShapedType::isDynamic(seqQ) && seqQ <= 16;
   if (decode)
     splits = ShapedType::isDynamic(seqKV)
                  ? 8

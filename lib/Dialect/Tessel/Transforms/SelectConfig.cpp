@@ -142,11 +142,11 @@ struct SelectConfigPass
       Type element = attention.getQ().getType().getElementType();
       ConfigAttr config = attention.getConfigAttr();
       if (!config) {
-        config =
-            getDefaultAttentionConfig(&getContext(), *target, element,
-                                      attention.getQ().getType().getDimSize(2),
-                                      attention.getK().getType().getDimSize(2),
-                                      attention.getQ().getType().getDimSize(3));
+        config = getDefaultAttentionConfig(
+            &getContext(), *target, element,
+            attention.getQ().getType().getDimSize(2),
+            attention.getK().getType().getDimSize(2),
+            attention.getQ().getType().getDimSize(3), attention.getCausal());
         if (!config) {
           attention.emitOpError()
               << target->name << " has no matrix instruction for " << element;

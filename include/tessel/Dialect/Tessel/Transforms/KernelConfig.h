@@ -101,15 +101,15 @@ checkMatmulConfig(ConfigAttr config, const Chip &chip, mlir::Type a,
                   mlir::Type b,
                   llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
 
-/// The default attention config: blocks of 64 queries (32 for short query
-/// sequences) on 32-row waves, 64 keys per step (32 x 32 blocks past head
-/// dim 128), the chip's fastest 32x32 instruction for the input type; for
-/// decode (16 queries or fewer) the keys split over workgroups, about 256
-/// each. Null when the chip has none.
+/// The default attention config: blocks of 128 queries on four 32-row waves
+/// (fewer for short query sequences), 64 or 32 keys per step (64 where
+/// they fit two waves per SIMD and win by the model), the chip's fastest
+/// 32x32 instruction for the input type; for decode (16 queries or fewer) the
+/// keys split over workgroups, about 256 each. Null when the chip has none.
 ConfigAttr getDefaultAttentionConfig(mlir::MLIRContext *context,
                                      const Chip &chip, mlir::Type element,
                                      int64_t seqQ, int64_t seqKV,
-                                     int64_t headDim);
+                                     int64_t headDim, bool causal);
 
 /// Checks an attention config against `chip` for head dimension `headDim`:
 /// instruction, waves only along the queries, LDS and registers within
