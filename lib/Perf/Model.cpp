@@ -929,13 +929,24 @@ tessel::analyzeKernel(const KernelCode &input, const KernelMetadata &metadata,
       SimdSimulator(chip, parameters, usage.waveSize, 1, 1, report.simdsBusy)
           .run(outside, 1, 0);
 
-  // Trip counts: given, or the count that makes the matrix work equal the
-  // problem's FLOPs (every MFMA loop assumed to run equally often).
+  // Trip counts: given, known from the tile program, or the count that
+  // makes the matrix work equal the problem's FLOPs (every MFMA loop
+  // assumed to run equally often).
   uint64_t totalWaves = report.workgroups * placement.wavesPerWorkgroup;
+  size_t matrixLoops = llvm::count_if(report.loops, [](const LoopReport &l) {
+    return l.matrixFlopsPerIteration > 0;
+  });
+  bool iterationsKnown =
+      !work.loopIterations.empty() && work.loopIterations.size() == matrixLoops;
+  size_t matrixLoop = 0;
   for (LoopReport &loop : report.loops) {
     if (parameters.tripCount) {
       loop.tripCount = *parameters.tripCount;
       loop.tripCountSource = "given";
+    } else if (iterationsKnown && loop.matrixFlopsPerIteration > 0) {
+      loop.tripCount =
+          uint64_t(std::llround(work.loopIterations[matrixLoop++]));
+      loop.tripCountSource = "from the tile program";
     } else if (work.flops > 0 && loop.matrixFlopsPerIteration > 0) {
       double perWave = work.flops / double(totalWaves) - outsideFlopsPerWave;
       loop.tripCount = uint64_t(

@@ -55,6 +55,35 @@ static double causalPairs(int64_t seqQ, int64_t seqKV) {
   return pairs;
 }
 
+/// Iterations per workgroup of the attention kernel's two key loops,
+/// averaged over its query blocks: whole blocks every query of the block
+/// sees, then the masked ones (causal diagonal, sequence tail). Mirrors the
+/// loop bounds tessel-tile builds (AttentionTiler).
+static std::vector<double> attentionLoopIterations(int64_t seqQ, int64_t seqKV,
+                                                   int64_t blockM,
+                                                   int64_t blockN,
+                                                   bool causal) {
+  if (seqQ <= 0 || seqKV <= 0 || blockM <= 0 || blockN <= 0)
+    return {};
+  int64_t shift = seqKV - seqQ;
+  int64_t blocks = llvm::divideCeil(seqQ, blockM);
+  double whole = 0, masked = 0;
+  for (int64_t block = 0; block < blocks; ++block) {
+    int64_t m0 = block * blockM;
+    int64_t end = seqKV;
+    int64_t maskStart = seqKV / blockN * blockN;
+    if (causal) {
+      end = std::min(seqKV, std::max<int64_t>(m0 + blockM + shift, 0));
+      int64_t visible = std::max<int64_t>(m0 + shift + 1, 0) / blockN * blockN;
+      maskStart = std::min(maskStart, visible);
+    }
+    maskStart = std::max<int64_t>(0, std::min(maskStart, end));
+    whole += double(llvm::divideCeil(maskStart, blockN));
+    masked += double(llvm::divideCeil(end - maskStart, blockN));
+  }
+  return {whole / double(blocks), masked / double(blocks)};
+}
+
 /// Whether the kernel reads or writes argument `index`: a kernel alone
 /// touches all its arguments (split-K: the workspaces too); in a split
 /// plan the first stage reads the inputs and writes the workspaces, and the
@@ -84,6 +113,10 @@ ProblemWork tessel::getProblemWork(const CompiledKernel &kernel,
           causal ? causalPairs(int64_t(size("seq_q")), int64_t(size("seq_kv")))
                  : size("seq_q") * size("seq_kv");
       work.flops = 4 * size("batch") * size("heads") * pairs * size("head_dim");
+      if (kernel.grid.splits <= 1)
+        work.loopIterations = attentionLoopIterations(
+            int64_t(size("seq_q")), int64_t(size("seq_kv")),
+            kernel.grid.tile[0], kernel.grid.tile[1], causal);
     }
   }
   for (auto [index, argument] : llvm::enumerate(kernel.arguments)) {

@@ -22,6 +22,7 @@
 
 #include <array>
 #include <functional>
+#include <vector>
 
 namespace tessel {
 
@@ -50,6 +51,12 @@ struct ProblemWork {
   /// attention): what the XCDs' L2 caches fetch, given the workgroups each
   /// CU holds at a time (CacheTraffic.h). Empty for other code.
   std::function<CacheTraffic(unsigned workgroupsPerCU)> cacheTraffic;
+  /// Iterations per wave of each loop with matrix instructions, in code
+  /// order, where the compiler knows them (Tessel's attention: the key loop
+  /// over whole blocks, then the masked one over the causal diagonal and
+  /// the tail). Empty, or not one per such loop: trip counts come from the
+  /// FLOPs, every matrix loop assumed to run equally often.
+  std::vector<double> loopIterations;
 };
 
 /// One named share of a loop's (or kernel's) cycles.
