@@ -656,13 +656,22 @@ LogicalResult AttentionTiler::run() {
       getCoalescedLayout(context, {headDim, blockM}, 0, elementBytes, numWaves);
   auto kLayout =
       getCoalescedLayout(context, {blockN, headDim}, 1, elementBytes, numWaves);
-  // Each lane also holds as many consecutive keys of V^T as one instruction
-  // of the second product takes per lane, so that V^T's LDS copy keeps the
-  // keys (its K) contiguous: written and read in runs (of 4, the
-  // accumulator order P^T imposes), not element by element.
+  // Each lane also holds a run of consecutive keys of V^T, so that V^T's
+  // LDS copy keeps the keys (its K) contiguous: written and read in runs,
+  // not element by element. The run is at most what the second product
+  // reads per lane (4 keys, the accumulator order P^T imposes, also where
+  // the instruction takes 8 per lane), and short enough that the
+  // workgroup's lanes do not cover the block more than once (a 32-key
+  // block at head dim 128: 2 keys per lane).
   auto mma = MmaAttr::get(context, config.getInstr().getValue(),
                           {1, int64_t(numWaves)}, "", 0);
-  int64_t keysPerLane = mma.getInstruction().getOperandElementsPerLane(64);
+  int64_t keysPerLane =
+      std::min<int64_t>(mma.getInstruction().getOperandElementsPerLane(64), 4);
+  int64_t lanesAlongHeadDim =
+      std::min<int64_t>(64, headDim / (16 / elementBytes));
+  int64_t lanesAlongKeys = 64 / lanesAlongHeadDim * numWaves;
+  while (keysPerLane > 1 && lanesAlongKeys * keysPerLane > blockN)
+    keysPerLane /= 2;
   auto vLayout = getCoalescedLayout(context, {headDim, blockN}, 0, elementBytes,
                                     numWaves, 64, keysPerLane);
   Value qT = LoadOp::create(b, loc, tile({headDim, blockM}, element, qLayout),
