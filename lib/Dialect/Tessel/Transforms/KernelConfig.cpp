@@ -417,16 +417,15 @@ tessel::checkAttentionConfig(ConfigAttr config, const Chip &chip, Type element,
   return success();
 }
 
-BlockedAttr tessel::getCoalescedLayout(MLIRContext *context,
-                                       ArrayRef<int64_t> shape,
-                                       int64_t contiguousDim,
-                                       unsigned elementBytes, unsigned numWaves,
-                                       unsigned waveSize,
-                                       int64_t otherPerThread) {
+BlockedAttr
+tessel::getCoalescedLayout(MLIRContext *context, ArrayRef<int64_t> shape,
+                           int64_t contiguousDim, unsigned elementBytes,
+                           unsigned numWaves, unsigned waveSize,
+                           int64_t otherPerThread, unsigned vectorBytes) {
   int64_t other = 1 - contiguousDim;
   SmallVector<int64_t, 2> perThread(2, 1), threads(2, 1), waves(2, 1);
-  perThread[contiguousDim] =
-      std::min<int64_t>(16 / elementBytes, shape[contiguousDim]);
+  perThread[contiguousDim] = std::min<int64_t>(
+      std::max<unsigned>(vectorBytes / elementBytes, 1), shape[contiguousDim]);
   perThread[other] = std::min<int64_t>(otherPerThread, shape[other]);
   threads[contiguousDim] = std::min<int64_t>(
       waveSize, shape[contiguousDim] / perThread[contiguousDim]);

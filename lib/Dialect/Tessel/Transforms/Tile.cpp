@@ -658,22 +658,27 @@ LogicalResult AttentionTiler::run() {
       getCoalescedLayout(context, {blockN, headDim}, 1, elementBytes, numWaves);
   // Each lane also holds a run of consecutive keys of V^T, so that V^T's
   // LDS copy keeps the keys (its K) contiguous: written and read in runs,
-  // not element by element. The run is at most what the second product
-  // reads per lane (4 keys, the accumulator order P^T imposes, also where
-  // the instruction takes 8 per lane), and short enough that the
-  // workgroup's lanes do not cover the block more than once (a 32-key
-  // block at head dim 128: 2 keys per lane).
+  // not element by element. The run is what the second product reads per
+  // lane (4 keys, the accumulator order P^T imposes, also where the
+  // instruction takes 8 per lane). Lanes load 16 bytes of head dims, or
+  // less where the workgroup's lanes would otherwise cover the key block
+  // more than once (a 32-key block at head dim 128: 8 bytes).
   auto mma = MmaAttr::get(context, config.getInstr().getValue(),
                           {1, int64_t(numWaves)}, "", 0);
   int64_t keysPerLane =
       std::min<int64_t>(mma.getInstruction().getOperandElementsPerLane(64), 4);
-  int64_t lanesAlongHeadDim =
-      std::min<int64_t>(64, headDim / (16 / elementBytes));
-  int64_t lanesAlongKeys = 64 / lanesAlongHeadDim * numWaves;
-  while (keysPerLane > 1 && lanesAlongKeys * keysPerLane > blockN)
+  unsigned vectorBytes = 16;
+  auto keysCovered = [&] {
+    int64_t lanesAlongHeadDim =
+        std::min<int64_t>(64, headDim * elementBytes / vectorBytes);
+    return 64 / lanesAlongHeadDim * numWaves * keysPerLane;
+  };
+  while (keysCovered() > blockN && vectorBytes > elementBytes)
+    vectorBytes /= 2;
+  while (keysCovered() > blockN && keysPerLane > 1)
     keysPerLane /= 2;
   auto vLayout = getCoalescedLayout(context, {headDim, blockN}, 0, elementBytes,
-                                    numWaves, 64, keysPerLane);
+                                    numWaves, 64, keysPerLane, vectorBytes);
   Value qT = LoadOp::create(b, loc, tile({headDim, blockM}, element, qLayout),
                             transposedView(op.getQ()),
                             ValueRange{batch, head, zero, m0});

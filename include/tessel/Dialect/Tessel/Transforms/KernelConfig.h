@@ -126,17 +126,18 @@ checkAttentionConfig(ConfigAttr config, const Chip &chip, mlir::Type element,
 int64_t getPaddedHeadDim(int64_t headDim);
 
 /// The coalesced layout of a `shape` tile of `elementBytes` elements stored
-/// with dimension `contiguousDim` contiguous: 16 bytes per lane along it,
-/// lanes along it first, the workgroup's waves along the other dimension.
-/// `otherPerThread` > 1 gives each lane that many rows of the other
-/// dimension too, so that it holds runs along both (a tile whose LDS copy is
-/// contiguous along the other dimension, attention's V^T, is then written
-/// with vector stores).
+/// with dimension `contiguousDim` contiguous: `vectorBytes` (16) per lane
+/// along it, lanes along it first, the workgroup's waves along the other
+/// dimension. `otherPerThread` > 1 gives each lane that many rows of the
+/// other dimension too, so that it holds runs along both (a tile whose LDS
+/// copy is contiguous along the other dimension, attention's V^T, is then
+/// written with vector stores).
 BlockedAttr getCoalescedLayout(mlir::MLIRContext *context,
                                llvm::ArrayRef<int64_t> shape,
                                int64_t contiguousDim, unsigned elementBytes,
                                unsigned numWaves, unsigned waveSize = 64,
-                               int64_t otherPerThread = 1);
+                               int64_t otherPerThread = 1,
+                               unsigned vectorBytes = 16);
 
 /// Which of the last two dimensions of `type` has unit stride (1 for a
 /// row-major or dynamic layout).
