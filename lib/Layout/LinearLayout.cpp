@@ -9,9 +9,6 @@
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <map>
-#include <set>
-
 using namespace tessel;
 using llvm::ArrayRef;
 using llvm::SmallVector;
@@ -731,16 +728,23 @@ static unsigned phaseConflicts(ArrayRef<unsigned> lanes,
                                ArrayRef<int64_t> byteAddresses,
                                unsigned accessBytes,
                                const LdsBanking &banking) {
-  std::map<unsigned, std::set<int64_t>> wordsPerBank;
+  // The distinct words each bank serves: sorted (bank, word) pairs without
+  // repeats (lanes reading one word share it), counted per bank. The
+  // chooser calls this for every candidate swizzle: no node allocations.
+  SmallVector<std::pair<int64_t, int64_t>, 256> bankWords;
   unsigned words = std::max(1u, accessBytes / banking.bankBytes);
   for (unsigned lane : lanes) {
     int64_t firstWord = byteAddresses[lane] / banking.bankBytes;
     for (unsigned w = 0; w < words; ++w)
-      wordsPerBank[(firstWord + w) % banking.numBanks].insert(firstWord + w);
+      bankWords.push_back({(firstWord + w) % banking.numBanks, firstWord + w});
   }
-  unsigned worst = 1;
-  for (const auto &[bank, set] : wordsPerBank)
-    worst = std::max<unsigned>(worst, set.size());
+  llvm::sort(bankWords);
+  bankWords.erase(llvm::unique(bankWords), bankWords.end());
+  unsigned worst = 1, run = 0;
+  for (size_t i = 0; i < bankWords.size(); ++i) {
+    run = i > 0 && bankWords[i].first == bankWords[i - 1].first ? run + 1 : 1;
+    worst = std::max(worst, run);
+  }
   return worst - 1;
 }
 
@@ -807,20 +811,28 @@ llvm::Expected<BankConflictReport> tessel::analyzeBankConflicts(
   };
   int registerIndex = indexOf(dims::kRegister),
       laneIndex = indexOf(dims::kLane), waveIndex = indexOf(dims::kWave);
+  // The layout is linear over GF(2): an element's offset is the XOR of its
+  // register's, lane's and wave's parts, each computed once.
+  auto offsetOf = [&](int index, int32_t value) -> int32_t {
+    if (index < 0)
+      return 0;
+    llvm::fill(input, 0);
+    input[index] = value;
+    return lanesToOffset->apply(input)[0];
+  };
+  SmallVector<int32_t> laneOffsets(waveSize);
+  for (unsigned lane = 0; lane < waveSize; ++lane)
+    laneOffsets[lane] =
+        offsetOf(laneIndex, lane % registerLayout.getInDimSize(dims::kLane));
   for (unsigned wave = 0; wave < report.waves; ++wave) {
+    int32_t waveOffset = offsetOf(waveIndex, wave);
     for (unsigned access = 0; access < report.accessesPerWave; ++access) {
+      int32_t accessOffset =
+          offsetOf(registerIndex, access * vector) ^ waveOffset;
       SmallVector<int64_t> addresses(waveSize, 0);
-      for (unsigned lane = 0; lane < waveSize; ++lane) {
-        llvm::fill(input, 0);
-        if (registerIndex >= 0)
-          input[registerIndex] = access * vector;
-        if (laneIndex >= 0)
-          input[laneIndex] = lane % registerLayout.getInDimSize(dims::kLane);
-        if (waveIndex >= 0)
-          input[waveIndex] = wave;
+      for (unsigned lane = 0; lane < waveSize; ++lane)
         addresses[lane] =
-            int64_t(lanesToOffset->apply(input)[0]) * elementBytes;
-      }
+            int64_t(laneOffsets[lane] ^ accessOffset) * elementBytes;
       unsigned extra = countLdsConflictCycles(addresses, accessBytes, isWrite,
                                               banking, waveSize);
       report.conflictCycles += extra;
