@@ -91,9 +91,17 @@ getAttentionKeyRange(const AttentionTrafficShape &shape, int64_t x,
     begin = split * chunk;
     end = std::min(end, begin + chunk);
   }
-  if (shape.causal)
-    end = std::min(end, std::max<int64_t>(0, (x + 1) * shape.tileM +
-                                                 shape.seqKV - shape.seqQ));
+  // The keys of the block's first query's window start, through its last
+  // query's window end.
+  int64_t firstQuery = x * shape.tileM,
+          lastQuery = firstQuery + shape.tileM - 1;
+  end = std::min(end, shape.window.hasRight()
+                          ? shape.window.end(lastQuery, shape.seqQ, shape.seqKV)
+                          : shape.seqKV);
+  int64_t blockN = std::max<int64_t>(1, shape.blockN);
+  begin =
+      std::max(begin, shape.window.begin(firstQuery, shape.seqQ, shape.seqKV) /
+                          blockN * blockN);
   return {begin, std::max(begin, end)};
 }
 

@@ -288,6 +288,12 @@ FailureOr<func::FuncOp> tessel::buildProblem(OpBuilder &builder, Location loc,
       MemRefType::get({b, heads, sq, headDim}, *outType)};
   if (problem.lse)
     argTypes.push_back(MemRefType::get({b, heads, sq}, builder.getF32Type()));
+  if (problem.sinks)
+    argTypes.push_back(MemRefType::get({heads}, builder.getF32Type()));
+  if (!problem.window.empty() && problem.window.size() != 2)
+    return emitError(loc) << "--window takes two bounds, left,right (-1: "
+                             "unbounded), got "
+                          << problem.window.size();
   FailureOr<ConfigAttr> config = parseConfig(loc, problem.config);
   if (failed(config))
     return failure();
@@ -296,12 +302,16 @@ FailureOr<func::FuncOp> tessel::buildProblem(OpBuilder &builder, Location loc,
   Block *body = func.addEntryBlock();
   builder.setInsertionPointToStart(body);
   Value lse = problem.lse ? body->getArgument(4) : Value();
+  Value sinks = problem.sinks ? body->getArguments().back() : Value();
   FloatAttr scaleAttr =
       problem.scale ? builder.getF32FloatAttr(*problem.scale) : FloatAttr();
+  DenseI64ArrayAttr window = problem.window.empty()
+                                 ? DenseI64ArrayAttr()
+                                 : builder.getDenseI64ArrayAttr(problem.window);
   AttentionOp::create(
       builder, loc, body->getArgument(0), body->getArgument(1),
-      body->getArgument(2), body->getArgument(3), lse, scaleAttr,
-      problem.causal ? builder.getUnitAttr() : UnitAttr(), *config);
+      body->getArgument(2), body->getArgument(3), lse, sinks, scaleAttr,
+      problem.causal ? builder.getUnitAttr() : UnitAttr(), window, *config);
   func::ReturnOp::create(builder, loc);
   return func;
 }

@@ -45,43 +45,65 @@ static int64_t sizeOf(const DimensionSizes &sizes, llvm::StringRef name,
   return it == sizes.end() ? otherwise : it->second;
 }
 
-/// (query, key) pairs a causal mask keeps: query row i sees keys up to
-/// i + seqKV - seqQ (bottom-right aligned, as the kernels mask).
-static double causalPairs(int64_t seqQ, int64_t seqKV) {
+/// (query, key) pairs the key window keeps (bottom-right aligned, as the
+/// kernels mask).
+static double windowPairs(int64_t seqQ, int64_t seqKV, KeyWindow window) {
+  if (window.isFull())
+    return double(seqQ) * double(seqKV);
   double pairs = 0;
-  int64_t offset = seqKV - seqQ + 1; // keys row 0 sees
   for (int64_t i = 0; i < seqQ; ++i)
-    pairs += double(std::clamp<int64_t>(i + offset, 0, seqKV));
+    pairs += double(window.visible(i, seqQ, seqKV));
   return pairs;
 }
 
-/// Iterations per workgroup of the attention kernel's two key loops,
-/// averaged over its query blocks: whole blocks every query of the block
-/// sees, then the masked ones (causal diagonal, sequence tail). Mirrors the
-/// loop bounds tessel-tile builds (AttentionTiler).
+/// Iterations per workgroup of the attention kernel's key loops, averaged
+/// over its query blocks, in code order: with a left window edge, the
+/// masked blocks before the ones every query of the block sees; those
+/// whole, visible blocks; then the masked ones (right edge or causal
+/// diagonal, sequence tail). Mirrors the loop bounds tessel-tile builds
+/// (AttentionTiler).
 static std::vector<double> attentionLoopIterations(int64_t seqQ, int64_t seqKV,
                                                    int64_t blockM,
                                                    int64_t blockN,
-                                                   bool causal) {
+                                                   KeyWindow window) {
   if (seqQ <= 0 || seqKV <= 0 || blockM <= 0 || blockN <= 0)
     return {};
   int64_t shift = seqKV - seqQ;
   int64_t blocks = llvm::divideCeil(seqQ, blockM);
-  double whole = 0, masked = 0;
+  auto clampKeys = [&](int64_t key) {
+    return std::clamp<int64_t>(key, 0, seqKV);
+  };
+  auto alignDown = [&](int64_t key) { return key / blockN * blockN; };
+  double leftMasked = 0, whole = 0, masked = 0;
   for (int64_t block = 0; block < blocks; ++block) {
-    int64_t m0 = block * blockM;
-    int64_t end = seqKV;
-    int64_t maskStart = seqKV / blockN * blockN;
-    if (causal) {
-      end = std::min(seqKV, std::max<int64_t>(m0 + blockM + shift, 0));
-      int64_t visible = std::max<int64_t>(m0 + shift + 1, 0) / blockN * blockN;
-      maskStart = std::min(maskStart, visible);
+    int64_t first = block * blockM + shift, last = first + blockM - 1;
+    int64_t begin = 0, end = seqKV, visibleEnd = alignDown(seqKV);
+    if (window.hasLeft())
+      begin = alignDown(clampKeys(first - window.left));
+    if (window.hasRight()) {
+      end = clampKeys(last + window.right + 1);
+      visibleEnd =
+          std::min(visibleEnd, alignDown(clampKeys(first + window.right + 1)));
     }
-    maskStart = std::max<int64_t>(0, std::min(maskStart, end));
-    whole += double(llvm::divideCeil(maskStart, blockN));
-    masked += double(llvm::divideCeil(end - maskStart, blockN));
+    int64_t unmaskedBegin = begin;
+    if (window.hasLeft()) {
+      int64_t visibleBegin =
+          alignDown(clampKeys(last - window.left) + blockN - 1);
+      unmaskedBegin = std::max(begin, std::min(visibleBegin, end));
+      leftMasked += double(llvm::divideCeil(
+          std::max<int64_t>(0, unmaskedBegin - begin), blockN));
+    }
+    int64_t maskStart = std::max(unmaskedBegin, std::min(visibleEnd, end));
+    whole += double(llvm::divideCeil(maskStart - unmaskedBegin, blockN));
+    masked +=
+        double(llvm::divideCeil(std::max<int64_t>(0, end - maskStart), blockN));
   }
-  return {whole / double(blocks), masked / double(blocks)};
+  std::vector<double> iterations;
+  if (window.hasLeft())
+    iterations.push_back(leftMasked / double(blocks));
+  iterations.push_back(whole / double(blocks));
+  iterations.push_back(masked / double(blocks));
+  return iterations;
 }
 
 /// Whether the kernel reads or writes argument `index`: a kernel alone
@@ -97,7 +119,8 @@ static bool touchesInHbm(const CompiledKernel &kernel, size_t index) {
 }
 
 ProblemWork tessel::getProblemWork(const CompiledKernel &kernel,
-                                   const DimensionSizes &sizes, bool causal) {
+                                   const DimensionSizes &sizes,
+                                   KeyWindow window) {
   auto size = [&](llvm::StringRef name, int64_t otherwise = 0) {
     return double(sizeOf(sizes, name, otherwise));
   };
@@ -110,13 +133,12 @@ ProblemWork tessel::getProblemWork(const CompiledKernel &kernel,
                    std::max(1.0, size("batch", 1));
     } else {
       double pairs =
-          causal ? causalPairs(int64_t(size("seq_q")), int64_t(size("seq_kv")))
-                 : size("seq_q") * size("seq_kv");
+          windowPairs(int64_t(size("seq_q")), int64_t(size("seq_kv")), window);
       work.flops = 4 * size("batch") * size("heads") * pairs * size("head_dim");
       if (kernel.grid.splits <= 1)
         work.loopIterations = attentionLoopIterations(
             int64_t(size("seq_q")), int64_t(size("seq_kv")),
-            kernel.grid.tile[0], kernel.grid.tile[1], causal);
+            kernel.grid.tile[0], kernel.grid.tile[1], window);
     }
   }
   for (auto [index, argument] : llvm::enumerate(kernel.arguments)) {
@@ -156,7 +178,7 @@ static int64_t argumentDimension(const CompiledKernel &kernel,
 /// workgroups resident per CU; empty for other kernels.
 static std::function<CacheTraffic(unsigned)>
 getCacheTraffic(const Chip &chip, const CompiledKernel &kernel,
-                const DimensionSizes &sizes, bool causal) {
+                const DimensionSizes &sizes, KeyWindow window) {
   auto get = [&](llvm::StringRef name) { return sizeOf(sizes, name); };
   // A combine stage reads only the workspace.
   if (kernel.grid.stage != 0)
@@ -195,7 +217,7 @@ getCacheTraffic(const Chip &chip, const CompiledKernel &kernel,
   shape.tileM = kernel.grid.tile[0];
   shape.blockN = kernel.grid.tile[1];
   shape.splits = splits;
-  shape.causal = causal;
+  shape.window = window;
   return [=, &chip](unsigned workgroupsPerCU) {
     return estimateAttentionL2Fill(chip, shape, workgroupsPerCU);
   };
@@ -204,7 +226,7 @@ getCacheTraffic(const Chip &chip, const CompiledKernel &kernel,
 llvm::Expected<PerfReport>
 tessel::predictPerformance(const CompiledModule &module,
                            const CompiledKernel &kernel,
-                           const DimensionSizes &sizes, bool causal,
+                           const DimensionSizes &sizes, KeyWindow window,
                            const ModelParameters &parameters) {
   const Chip *chip = lookupChip(module.chip);
   if (!chip)
@@ -223,8 +245,8 @@ tessel::predictPerformance(const CompiledModule &module,
   Launch launch;
   launch.grid = {(*grid)[0], (*grid)[1], (*grid)[2]};
   launch.block = {kernel.blockSize, 1, 1};
-  ProblemWork work = getProblemWork(kernel, sizes, causal);
-  work.cacheTraffic = getCacheTraffic(*chip, kernel, sizes, causal);
+  ProblemWork work = getProblemWork(kernel, sizes, window);
+  work.cacheTraffic = getCacheTraffic(*chip, kernel, sizes, window);
   return analyzeCodeObject(module.hsaco, kernel.name, *chip, launch, work,
                            parameters);
 }

@@ -123,6 +123,16 @@ static cl::opt<float> scale("scale",
                             cl::init(0.0f), cl::sub(attentionCommand));
 static cl::opt<bool> withLse("lse", cl::desc("Also output the logsumexp"),
                              cl::sub(attentionCommand));
+static cl::list<int64_t> window(
+    "window",
+    cl::desc("Local attention: keys left,right of each query's position that "
+             "it sees (-1: unbounded), as FlashAttention's window_size"),
+    cl::CommaSeparated, cl::sub(attentionCommand));
+static cl::opt<bool> withSinks(
+    "sinks",
+    cl::desc("Attention sinks: one f32 logit per query head, the last "
+             "argument, joins each row's softmax denominator"),
+    cl::sub(attentionCommand));
 
 static cl::opt<std::string> configText(
     "config",
@@ -175,6 +185,8 @@ static AttentionProblem attentionFromCommandLine() {
   if (scale.getNumOccurrences())
     problem.scale = scale;
   problem.lse = withLse;
+  problem.window.assign(window.begin(), window.end());
+  problem.sinks = withSinks;
   problem.config = configText;
   return problem;
 }

@@ -507,11 +507,10 @@ tessel::computeMatmulReference(MatmulOp op, const MatmulSizes &sizes,
   return reference;
 }
 
-LogicalResult
-tessel::computeAttentionReference(AttentionOp op, const AttentionSizes &sizes,
-                                  const HostArray &q, const HostArray &k,
-                                  const HostArray &v, std::vector<double> &o,
-                                  std::vector<double> &lse) {
+LogicalResult tessel::computeAttentionReference(
+    AttentionOp op, const AttentionSizes &sizes, const HostArray &q,
+    const HostArray &k, const HostArray &v, const HostArray *sinks,
+    std::vector<double> &o, std::vector<double> &lse) {
   int64_t d = sizes.headDim, sq = sizes.seqQ, skv = sizes.seqKV;
   if (sizes.kvHeads <= 0 ? sizes.heads != 0 : sizes.heads % sizes.kvHeads)
     return op.emitError() << "host reference: " << sizes.heads
@@ -524,6 +523,7 @@ tessel::computeAttentionReference(AttentionOp op, const AttentionSizes &sizes,
                         product({sizes.batch, sizes.kvHeads, skv, d}))) ||
       failed(checkCount(op, "V", v,
                         product({sizes.batch, sizes.kvHeads, skv, d}))) ||
+      (sinks && failed(checkCount(op, "sinks", *sinks, sizes.heads))) ||
       !lseCount)
     return failure();
   // A row that sees no key writes O = 0 and logsumexp = +inf, the convention
@@ -534,7 +534,7 @@ tessel::computeAttentionReference(AttentionOp op, const AttentionSizes &sizes,
     return success();
   int64_t group = sizes.heads / sizes.kvHeads;
   double scale = op.getEffectiveScale();
-  bool causal = op.getCausal();
+  KeyWindow window = op.getKeyWindow();
   std::vector<double> scores(skv);
   for (int64_t b = 0; b < sizes.batch; ++b)
     for (int64_t h = 0; h < sizes.heads; ++h) {
@@ -543,25 +543,29 @@ tessel::computeAttentionReference(AttentionOp op, const AttentionSizes &sizes,
           k.values.data() + ((b * sizes.kvHeads + kvh) * skv) * d;
       const double *vBase =
           v.values.data() + ((b * sizes.kvHeads + kvh) * skv) * d;
+      double sink = sinks ? sinks->values[h] : -INFINITY;
       for (int64_t i = 0; i < sq; ++i) {
         const double *qRow =
             q.values.data() + ((b * sizes.heads + h) * sq + i) * d;
-        int64_t visible = causal ? std::min(skv, i + skv - sq + 1) : skv;
-        if (visible <= 0)
+        int64_t first = window.begin(i, sq, skv), end = window.end(i, sq, skv);
+        if (end <= first && !sinks)
           continue;
-        double max = -INFINITY;
-        for (int64_t j = 0; j < visible; ++j) {
+        // The sink is one more logit with no value.
+        double max = sink;
+        for (int64_t j = first; j < end; ++j) {
           double dot = 0;
           for (int64_t c = 0; c < d; ++c)
             dot += qRow[c] * kBase[j * d + c];
           scores[j] = dot * scale;
           max = std::max(max, scores[j]);
         }
-        double sum = 0;
-        for (int64_t j = 0; j < visible; ++j)
+        if (max == -INFINITY)
+          continue;
+        double sum = sinks ? std::exp(sink - max) : 0.0;
+        for (int64_t j = first; j < end; ++j)
           sum += std::exp(scores[j] - max);
         double *oRow = o.data() + ((b * sizes.heads + h) * sq + i) * d;
-        for (int64_t j = 0; j < visible; ++j) {
+        for (int64_t j = first; j < end; ++j) {
           double p = std::exp(scores[j] - max) / sum;
           for (int64_t c = 0; c < d; ++c)
             oRow[c] += p * vBase[j * d + c];

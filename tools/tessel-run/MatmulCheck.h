@@ -71,15 +71,17 @@ struct AttentionSizes {
 };
 
 /// O and the natural logsumexp per row, in double precision: softmax(scale
-/// Q K^T) V with the causal mask aligned bottom-right; a row that sees no
-/// key gets O = 0 and logsumexp +inf. Q, K and V must hold exactly what
-/// `sizes` imply and heads must be a multiple of kvHeads (an error on `op`
-/// otherwise).
+/// Q K^T) V over the keys the op's window (causal, local) leaves each
+/// query, aligned bottom-right, with the head's sink logit (when `sinks`
+/// is given) in the denominator; a row that sees no key gets O = 0 and
+/// logsumexp +inf (the sink's logit with sinks). Q, K, V and the sinks must
+/// hold exactly what `sizes` imply and heads must be a multiple of kvHeads
+/// (an error on `op` otherwise).
 llvm::LogicalResult
 computeAttentionReference(AttentionOp op, const AttentionSizes &sizes,
                           const HostArray &q, const HostArray &k,
-                          const HostArray &v, std::vector<double> &o,
-                          std::vector<double> &lse);
+                          const HostArray &v, const HostArray *sinks,
+                          std::vector<double> &o, std::vector<double> &lse);
 
 /// Max absolute error, and max error relative to the larger of the largest
 /// reference magnitude and the error floor of the output type, and whether

@@ -112,6 +112,9 @@ llvm::Expected<ProblemSizes> ProblemSizes::get(Operation *op) {
     if (Value lse = attention.getLse())
       if (llvm::Error error = assign(lse, {kAttnBatch, kHeads, kSeqQ}))
         return std::move(error);
+    if (Value sinks = attention.getSinks())
+      if (llvm::Error error = assign(sinks, {kHeads}))
+        return std::move(error);
   }
   for (auto [index, role] : llvm::enumerate(result.roles))
     if (!role.type)

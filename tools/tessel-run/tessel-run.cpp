@@ -974,6 +974,16 @@ static HostArray readHost(Value value, const KernelArguments &arguments,
   return {std::move(now), std::move(values)};
 }
 
+/// ", causal", ", window [left, right]", ", sinks" as the op has them.
+static std::string describeMasks(AttentionOp attention) {
+  std::string masks = attention.getCausal() ? ", causal" : "";
+  if (std::optional<ArrayRef<int64_t>> window = attention.getWindow())
+    masks += llvm::formatv(", window [{0}, {1}]", (*window)[0], (*window)[1]);
+  if (attention.getSinks())
+    masks += ", sinks";
+  return masks;
+}
+
 static FailureOr<Verdict> checkAttention(AttentionOp attention,
                                          const AttentionSizes &a,
                                          const KernelArguments &arguments,
@@ -981,9 +991,13 @@ static FailureOr<Verdict> checkAttention(AttentionOp attention,
                                          int64_t splitSteps, int64_t splits) {
   auto host = [&](Value value) { return readHost(value, arguments, scalars); };
   std::vector<double> expectedO, expectedLse;
+  std::optional<HostArray> sinks;
+  if (attention.getSinks())
+    sinks = host(attention.getSinks());
   if (failed(computeAttentionReference(
           attention, a, host(attention.getQ()), host(attention.getK()),
-          host(attention.getV()), expectedO, expectedLse)))
+          host(attention.getV()), sinks ? &*sinks : nullptr, expectedO,
+          expectedLse)))
     return failure();
   Type oElement = attention.getO().getType().getElementType();
   Verdict verdict;
@@ -997,14 +1011,13 @@ static FailureOr<Verdict> checkAttention(AttentionOp attention,
     verdict.comparison.maxRelError =
         std::max(verdict.comparison.maxRelError, lseComparison.maxRelError);
   }
-  verdict.what =
-      llvm::formatv("{0}x{1}x{2}x{3} (kv heads {4}, kv length {5}{6}{7}) {8}",
-                    a.batch, a.heads, a.seqQ, a.headDim, a.kvHeads, a.seqKV,
-                    attention.getCausal() ? ", causal" : "",
-                    splitSteps > 1 ? ", split-KV " + std::to_string(splits) +
-                                         " ways + combine"
-                                   : std::string(),
-                    oElement);
+  verdict.what = llvm::formatv(
+      "{0}x{1}x{2}x{3} (kv heads {4}, kv length {5}{6}{7}) {8}", a.batch,
+      a.heads, a.seqQ, a.headDim, a.kvHeads, a.seqKV, describeMasks(attention),
+      splitSteps > 1
+          ? ", split-KV " + std::to_string(splits) + " ways + combine"
+          : std::string(),
+      oElement);
   return verdict;
 }
 

@@ -128,9 +128,8 @@ static void compileAndPredict(ModuleOp module, StringRef function,
   for (const CompiledKernel &kernel : (*compiled)->kernels) {
     if (kernel.name != function && kernel.grid.planOf != function)
       continue;
-    auto report =
-        predictPerformance(**compiled, kernel, getStaticDimensions(kernel),
-                           /*causal=*/false);
+    auto report = predictPerformance(**compiled, kernel,
+                                     getStaticDimensions(kernel), KeyWindow());
     if (!report) {
       trial.error = llvm::toString(report.takeError());
       return;

@@ -180,15 +180,16 @@ static int writeOutput(const Settings &settings, StringRef outputBuffer) {
   return 0;
 }
 
-/// Whether the problem function `name` of `module` is a causal attention.
-static bool isCausalProblem(ModuleOp module, StringRef name) {
-  bool causal = false;
+/// The key window of the problem function `name` of `module` (full for a
+/// matmul).
+static KeyWindow getProblemKeyWindow(ModuleOp module, StringRef name) {
+  KeyWindow window;
   module.walk([&](AttentionOp op) {
     auto function = op->getParentOfType<func::FuncOp>();
-    if (function && function.getName() == name && op.getCausal())
-      causal = true;
+    if (function && function.getName() == name)
+      window = op.getKeyWindow();
   });
-  return causal;
+  return window;
 }
 
 /// --emit=perf: compiles the module as the JIT does (its launch facts give
@@ -229,7 +230,7 @@ static LogicalResult emitPerf(const Settings &settings, ModuleOp module,
     std::string problem =
         kernel.grid.planOf.empty() ? kernel.name : kernel.grid.planOf;
     auto report = predictPerformance(**compiled, kernel, sizes,
-                                     isCausalProblem(module, problem));
+                                     getProblemKeyWindow(module, problem));
     if (!report) {
       fail("kernel '" + kernel.name +
            "': " + llvm::toString(report.takeError()));

@@ -94,7 +94,7 @@ TEST(CacheTraffic, AttentionGroupedQueriesShareKeys) {
 // first 110 x 128 keys, the second all of them.
 TEST(CacheTraffic, AttentionCausalRounds) {
   AttentionTrafficShape shape = attention(1, 1, 220 * 128, 220 * 128);
-  shape.causal = true;
+  shape.window.right = 0; // causal
   CacheTraffic traffic = estimateAttentionL2Fill(gfx90a(), shape, 1);
   double queries = 220.0 * 128 * 128 * 2;
   EXPECT_DOUBLE_EQ(traffic.l2FillBytes,

@@ -14,6 +14,7 @@
 #ifndef TESSEL_PERF_CACHETRAFFIC_H
 #define TESSEL_PERF_CACHETRAFFIC_H
 
+#include "tessel/Support/KeyWindow.h"
 #include "tessel/Target/Chip.h"
 
 #include <cstdint>
@@ -44,13 +45,14 @@ CacheTraffic estimateGemmL2Fill(const Chip &chip, int64_t m, int64_t n,
 /// kernels lay it out: workgroup (x, y, z) = (query block of `tileM` rows,
 /// query head, batch x splits + split); query head h reads key/value head
 /// h / (heads / kvHeads); split s reads its whole number of key blocks;
-/// causal blocks stop at their last query's key (bottom-right aligned).
+/// a key window (causal, local) limits a query block to the keys its
+/// queries see (bottom-right aligned).
 struct AttentionTrafficShape {
   int64_t batch = 1, heads = 1, kvHeads = 1, seqQ = 0, seqKV = 0;
   int64_t headDim = 0, headDimV = 0;
   unsigned elementBytes = 2;
   int64_t tileM = 0, blockN = 0, splits = 1;
-  bool causal = false;
+  KeyWindow window;
 };
 
 /// Each XCD's L2 fetches, once per round, the keys and values every head

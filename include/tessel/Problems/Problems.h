@@ -49,8 +49,12 @@ struct AttentionProblem {
   std::vector<std::string> dynamic;
   std::string type = "f16", outType; // empty outType: type
   bool causal = false;
+  /// Local attention: {left, right} keys around each query's position, -1
+  /// unbounded (tessel.attention's `window`); empty: no window.
+  std::vector<int64_t> window;
   std::optional<float> scale; // none: 1/sqrt(headDim)
-  bool lse = false; // also write the logsumexp
+  bool lse = false;           // also write the logsumexp
+  bool sinks = false; // one sink logit per query head, the last argument
   std::string config;
 };
 

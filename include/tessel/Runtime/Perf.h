@@ -12,6 +12,7 @@
 
 #include "tessel/Perf/Model.h"
 #include "tessel/Runtime/Compiler.h"
+#include "tessel/Support/KeyWindow.h"
 
 #include "llvm/ADT/StringMap.h"
 
@@ -28,15 +29,15 @@ DimensionSizes getDimensions(const MatmulProblem &problem);
 DimensionSizes getDimensions(const AttentionProblem &problem);
 
 /// The useful FLOPs and the bytes of the arrays the kernel touches (a split
-/// plan's stages: inputs or outputs, and the workspaces); `causal`
-/// counts only the (query, key) pairs a causal mask keeps.
+/// plan's stages: inputs or outputs, and the workspaces); an attention's
+/// FLOPs count only the (query, key) pairs its `window` keeps.
 ProblemWork getProblemWork(const CompiledKernel &kernel,
-                           const DimensionSizes &sizes, bool causal);
+                           const DimensionSizes &sizes, KeyWindow window = {});
 
 /// Predicts `kernel` of `module` over a problem of `sizes`.
 llvm::Expected<PerfReport>
 predictPerformance(const CompiledModule &module, const CompiledKernel &kernel,
-                   const DimensionSizes &sizes, bool causal,
+                   const DimensionSizes &sizes, KeyWindow window = {},
                    const ModelParameters &parameters = {});
 
 } // namespace tessel

@@ -357,6 +357,59 @@ float AttentionOp::getEffectiveScale() {
   return 1.0f / std::sqrt(static_cast<float>(headDim));
 }
 
+KeyWindow AttentionOp::getKeyWindow() {
+  KeyWindow window;
+  if (std::optional<ArrayRef<int64_t>> bounds = getWindow()) {
+    window.left = (*bounds)[0];
+    window.right = (*bounds)[1];
+  }
+  if (getCausal())
+    window.right = 0;
+  return window;
+}
+
+/// Checks the window's two bounds and their agreement with `causal`.
+static LogicalResult verifyKeyWindow(AttentionOp op) {
+  std::optional<ArrayRef<int64_t>> bounds = op.getWindow();
+  if (!bounds)
+    return success();
+  if (bounds->size() != 2)
+    return op.emitOpError() << "window must be [left, right], got "
+                            << bounds->size() << " values";
+  for (auto [name, bound] :
+       llvm::zip(ArrayRef<StringRef>{"left", "right"}, *bounds))
+    if (bound < -1)
+      return op.emitOpError() << "window " << name << " must be >= 0 (keys on "
+                              << "that side of the query) or -1 (unbounded), "
+                              << "got " << bound;
+  if (op.getCausal() && (*bounds)[1] > 0)
+    return op.emitOpError() << "causal sees no key after the query: window "
+                               "right must be 0 or -1 with causal, got "
+                            << (*bounds)[1];
+  return success();
+}
+
+/// Checks that the sinks are one f32 logit per query head.
+static LogicalResult verifySinks(AttentionOp op) {
+  Value sinks = op.getSinks();
+  if (!sinks)
+    return success();
+  auto type = cast<MemRefType>(sinks.getType());
+  int64_t heads = op.getQ().getType().getDimSize(1);
+  if (type.getRank() != 1 || !sizesAgree(type.getDimSize(0), heads))
+    return op.emitOpError()
+           << "operand 'sinks' must be [heads] = [" << formatSize(heads)
+           << "], got " << formatShape(type.getShape());
+  if (!type.getElementType().isF32())
+    return op.emitOpError() << "operand 'sinks' must have element type f32, "
+                               "got "
+                            << type.getElementType();
+  if (!type.getLayout().isIdentity())
+    return op.emitOpError()
+           << "operand 'sinks' must be contiguous, got " << type;
+  return success();
+}
+
 /// Checks ranks and the [B, H, S, D] agreement of Q, K, V and O.
 static LogicalResult verifyAttentionShapes(AttentionOp op) {
   MemRefType q = op.getQ().getType(), k = op.getK().getType(),
@@ -445,6 +498,8 @@ LogicalResult AttentionOp::verify() {
       return emitOpError() << "operand 'lse' must have element type f32, got "
                            << lseType.getElementType();
   }
+  if (failed(verifyKeyWindow(*this)) || failed(verifySinks(*this)))
+    return failure();
   if (std::optional<APFloat> scale = getScale()) {
     float value = scale->convertToFloat();
     if (!std::isfinite(value) || value <= 0.0f)

@@ -310,7 +310,7 @@ int64_t tessel::getPaddedHeadDim(int64_t headDim) {
 ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
                                              const Chip &chip, Type element,
                                              int64_t seqQ, int64_t seqKV,
-                                             int64_t realHeadDim, bool causal) {
+                                             int64_t realHeadDim, bool masked) {
   int64_t headDim = getPaddedHeadDim(realHeadDim);
   const MmaInstr *instr = chooseMmaInstr(chip, element, element, 32);
   if (!instr)
@@ -327,17 +327,18 @@ ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
     blockM = std::clamp<int64_t>(llvm::PowerOf2Ceil(seqQ), 32, 128);
   // 64-key blocks halve the barriers per key, where a wave's registers
   // for them still fit 256 (two waves per SIMD). They do not past head dim
-  // 128, in a causal kernel's masked loop past head dim 64, or with bf16
-  // before gfx950, which rounds P in software (no v_cvt_pk_bf16_f32). A
-  // non-causal kernel up to head dim 64 takes 32 keys too: the model
-  // predicts their lower register count (a fourth workgroup per CU) to
-  // win; a causal one keeps 64, which halves its masked diagonal blocks.
+  // 128, in the masked loops of a causal or local (windowed) kernel past
+  // head dim 64, or with bf16 before gfx950, which rounds P in software (no
+  // v_cvt_pk_bf16_f32). A kernel without masks up to head dim 64 takes 32
+  // keys too: the model predicts their lower register count (a fourth
+  // workgroup per CU) to win; a masked one keeps 64, which halves its
+  // masked diagonal blocks.
   // (docs/performance.md has the model's predictions for each choice.)
   bool softwareBf16 = element.isBF16() && chip.isaVersion() < 9500;
   // Decode (a few queries, one wave) is judged by bandwidth and keeps 64.
   bool decode = !ShapedType::isDynamic(seqQ) && seqQ <= 16;
   bool wideBlocks = decode   ? headDim <= 128
-                    : causal ? headDim <= 64
+                    : masked ? headDim <= 64
                              : headDim > 64 && headDim <= 128 && !softwareBf16;
   SmallVector<int64_t> tile = {blockM, wideBlocks ? 64 : 32};
   SmallVector<int64_t> waves = {blockM / 32, 1};

@@ -146,7 +146,8 @@ struct SelectConfigPass
             &getContext(), *target, element,
             attention.getQ().getType().getDimSize(2),
             attention.getK().getType().getDimSize(2),
-            attention.getQ().getType().getDimSize(3), attention.getCausal());
+            attention.getQ().getType().getDimSize(3),
+            /*masked=*/!attention.getKeyWindow().isFull());
         if (!config) {
           attention.emitOpError()
               << target->name << " has no matrix instruction for " << element;

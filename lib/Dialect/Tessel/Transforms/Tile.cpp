@@ -482,6 +482,20 @@ private:
   }
   /// `memref` with its last two dimensions swapped (a tile's transpose).
   Value transposedView(Value memref);
+  /// The query head's sink logit in log2 units, repeated over a tile of
+  /// `type` (the sinks memref seen as [heads, rows, columns] with stride-0
+  /// rows and columns).
+  Value sinkTile(RankedTensorType type, Value head) {
+    Value sinks = op.getSinks();
+    ArrayRef<int64_t> shape = type.getShape();
+    Value view = unitDimView(unitDimView(sinks, 1, constIndex(shape[0])), 2,
+                             constIndex(shape[1]));
+    Value logit = LoadOp::create(b, loc, type, view,
+                                 ValueRange{head, constIndex(0), constIndex(0)},
+                                 b.getUnitAttr());
+    return arith::MulFOp::create(b, loc, logit, splat(type, kLog2e));
+  }
+  static constexpr double kLog2e = 1.4426950408889634;
 
   AttentionOp op;
   OpBuilder b;
@@ -566,18 +580,25 @@ LogicalResult AttentionTiler::runCombine() {
           scf::YieldOp::create(b, loc, body(s, iters));
         });
   };
-  auto maxLoop = forSplits(
-      ValueRange{splat(type, negInf)}, [&](Value s, ValueRange iters) {
-        return SmallVector<Value>{
-            arith::MaximumFOp::create(b, loc, iters[0], partialLse(s))};
-      });
+  // A sink joins the max and the sum once, as one more split with no value.
+  Value sink = op.getSinks() ? sinkTile(type, head) : Value();
+  auto maxLoop =
+      forSplits(ValueRange{sink ? sink : splat(type, negInf)},
+                [&](Value s, ValueRange iters) {
+                  return SmallVector<Value>{arith::MaximumFOp::create(
+                      b, loc, iters[0], partialLse(s))};
+                });
   Value max = maxLoop.getResult(0);
   Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, max,
                                      splat(type, negInf));
   Value maxSafe = arith::SelectOp::create(b, loc, none, splat(type, 0.0), max);
+  Value sumInit =
+      sink ? math::Exp2Op::create(b, loc,
+                                  arith::SubFOp::create(b, loc, sink, maxSafe))
+                 .getResult()
+           : splat(type, 0.0);
   auto sumLoop = forSplits(
-      ValueRange{splat(type, 0.0), splat(type, 0.0)},
-      [&](Value s, ValueRange iters) {
+      ValueRange{splat(type, 0.0), sumInit}, [&](Value s, ValueRange iters) {
         Value weight = math::Exp2Op::create(
             b, loc, arith::SubFOp::create(b, loc, partialLse(s), maxSafe));
         Value partial = LoadOp::create(b, loc, type, workspaceO,
@@ -695,19 +716,48 @@ LogicalResult AttentionTiler::run() {
   Value mInit = splat(*statType, negInf);
   Value lInit = splat(*statType, 0.0);
   Value accInit = splat(oType, 0.0);
-
-  // Causal: keys past a query's position are masked, aligned to the
-  // bottom-right corner (query i sees keys j <= i + Skv - Sq); whole key
-  // blocks past the last query of this block are skipped.
-  Value shift = arith::SubIOp::create(b, loc, seqKV, seqQ);
-  Value kvEnd = seqKV;
-  if (op.getCausal()) {
-    Value last = arith::AddIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, m0, constIndex(blockM)), shift);
-    kvEnd = arith::MinSIOp::create(b, loc, seqKV,
-                                   arith::MaxSIOp::create(b, loc, last, zero));
+  if (op.getSinks() && mode != Mode::Split) {
+    // The sink is a key with no value: it starts every row's max and sum
+    // (exp2(sink - sink) = 1, or 0 for a -inf sink). Splits leave it to
+    // the combine, which adds it once.
+    mInit = sinkTile(*statType, head);
+    Value noSink = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                         mInit, splat(*statType, negInf));
+    lInit = arith::SelectOp::create(b, loc, noSink, splat(*statType, 0.0),
+                                    splat(*statType, 1.0));
   }
-  Value kvBegin = zero;
+
+  // Masks (KeyWindow): query i sits at key position i + shift (aligned to
+  // the bottom-right corner) and sees keys [i + shift - left, i + shift +
+  // right]. Key blocks no query of this block sees are skipped.
+  KeyWindow window = op.getKeyWindow();
+  Value shift = arith::SubIOp::create(b, loc, seqKV, seqQ);
+  Value firstPosition = arith::AddIOp::create(b, loc, m0, shift);
+  Value lastPosition =
+      arith::AddIOp::create(b, loc, firstPosition, constIndex(blockM - 1));
+  auto clampKeys = [&](Value key) {
+    return arith::MinSIOp::create(b, loc, seqKV,
+                                  arith::MaxSIOp::create(b, loc, key, zero))
+        .getResult();
+  };
+  auto alignDown = [&](Value key) {
+    return arith::MulIOp::create(
+               b, loc, arith::DivUIOp::create(b, loc, key, constIndex(blockN)),
+               constIndex(blockN))
+        .getResult();
+  };
+  // With a left bound, the first key a query sees (i + shift - left) and
+  // the block holding the first key of the block's first query.
+  auto firstSeen = [&](Value position) {
+    return arith::SubIOp::create(b, loc, position, constIndex(window.left))
+        .getResult();
+  };
+  Value kvBegin =
+      window.hasLeft() ? alignDown(clampKeys(firstSeen(firstPosition))) : zero;
+  Value kvEnd = seqKV;
+  if (window.hasRight())
+    kvEnd = clampKeys(arith::AddIOp::create(b, loc, lastPosition,
+                                            constIndex(window.right + 1)));
   if (mode == Mode::Split) {
     // Each split takes a whole number of key blocks.
     Value perSplit =
@@ -716,12 +766,14 @@ LogicalResult AttentionTiler::run() {
         b, loc,
         arith::CeilDivUIOp::create(b, loc, perSplit, constIndex(blockN)),
         constIndex(blockN));
-    kvBegin = arith::MulIOp::create(b, loc, split, chunk);
+    Value splitBegin = arith::MulIOp::create(b, loc, split, chunk);
+    kvBegin = window.hasLeft()
+                  ? arith::MaxSIOp::create(b, loc, kvBegin, splitBegin)
+                  : splitBegin;
     kvEnd = arith::MinSIOp::create(
-        b, loc, kvEnd, arith::AddIOp::create(b, loc, kvBegin, chunk));
+        b, loc, kvEnd, arith::AddIOp::create(b, loc, splitBegin, chunk));
   }
-  double log2e = 1.4426950408889634;
-  double scaleLog2 = op.getEffectiveScale() * log2e;
+  double scaleLog2 = op.getEffectiveScale() * kLog2e;
 
   // With a positive scale, max(s) * c = max(s * c): the scale (folded with
   // log2 e) applies to one value per query for the max and inside one fma
@@ -751,32 +803,50 @@ LogicalResult AttentionTiler::run() {
     if (!foldScale)
       s = arith::MulFOp::create(b, loc, s, splat(sType, scaleLog2));
     if (masked) {
-      // Keys (rows) past the sequence, and past the query (column) when
-      // causal, become -inf. Each query sees the block's first `limit`
+      // Keys (rows) past the sequence, and outside the query's (column's)
+      // window, become -inf. Each query sees the block's first `limit`
       // keys: one compare of the key's offset in the block per score (the
-      // query's limit is the same in every register of its lane).
+      // query's limit is the same in every register of its lane), and a
+      // second one with a left edge.
       auto asI32 = [&](Value index) {
         return splatValue(iotaType, arith::IndexCastOp::create(
                                         b, loc, b.getI32Type(), index));
       };
       Value limit = asI32(arith::SubIOp::create(b, loc, seqKV, n0));
-      if (op.getCausal()) {
-        // Query i sees keys j <= i + shift, that is j - n0 < i + shift + 1 -
-        // n0.
+      Value queryOffset;
+      auto getQueryOffset = [&] {
+        if (!queryOffset)
+          queryOffset =
+              IotaOp::create(b, loc, iotaType, b.getI64IntegerAttr(1));
+        return queryOffset;
+      };
+      if (window.hasRight()) {
+        // Query i sees keys j <= i + shift + right, that is j - n0 < i +
+        // (m0 + shift + right + 1 - n0) with i the query's offset here.
         Value firstUnseen = arith::SubIOp::create(
             b, loc,
-            arith::AddIOp::create(b, loc,
-                                  arith::AddIOp::create(b, loc, m0, shift),
-                                  constIndex(1)),
+            arith::AddIOp::create(b, loc, firstPosition,
+                                  constIndex(window.right + 1)),
             n0);
-        Value queries = arith::AddIOp::create(
-            b, loc, IotaOp::create(b, loc, iotaType, b.getI64IntegerAttr(1)),
-            asI32(firstUnseen));
+        Value queries =
+            arith::AddIOp::create(b, loc, getQueryOffset(), asI32(firstUnseen));
         limit = arith::MinSIOp::create(b, loc, limit, queries);
       }
-      Value valid = arith::CmpIOp::create(
-          b, loc, arith::CmpIPredicate::slt,
-          IotaOp::create(b, loc, iotaType, b.getI64IntegerAttr(0)), limit);
+      Value keyOffset =
+          IotaOp::create(b, loc, iotaType, b.getI64IntegerAttr(0));
+      Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                          keyOffset, limit);
+      if (window.hasLeft()) {
+        // And keys j >= i + shift - left: j - n0 >= i + (m0 + shift - left
+        // - n0).
+        Value first = arith::AddIOp::create(
+            b, loc, getQueryOffset(),
+            asI32(arith::SubIOp::create(b, loc, firstSeen(firstPosition), n0)));
+        valid = arith::AndIOp::create(
+            b, loc, valid,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, keyOffset,
+                                  first));
+      }
       s = arith::SelectOp::create(b, loc, valid, s, splat(sType, negInf));
     }
     // Online softmax over one value per query, in the log2 domain; a query
@@ -823,30 +893,33 @@ LogicalResult AttentionTiler::run() {
           scf::YieldOp::create(b, loc, step(n0, iters, masked));
         });
   };
-  // Blocks before `maskStart` are whole and, when causal, fully visible to
-  // every query of this block: the blocks from there on are the sequence's
-  // tail block and the causal diagonal.
-  Value alignedDown = [&] {
-    Value whole = arith::MulIOp::create(
-        b, loc, arith::DivUIOp::create(b, loc, seqKV, constIndex(blockN)),
-        constIndex(blockN));
-    if (!op.getCausal())
-      return whole;
-    Value firstQueryEnd = arith::MaxSIOp::create(
-        b, loc,
-        arith::AddIOp::create(b, loc, arith::AddIOp::create(b, loc, m0, shift),
-                              constIndex(1)),
-        zero);
-    Value visible = arith::MulIOp::create(
-        b, loc,
-        arith::DivUIOp::create(b, loc, firstQueryEnd, constIndex(blockN)),
-        constIndex(blockN));
-    return arith::MinSIOp::create(b, loc, whole, visible).getResult();
-  }();
-  Value maskStart = arith::MaxSIOp::create(
-      b, loc, kvBegin, arith::MinSIOp::create(b, loc, alignedDown, kvEnd));
-  auto unmasked =
-      keyLoop(kvBegin, maskStart, ValueRange{mInit, lInit, accInit}, false);
+  // Blocks in [visibleBegin, visibleEnd) are whole and fully visible to
+  // every query of this block: they need no mask. The blocks before (a
+  // window's left edge) and after (the right edge or the causal diagonal,
+  // and the sequence's tail block) are masked.
+  Value visibleEnd = alignDown(seqKV);
+  if (window.hasRight())
+    visibleEnd = arith::MinSIOp::create(
+        b, loc, visibleEnd,
+        alignDown(clampKeys(arith::AddIOp::create(
+            b, loc, firstPosition, constIndex(window.right + 1)))));
+  auto clampTo = [&](Value key, Value low, Value high) {
+    return arith::MaxSIOp::create(b, loc, low,
+                                  arith::MinSIOp::create(b, loc, key, high))
+        .getResult();
+  };
+  SmallVector<Value> inits = {mInit, lInit, accInit};
+  Value unmaskedBegin = kvBegin;
+  if (window.hasLeft()) {
+    // The first block whose first key the block's last query sees.
+    Value lastFirst = clampKeys(firstSeen(lastPosition));
+    Value visibleBegin = alignDown(
+        arith::AddIOp::create(b, loc, lastFirst, constIndex(blockN - 1)));
+    unmaskedBegin = clampTo(visibleBegin, kvBegin, kvEnd);
+    inits = keyLoop(kvBegin, unmaskedBegin, inits, true).getResults();
+  }
+  Value maskStart = clampTo(visibleEnd, unmaskedBegin, kvEnd);
+  auto unmasked = keyLoop(unmaskedBegin, maskStart, inits, false);
   auto loop = keyLoop(maskStart, kvEnd, unmasked.getResults(), true);
   Value m = loop.getResult(0), l = loop.getResult(1), acc = loop.getResult(2);
 

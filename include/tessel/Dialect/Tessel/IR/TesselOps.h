@@ -13,6 +13,7 @@
 #include "tessel/Dialect/Tessel/IR/TesselAttrs.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Dialect/Tessel/IR/TesselTypes.h"
+#include "tessel/Support/KeyWindow.h"
 
 namespace tessel {
 

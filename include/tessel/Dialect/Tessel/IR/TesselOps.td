@@ -69,22 +69,34 @@ def Tessel_MatmulOp : Tessel_Op<"matmul", [
   }];
 }
 
-def Tessel_AttentionOp : Tessel_Op<"attention"> {
+def Tessel_AttentionOp : Tessel_Op<"attention", [AttrSizedOperandSegments]> {
   let summary = "FlashAttention forward: O = softmax(scale * Q K^T [+ mask]) V";
   let description = [{
     Scaled dot-product attention on rank-4 memrefs `Q: [B, Hq, Sq, D]`,
     `K, V: [B, Hkv, Skv, D]`, `O: [B, Hq, Sq, D]`. Grouped-query and
     multi-query attention are expressed by `Hkv` dividing `Hq`: query head `h`
     reads key/value head `h / (Hq / Hkv)`. `scale` multiplies the scores
-    before the softmax (default `1/sqrt(D)`); `causal` masks key positions
-    after the query position, aligned to the bottom-right corner when
-    `Sq != Skv`. The optional `lse` output `[B, Hq, Sq]` (f32) receives the
-    natural-log logsumexp of each score row. `Q`, `K` and `V` are `f16` or
-    `bf16`; sequence lengths may be dynamic, the head dimension `D` is static.
+    before the softmax (default `1/sqrt(D)`). The optional `lse` output
+    `[B, Hq, Sq]` (f32) receives the natural-log logsumexp of each score row.
+    `Q`, `K` and `V` are `f16` or `bf16`; sequence lengths may be dynamic,
+    the head dimension `D` is static.
+
+    Masks are aligned to the bottom-right corner when `Sq != Skv`: query `i`
+    sits at key position `p = i + Skv - Sq`. `causal` masks the keys after
+    `p`. `window = array<i64: left, right>` (FlashAttention's
+    `window_size`, local attention) keeps only the keys `j` with
+    `p - left <= j <= p + right`, -1 leaving that side unbounded; with
+    `causal` the right edge is `p` (right must be 0 or -1).
+
+    The optional `sinks` operand `[Hq]` (f32) holds one logit per query
+    head that joins every row's softmax denominator and contributes no
+    value (attention sinks): `O = sum_j exp(s_j) V_j / (exp(sink) +
+    sum_j exp(s_j))`; the sink is not scaled, and `lse` includes it.
 
     ```mlir
     tessel.attention ins(%q, %k, %v : memref<2x32x?x128xf16>, memref<2x8x?x128xf16>, memref<2x8x?x128xf16>)
-                     outs(%o : memref<2x32x?x128xf16>) {causal, scale = 0.0883883 : f32}
+                     outs(%o : memref<2x32x?x128xf16>)
+                     sinks(%s : memref<32xf32>) {causal, window = array<i64: 128, 0>}
     ```
   }];
   let arguments = (ins Arg<AnyMemRef, "queries", [MemRead]>:$q,
@@ -92,19 +104,24 @@ def Tessel_AttentionOp : Tessel_Op<"attention"> {
                        Arg<AnyMemRef, "values", [MemRead]>:$v,
                        Arg<AnyMemRef, "output", [MemWrite]>:$o,
                        Arg<Optional<AnyMemRef>, "logsumexp", [MemWrite]>:$lse,
+                       Arg<Optional<AnyMemRef>, "sink logits", [MemRead]>:$sinks,
                        OptionalAttr<F32Attr>:$scale,
                        UnitAttr:$causal,
+                       OptionalAttr<DenseI64ArrayAttr>:$window,
                        OptionalAttr<Tessel_ConfigAttr>:$config);
   let assemblyFormat = [{
     `ins` `(` $q `,` $k `,` $v `:` type($q) `,` type($k) `,` type($v) `)`
     `outs` `(` $o `:` type($o) `)`
     (`lse` `(` $lse^ `:` type($lse) `)`)?
+    (`sinks` `(` $sinks^ `:` type($sinks) `)`)?
     attr-dict
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     /// The softmax scale: the `scale` attribute, or 1/sqrt(D) when absent.
     float getEffectiveScale();
+    /// The keys each query sees: `window` and `causal` combined.
+    KeyWindow getKeyWindow();
   }];
 }
 

@@ -105,11 +105,12 @@ checkMatmulConfig(ConfigAttr config, const Chip &chip, mlir::Type a,
 /// (fewer for short query sequences), 64 or 32 keys per step (64 where
 /// they fit two waves per SIMD and win by the model), the chip's fastest
 /// 32x32 instruction for the input type; for decode (16 queries or fewer) the
-/// keys split over workgroups, about 256 each. Null when the chip has none.
+/// keys split over workgroups, about 256 each. `masked`: the kernel has
+/// masked key loops (causal, a window). Null when the chip has none.
 ConfigAttr getDefaultAttentionConfig(mlir::MLIRContext *context,
                                      const Chip &chip, mlir::Type element,
                                      int64_t seqQ, int64_t seqKV,
-                                     int64_t headDim, bool causal);
+                                     int64_t headDim, bool masked);
 
 /// Checks an attention config against `chip` for head dimension `headDim`:
 /// instruction, waves only along the queries, LDS and registers within
