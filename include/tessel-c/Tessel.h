@@ -103,6 +103,11 @@ typedef struct TesselAttentionProblem {
   float scale;          /* used when has_scale; else 1/sqrt(head_dim) */
   int32_t lse;          /* also write the logsumexp */
   int32_t has_scale;    /* nonzero: `scale` is given (0 is then an error) */
+  /* Local attention (nonzero has_window): query position p sees keys
+     p - window_left .. p + window_right, -1 unbounded on that side. */
+  int32_t has_window;
+  int64_t window_left, window_right;
+  int32_t sinks; /* nonzero: one f32 sink logit per query head, last arg */
 } TesselAttentionProblem;
 
 TESSEL_C_API TesselModule *

@@ -221,6 +221,9 @@ static AttentionProblem toProblem(const TesselAttentionProblem &c) {
   if (c.has_scale)
     problem.scale = c.scale;
   problem.lse = c.lse;
+  if (c.has_window)
+    problem.window = {c.window_left, c.window_right};
+  problem.sinks = c.sinks;
   return problem;
 }
 

@@ -313,12 +313,15 @@ def matmul(a, b, *, chip="gfx942", bias=None, activation=None,
     return _from_numpy(c, was_torch)
 
 
-def attention(q, k, v, *, causal=False, scale=None, chip="gfx942",
-              device="auto"):
+def attention(q, k, v, *, causal=False, scale=None, window_size=(-1, -1),
+              sinks=None, chip="gfx942", device="auto"):
     """softmax(q k^T * scale) v per (batch, head): q is (B, H, Sq, D), k and
     v are (B, Hkv, Skv, D) with H a multiple of Hkv (grouped/multi-query),
     float16. `scale` defaults to 1/sqrt(D); `causal` masks keys past each
-    query (aligned to the bottom right)."""
+    query (aligned to the bottom right). `window_size=(left, right)` is
+    FlashAttention's local attention: query position p sees keys p - left
+    .. p + right, -1 unbounded. `sinks` (H,) float32 are attention-sink
+    logits: each joins its head's softmax denominator."""
     q, was_torch = _to_numpy(q)
     k, _ = _to_numpy(k)
     v, _ = _to_numpy(v)
@@ -328,19 +331,37 @@ def attention(q, k, v, *, causal=False, scale=None, chip="gfx942",
         raise TesselError("attention takes float16 q, k and v")
     if q.ndim != 4 or k.shape != v.shape or k.ndim != 4:
         raise TesselError("q must be (B, H, Sq, D); k and v (B, Hkv, Skv, D)")
+    if len(window_size) != 2:
+        raise TesselError("window_size must be (left, right)")
     o = np.zeros_like(q)
-    types = [_memref(x.shape, "f16") for x in (q, k, v, o)]
+    arrays = [q, k, v, o]
+    types = [_memref(x.shape, "f16") for x in arrays]
     attributes = []
     if causal:
         attributes.append("causal")
     if scale is not None:
         attributes.append("scale = {!r} : f32".format(float(scale)))
-    ir = ("func.func @attention(%q: {0}, %k: {1}, %v: {2}, %o: {3}) {{\n"
+    if tuple(window_size) != (-1, -1):
+        attributes.append("window = array<i64: {}, {}>".format(
+            int(window_size[0]), int(window_size[1])))
+    sink_argument = sink_operand = ""
+    if sinks is not None:
+        sinks, _ = _to_numpy(sinks)
+        sinks = np.ascontiguousarray(sinks, dtype=np.float32)
+        if sinks.shape != (q.shape[1],):
+            raise TesselError("sinks must be (H,) = ({},), got {}".format(
+                q.shape[1], sinks.shape))
+        sink_type = _memref(sinks.shape, "f32")
+        sink_argument = ", %s: " + sink_type
+        sink_operand = " sinks(%s : " + sink_type + ")"
+        arrays.append(sinks)
+    ir = ("func.func @attention(%q: {0}, %k: {1}, %v: {2}, %o: {3}{5}) {{\n"
           "  tessel.attention ins(%q, %k, %v : {0}, {1}, {2}) outs(%o : {3})"
-          "{4}\n  return\n}}\n").format(
-              *types, " {" + ", ".join(attributes) + "}" if attributes else "")
+          "{6}{4}\n  return\n}}\n").format(
+              *types, " {" + ", ".join(attributes) + "}" if attributes else "",
+              sink_argument, sink_operand)
     kernel = compile(ir, chip)
-    kernel(q, k, v, o, name="attention",
+    kernel(*arrays, name="attention",
            sizes={"seq_q": q.shape[2], "heads": q.shape[1],
                   "batch": q.shape[0]}, device=device)
     return _from_numpy(o, was_torch)

@@ -96,6 +96,30 @@ def test_attention(sq, skv, causal):
     assert np.abs(o - expected).max() < 1e-2
 
 
+def test_attention_window_and_sinks():
+    # FlashAttention's window_size and gpt-oss-style sinks: a 9-key window
+    # with sinks of a few units makes the sink a large part of each row.
+    rng = np.random.default_rng(3)
+    q = rng.standard_normal((1, 2, 50, 64)).astype(np.float16)
+    k = rng.standard_normal((1, 2, 80, 64)).astype(np.float16)
+    v = rng.standard_normal((1, 2, 80, 64)).astype(np.float16)
+    sinks = np.array([1.5, -0.5], dtype=np.float32)
+    o = tessel.attention(q, k, v, scale=0.125, window_size=(6, 2),
+                         sinks=sinks)
+    q64, k64, v64 = (x.astype(np.float64) for x in (q, k, v))
+    s = q64 @ k64.transpose(0, 1, 3, 2) * 0.125
+    position = np.arange(50)[:, None] + 30
+    keys = np.arange(80)[None, :]
+    s = np.where((keys >= position - 6) & (keys <= position + 2), s, -np.inf)
+    sink = sinks.astype(np.float64)[None, :, None, None]
+    top = np.maximum(s.max(-1, keepdims=True), sink)
+    p = np.exp(s - top)
+    expected = (p @ v64) / (p.sum(-1, keepdims=True) + np.exp(sink - top))
+    assert np.abs(o - expected).max() < 1e-2
+    with pytest.raises(tessel.TesselError, match="sinks must be"):
+        tessel.attention(q, k, v, sinks=sinks[:1])
+
+
 def test_compile_exposes_code_object_and_report():
     ir = """
 func.func @mm(%a: memref<64x32xf16>, %b: memref<32x64xf16>,

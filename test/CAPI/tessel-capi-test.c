@@ -145,6 +145,20 @@ int main(int argc, char **argv) {
   check(ir && strstr(ir, "tessel.attention") && strstr(ir, "causal"),
         "attention problem prints its IR");
   tesselFreeString(ir);
+  decode.has_window = 1;
+  decode.window_left = 1024;
+  decode.window_right = -1;
+  decode.sinks = 1;
+  ir = tesselAttentionIR(&decode);
+  check(ir && strstr(ir, "window = array<i64: 1024, -1>") &&
+            strstr(ir, "sinks(%arg4 : memref<8xf32>)"),
+        "attention problem with a window and sinks prints its IR");
+  tesselFreeString(ir);
+  decode.window_left = -3;
+  check(tesselAttentionIR(&decode) == NULL, "a window bound below -1");
+  printf("error: %s\n", tesselGetLastError());
+  decode.has_window = 0;
+  decode.sinks = 0;
   TesselModule *plan = tesselCompileAttention(fresh, &decode, "gfx942");
   check(plan && tesselModuleGetNumKernels(plan) == 2,
         "decode attention compiles to a split-KV plan");

@@ -80,3 +80,28 @@ func.func @attention_head_dim_96(%q: memref<1x2x256x96xf16>, %k: memref<1x2x256x
   tessel.attention ins(%q, %k, %v : memref<1x2x256x96xf16>, memref<1x2x256x96xf16>, memref<1x2x256x96xf16>) outs(%o : memref<1x2x256x96xf16>) {config = #tessel.config<tile = [64, 64], waves = [2, 1], stages = 1, instr = "v_mfma_f32_32x32x8_f16">}
   return
 }
+
+// Local attention (keys p - 100 .. p + 20 around query position p) with
+// sinks: the head's sink logit (times log2 e) starts each row's max and a
+// sum of 1; the keys run from the block holding the first query's first
+// key, in three loops: the left edge masked (the key offset compared with
+// each query's first and last key), the blocks every query sees without
+// masks, then the right edge and tail masked.
+// CHECK-LABEL: func.func @attention_window_sinks
+// CHECK: %[[SINK:.*]] = tessel.load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] in_bounds : memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>> -> tensor<1x64xf32
+// CHECK: %[[M0:.*]] = arith.mulf %[[SINK]], %{{.*}} : tensor<1x64xf32
+// CHECK: %[[L0:.*]] = arith.select %{{.*}} : tensor<1x64xi1, {{.*}}>, tensor<1x64xf32
+// CHECK: %[[LEFT:.*]]:3 = scf.for {{.*}} iter_args(%{{.*}} = %[[M0]], %{{.*}} = %[[L0]],
+// CHECK: arith.cmpi slt
+// CHECK: arith.cmpi sge
+// CHECK: arith.andi
+// CHECK: %[[MID:.*]]:3 = scf.for {{.*}} iter_args(%{{.*}} = %[[LEFT]]#0, %{{.*}} = %[[LEFT]]#1, %{{.*}} = %[[LEFT]]#2)
+// CHECK-NOT: arith.cmpi
+// CHECK: tessel.reduce "max"
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[MID]]#0, %{{.*}} = %[[MID]]#1, %{{.*}} = %[[MID]]#2)
+// CHECK: arith.cmpi slt
+// CHECK: arith.cmpi sge
+func.func @attention_window_sinks(%q: memref<1x2x256x64xf16>, %k: memref<1x2x512x64xf16>, %v: memref<1x2x512x64xf16>, %o: memref<1x2x256x64xf16>, %s: memref<2xf32>) {
+  tessel.attention ins(%q, %k, %v : memref<1x2x256x64xf16>, memref<1x2x512x64xf16>, memref<1x2x512x64xf16>) outs(%o : memref<1x2x256x64xf16>) sinks(%s : memref<2xf32>) {window = array<i64: 100, 20>, config = #tessel.config<tile = [64, 64], waves = [2, 1], stages = 1, instr = "v_mfma_f32_32x32x8_f16">}
+  return
+}

@@ -475,6 +475,54 @@ func.func @attention_lse_type(%q: memref<1x2x77x64xf16>, %k: memref<1x1x77x64xf1
 
 // -----
 
+func.func @attention_window_size(%q: memref<1x2x77x64xf16>, %k: memref<1x1x77x64xf16>, %v: memref<1x1x77x64xf16>, %o: memref<1x2x77x64xf16>) {
+  // expected-error @+1 {{window must be [left, right], got 1 values}}
+  tessel.attention ins(%q, %k, %v : memref<1x2x77x64xf16>, memref<1x1x77x64xf16>, memref<1x1x77x64xf16>) outs(%o : memref<1x2x77x64xf16>) {window = array<i64: 16>}
+  return
+}
+
+// -----
+
+func.func @attention_window_bound(%q: memref<1x2x77x64xf16>, %k: memref<1x1x77x64xf16>, %v: memref<1x1x77x64xf16>, %o: memref<1x2x77x64xf16>) {
+  // expected-error @+1 {{window right must be >= 0 (keys on that side of the query) or -1 (unbounded), got -2}}
+  tessel.attention ins(%q, %k, %v : memref<1x2x77x64xf16>, memref<1x1x77x64xf16>, memref<1x1x77x64xf16>) outs(%o : memref<1x2x77x64xf16>) {window = array<i64: 16, -2>}
+  return
+}
+
+// -----
+
+func.func @attention_window_causal(%q: memref<1x2x77x64xf16>, %k: memref<1x1x77x64xf16>, %v: memref<1x1x77x64xf16>, %o: memref<1x2x77x64xf16>) {
+  // expected-error @+1 {{causal sees no key after the query: window right must be 0 or -1 with causal, got 4}}
+  tessel.attention ins(%q, %k, %v : memref<1x2x77x64xf16>, memref<1x1x77x64xf16>, memref<1x1x77x64xf16>) outs(%o : memref<1x2x77x64xf16>) {causal, window = array<i64: 16, 4>}
+  return
+}
+
+// -----
+
+func.func @attention_sinks_shape(%q: memref<1x2x77x64xf16>, %k: memref<1x1x77x64xf16>, %v: memref<1x1x77x64xf16>, %o: memref<1x2x77x64xf16>, %s: memref<1xf32>) {
+  // expected-error @+1 {{operand 'sinks' must be [heads] = [2], got [1]}}
+  tessel.attention ins(%q, %k, %v : memref<1x2x77x64xf16>, memref<1x1x77x64xf16>, memref<1x1x77x64xf16>) outs(%o : memref<1x2x77x64xf16>) sinks(%s : memref<1xf32>)
+  return
+}
+
+// -----
+
+func.func @attention_sinks_type(%q: memref<1x2x77x64xf16>, %k: memref<1x1x77x64xf16>, %v: memref<1x1x77x64xf16>, %o: memref<1x2x77x64xf16>, %s: memref<2xf16>) {
+  // expected-error @+1 {{operand 'sinks' must have element type f32, got 'f16'}}
+  tessel.attention ins(%q, %k, %v : memref<1x2x77x64xf16>, memref<1x1x77x64xf16>, memref<1x1x77x64xf16>) outs(%o : memref<1x2x77x64xf16>) sinks(%s : memref<2xf16>)
+  return
+}
+
+// -----
+
+func.func @attention_sinks_strided(%q: memref<1x2x77x64xf16>, %k: memref<1x1x77x64xf16>, %v: memref<1x1x77x64xf16>, %o: memref<1x2x77x64xf16>, %s: memref<2xf32, strided<[2]>>) {
+  // expected-error @+1 {{operand 'sinks' must be contiguous, got 'memref<2xf32, strided<[2]>>'}}
+  tessel.attention ins(%q, %k, %v : memref<1x2x77x64xf16>, memref<1x1x77x64xf16>, memref<1x1x77x64xf16>) outs(%o : memref<1x2x77x64xf16>) sinks(%s : memref<2xf32, strided<[2]>>)
+  return
+}
+
+// -----
+
 func.func @attention_scale(%q: memref<1x1x77x64xf16>, %k: memref<1x1x77x64xf16>, %v: memref<1x1x77x64xf16>, %o: memref<1x1x77x64xf16>) {
   // expected-error @+1 {{scale must be a positive finite number, got -1}}
   tessel.attention ins(%q, %k, %v : memref<1x1x77x64xf16>, memref<1x1x77x64xf16>, memref<1x1x77x64xf16>) outs(%o : memref<1x1x77x64xf16>) {scale = -1.0 : f32}

@@ -125,6 +125,17 @@ func.func @attention_lse_config(%q: memref<1x4x77x64xbf16>, %k: memref<1x1x300x6
   return
 }
 
+// Local attention with sinks: the window and the sinks operand round-trip.
+// CHECK-LABEL: func.func @attention_window_sinks
+// CHECK: outs(%{{.*}} : memref<1x4x77x64xf16>) lse(%{{.*}} : memref<1x4x77xf32>) sinks(%{{.*}} : memref<4xf32>) {causal, window = array<i64: 128, 0>}
+func.func @attention_window_sinks(%q: memref<1x4x77x64xf16>, %k: memref<1x1x300x64xf16>, %v: memref<1x1x300x64xf16>,
+                                  %o: memref<1x4x77x64xf16>, %lse: memref<1x4x77xf32>, %s: memref<4xf32>) {
+  tessel.attention ins(%q, %k, %v : memref<1x4x77x64xf16>, memref<1x1x300x64xf16>, memref<1x1x300x64xf16>)
+                   outs(%o : memref<1x4x77x64xf16>) lse(%lse : memref<1x4x77xf32>) sinks(%s : memref<4xf32>)
+                   {causal, window = array<i64: 128, 0>}
+  return
+}
+
 // The L1 global tile accesses, with and without the in-bounds claim.
 #blk = #tessel.blocked<sizePerThread = [1, 8], threadsPerWave = [8, 8], waves = [1, 1], order = [1, 0]>
 // CHECK-LABEL: func.func @global_tiles

@@ -376,8 +376,8 @@ static LogicalResult verifyKeyWindow(AttentionOp op) {
   if (bounds->size() != 2)
     return op.emitOpError() << "window must be [left, right], got "
                             << bounds->size() << " values";
-  for (auto [name, bound] :
-       llvm::zip(ArrayRef<StringRef>{"left", "right"}, *bounds))
+  static constexpr StringRef sides[] = {"left", "right"};
+  for (auto [name, bound] : llvm::zip(sides, *bounds))
     if (bound < -1)
       return op.emitOpError() << "window " << name << " must be >= 0 (keys on "
                               << "that side of the query) or -1 (unbounded), "
