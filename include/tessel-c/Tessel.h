@@ -100,9 +100,9 @@ typedef struct TesselAttentionProblem {
   int64_t seq_q, seq_kv, head_dim;
   const char *type; /* "f16" */
   int32_t causal;
-  float scale;          /* used when has_scale; else 1/sqrt(head_dim) */
-  int32_t lse;          /* also write the logsumexp */
-  int32_t has_scale;    /* nonzero: `scale` is given (0 is then an error) */
+  float scale;       /* used when has_scale; else 1/sqrt(head_dim) */
+  int32_t lse;       /* also write the logsumexp */
+  int32_t has_scale; /* nonzero: `scale` is given (0 is then an error) */
   /* Local attention (nonzero has_window): query position p sees keys
      p - window_left .. p + window_right, -1 unbounded on that side. */
   int32_t has_window;
