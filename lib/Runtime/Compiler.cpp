@@ -85,8 +85,9 @@ CompiledKernel::gridFor(const ProblemSizes &sizes) const {
     workgroups = {tilesOf(sizes.n, grid.tile[1]),
                   tilesOf(sizes.m, grid.tile[0]), batchSplits};
   else
-    workgroups = {tilesOf(sizes.seqQ, grid.tile[0]),
-                  std::max<int64_t>(sizes.heads, 0), batchSplits};
+    workgroups = {tilesOf(sizes.seqQ * grid.packedHeads, grid.tile[0]),
+                  std::max<int64_t>(sizes.heads, 0) / grid.packedHeads,
+                  batchSplits};
   // The dispatch packet counts the grid in lanes, 32 bits per dimension.
   std::array<int64_t, 3> lanesPer = {std::max<int64_t>(blockSize, 1), 1, 1};
   std::array<unsigned, 3> result;
@@ -180,6 +181,8 @@ static void describeAttention(AttentionOp op, ProblemFacts &facts) {
   nameDimensions(facts, op.getO(), q, /*written=*/true);
   if (Value lse = op.getLse())
     nameDimensions(facts, lse, {"batch", "heads", "seq_q"}, /*written=*/true);
+  if (Value sinks = op.getSinks())
+    nameDimensions(facts, sinks, {"heads"});
 }
 
 /// The problem facts of every kernel function, read before lowering.
@@ -267,6 +270,9 @@ collectLaunchFacts(ModuleOp module,
     }
     if (auto splits = function->getAttrOfType<IntegerAttr>("tessel.splits"))
       kernel.grid.splits = splits.getInt();
+    if (auto packed =
+            function->getAttrOfType<IntegerAttr>("tessel.packed_heads"))
+      kernel.grid.packedHeads = std::max<int64_t>(1, packed.getInt());
     ProblemFacts facts = kinds.lookup(problem);
     kernel.grid.kind = facts.kind;
     kernel.problemArguments = facts.arguments;

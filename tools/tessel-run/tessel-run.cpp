@@ -687,6 +687,7 @@ struct KernelLaunch {
   FunctionType signature;
   std::string planOf;
   int64_t stage = 0, splits = 1;
+  int64_t packedHeads = 1; // query heads per workgroup (GridRule)
 };
 
 /// Fails when the arrays tessel-run would generate for `kernel` hold more
@@ -830,8 +831,9 @@ static std::array<uint64_t, 3> getProblemGrid(const PreparedProblem &prepared,
             uint64_t(std::max<int64_t>(sizes.batch, 1)) * splits};
   }
   AttentionSizes sizes = prepared.sizes.getAttentionSizes();
-  return {uint64_t(llvm::divideCeil(sizes.seqQ, tile[0])),
-          uint64_t(sizes.heads), uint64_t(sizes.batch) * splits};
+  return {uint64_t(llvm::divideCeil(sizes.seqQ * step.packedHeads, tile[0])),
+          uint64_t(sizes.heads / step.packedHeads),
+          uint64_t(sizes.batch) * splits};
 }
 
 /// What running one problem came to.
@@ -1192,6 +1194,8 @@ static int runProblems(ModuleOp module, ArrayRef<Problem> problems,
     }
     if (auto splits = kernel->getAttrOfType<IntegerAttr>("tessel.splits"))
       launch.splits = splits.getInt();
+    if (auto packed = kernel->getAttrOfType<IntegerAttr>("tessel.packed_heads"))
+      launch.packedHeads = std::max<int64_t>(1, packed.getInt());
     kernels.push_back(launch);
   });
   llvm::Expected<std::unique_ptr<emu::Emulator>> emulator =

@@ -54,6 +54,10 @@ struct GridRule {
   std::string planOf;
   int64_t stage = 0;
   int64_t splits = 1;
+  /// Attention: query heads per workgroup (a grouped-query decode's group
+  /// stacked along the rows): x counts blocks of packedHeads x seq_q rows,
+  /// y heads / packedHeads.
+  int64_t packedHeads = 1;
 };
 
 /// The sizes a grid rule needs; unused ones stay 0. The runtime derives

@@ -1425,8 +1425,9 @@ struct LowerToGPUPass
                       inModule.getUnitAttr());
       kernel.setKnownBlockSizeAttr(DenseI32ArrayAttr::get(
           &getContext(), {int32_t(workgroupSize), 1, 1}));
-      for (StringRef name : {"tessel.tile", "tessel.config", "tessel.plan_of",
-                             "tessel.plan_stage", "tessel.splits"})
+      for (StringRef name :
+           {"tessel.tile", "tessel.config", "tessel.plan_of",
+            "tessel.plan_stage", "tessel.splits", "tessel.packed_heads"})
         if (Attribute attr = function->getAttr(name))
           kernel->setAttr(name, attr);
       if (failed(KernelLowering(kernel, *target).lower(function)))

@@ -310,7 +310,8 @@ int64_t tessel::getPaddedHeadDim(int64_t headDim) {
 ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
                                              const Chip &chip, Type element,
                                              int64_t seqQ, int64_t seqKV,
-                                             int64_t realHeadDim, bool masked) {
+                                             int64_t realHeadDim, bool masked,
+                                             int64_t groups) {
   int64_t headDim = getPaddedHeadDim(realHeadDim);
   const MmaInstr *instr = chooseMmaInstr(chip, element, element, 32);
   if (!instr)
@@ -323,8 +324,15 @@ ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
   // model's predictions for 2, 4 and 8 waves per workgroup and 32 or 64
   // keys per block are in docs/performance.md.)
   int64_t blockM = 128;
+  // Decode (a few queries, one wave) is judged by bandwidth and keeps 64.
+  bool decode = !ShapedType::isDynamic(seqQ) && seqQ <= 16;
+  // A decode block holds the queries of a whole group of query heads
+  // where they fit (getPackedQueryHeads).
+  int64_t rows = seqQ;
+  if (decode && groups > 1 && groups * seqQ <= 128)
+    rows = groups * seqQ;
   if (!ShapedType::isDynamic(seqQ))
-    blockM = std::clamp<int64_t>(llvm::PowerOf2Ceil(seqQ), 32, 128);
+    blockM = std::clamp<int64_t>(llvm::PowerOf2Ceil(rows), 32, 128);
   // 64-key blocks halve the barriers per key, where a wave's registers
   // for them still fit 256 (two waves per SIMD). They do not past head dim
   // 128, in the masked loops of a causal or local (windowed) kernel past
@@ -335,8 +343,6 @@ ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
   // masked diagonal blocks.
   // (docs/performance.md has the model's predictions for each choice.)
   bool softwareBf16 = element.isBF16() && chip.isaVersion() < 9500;
-  // Decode (a few queries, one wave) is judged by bandwidth and keeps 64.
-  bool decode = !ShapedType::isDynamic(seqQ) && seqQ <= 16;
   bool wideBlocks = decode   ? headDim <= 128
                     : masked ? headDim <= 64
                              : headDim > 64 && headDim <= 128 && !softwareBf16;
@@ -352,6 +358,39 @@ ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
                  : std::clamp<int64_t>(llvm::divideCeil(seqKV, 256), 1, 16);
   return ConfigAttr::get(context, tile, waves, /*stages=*/1,
                          StringAttr::get(context, instr->name), splits);
+}
+
+/// Whether `memref` (rank 3 or 4: [batch, heads, seq, ...]) keeps each
+/// head's rows right after the previous head's: static strides with the
+/// head stride equal to seq x the row stride.
+static bool headsFollowEachOther(Value memref) {
+  auto type = cast<MemRefType>(memref.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) ||
+      type.isDynamicDim(2) || ShapedType::isDynamic(strides[1]) ||
+      ShapedType::isDynamic(strides[2]))
+    return false;
+  return strides[1] == type.getDimSize(2) * strides[2];
+}
+
+int64_t tessel::getPackedQueryHeads(AttentionOp op, ConfigAttr config) {
+  MemRefType q = op.getQ().getType(), k = op.getK().getType();
+  int64_t heads = q.getDimSize(1), kvHeads = k.getDimSize(1),
+          seqQ = q.getDimSize(2);
+  if (ShapedType::isDynamic(heads) || ShapedType::isDynamic(kvHeads) ||
+      ShapedType::isDynamic(seqQ) || kvHeads <= 0 || seqQ <= 0 || !config)
+    return 1;
+  int64_t groups = heads / kvHeads;
+  if (groups <= 1 || groups * seqQ > config.getTile()[0])
+    return 1;
+  if (!headsFollowEachOther(op.getQ()) || !headsFollowEachOther(op.getO()))
+    return 1;
+  if (op.getLse() && !headsFollowEachOther(op.getLse()))
+    return 1;
+  if (op.getSinks() && seqQ != 1)
+    return 1;
+  return groups;
 }
 
 LogicalResult

@@ -20,6 +20,16 @@ namespace tessel {
 using namespace mlir;
 using namespace tessel;
 
+/// Query heads per key/value head when both counts are static, else 1.
+static int64_t getQueryHeadGroup(AttentionOp attention) {
+  int64_t heads = attention.getQ().getType().getDimSize(1),
+          kvHeads = attention.getK().getType().getDimSize(1);
+  if (ShapedType::isDynamic(heads) || ShapedType::isDynamic(kvHeads) ||
+      kvHeads <= 0)
+    return 1;
+  return heads / kvHeads;
+}
+
 namespace {
 struct SelectConfigPass
     : public tessel::impl::TesselSelectConfigPassBase<SelectConfigPass> {
@@ -147,7 +157,8 @@ struct SelectConfigPass
             attention.getQ().getType().getDimSize(2),
             attention.getK().getType().getDimSize(2),
             attention.getQ().getType().getDimSize(3),
-            /*masked=*/!attention.getKeyWindow().isFull());
+            /*masked=*/!attention.getKeyWindow().isFull(),
+            getQueryHeadGroup(attention));
         if (!config) {
           attention.emitOpError()
               << target->name << " has no matrix instruction for " << element;

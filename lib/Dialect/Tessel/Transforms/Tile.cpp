@@ -482,19 +482,42 @@ private:
   }
   /// `memref` with its last two dimensions swapped (a tile's transpose).
   Value transposedView(Value memref);
-  /// The query head's sink logit in log2 units, repeated over a tile of
-  /// `type` (the sinks memref seen as [heads, rows, columns] with stride-0
-  /// rows and columns).
-  Value sinkTile(RankedTensorType type, Value head) {
-    Value sinks = op.getSinks();
+  /// The sink logits in log2 units of the query rows of a tile of `type`
+  /// whose dimension `rowsDim` runs over the rows: the head's logit
+  /// everywhere (the sinks memref seen as [heads, rows, columns] with
+  /// stride-0 rows and columns), or with packed heads each row's head's.
+  Value sinkTile(RankedTensorType type, Value head, unsigned rowsDim) {
     ArrayRef<int64_t> shape = type.getShape();
-    Value view = unitDimView(unitDimView(sinks, 1, constIndex(shape[0])), 2,
-                             constIndex(shape[1]));
+    Value view;
+    UnitAttr inBounds = b.getUnitAttr();
+    if (packedHeads > 1) {
+      // [kv heads, group]: the rows beyond the group read 0.
+      view = rowsDim == 1 ? unitDimView(sinks, 1)
+                          : unitDimView(sinks, 2, constIndex(shape[1]));
+      inBounds = UnitAttr();
+    } else {
+      view = unitDimView(unitDimView(sinks, 1, constIndex(shape[0])), 2,
+                         constIndex(shape[1]));
+    }
     Value logit = LoadOp::create(b, loc, type, view,
                                  ValueRange{head, constIndex(0), constIndex(0)},
-                                 b.getUnitAttr());
+                                 inBounds);
     return arith::MulFOp::create(b, loc, logit, splat(type, kLog2e));
   }
+  /// Sets up the memrefs the program reads and writes: the op's own, or
+  /// with packed query heads (getPackedQueryHeads) views that stack each
+  /// group's heads along the query rows.
+  void viewOperands();
+  /// Tells the runtime how many query heads a workgroup serves (the grid's
+  /// x counts blocks of group x seq_q rows, y key/value heads).
+  void recordPackedHeads() {
+    if (packedHeads > 1)
+      op->getParentOfType<func::FuncOp>()->setAttr(
+          "tessel.packed_heads", b.getI64IntegerAttr(packedHeads));
+  }
+  /// `memref` ([batch, heads, seq, ...] with each head's rows after the
+  /// previous head's) as [batch, heads / group, group x seq, ...].
+  Value stackHeads(Value memref, int64_t group);
   static constexpr double kLog2e = 1.4426950408889634;
 
   AttentionOp op;
@@ -503,6 +526,9 @@ private:
   ConfigAttr config;
   Mode mode;
   Value workspaceO, workspaceLse;
+  // What the program reads and writes (viewOperands).
+  int64_t packedHeads = 1;
+  Value queries, output, logsumexp, sinks;
 };
 
 } // namespace
@@ -534,6 +560,67 @@ Value AttentionTiler::unitDimView(Value memref, int64_t position, Value width) {
       OpFoldResult(metadata.getOffset()), sizes, strides);
 }
 
+Value AttentionTiler::stackHeads(Value memref, int64_t group) {
+  auto type = cast<MemRefType>(memref.getType());
+  int64_t rank = type.getRank();
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  SmallVector<OpFoldResult> sizes, strides;
+  for (int64_t d = 0; d < rank; ++d) {
+    OpFoldResult size = dim(memref, d);
+    OpFoldResult stride = metadata.getStrides()[d];
+    if (d == 1) {
+      size = constIndex(type.getDimSize(1) / group);
+      stride = arith::MulIOp::create(b, loc, metadata.getStrides()[1],
+                                     constIndex(group))
+                   .getResult();
+    } else if (d == 2) {
+      size = constIndex(type.getDimSize(2) * group);
+    }
+    sizes.push_back(size);
+    strides.push_back(stride);
+  }
+  auto viewType = MemRefType::get(
+      SmallVector<int64_t>(rank, ShapedType::kDynamic), type.getElementType(),
+      StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic,
+                             SmallVector<int64_t>(rank, ShapedType::kDynamic)));
+  return memref::ReinterpretCastOp::create(
+      b, loc, viewType, metadata.getBaseBuffer(),
+      OpFoldResult(metadata.getOffset()), sizes, strides);
+}
+
+void AttentionTiler::viewOperands() {
+  packedHeads = getPackedQueryHeads(op, config);
+  queries = op.getQ();
+  output = op.getO();
+  logsumexp = op.getLse();
+  sinks = op.getSinks();
+  if (packedHeads == 1)
+    return;
+  queries = stackHeads(queries, packedHeads);
+  output = stackHeads(output, packedHeads);
+  if (logsumexp)
+    logsumexp = stackHeads(logsumexp, packedHeads);
+  if (sinks) {
+    // [heads] as [kv heads, group] (one query per head).
+    auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, sinks);
+    Value stride = metadata.getStrides()[0];
+    int64_t heads = cast<MemRefType>(sinks.getType()).getDimSize(0);
+    auto viewType = MemRefType::get(
+        {ShapedType::kDynamic, ShapedType::kDynamic}, b.getF32Type(),
+        StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic,
+                               {ShapedType::kDynamic, ShapedType::kDynamic}));
+    sinks = memref::ReinterpretCastOp::create(
+        b, loc, viewType, metadata.getBaseBuffer(),
+        OpFoldResult(metadata.getOffset()),
+        ArrayRef<OpFoldResult>{constIndex(heads / packedHeads),
+                               constIndex(packedHeads)},
+        ArrayRef<OpFoldResult>{
+            arith::MulIOp::create(b, loc, stride, constIndex(packedHeads))
+                .getResult(),
+            stride});
+  }
+}
+
 Value AttentionTiler::transposedView(Value memref) {
   unsigned rank = cast<MemRefType>(memref.getType()).getRank();
   SmallVector<unsigned> permutation =
@@ -547,6 +634,7 @@ Value AttentionTiler::transposedView(Value memref) {
 
 LogicalResult AttentionTiler::runCombine() {
   MLIRContext *context = b.getContext();
+  viewOperands();
   int64_t blockM = config.getTile()[0], splits = config.getSplits();
   MemRefType qType = op.getQ().getType();
   int64_t headDim = getPaddedHeadDim(qType.getDimSize(3));
@@ -581,7 +669,7 @@ LogicalResult AttentionTiler::runCombine() {
         });
   };
   // A sink joins the max and the sum once, as one more split with no value.
-  Value sink = op.getSinks() ? sinkTile(type, head) : Value();
+  Value sink = sinks ? sinkTile(type, head, /*rowsDim=*/0) : Value();
   auto maxLoop =
       forSplits(ValueRange{sink ? sink : splat(type, negInf)},
                 [&](Value s, ValueRange iters) {
@@ -617,12 +705,13 @@ LogicalResult AttentionTiler::runCombine() {
   if (oElement != f32)
     out = arith::TruncFOp::create(
         b, loc, tile({blockM, headDim}, oElement, layout), out);
-  StoreOp::create(b, loc, out, op.getO(), ValueRange{batch, head, m0, zero});
-  if (Value lse = op.getLse()) {
+  StoreOp::create(b, loc, out, output, ValueRange{batch, head, m0, zero});
+  if (logsumexp) {
     Value lseTile = naturalLogSumExp(max, sum, type);
-    StoreOp::create(b, loc, lseTile, rowView(lse, {}),
+    StoreOp::create(b, loc, lseTile, rowView(logsumexp, {}),
                     ValueRange{batch, head, m0, zero});
   }
+  recordPackedHeads();
   finishKernel(op, 64 * numWaves, {blockM, headDim}, config);
   return success();
 }
@@ -631,6 +720,7 @@ LogicalResult AttentionTiler::run() {
   if (mode == Mode::Combine)
     return runCombine();
   MLIRContext *context = b.getContext();
+  viewOperands();
   ArrayRef<int64_t> tileSizes = config.getTile();
   int64_t blockM = tileSizes[0], blockN = tileSizes[1];
   MemRefType qType = op.getQ().getType();
@@ -659,9 +749,14 @@ LogicalResult AttentionTiler::run() {
     batch = arith::DivUIOp::create(b, loc, batch, constIndex(splits));
   }
   Value m0 = arith::MulIOp::create(b, loc, pidM, constIndex(blockM));
-  Value groups =
-      arith::DivUIOp::create(b, loc, dim(op.getQ(), 1), dim(op.getK(), 1));
-  Value kvHead = arith::DivUIOp::create(b, loc, head, groups);
+  // With packed query heads, y is the key/value head (queries and output
+  // are views of [batch, kv heads, group x seq_q, head dim]).
+  Value kvHead = head;
+  if (packedHeads == 1) {
+    Value groups =
+        arith::DivUIOp::create(b, loc, dim(op.getQ(), 1), dim(op.getK(), 1));
+    kvHead = arith::DivUIOp::create(b, loc, head, groups);
+  }
   Value seqQ = dim(op.getQ(), 2), seqKV = dim(op.getK(), 2);
   Value zero = constIndex(0);
 
@@ -701,7 +796,7 @@ LogicalResult AttentionTiler::run() {
   auto vLayout = getCoalescedLayout(context, {headDim, blockN}, 0, elementBytes,
                                     numWaves, 64, keysPerLane, vectorBytes);
   Value qT = LoadOp::create(b, loc, tile({headDim, blockM}, element, qLayout),
-                            transposedView(op.getQ()),
+                            transposedView(queries),
                             ValueRange{batch, head, zero, m0});
   Value vTransposed = transposedView(op.getV());
 
@@ -720,7 +815,7 @@ LogicalResult AttentionTiler::run() {
     // The sink is a key with no value: it starts every row's max and sum
     // (exp2(sink - sink) = 1, or 0 for a -inf sink). Splits leave it to
     // the combine, which adds it once.
-    mInit = sinkTile(*statType, head);
+    mInit = sinkTile(*statType, head, /*rowsDim=*/1);
     Value noSink = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
                                          mInit, splat(*statType, negInf));
     lInit = arith::SelectOp::create(b, loc, noSink, splat(*statType, 0.0),
@@ -733,8 +828,11 @@ LogicalResult AttentionTiler::run() {
   KeyWindow window = op.getKeyWindow();
   Value shift = arith::SubIOp::create(b, loc, seqKV, seqQ);
   Value firstPosition = arith::AddIOp::create(b, loc, m0, shift);
-  Value lastPosition =
-      arith::AddIOp::create(b, loc, firstPosition, constIndex(blockM - 1));
+  // A packed block's rows are seq_q queries of each head of the group.
+  int64_t queriesPerBlock =
+      packedHeads > 1 ? op.getQ().getType().getDimSize(2) : blockM;
+  Value lastPosition = arith::AddIOp::create(b, loc, firstPosition,
+                                             constIndex(queriesPerBlock - 1));
   auto clampKeys = [&](Value key) {
     return arith::MinSIOp::create(b, loc, seqKV,
                                   arith::MaxSIOp::create(b, loc, key, zero))
@@ -815,9 +913,15 @@ LogicalResult AttentionTiler::run() {
       Value limit = asI32(arith::SubIOp::create(b, loc, seqKV, n0));
       Value queryOffset;
       auto getQueryOffset = [&] {
-        if (!queryOffset)
-          queryOffset =
-              IotaOp::create(b, loc, iotaType, b.getI64IntegerAttr(1));
+        if (queryOffset)
+          return queryOffset;
+        queryOffset = IotaOp::create(b, loc, iotaType, b.getI64IntegerAttr(1));
+        if (packedHeads > 1)
+          queryOffset = arith::RemUIOp::create(
+              b, loc, queryOffset,
+              splatValue(iotaType,
+                         arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                                      queriesPerBlock)));
         return queryOffset;
       };
       if (window.hasRight()) {
@@ -946,17 +1050,18 @@ LogicalResult AttentionTiler::run() {
     if (oElement != f32)
       out = arith::TruncFOp::create(
           b, loc, tile({headDim, blockM}, oElement, mma), out);
-    StoreOp::create(b, loc, out, transposedView(op.getO()),
+    StoreOp::create(b, loc, out, transposedView(output),
                     ValueRange{batch, head, zero, m0});
 
-    if (Value lse = op.getLse()) {
+    if (logsumexp) {
       // logsumexp in the natural log: (m + log2 l) ln 2, to a [B, H, 1, Sq]
       // view.
       Value lseTile = naturalLogSumExp(m, l, *statType);
-      StoreOp::create(b, loc, lseTile, queryView(lse),
+      StoreOp::create(b, loc, lseTile, queryView(logsumexp),
                       ValueRange{batch, head, zero, m0});
     }
   }
+  recordPackedHeads();
   finishKernel(op, 64 * numWaves, {blockM, blockN}, config);
   return success();
 }
@@ -1054,12 +1159,18 @@ LogicalResult TilePass::splitAttention(func::FuncOp function,
   MemRefType q = attention.getQ().getType();
   int64_t splits = attention.getConfigAttr().getSplits();
   Type f32 = Float32Type::get(&getContext());
-  // Partial O [B, Hq, splits, Sq, D] and log2-sum-exp [B, Hq, splits, Sq].
-  auto workspaceO = MemRefType::get({q.getDimSize(0), q.getDimSize(1), splits,
-                                     q.getDimSize(2), q.getDimSize(3)},
-                                    f32);
-  auto workspaceLse = MemRefType::get(
-      {q.getDimSize(0), q.getDimSize(1), splits, q.getDimSize(2)}, f32);
+  // Partial O [B, Hq, splits, Sq, D] and log2-sum-exp [B, Hq, splits, Sq];
+  // with packed query heads [B, Hkv, splits, group x Sq, ...].
+  int64_t group = getPackedQueryHeads(attention, attention.getConfigAttr());
+  int64_t heads = q.getDimSize(1), rows = q.getDimSize(2);
+  if (group > 1) {
+    heads /= group;
+    rows *= group;
+  }
+  auto workspaceO = MemRefType::get(
+      {q.getDimSize(0), heads, splits, rows, q.getDimSize(3)}, f32);
+  auto workspaceLse =
+      MemRefType::get({q.getDimSize(0), heads, splits, rows}, f32);
   const char *suffixes[] = {"__split", "__combine"};
   for (auto [stage, suffix] : llvm::enumerate(suffixes)) {
     func::FuncOp kernel = clonePlanStage(function, suffix, stage, splits,

@@ -105,12 +105,25 @@ checkMatmulConfig(ConfigAttr config, const Chip &chip, mlir::Type a,
 /// (fewer for short query sequences), 64 or 32 keys per step (64 where
 /// they fit two waves per SIMD and win by the model), the chip's fastest
 /// 32x32 instruction for the input type; for decode (16 queries or fewer) the
-/// keys split over workgroups, about 256 each. `masked`: the kernel has
-/// masked key loops (causal, a window). Null when the chip has none.
+/// keys split over workgroups, about 256 each, and a workgroup serves a
+/// whole group of `groups` query heads (getPackedQueryHeads). `masked`: the
+/// kernel has masked key loops (causal, a window). Null when the chip has
+/// none.
 ConfigAttr getDefaultAttentionConfig(mlir::MLIRContext *context,
                                      const Chip &chip, mlir::Type element,
                                      int64_t seqQ, int64_t seqKV,
-                                     int64_t headDim, bool masked);
+                                     int64_t headDim, bool masked,
+                                     int64_t groups = 1);
+
+/// How many query heads one workgroup of `op`'s kernel serves under
+/// `config`: the whole group of query heads that share a key/value head
+/// (grouped-query decode), stacked along the query block's rows (head-major),
+/// when the block holds them all (groups x seq_q <= the block's rows), the
+/// heads and lengths are static, Q and O (and the logsumexp) store a head's
+/// queries right after the previous head's, and, with sinks, one query per
+/// head. Each key/value block is then read once per group instead of once
+/// per query head. 1 otherwise.
+int64_t getPackedQueryHeads(AttentionOp op, ConfigAttr config);
 
 /// Checks an attention config against `chip` for head dimension `headDim`:
 /// instruction, waves only along the queries, LDS and registers within
