@@ -218,6 +218,14 @@ getCacheTraffic(const Chip &chip, const CompiledKernel &kernel,
   shape.blockN = kernel.grid.tile[1];
   shape.splits = splits;
   shape.window = window;
+  // Packed query heads: a workgroup reads its key/value head once for the
+  // group's rows, as a problem with one query head per key/value head and
+  // group x seq_q queries would (the window then aligns to the stacked rows,
+  // which moves its edges by less than a block).
+  if (int64_t packed = kernel.grid.packedHeads; packed > 1) {
+    shape.heads /= packed;
+    shape.seqQ *= packed;
+  }
   return [=, &chip](unsigned workgroupsPerCU) {
     return estimateAttentionL2Fill(chip, shape, workgroupsPerCU);
   };

@@ -155,11 +155,27 @@ func.func @attention_head_dim_256(%q: memref<1x1x64x256xbf16>, %k: memref<1x1x64
 
 // -----
 
-// Decode: one query, 1000 keys: the keys split four ways (about 256 each).
+// Decode: one query of four query heads sharing a key/value head, 1000
+// keys. The four heads stack in one 32-row block (a one-wave workgroup:
+// 32-key blocks); two such workgroups would leave the chip's memory latency
+// uncovered, so the decode model splits the keys 32 ways (one block each).
 // CHECK-LABEL: func.func @attention_decode
 // CHECK: tessel.attention
-// CHECK-SAME: config = #tessel.config<tile = [32, 64], waves = [1, 1], stages = 1, instr = "v_mfma_f32_32x32x8_bf16", splits = 4>
+// CHECK-SAME: config = #tessel.config<tile = [32, 32], waves = [1, 1], stages = 1, instr = "v_mfma_f32_32x32x8_bf16", splits = 32>
 func.func @attention_decode(%q: memref<2x4x1x128xbf16>, %k: memref<2x1x1000x128xbf16>, %v: memref<2x1x1000x128xbf16>, %o: memref<2x4x1x128xbf16>) {
   tessel.attention ins(%q, %k, %v : memref<2x4x1x128xbf16>, memref<2x1x1000x128xbf16>, memref<2x1x1000x128xbf16>) outs(%o : memref<2x4x1x128xbf16>) {causal}
+  return
+}
+
+// -----
+
+// A decode batch of 64 x 8 key/value heads already puts 512 workgroups on
+// the chip, enough in flight to reach the HBM floor: the decode model
+// keeps one kernel (no split, no combine).
+// CHECK-LABEL: func.func @attention_decode_large_batch
+// CHECK: tessel.attention
+// CHECK-SAME: config = #tessel.config<tile = [32, 32], waves = [1, 1], stages = 1, instr = "v_mfma_f32_32x32x8_bf16">
+func.func @attention_decode_large_batch(%q: memref<64x32x1x128xbf16>, %k: memref<64x8x4096x128xbf16>, %v: memref<64x8x4096x128xbf16>, %o: memref<64x32x1x128xbf16>) {
+  tessel.attention ins(%q, %k, %v : memref<64x32x1x128xbf16>, memref<64x8x4096x128xbf16>, memref<64x8x4096x128xbf16>) outs(%o : memref<64x32x1x128xbf16>)
   return
 }

@@ -2,6 +2,8 @@
 
 #include "tessel/Dialect/Tessel/Transforms/KernelConfig.h"
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
+#include "tessel/Perf/DecodeEstimate.h"
+#include "tessel/Target/Mma.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -324,7 +326,7 @@ ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
   // model's predictions for 2, 4 and 8 waves per workgroup and 32 or 64
   // keys per block are in docs/performance.md.)
   int64_t blockM = 128;
-  // Decode (a few queries, one wave) is judged by bandwidth and keeps 64.
+  // Decode (a few queries) is judged by bandwidth.
   bool decode = !ShapedType::isDynamic(seqQ) && seqQ <= 16;
   // A decode block holds the queries of a whole group of query heads
   // where they fit (getPackedQueryHeads).
@@ -340,24 +342,50 @@ ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
   // v_cvt_pk_bf16_f32). A kernel without masks up to head dim 64 takes 32
   // keys too: the model predicts their lower register count (a fourth
   // workgroup per CU) to win; a masked one keeps 64, which halves its
-  // masked diagonal blocks.
+  // masked diagonal blocks. A decode workgroup of one wave loads whole
+  // blocks alone: 32 keys keep its registers and LDS small enough for
+  // several workgroups per CU.
   // (docs/performance.md has the model's predictions for each choice.)
   bool softwareBf16 = element.isBF16() && chip.isaVersion() < 9500;
-  bool wideBlocks = decode   ? headDim <= 128
+  bool wideBlocks = decode   ? headDim <= 128 && blockM > 32
                     : masked ? headDim <= 64
                              : headDim > 64 && headDim <= 128 && !softwareBf16;
   SmallVector<int64_t> tile = {blockM, wideBlocks ? 64 : 32};
   SmallVector<int64_t> waves = {blockM / 32, 1};
   // Decode (a few queries): one query block per head leaves most CUs idle,
-  // so the keys are spread over workgroups, about 256 keys each (8 splits
-  // when the length is only known at run time).
-  int64_t splits = 1;
-  if (decode)
-    splits = ShapedType::isDynamic(seqKV)
-                 ? 8
-                 : std::clamp<int64_t>(llvm::divideCeil(seqKV, 256), 1, 16);
+  // so the keys are spread over workgroups. 8 splits here;
+  // chooseAttentionSplits ranks the counts by the model when the sizes
+  // are known.
+  int64_t splits = decode ? 8 : 1;
   return ConfigAttr::get(context, tile, waves, /*stages=*/1,
                          StringAttr::get(context, instr->name), splits);
+}
+
+int64_t tessel::chooseAttentionSplits(AttentionOp op, ConfigAttr config,
+                                      const Chip &chip) {
+  MemRefType q = op.getQ().getType(), k = op.getK().getType();
+  DecodeShape shape;
+  shape.seqKV = k.getDimSize(2);
+  shape.seqQ = q.getDimSize(2);
+  shape.heads = q.getDimSize(1);
+  shape.kvHeads = k.getDimSize(1);
+  if (ShapedType::isDynamic(shape.seqKV) || ShapedType::isDynamic(shape.seqQ) ||
+      ShapedType::isDynamic(shape.heads) || !config.getInstr())
+    return config.getSplits();
+  // An unknown batch counts as 1, the case that needs the most splits.
+  shape.batch = q.isDynamicDim(0) ? 1 : q.getDimSize(0);
+  shape.headDim = getPaddedHeadDim(q.getDimSize(3));
+  shape.elementBytes =
+      llvm::divideCeil(q.getElementType().getIntOrFloatBitWidth(), 8);
+  shape.blockM = config.getTile()[0];
+  shape.blockN = config.getTile()[1];
+  shape.packedHeads = getPackedQueryHeads(op, config);
+  shape.softwareBf16 = q.getElementType().isBF16() && chip.isaVersion() < 9500;
+  std::optional<MatrixType> type = getMatrixType(config.getInstr().getValue());
+  if (type)
+    shape.matrixOpsPerClockPerSimd =
+        double(chip.matrixOpsPerClock(*type)) / chip.simdsPerCU;
+  return chooseDecodeSplits(chip, shape);
 }
 
 /// Whether `memref` (rank 3 or 4: [batch, heads, seq, ...]) keeps each

@@ -164,6 +164,11 @@ struct SelectConfigPass
               << target->name << " has no matrix instruction for " << element;
           return WalkResult::interrupt();
         }
+        if (config.getSplits() > 1)
+          config = ConfigAttr::get(
+              &getContext(), config.getTile(), config.getWaves(),
+              config.getStages(), config.getInstr(),
+              chooseAttentionSplits(attention, config, *target));
         attention.setConfigAttr(config);
       }
       if (failed(checkAttentionConfig(config, *target, element,

@@ -115,6 +115,12 @@ ConfigAttr getDefaultAttentionConfig(mlir::MLIRContext *context,
                                      int64_t headDim, bool masked,
                                      int64_t groups = 1);
 
+/// The split count of a split-KV decode under `config`, ranked by the
+/// analytical decode model (DecodeEstimate) when the lengths and heads are
+/// static; the config's own count otherwise.
+int64_t chooseAttentionSplits(AttentionOp op, ConfigAttr config,
+                              const Chip &chip);
+
 /// How many query heads one workgroup of `op`'s kernel serves under
 /// `config`: the whole group of query heads that share a key/value head
 /// (grouped-query decode), stacked along the query block's rows (head-major),

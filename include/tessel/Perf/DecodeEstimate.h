@@ -1,0 +1,54 @@
+//===- DecodeEstimate.h - Split-KV decode in closed form --------*- C++ -*-===//
+//
+// The analytical model of Tessel's split-KV attention decode, for choosing
+// its split count before code exists (docs/performance-model.md, "Decode").
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_PERF_DECODEESTIMATE_H
+#define TESSEL_PERF_DECODEESTIMATE_H
+
+#include "tessel/Perf/Parameters.h"
+#include "tessel/Target/Chip.h"
+
+#include <cstdint>
+#include <string>
+
+namespace tessel {
+
+/// An attention decode as the kernels lay it out: workgroups of `blockM`
+/// query rows (a group of `packedHeads` query heads stacked, or one head's
+/// queries) on blockM / 32 waves, walking their share of the keys in
+/// blocks of `blockN`.
+struct DecodeShape {
+  int64_t batch = 1, heads = 1, kvHeads = 1, seqQ = 1, seqKV = 0;
+  int64_t headDim = 128; ///< padded to the instruction tile
+  unsigned elementBytes = 2;
+  int64_t blockM = 32, blockN = 64, packedHeads = 1;
+  /// Matrix operations per clock of one SIMD for the input type.
+  double matrixOpsPerClockPerSimd = 0;
+  /// P is rounded to bf16 in software (bf16 before gfx950).
+  bool softwareBf16 = false;
+};
+
+struct DecodeEstimate {
+  double seconds = 0; ///< both stages, the launch gap between them included
+  double splitSeconds = 0, combineSeconds = 0;
+  uint64_t workgroups = 0;
+  unsigned residentPerCU = 0; ///< split workgroups resident per CU
+  std::string limit;          ///< "HBM bandwidth" or "memory latency"
+};
+
+/// The time of the decode with `splits` splits (1: one kernel).
+DecodeEstimate estimateDecode(const Chip &chip, const DecodeShape &shape,
+                              int64_t splits,
+                              const ModelParameters &parameters = {});
+
+/// The split count among 1, 2, 4, ..., 64 (at least one key block each)
+/// with the lowest estimate.
+int64_t chooseDecodeSplits(const Chip &chip, const DecodeShape &shape,
+                           const ModelParameters &parameters = {});
+
+} // namespace tessel
+
+#endif // TESSEL_PERF_DECODEESTIMATE_H

@@ -1,0 +1,136 @@
+//===- DecodeEstimate.cpp - Split-KV decode in closed form ----------------===//
+//
+// A decode reads every key and value once and does little arithmetic per
+// byte: its time is the HBM floor unless too few waves are in flight to
+// cover the memory latency. Each wave of the split kernel loads a key block,
+// waits for it (the latency), and computes on it; a CU holding R resident
+// workgroups overlaps R such chains, and no CU can take more than its share
+// of the HBM bandwidth. Splitting the keys multiplies the workgroups (more
+// chains in flight, shorter chains) at the price of the combine kernel,
+// which reads every split's partial rows after a launch gap.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Perf/DecodeEstimate.h"
+
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace tessel;
+
+/// VALU instructions per score in the online softmax (scale, max, exponent
+/// argument, sum, conversion) besides its quarter-rate exp, and per output
+/// element for the rescale; clocks per VALU instruction of a wave64 and per
+/// transcendental.
+static constexpr double kValuPerScore = 6, kValuPerOutput = 0.5;
+static constexpr double kClocksPerValu = 4, kClocksPerExp = 16;
+/// VALU instructions per score to round P to bf16 where the chip has no
+/// conversion instruction (before gfx950).
+static constexpr double kValuPerSoftwareBf16 = 5;
+/// Waves per SIMD a decode wave's registers allow (Q, O and one key block).
+static constexpr unsigned kWavesPerSimd = 2;
+/// 16-byte loads per lane the lowering keeps in flight before waiting.
+static constexpr double kLoadsInFlight = 8;
+
+DecodeEstimate tessel::estimateDecode(const Chip &chip,
+                                      const DecodeShape &shape, int64_t splits,
+                                      const ModelParameters &parameters) {
+  DecodeEstimate estimate;
+  if (shape.seqKV <= 0 || shape.blockM <= 0 || shape.blockN <= 0 ||
+      splits <= 0 || shape.packedHeads <= 0)
+    return estimate;
+  double clock = (parameters.clockMHz > 0 ? parameters.clockMHz * 1e6
+                                          : chip.clockGHz * 1e9);
+  // The split kernel: each workgroup walks ceil(keys / splits) keys in
+  // whole blocks.
+  int64_t perSplit = llvm::divideCeil(shape.seqKV, splits);
+  int64_t iterations = llvm::divideCeil(perSplit, shape.blockN);
+  int64_t rows = shape.seqQ * shape.packedHeads;
+  uint64_t workgroups =
+      uint64_t(shape.batch) * uint64_t(shape.heads / shape.packedHeads) *
+      uint64_t(llvm::divideCeil(rows, shape.blockM)) * uint64_t(splits);
+  estimate.workgroups = workgroups;
+  // One wave's iteration: the key and value block's latency, then its two
+  // products and softmax (32 query columns per wave).
+  double flops = 4.0 * double(shape.blockN) * 32 * double(shape.headDim);
+  double matrixClocks = shape.matrixOpsPerClockPerSimd > 0
+                            ? flops / shape.matrixOpsPerClockPerSimd
+                            : 0;
+  double scoresPerLane = double(shape.blockN) * 32 / 64;
+  double outputsPerLane = double(shape.headDim) * 32 / 64;
+  double valuPerScore =
+      kValuPerScore + (shape.softwareBf16 ? kValuPerSoftwareBf16 : 0);
+  double valuClocks =
+      scoresPerLane * (valuPerScore * kClocksPerValu + kClocksPerExp) +
+      outputsPerLane * kValuPerOutput * kClocksPerValu;
+  // The block's loads are waited for in batches of at most
+  // kLoadsInFlight 16-byte loads per lane, one latency each; the block
+  // then goes through LDS (a write, a barrier and a read).
+  unsigned wavesPerWorkgroup =
+      unsigned(std::max<int64_t>(1, shape.blockM / 32));
+  double bytesPerIteration =
+      2.0 * double(shape.blockN) * double(shape.headDim) * shape.elementBytes;
+  double loadsPerLane = bytesPerIteration / (64.0 * 16 * wavesPerWorkgroup);
+  double latencies = std::max(1.0, std::ceil(loadsPerLane / kLoadsInFlight));
+  double iterationClocks =
+      latencies * parameters.globalLoadLatency + 2 * parameters.ldsLatency +
+      parameters.barrierLatency + matrixClocks + valuClocks;
+  // Workgroups resident per CU: the register and LDS limits (K and V^T
+  // blocks), or fewer when the grid is small.
+  unsigned byWaves = chip.simdsPerCU * kWavesPerSimd / wavesPerWorkgroup;
+  unsigned byLds = unsigned(chip.ldsBytesPerCU / bytesPerIteration);
+  unsigned maxResident = std::max(1u, std::min(byWaves, byLds));
+  uint64_t perCU = llvm::divideCeil(workgroups, uint64_t(chip.numCUs));
+  estimate.residentPerCU = unsigned(std::min<uint64_t>(maxResident, perCU));
+  // The busiest CU runs perCU workgroups, R at a time; all of them
+  // together move their bytes at no more than the HBM bandwidth.
+  double cuIterations = double(perCU) * double(iterations);
+  double latencyClocks =
+      cuIterations * iterationClocks / double(estimate.residentPerCU);
+  double bytesPerClock =
+      chip.memoryBandwidthTBs * 1e12 * parameters.hbmEfficiency / clock;
+  double bandwidthClocks = double(workgroups) * double(iterations) *
+                           bytesPerIteration / bytesPerClock;
+  // The Q load and the final store of each round of workgroups.
+  double rounds = std::ceil(double(perCU) / estimate.residentPerCU);
+  double fixedClocks = rounds * 2 * parameters.globalLoadLatency;
+  estimate.limit =
+      latencyClocks > bandwidthClocks ? "memory latency" : "HBM bandwidth";
+  estimate.splitSeconds =
+      (std::max(latencyClocks, bandwidthClocks) + fixedClocks) / clock;
+  if (splits > 1) {
+    // The combine reads each split's partial O and log-sum-exp (f32) and
+    // writes O, after the launch gap.
+    double partials = double(shape.batch) * double(shape.heads) *
+                      double(shape.seqQ) * double(splits) *
+                      double(shape.headDim + 1) * 4;
+    double outputs = double(shape.batch) * double(shape.heads) *
+                     double(shape.seqQ) * double(shape.headDim) *
+                     shape.elementBytes;
+    estimate.combineSeconds =
+        parameters.launchGapMicroseconds * 1e-6 +
+        (partials + outputs) /
+            (chip.memoryBandwidthTBs * 1e12 * parameters.hbmEfficiency) +
+        2 * parameters.globalLoadLatency / clock;
+  }
+  estimate.seconds = estimate.splitSeconds + estimate.combineSeconds;
+  return estimate;
+}
+
+int64_t tessel::chooseDecodeSplits(const Chip &chip, const DecodeShape &shape,
+                                   const ModelParameters &parameters) {
+  int64_t best = 1;
+  double bestSeconds = estimateDecode(chip, shape, 1, parameters).seconds;
+  for (int64_t splits = 2; splits <= 64; splits *= 2) {
+    if (llvm::divideCeil(shape.seqKV, splits) < shape.blockN)
+      break;
+    double seconds = estimateDecode(chip, shape, splits, parameters).seconds;
+    if (seconds < bestSeconds) {
+      best = splits;
+      bestSeconds = seconds;
+    }
+  }
+  return best;
+}

@@ -1,0 +1,64 @@
+//===- DecodeEstimateTest.cpp - Split-KV decode in closed form ------------===//
+
+#include "tessel/Perf/DecodeEstimate.h"
+
+#include "gtest/gtest.h"
+
+using namespace tessel;
+
+namespace {
+
+const Chip &gfx942() { return *lookupChip("gfx942"); }
+
+/// A bf16 grouped-query decode on gfx942: 32 query heads on 8 key/value
+/// heads, the group of four stacked in one 32-row, one-wave block.
+DecodeShape decode(int64_t batch, int64_t seqKV) {
+  DecodeShape shape;
+  shape.batch = batch;
+  shape.heads = 32;
+  shape.kvHeads = 8;
+  shape.seqQ = 1;
+  shape.seqKV = seqKV;
+  shape.headDim = 128;
+  shape.blockM = 32;
+  shape.blockN = 32;
+  shape.packedHeads = 4;
+  shape.matrixOpsPerClockPerSimd = 512;
+  shape.softwareBf16 = true;
+  return shape;
+}
+
+// Eight workgroups (one per key/value head) cannot cover the memory
+// latency of 32k keys: the model splits, and the split kernel is then
+// bound by HBM bandwidth, with the combine after a launch gap.
+TEST(DecodeEstimate, FewWorkgroupsSplit) {
+  DecodeShape shape = decode(1, 32768);
+  DecodeEstimate whole = estimateDecode(gfx942(), shape, 1);
+  EXPECT_EQ(whole.workgroups, 8u);
+  EXPECT_EQ(whole.limit, "memory latency");
+  EXPECT_DOUBLE_EQ(whole.combineSeconds, 0);
+  int64_t splits = chooseDecodeSplits(gfx942(), shape);
+  EXPECT_GT(splits, 8);
+  DecodeEstimate split = estimateDecode(gfx942(), shape, splits);
+  EXPECT_EQ(split.limit, "HBM bandwidth");
+  EXPECT_GT(split.combineSeconds, 2e-6); // the launch gap and its reads
+  EXPECT_LT(split.seconds, whole.seconds / 10);
+}
+
+// 64 x 8 workgroups already keep enough loads in flight to reach the HBM
+// floor: a split would only add the combine.
+TEST(DecodeEstimate, LargeBatchKeepsOneKernel) {
+  DecodeShape shape = decode(64, 4096);
+  EXPECT_EQ(estimateDecode(gfx942(), shape, 1).limit, "HBM bandwidth");
+  EXPECT_EQ(chooseDecodeSplits(gfx942(), shape), 1);
+}
+
+// Splits never go below one key block each; degenerate shapes estimate 0.
+TEST(DecodeEstimate, Bounds) {
+  DecodeShape shape = decode(1, 100);
+  EXPECT_LE(chooseDecodeSplits(gfx942(), shape), 2);
+  shape.seqKV = 0;
+  EXPECT_DOUBLE_EQ(estimateDecode(gfx942(), shape, 4).seconds, 0);
+}
+
+} // namespace
