@@ -107,7 +107,8 @@ typedef struct TesselAttentionProblem {
      p - window_left .. p + window_right, -1 unbounded on that side. */
   int32_t has_window;
   int64_t window_left, window_right;
-  int32_t sinks; /* nonzero: one f32 sink logit per query head, last arg */
+  int32_t sinks;      /* nonzero: one f32 sink logit per query head, last arg */
+  int64_t head_dim_v; /* of V and O; 0: head_dim */
 } TesselAttentionProblem;
 
 TESSEL_C_API TesselModule *

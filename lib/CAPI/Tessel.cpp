@@ -224,6 +224,7 @@ static AttentionProblem toProblem(const TesselAttentionProblem &c) {
   if (c.has_window)
     problem.window = {c.window_left, c.window_right};
   problem.sinks = c.sinks;
+  problem.headDimV = c.head_dim_v;
   return problem;
 }
 

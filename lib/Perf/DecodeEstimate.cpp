@@ -54,12 +54,14 @@ DecodeEstimate tessel::estimateDecode(const Chip &chip,
   estimate.workgroups = workgroups;
   // One wave's iteration: the key and value block's latency, then its two
   // products and softmax (32 query columns per wave).
-  double flops = 4.0 * double(shape.blockN) * 32 * double(shape.headDim);
+  double headDimV = double(shape.headDimV > 0 ? shape.headDimV : shape.headDim);
+  double headDims = double(shape.headDim) + headDimV;
+  double flops = 2.0 * double(shape.blockN) * 32 * headDims;
   double matrixClocks = shape.matrixOpsPerClockPerSimd > 0
                             ? flops / shape.matrixOpsPerClockPerSimd
                             : 0;
   double scoresPerLane = double(shape.blockN) * 32 / 64;
-  double outputsPerLane = double(shape.headDim) * 32 / 64;
+  double outputsPerLane = headDimV * 32 / 64;
   double valuPerScore =
       kValuPerScore + (shape.softwareBf16 ? kValuPerSoftwareBf16 : 0);
   double valuClocks =
@@ -71,7 +73,7 @@ DecodeEstimate tessel::estimateDecode(const Chip &chip,
   unsigned wavesPerWorkgroup =
       unsigned(std::max<int64_t>(1, shape.blockM / 32));
   double bytesPerIteration =
-      2.0 * double(shape.blockN) * double(shape.headDim) * shape.elementBytes;
+      double(shape.blockN) * headDims * shape.elementBytes;
   double loadsPerLane = bytesPerIteration / (64.0 * 16 * wavesPerWorkgroup);
   double latencies = std::max(1.0, std::ceil(loadsPerLane / kLoadsInFlight));
   double iterationClocks =
@@ -104,11 +106,9 @@ DecodeEstimate tessel::estimateDecode(const Chip &chip,
     // The combine reads each split's partial O and log-sum-exp (f32) and
     // writes O, after the launch gap.
     double partials = double(shape.batch) * double(shape.heads) *
-                      double(shape.seqQ) * double(splits) *
-                      double(shape.headDim + 1) * 4;
+                      double(shape.seqQ) * double(splits) * (headDimV + 1) * 4;
     double outputs = double(shape.batch) * double(shape.heads) *
-                     double(shape.seqQ) * double(shape.headDim) *
-                     shape.elementBytes;
+                     double(shape.seqQ) * headDimV * shape.elementBytes;
     estimate.combineSeconds =
         parameters.launchGapMicroseconds * 1e-6 +
         (partials + outputs) /

@@ -270,12 +270,13 @@ FailureOr<func::FuncOp> tessel::buildProblem(OpBuilder &builder, Location loc,
   if (failed(outType))
     return failure();
   int64_t heads = problem.heads, headDim = problem.headDim;
+  int64_t headDimV = problem.headDimV ? problem.headDimV : headDim;
   int64_t hkv = problem.kvHeads ? problem.kvHeads : heads;
-  for (int64_t size :
-       {problem.batch, heads, hkv, problem.seqQ, problem.seqKV, headDim})
+  for (int64_t size : {problem.batch, heads, hkv, problem.seqQ, problem.seqKV,
+                       headDim, headDimV})
     if (size <= 0 || size > kMaxProblemSize)
-      return emitError(loc) << "-b, -h, --kv-heads, --seq-q, --seq-kv and -d "
-                               "must be positive and at most "
+      return emitError(loc) << "-b, -h, --kv-heads, --seq-q, --seq-kv, -d and "
+                               "--head-dim-v must be positive and at most "
                             << kMaxProblemSize;
   ArrayRef<std::string> dynamic = problem.dynamic;
   int64_t b = sizeOrDynamic(dynamic, "batch", problem.batch);
@@ -284,8 +285,8 @@ FailureOr<func::FuncOp> tessel::buildProblem(OpBuilder &builder, Location loc,
   SmallVector<Type> argTypes = {
       MemRefType::get({b, heads, sq, headDim}, *type),
       MemRefType::get({b, hkv, skv, headDim}, *type),
-      MemRefType::get({b, hkv, skv, headDim}, *type),
-      MemRefType::get({b, heads, sq, headDim}, *outType)};
+      MemRefType::get({b, hkv, skv, headDimV}, *type),
+      MemRefType::get({b, heads, sq, headDimV}, *outType)};
   if (problem.lse)
     argTypes.push_back(MemRefType::get({b, heads, sq}, builder.getF32Type()));
   if (problem.sinks)

@@ -173,12 +173,15 @@ static void describeMatmul(MatmulOp op, ProblemFacts &facts) {
 }
 
 static void describeAttention(AttentionOp op, ProblemFacts &facts) {
+  // Q and K share the scores' head dim, V and O the values'.
   std::vector<std::string> q = {"batch", "heads", "seq_q", "head_dim"};
-  std::vector<std::string> kv = {"batch", "kv_heads", "seq_kv", "head_dim"};
+  std::vector<std::string> k = {"batch", "kv_heads", "seq_kv", "head_dim"};
+  std::vector<std::string> v = {"batch", "kv_heads", "seq_kv", "head_dim_v"};
+  std::vector<std::string> o = {"batch", "heads", "seq_q", "head_dim_v"};
   nameDimensions(facts, op.getQ(), q);
-  nameDimensions(facts, op.getK(), kv);
-  nameDimensions(facts, op.getV(), kv);
-  nameDimensions(facts, op.getO(), q, /*written=*/true);
+  nameDimensions(facts, op.getK(), k);
+  nameDimensions(facts, op.getV(), v);
+  nameDimensions(facts, op.getO(), o, /*written=*/true);
   if (Value lse = op.getLse())
     nameDimensions(facts, lse, {"batch", "heads", "seq_q"}, /*written=*/true);
   if (Value sinks = op.getSinks())

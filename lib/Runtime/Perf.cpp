@@ -35,6 +35,7 @@ DimensionSizes tessel::getDimensions(const AttentionProblem &problem) {
   sizes["seq_q"] = problem.seqQ;
   sizes["seq_kv"] = problem.seqKV;
   sizes["head_dim"] = problem.headDim;
+  sizes["head_dim_v"] = problem.headDimV ? problem.headDimV : problem.headDim;
   return sizes;
 }
 
@@ -134,7 +135,9 @@ ProblemWork tessel::getProblemWork(const CompiledKernel &kernel,
     } else {
       double pairs =
           windowPairs(int64_t(size("seq_q")), int64_t(size("seq_kv")), window);
-      work.flops = 4 * size("batch") * size("heads") * pairs * size("head_dim");
+      // S = Q K^T over the scores' head dim, O = P V over the values'.
+      work.flops = 2 * size("batch") * size("heads") * pairs *
+                   (size("head_dim") + size("head_dim_v", size("head_dim")));
       if (kernel.grid.splits <= 1)
         work.loopIterations = attentionLoopIterations(
             int64_t(size("seq_q")), int64_t(size("seq_kv")),

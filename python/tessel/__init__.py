@@ -315,9 +315,9 @@ def matmul(a, b, *, chip="gfx942", bias=None, activation=None,
 
 def attention(q, k, v, *, causal=False, scale=None, window_size=(-1, -1),
               sinks=None, chip="gfx942", device="auto"):
-    """softmax(q k^T * scale) v per (batch, head): q is (B, H, Sq, D), k and
-    v are (B, Hkv, Skv, D) with H a multiple of Hkv (grouped/multi-query),
-    float16. `scale` defaults to 1/sqrt(D); `causal` masks keys past each
+    """softmax(q k^T * scale) v per (batch, head): q is (B, H, Sq, D), k
+    (B, Hkv, Skv, D) and v (B, Hkv, Skv, Dv) with H a multiple of Hkv
+    (grouped/multi-query), float16; the output is (B, H, Sq, Dv). `scale` defaults to 1/sqrt(D); `causal` masks keys past each
     query (aligned to the bottom right). `window_size=(left, right)` is
     FlashAttention's local attention: query position p sees keys p - left
     .. p + right, -1 unbounded. `sinks` (H,) float32 are attention-sink
@@ -329,11 +329,13 @@ def attention(q, k, v, *, causal=False, scale=None, window_size=(-1, -1),
     element = _element_type(q, "q")
     if element != "f16" or k.dtype != q.dtype or v.dtype != q.dtype:
         raise TesselError("attention takes float16 q, k and v")
-    if q.ndim != 4 or k.shape != v.shape or k.ndim != 4:
-        raise TesselError("q must be (B, H, Sq, D); k and v (B, Hkv, Skv, D)")
+    if (q.ndim != 4 or k.ndim != 4 or v.ndim != 4
+            or k.shape[:3] != v.shape[:3]):
+        raise TesselError("q must be (B, H, Sq, D), k (B, Hkv, Skv, D) and "
+                          "v (B, Hkv, Skv, Dv)")
     if len(window_size) != 2:
         raise TesselError("window_size must be (left, right)")
-    o = np.zeros_like(q)
+    o = np.zeros(q.shape[:3] + v.shape[3:], dtype=q.dtype)
     arrays = [q, k, v, o]
     types = [_memref(x.shape, "f16") for x in arrays]
     attributes = []

@@ -120,6 +120,18 @@ def test_attention_window_and_sinks():
         tessel.attention(q, k, v, sinks=sinks[:1])
 
 
+def test_attention_value_head_dim():
+    # DeepSeek-style head dims: 192 for the scores, 128 for the values.
+    rng = np.random.default_rng(4)
+    q = rng.standard_normal((1, 2, 20, 192)).astype(np.float16)
+    k = rng.standard_normal((1, 2, 40, 192)).astype(np.float16)
+    v = rng.standard_normal((1, 2, 40, 128)).astype(np.float16)
+    o = tessel.attention(q, k, v, causal=True)
+    assert o.shape == (1, 2, 20, 128)
+    expected = reference_attention(q, k, v, True, 192 ** -0.5)
+    assert np.abs(o - expected).max() < 1e-2
+
+
 def test_compile_exposes_code_object_and_report():
     ir = """
 func.func @mm(%a: memref<64x32xf16>, %b: memref<32x64xf16>,

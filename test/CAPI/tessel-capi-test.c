@@ -1,4 +1,5 @@
-/*===- tessel-capi-test.c - Exercises the C API end to end -----------------===*\
+/*===- tessel-capi-test.c - Exercises the C API end to end
+-----------------===*\
 |*                                                                            *|
 |* tessel-capi-test CACHE_DIR: compiles an f32 matmul through libTesselC,     *|
 |* inspects the code object, runs it (HIP if present, else the emulator)      *|
@@ -89,7 +90,8 @@ int main(int argc, char **argv) {
   check(maxError == 0, "result equals the host reference");
 
   /* Too few buffers is an error, not a crash. */
-  check(tesselRun(module, "mm", &sizes, buffers, 2, TESSEL_DEVICE_EMULATOR) != 0,
+  check(tesselRun(module, "mm", &sizes, buffers, 2, TESSEL_DEVICE_EMULATOR) !=
+            0,
         "missing argument rejected");
   printf("error: %s\n", tesselGetLastError());
   check(tesselRun(module, "mm", &sizes, buffers, 3, (TesselDevice)7) != 0,
@@ -109,8 +111,8 @@ int main(int argc, char **argv) {
         "a new compiler reads the disk cache");
   tesselModuleDestroy(fromDisk);
 
-  TesselModule *bad = tesselCompile(fresh, "func.func @f() {\n  tessel.nope\n}\n",
-                                    "gfx942");
+  TesselModule *bad =
+      tesselCompile(fresh, "func.func @f() {\n  tessel.nope\n}\n", "gfx942");
   check(bad == NULL, "invalid IR is an error");
   printf("error: %s\n", tesselGetLastError());
   check(tesselCompile(fresh, kMatmul, "gfx123") == NULL, "unknown chip");
@@ -149,16 +151,20 @@ int main(int argc, char **argv) {
   decode.window_left = 1024;
   decode.window_right = -1;
   decode.sinks = 1;
+  decode.head_dim_v = 64;
   ir = tesselAttentionIR(&decode);
   check(ir && strstr(ir, "window = array<i64: 1024, -1>") &&
-            strstr(ir, "sinks(%arg4 : memref<8xf32>)"),
-        "attention problem with a window and sinks prints its IR");
+            strstr(ir, "sinks(%arg4 : memref<8xf32>)") &&
+            strstr(ir, "outs(%arg3 : memref<1x8x1x64xf16>)"),
+        "attention problem with a window, sinks and a V head dim prints its "
+        "IR");
   tesselFreeString(ir);
   decode.window_left = -3;
   check(tesselAttentionIR(&decode) == NULL, "a window bound below -1");
   printf("error: %s\n", tesselGetLastError());
   decode.has_window = 0;
   decode.sinks = 0;
+  decode.head_dim_v = 0;
   TesselModule *plan = tesselCompileAttention(fresh, &decode, "gfx942");
   check(plan && tesselModuleGetNumKernels(plan) == 2,
         "decode attention compiles to a split-KV plan");

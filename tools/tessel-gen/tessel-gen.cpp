@@ -116,6 +116,11 @@ static cl::opt<int64_t> seqKV("seq-kv", cl::desc("Key/value length"),
                               cl::init(1024), cl::sub(attentionCommand));
 static cl::opt<int64_t> headDim("d", cl::desc("Head dimension"), cl::init(128),
                                 cl::sub(attentionCommand));
+static cl::opt<int64_t>
+    headDimV("head-dim-v",
+             cl::desc("Head dimension of V and O (default: -d; e.g. -d 192 "
+                      "--head-dim-v 128)"),
+             cl::init(0), cl::sub(attentionCommand));
 static cl::opt<bool> causal("causal", cl::desc("Causal mask"),
                             cl::sub(attentionCommand));
 static cl::opt<float> scale("scale",
@@ -178,6 +183,7 @@ static AttentionProblem attentionFromCommandLine() {
   problem.seqQ = seqQ;
   problem.seqKV = seqKV;
   problem.headDim = headDim;
+  problem.headDimV = headDimV;
   problem.dynamic.assign(dynamicDims.begin(), dynamicDims.end());
   problem.type = elementType;
   problem.outType = outElementType;

@@ -511,18 +511,20 @@ LogicalResult tessel::computeAttentionReference(
     AttentionOp op, const AttentionSizes &sizes, const HostArray &q,
     const HostArray &k, const HostArray &v, const HostArray *sinks,
     std::vector<double> &o, std::vector<double> &lse) {
-  int64_t d = sizes.headDim, sq = sizes.seqQ, skv = sizes.seqKV;
+  int64_t d = sizes.headDim, dv = sizes.headDimV, sq = sizes.seqQ,
+          skv = sizes.seqKV;
   if (sizes.kvHeads <= 0 ? sizes.heads != 0 : sizes.heads % sizes.kvHeads)
     return op.emitError() << "host reference: " << sizes.heads
                           << " heads are not a multiple of " << sizes.kvHeads
                           << " kv heads";
-  std::optional<int64_t> oCount = product({sizes.batch, sizes.heads, sq, d});
+  std::optional<int64_t> qCount = product({sizes.batch, sizes.heads, sq, d});
+  std::optional<int64_t> oCount = product({sizes.batch, sizes.heads, sq, dv});
   std::optional<int64_t> lseCount = product({sizes.batch, sizes.heads, sq});
-  if (failed(checkCount(op, "Q", q, oCount)) ||
+  if (failed(checkCount(op, "Q", q, qCount)) ||
       failed(checkCount(op, "K", k,
                         product({sizes.batch, sizes.kvHeads, skv, d}))) ||
       failed(checkCount(op, "V", v,
-                        product({sizes.batch, sizes.kvHeads, skv, d}))) ||
+                        product({sizes.batch, sizes.kvHeads, skv, dv}))) ||
       (sinks && failed(checkCount(op, "sinks", *sinks, sizes.heads))) ||
       !lseCount)
     return failure();
@@ -542,7 +544,7 @@ LogicalResult tessel::computeAttentionReference(
       const double *kBase =
           k.values.data() + ((b * sizes.kvHeads + kvh) * skv) * d;
       const double *vBase =
-          v.values.data() + ((b * sizes.kvHeads + kvh) * skv) * d;
+          v.values.data() + ((b * sizes.kvHeads + kvh) * skv) * dv;
       double sink = sinks ? sinks->values[h] : -INFINITY;
       for (int64_t i = 0; i < sq; ++i) {
         const double *qRow =
@@ -564,11 +566,11 @@ LogicalResult tessel::computeAttentionReference(
         double sum = sinks ? std::exp(sink - max) : 0.0;
         for (int64_t j = first; j < end; ++j)
           sum += std::exp(scores[j] - max);
-        double *oRow = o.data() + ((b * sizes.heads + h) * sq + i) * d;
+        double *oRow = o.data() + ((b * sizes.heads + h) * sq + i) * dv;
         for (int64_t j = first; j < end; ++j) {
           double p = std::exp(scores[j] - max) / sum;
-          for (int64_t c = 0; c < d; ++c)
-            oRow[c] += p * vBase[j * d + c];
+          for (int64_t c = 0; c < dv; ++c)
+            oRow[c] += p * vBase[j * dv + c];
         }
         lse[(b * sizes.heads + h) * sq + i] = max + std::log(sum);
       }

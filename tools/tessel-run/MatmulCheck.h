@@ -68,6 +68,7 @@ computeMatmulReference(MatmulOp op, const MatmulSizes &sizes,
 /// Concrete sizes of one attention problem.
 struct AttentionSizes {
   int64_t batch = 0, heads = 0, kvHeads = 0, seqQ = 0, seqKV = 0, headDim = 0;
+  int64_t headDimV = 0; // of V and O (Q and K have headDim)
 };
 
 /// O and the natural logsumexp per row, in double precision: softmax(scale

@@ -20,7 +20,8 @@ enum AttentionSize : unsigned {
   kKvHeads,
   kSeqQ,
   kSeqKV,
-  kHeadDim
+  kHeadDim,
+  kHeadDimV
 };
 } // namespace
 
@@ -99,14 +100,18 @@ llvm::Expected<ProblemSizes> ProblemSizes::get(Operation *op) {
   } else {
     auto attention = cast<AttentionOp>(op);
     result.isMatmul = false;
-    result.sizes = {{"batch"}, {"heads"},  {"kv heads"},
-                    {"seq-q"}, {"seq-kv"}, {"head dim"}};
+    result.sizes = {{"batch"},  {"heads"},    {"kv heads"},  {"seq-q"},
+                    {"seq-kv"}, {"head dim"}, {"head dim v"}};
     llvm::SmallVector<unsigned> queries = {kAttnBatch, kHeads, kSeqQ, kHeadDim};
     llvm::SmallVector<unsigned> keys = {kAttnBatch, kKvHeads, kSeqKV, kHeadDim};
+    llvm::SmallVector<unsigned> values = {kAttnBatch, kKvHeads, kSeqKV,
+                                          kHeadDimV};
+    llvm::SmallVector<unsigned> outputs = {kAttnBatch, kHeads, kSeqQ,
+                                           kHeadDimV};
     for (auto [operand, roleSizes] : {std::pair{attention.getQ(), queries},
                                       {attention.getK(), keys},
-                                      {attention.getV(), keys},
-                                      {attention.getO(), queries}})
+                                      {attention.getV(), values},
+                                      {attention.getO(), outputs}})
       if (llvm::Error error = assign(operand, roleSizes))
         return std::move(error);
     if (Value lse = attention.getLse())
@@ -290,5 +295,6 @@ MatmulSizes ProblemSizes::getMatmulSizes() const {
 
 AttentionSizes ProblemSizes::getAttentionSizes() const {
   return {sizes[kAttnBatch].value, sizes[kHeads].value, sizes[kKvHeads].value,
-          sizes[kSeqQ].value,      sizes[kSeqKV].value, sizes[kHeadDim].value};
+          sizes[kSeqQ].value,      sizes[kSeqKV].value, sizes[kHeadDim].value,
+          sizes[kHeadDimV].value};
 }

@@ -867,7 +867,7 @@ getWorkspaceShapes(const PreparedProblem &prepared, FunctionType signature,
   AttentionSizes a = isa<AttentionOp>(prepared.problem->op)
                          ? prepared.sizes.getAttentionSizes()
                          : AttentionSizes();
-  SmallVector<int64_t> role = {a.batch, a.heads, splits, a.seqQ, a.headDim};
+  SmallVector<int64_t> role = {a.batch, a.heads, splits, a.seqQ, a.headDimV};
   llvm::SmallVector<std::pair<Type, llvm::SmallVector<int64_t>>> workspaces;
   for (Type type : signature.getInputs().drop_front(numArguments)) {
     auto memref = cast<MemRefType>(type);
@@ -1014,12 +1014,14 @@ static FailureOr<Verdict> checkAttention(AttentionOp attention,
         std::max(verdict.comparison.maxRelError, lseComparison.maxRelError);
   }
   verdict.what = llvm::formatv(
-      "{0}x{1}x{2}x{3} (kv heads {4}, kv length {5}{6}{7}) {8}", a.batch,
+      "{0}x{1}x{2}x{3} (kv heads {4}, kv length {5}{9}{6}{7}) {8}", a.batch,
       a.heads, a.seqQ, a.headDim, a.kvHeads, a.seqKV, describeMasks(attention),
       splitSteps > 1
           ? ", split-KV " + std::to_string(splits) + " ways + combine"
           : std::string(),
-      oElement);
+      oElement,
+      a.headDimV != a.headDim ? ", v head dim " + std::to_string(a.headDimV)
+                              : std::string());
   return verdict;
 }
 

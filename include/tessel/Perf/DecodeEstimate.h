@@ -22,7 +22,9 @@ namespace tessel {
 /// blocks of `blockN`.
 struct DecodeShape {
   int64_t batch = 1, heads = 1, kvHeads = 1, seqQ = 1, seqKV = 0;
-  int64_t headDim = 128; ///< padded to the instruction tile
+  /// Of Q and K, and of V and O (0: headDim); padded to the instruction
+  /// tile.
+  int64_t headDim = 128, headDimV = 0;
   unsigned elementBytes = 2;
   int64_t blockM = 32, blockN = 64, packedHeads = 1;
   /// Matrix operations per clock of one SIMD for the input type.

@@ -45,6 +45,7 @@ struct AttentionProblem {
   int64_t batch = 1, heads = 8;
   int64_t kvHeads = 0; // 0: as many as query heads
   int64_t seqQ = 1024, seqKV = 1024, headDim = 128;
+  int64_t headDimV = 0; // of V and O; 0: headDim
   /// Sizes passed at run time instead: any of "seq-q", "seq-kv", "batch".
   std::vector<std::string> dynamic;
   std::string type = "f16", outType; // empty outType: type

@@ -388,7 +388,7 @@ func.func @attention_head_dim_stride(%q: memref<1x1x77x64xf16, strided<[4928, 49
 // -----
 
 func.func @attention_kv_shape(%q: memref<1x4x77x64xf16>, %k: memref<1x1x300x64xf16>, %v: memref<1x1x299x64xf16>, %o: memref<1x4x77x64xf16>) {
-  // expected-error @+1 {{shape differs: 'k' is [1, 1, 300, 64] but 'v' is [1, 1, 299, 64]}}
+  // expected-error @+1 {{[batch, heads, seq] differs: 'k' is [1, 1, 300, 64] but 'v' is [1, 1, 299, 64]}}
   tessel.attention ins(%q, %k, %v : memref<1x4x77x64xf16>, memref<1x1x300x64xf16>, memref<1x1x299x64xf16>) outs(%o : memref<1x4x77x64xf16>)
   return
 }
@@ -396,7 +396,7 @@ func.func @attention_kv_shape(%q: memref<1x4x77x64xf16>, %k: memref<1x1x300x64xf
 // -----
 
 func.func @attention_o_shape(%q: memref<1x4x77x64xf16>, %k: memref<1x1x300x64xf16>, %v: memref<1x1x300x64xf16>, %o: memref<1x4x78x64xf16>) {
-  // expected-error @+1 {{shape differs: 'q' is [1, 4, 77, 64] but 'o' is [1, 4, 78, 64]}}
+  // expected-error @+1 {{[batch, heads, seq] differs: 'q' is [1, 4, 77, 64] but 'o' is [1, 4, 78, 64]}}
   tessel.attention ins(%q, %k, %v : memref<1x4x77x64xf16>, memref<1x1x300x64xf16>, memref<1x1x300x64xf16>) outs(%o : memref<1x4x78x64xf16>)
   return
 }
@@ -406,6 +406,23 @@ func.func @attention_o_shape(%q: memref<1x4x77x64xf16>, %k: memref<1x1x300x64xf1
 func.func @attention_batch(%q: memref<2x4x77x64xf16>, %k: memref<3x1x300x64xf16>, %v: memref<3x1x300x64xf16>, %o: memref<2x4x77x64xf16>) {
   // expected-error @+1 {{batch differs: 'q' is [2, 4, 77, 64] but 'k' is [3, 1, 300, 64]}}
   tessel.attention ins(%q, %k, %v : memref<2x4x77x64xf16>, memref<3x1x300x64xf16>, memref<3x1x300x64xf16>) outs(%o : memref<2x4x77x64xf16>)
+  return
+}
+
+// -----
+
+// V and O share the values' head dim (which may differ from Q's and K's).
+func.func @attention_value_head_dim(%q: memref<1x4x77x192xf16>, %k: memref<1x1x300x192xf16>, %v: memref<1x1x300x128xf16>, %o: memref<1x4x77x192xf16>) {
+  // expected-error @+1 {{head_dim differs: 'v' is [1, 1, 300, 128] but 'o' is [1, 4, 77, 192]}}
+  tessel.attention ins(%q, %k, %v : memref<1x4x77x192xf16>, memref<1x1x300x192xf16>, memref<1x1x300x128xf16>) outs(%o : memref<1x4x77x192xf16>)
+  return
+}
+
+// -----
+
+func.func @attention_dynamic_value_head_dim(%q: memref<1x4x77x64xf16>, %k: memref<1x1x300x64xf16>, %v: memref<1x1x300x?xf16>, %o: memref<1x4x77x?xf16>) {
+  // expected-error @+1 {{operand 'v' must have a static head_dim, got [1, 1, 300, ?]}}
+  tessel.attention ins(%q, %k, %v : memref<1x4x77x64xf16>, memref<1x1x300x64xf16>, memref<1x1x300x?xf16>) outs(%o : memref<1x4x77x?xf16>)
   return
 }
 

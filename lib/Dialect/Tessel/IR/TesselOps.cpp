@@ -439,19 +439,25 @@ static LogicalResult verifyAttentionShapes(AttentionOp op) {
            << formatShape(lhsType.getShape()) << " but '" << rhs << "' is "
            << formatShape(rhsType.getShape());
   };
-  for (int dim = 0; dim < 4; ++dim)
+  // Q and K share the head dim of the scores, V and O the head dim of the
+  // values (192 and 128 in DeepSeek's attention).
+  for (int dim = 0; dim < 3; ++dim)
     if (!sizesAgree(k.getDimSize(dim), v.getDimSize(dim)))
-      return mismatch("shape", "k", k, "v", v);
-  for (int dim = 0; dim < 4; ++dim)
+      return mismatch("[batch, heads, seq]", "k", k, "v", v);
+  for (int dim = 0; dim < 3; ++dim)
     if (!sizesAgree(q.getDimSize(dim), o.getDimSize(dim)))
-      return mismatch("shape", "q", q, "o", o);
+      return mismatch("[batch, heads, seq]", "q", q, "o", o);
   if (!sizesAgree(q.getDimSize(0), k.getDimSize(0)))
     return mismatch("batch", "q", q, "k", k);
   if (!sizesAgree(q.getDimSize(3), k.getDimSize(3)))
     return mismatch("head_dim", "q", q, "k", k);
-  if (ShapedType::isDynamic(q.getDimSize(3)))
-    return op.emitOpError() << "operand 'q' must have a static head_dim, got "
-                            << formatShape(q.getShape());
+  if (!sizesAgree(v.getDimSize(3), o.getDimSize(3)))
+    return mismatch("head_dim", "v", v, "o", o);
+  for (auto [name, type] : {std::pair<StringRef, MemRefType>{"q", q}, {"v", v}})
+    if (ShapedType::isDynamic(type.getDimSize(3)))
+      return op.emitOpError()
+             << "operand '" << name << "' must have a static head_dim, got "
+             << formatShape(type.getShape());
   int64_t hq = q.getDimSize(1), hkv = k.getDimSize(1);
   if (hkv == 0 && hq != 0)
     return op.emitOpError()

@@ -375,6 +375,7 @@ int64_t tessel::chooseAttentionSplits(AttentionOp op, ConfigAttr config,
   // An unknown batch counts as 1, the case that needs the most splits.
   shape.batch = q.isDynamicDim(0) ? 1 : q.getDimSize(0);
   shape.headDim = getPaddedHeadDim(q.getDimSize(3));
+  shape.headDimV = getPaddedHeadDim(op.getV().getType().getDimSize(3));
   shape.elementBytes =
       llvm::divideCeil(q.getElementType().getIntOrFloatBitWidth(), 8);
   shape.blockM = config.getTile()[0];

@@ -20,6 +20,13 @@ namespace tessel {
 using namespace mlir;
 using namespace tessel;
 
+/// The larger of the scores' (Q, K) and the values' (V, O) head dims: the
+/// config rules and checks hold for both.
+static int64_t getLargestHeadDim(AttentionOp attention) {
+  return std::max(attention.getQ().getType().getDimSize(3),
+                  attention.getV().getType().getDimSize(3));
+}
+
 /// Query heads per key/value head when both counts are static, else 1.
 static int64_t getQueryHeadGroup(AttentionOp attention) {
   int64_t heads = attention.getQ().getType().getDimSize(1),
@@ -156,7 +163,7 @@ struct SelectConfigPass
             &getContext(), *target, element,
             attention.getQ().getType().getDimSize(2),
             attention.getK().getType().getDimSize(2),
-            attention.getQ().getType().getDimSize(3),
+            getLargestHeadDim(attention),
             /*masked=*/!attention.getKeyWindow().isFull(),
             getQueryHeadGroup(attention));
         if (!config) {
@@ -172,7 +179,7 @@ struct SelectConfigPass
         attention.setConfigAttr(config);
       }
       if (failed(checkAttentionConfig(config, *target, element,
-                                      attention.getQ().getType().getDimSize(3),
+                                      getLargestHeadDim(attention),
                                       [&] { return attention.emitOpError(); })))
         return WalkResult::interrupt();
       return WalkResult::advance();

@@ -636,8 +636,8 @@ LogicalResult AttentionTiler::runCombine() {
   MLIRContext *context = b.getContext();
   viewOperands();
   int64_t blockM = config.getTile()[0], splits = config.getSplits();
-  MemRefType qType = op.getQ().getType();
-  int64_t headDim = getPaddedHeadDim(qType.getDimSize(3));
+  // The rows of O: the values' head dim.
+  int64_t headDim = getPaddedHeadDim(op.getV().getType().getDimSize(3));
   Type f32 = b.getF32Type();
   // Elementwise work only: a coalesced layout over [rows, head dim].
   unsigned numWaves = 2;
@@ -725,10 +725,14 @@ LogicalResult AttentionTiler::run() {
   int64_t blockM = tileSizes[0], blockN = tileSizes[1];
   MemRefType qType = op.getQ().getType();
   // A head dim that is not a power of two is padded inside the kernel: the
-  // loads read zeros past it (which add nothing to S) and the stores skip
-  // it.
+  // loads read zeros past it (which add nothing to S or O) and the stores
+  // skip it. Q and K have the scores' head dim, V and O the values' (they
+  // may differ).
+  int64_t realHeadDimV = op.getV().getType().getDimSize(3);
   int64_t headDim = getPaddedHeadDim(qType.getDimSize(3));
-  bool paddedHeadDim = headDim != qType.getDimSize(3);
+  int64_t headDimV = getPaddedHeadDim(realHeadDimV);
+  bool paddedHeadDim =
+      headDim != qType.getDimSize(3) || headDimV != realHeadDimV;
   Type element = qType.getElementType();
   Type f32 = b.getF32Type();
   unsigned elementBytes = llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
@@ -786,22 +790,23 @@ LogicalResult AttentionTiler::run() {
   unsigned vectorBytes = 16;
   auto keysCovered = [&] {
     int64_t lanesAlongHeadDim =
-        std::min<int64_t>(64, headDim * elementBytes / vectorBytes);
+        std::min<int64_t>(64, headDimV * elementBytes / vectorBytes);
     return 64 / lanesAlongHeadDim * numWaves * keysPerLane;
   };
   while (keysCovered() > blockN && vectorBytes > elementBytes)
     vectorBytes /= 2;
   while (keysCovered() > blockN && keysPerLane > 1)
     keysPerLane /= 2;
-  auto vLayout = getCoalescedLayout(context, {headDim, blockN}, 0, elementBytes,
-                                    numWaves, 64, keysPerLane, vectorBytes);
+  auto vLayout =
+      getCoalescedLayout(context, {headDimV, blockN}, 0, elementBytes, numWaves,
+                         64, keysPerLane, vectorBytes);
   Value qT = LoadOp::create(b, loc, tile({headDim, blockM}, element, qLayout),
                             transposedView(queries),
                             ValueRange{batch, head, zero, m0});
   Value vTransposed = transposedView(op.getV());
 
   auto sType = tile({blockN, blockM}, f32, mma);
-  auto oType = tile({headDim, blockM}, f32, mma);
+  auto oType = tile({headDimV, blockM}, f32, mma);
   auto iotaType = tile({blockN, blockM}, b.getI32Type(), mma);
   FailureOr<RankedTensorType> statType =
       getReducedTileType(sType, 0, [&] { return op.emitOpError(); });
@@ -893,9 +898,9 @@ LogicalResult AttentionTiler::run() {
     Value k = LoadOp::create(b, loc, tile({blockN, headDim}, element, kLayout),
                              op.getK(), ValueRange{batch, kvHead, n0, zero},
                              inBounds);
-    Value vT = LoadOp::create(b, loc, tile({headDim, blockN}, element, vLayout),
-                              vTransposed, ValueRange{batch, kvHead, zero, n0},
-                              inBounds);
+    Value vT = LoadOp::create(
+        b, loc, tile({headDimV, blockN}, element, vLayout), vTransposed,
+        ValueRange{batch, kvHead, zero, n0}, inBounds);
     Value s =
         DotOp::create(b, loc, sType, k, qT, splat(sType, 0.0), UnitAttr());
     if (!foldScale)
@@ -1049,7 +1054,7 @@ LogicalResult AttentionTiler::run() {
     Type oElement = op.getO().getType().getElementType();
     if (oElement != f32)
       out = arith::TruncFOp::create(
-          b, loc, tile({headDim, blockM}, oElement, mma), out);
+          b, loc, tile({headDimV, blockM}, oElement, mma), out);
     StoreOp::create(b, loc, out, transposedView(output),
                     ValueRange{batch, head, zero, m0});
 
@@ -1167,8 +1172,9 @@ LogicalResult TilePass::splitAttention(func::FuncOp function,
     heads /= group;
     rows *= group;
   }
-  auto workspaceO = MemRefType::get(
-      {q.getDimSize(0), heads, splits, rows, q.getDimSize(3)}, f32);
+  auto workspaceO = MemRefType::get({q.getDimSize(0), heads, splits, rows,
+                                     attention.getV().getType().getDimSize(3)},
+                                    f32);
   auto workspaceLse =
       MemRefType::get({q.getDimSize(0), heads, splits, rows}, f32);
   const char *suffixes[] = {"__split", "__combine"};

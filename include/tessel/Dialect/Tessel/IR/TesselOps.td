@@ -73,13 +73,15 @@ def Tessel_AttentionOp : Tessel_Op<"attention", [AttrSizedOperandSegments]> {
   let summary = "FlashAttention forward: O = softmax(scale * Q K^T [+ mask]) V";
   let description = [{
     Scaled dot-product attention on rank-4 memrefs `Q: [B, Hq, Sq, D]`,
-    `K, V: [B, Hkv, Skv, D]`, `O: [B, Hq, Sq, D]`. Grouped-query and
+    `K: [B, Hkv, Skv, D]`, `V: [B, Hkv, Skv, Dv]`, `O: [B, Hq, Sq, Dv]`
+    (the values' head dim `Dv` may differ from the scores' `D`, as
+    DeepSeek's 192/128). Grouped-query and
     multi-query attention are expressed by `Hkv` dividing `Hq`: query head `h`
     reads key/value head `h / (Hq / Hkv)`. `scale` multiplies the scores
     before the softmax (default `1/sqrt(D)`). The optional `lse` output
     `[B, Hq, Sq]` (f32) receives the natural-log logsumexp of each score row.
     `Q`, `K` and `V` are `f16` or `bf16`; sequence lengths may be dynamic,
-    the head dimension `D` is static.
+    the head dimensions are static.
 
     Masks are aligned to the bottom-right corner when `Sq != Skv`: query `i`
     sits at key position `p = i + Skv - Sq`. `causal` masks the keys after
