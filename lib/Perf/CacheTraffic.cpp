@@ -82,26 +82,23 @@ CacheTraffic tessel::estimateGemmL2Fill(const Chip &chip, int64_t m, int64_t n,
 static std::pair<int64_t, int64_t>
 getAttentionKeyRange(const AttentionTrafficShape &shape, int64_t x,
                      int64_t split) {
-  int64_t begin = 0, end = shape.seqKV;
-  if (shape.splits > 1) {
-    int64_t perSplit = llvm::divideCeil(shape.seqKV, shape.splits);
-    int64_t chunk =
-        llvm::divideCeil(perSplit, std::max<int64_t>(1, shape.blockN)) *
-        std::max<int64_t>(1, shape.blockN);
-    begin = split * chunk;
-    end = std::min(end, begin + chunk);
-  }
   // The keys of the block's first query's window start, through its last
-  // query's window end.
+  // query's window end; splits take whole blocks of that range.
+  int64_t blockN = std::max<int64_t>(1, shape.blockN);
   int64_t firstQuery = x * shape.tileM,
           lastQuery = firstQuery + shape.tileM - 1;
-  end = std::min(end, shape.window.hasRight()
-                          ? shape.window.end(lastQuery, shape.seqQ, shape.seqKV)
-                          : shape.seqKV);
-  int64_t blockN = std::max<int64_t>(1, shape.blockN);
-  begin =
-      std::max(begin, shape.window.begin(firstQuery, shape.seqQ, shape.seqKV) /
-                          blockN * blockN);
+  int64_t end = shape.window.hasRight()
+                    ? shape.window.end(lastQuery, shape.seqQ, shape.seqKV)
+                    : shape.seqKV;
+  int64_t begin =
+      shape.window.begin(firstQuery, shape.seqQ, shape.seqKV) / blockN * blockN;
+  if (shape.splits > 1) {
+    int64_t perSplit =
+        llvm::divideCeil(std::max<int64_t>(0, end - begin), shape.splits);
+    int64_t chunk = llvm::divideCeil(perSplit, blockN) * blockN;
+    begin += split * chunk;
+    end = std::min(end, begin + chunk);
+  }
   return {begin, std::max(begin, end)};
 }
 

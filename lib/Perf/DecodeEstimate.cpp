@@ -6,8 +6,8 @@
 // waits for it (the latency), and computes on it; a CU holding R resident
 // workgroups overlaps R such chains, and no CU can take more than its share
 // of the HBM bandwidth. Splitting the keys multiplies the workgroups (more
-// chains in flight, shorter chains) at the price of the combine kernel,
-// which reads every split's partial rows after a launch gap.
+// chains in flight, shorter chains) at the price of the combine: the last
+// split of each query block to arrive reads every split's partial rows.
 //
 //===----------------------------------------------------------------------===//
 
@@ -103,17 +103,17 @@ DecodeEstimate tessel::estimateDecode(const Chip &chip,
   estimate.splitSeconds =
       (std::max(latencyClocks, bandwidthClocks) + fixedClocks) / clock;
   if (splits > 1) {
-    // The combine reads each split's partial O and log-sum-exp (f32) and
-    // writes O, after the launch gap.
-    double partials = double(shape.batch) * double(shape.heads) *
-                      double(shape.seqQ) * double(splits) * (headDimV + 1) * 4;
-    double outputs = double(shape.batch) * double(shape.heads) *
-                     double(shape.seqQ) * headDimV * shape.elementBytes;
+    // The last split of each query block to arrive (in the same kernel)
+    // reads every split's partial rows (f32 O and log-sum-exp) and writes
+    // O: a tail after the last key block, at one CU's vector-memory rate,
+    // behind a write and a read latency.
+    double partials =
+        double(shape.blockM) * double(splits) * (headDimV + 1) * 4;
+    double outputs = double(shape.blockM) * headDimV * shape.elementBytes;
     estimate.combineSeconds =
-        parameters.launchGapMicroseconds * 1e-6 +
-        (partials + outputs) /
-            (chip.memoryBandwidthTBs * 1e12 * parameters.hbmEfficiency) +
-        2 * parameters.globalLoadLatency / clock;
+        ((partials + outputs) / parameters.l1BytesPerClock +
+         2 * parameters.globalLoadLatency) /
+        clock;
   }
   estimate.seconds = estimate.splitSeconds + estimate.combineSeconds;
   return estimate;

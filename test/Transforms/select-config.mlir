@@ -158,10 +158,11 @@ func.func @attention_head_dim_256(%q: memref<1x1x64x256xbf16>, %k: memref<1x1x64
 // Decode: one query of four query heads sharing a key/value head, 1000
 // keys. The four heads stack in one 32-row block (a one-wave workgroup:
 // 32-key blocks); two such workgroups would leave the chip's memory latency
-// uncovered, so the decode model splits the keys 32 ways (one block each).
+// uncovered, so the decode model splits the keys 16 ways (two blocks each;
+// 32 ways would double the last split's merge for one block less).
 // CHECK-LABEL: func.func @attention_decode
 // CHECK: tessel.attention
-// CHECK-SAME: config = #tessel.config<tile = [32, 32], waves = [1, 1], stages = 1, instr = "v_mfma_f32_32x32x8_bf16", splits = 32>
+// CHECK-SAME: config = #tessel.config<tile = [32, 32], waves = [1, 1], stages = 1, instr = "v_mfma_f32_32x32x8_bf16", splits = 16>
 func.func @attention_decode(%q: memref<2x4x1x128xbf16>, %k: memref<2x1x1000x128xbf16>, %v: memref<2x1x1000x128xbf16>, %o: memref<2x4x1x128xbf16>) {
   tessel.attention ins(%q, %k, %v : memref<2x4x1x128xbf16>, memref<2x1x1000x128xbf16>, memref<2x1x1000x128xbf16>) outs(%o : memref<2x4x1x128xbf16>) {causal}
   return

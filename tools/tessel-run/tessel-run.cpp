@@ -859,21 +859,28 @@ getLaunchSteps(const Problem &problem, llvm::ArrayRef<KernelLaunch> kernels) {
 }
 
 /// The shapes of the workspace arguments the compiler appended after the
-/// problem's own, as the plan lays them out: [batch, heads, splits, seq-q,
-/// head dim] (static dimensions as the type says).
+/// problem's own, as split-KV attention lays them out: partial O [batch,
+/// heads, splits, seq-q, head dim], log2-sum-exps [batch, heads, splits,
+/// seq-q] and arrivals [batch, heads, query blocks of `blockRows`] (static
+/// dimensions as the type says; split-K matmuls have static ones only).
 static llvm::SmallVector<std::pair<Type, llvm::SmallVector<int64_t>>>
 getWorkspaceShapes(const PreparedProblem &prepared, FunctionType signature,
-                   unsigned numArguments, int64_t splits) {
+                   unsigned numArguments, int64_t splits, int64_t blockRows) {
   AttentionSizes a = isa<AttentionOp>(prepared.problem->op)
                          ? prepared.sizes.getAttentionSizes()
                          : AttentionSizes();
   SmallVector<int64_t> role = {a.batch, a.heads, splits, a.seqQ, a.headDimV};
+  SmallVector<int64_t> arrivalRole = {
+      a.batch, a.heads,
+      llvm::divideCeil(a.seqQ, std::max<int64_t>(1, blockRows))};
   llvm::SmallVector<std::pair<Type, llvm::SmallVector<int64_t>>> workspaces;
   for (Type type : signature.getInputs().drop_front(numArguments)) {
     auto memref = cast<MemRefType>(type);
+    ArrayRef<int64_t> roles =
+        memref.getElementType().isInteger(32) ? arrivalRole : role;
     SmallVector<int64_t> shape;
     for (int64_t d = 0; d < memref.getRank(); ++d)
-      shape.push_back(memref.isDynamicDim(d) ? role[d] : memref.getDimSize(d));
+      shape.push_back(memref.isDynamicDim(d) ? roles[d] : memref.getDimSize(d));
     workspaces.push_back({memref.getElementType(), shape});
   }
   return workspaces;
@@ -895,11 +902,11 @@ static NpyArray makeZeroArray(Type element, llvm::ArrayRef<int64_t> shape) {
 static llvm::Error makeKernelInputs(PreparedProblem &prepared,
                                     FunctionType signature,
                                     unsigned numArguments, int64_t splits,
-                                    std::mt19937 &rng,
+                                    int64_t blockRows, std::mt19937 &rng,
                                     std::vector<KernelInput> &inputs,
                                     std::vector<HostArray> &scalars) {
   auto workspaces =
-      getWorkspaceShapes(prepared, signature, numArguments, splits);
+      getWorkspaceShapes(prepared, signature, numArguments, splits, blockRows);
   if (llvm::Error error =
           checkGeneratedSize(prepared.problem->name, workspaces))
     return error;
@@ -990,7 +997,7 @@ static FailureOr<Verdict> checkAttention(AttentionOp attention,
                                          const AttentionSizes &a,
                                          const KernelArguments &arguments,
                                          llvm::ArrayRef<HostArray> scalars,
-                                         int64_t splitSteps, int64_t splits) {
+                                         int64_t splits) {
   auto host = [&](Value value) { return readHost(value, arguments, scalars); };
   std::vector<double> expectedO, expectedLse;
   std::optional<HostArray> sinks;
@@ -1016,9 +1023,9 @@ static FailureOr<Verdict> checkAttention(AttentionOp attention,
   verdict.what = llvm::formatv(
       "{0}x{1}x{2}x{3} (kv heads {4}, kv length {5}{9}{6}{7}) {8}", a.batch,
       a.heads, a.seqQ, a.headDim, a.kvHeads, a.seqKV, describeMasks(attention),
-      splitSteps > 1
-          ? ", split-KV " + std::to_string(splits) + " ways + combine"
-          : std::string(),
+      splits > 1 ? ", split-KV " + std::to_string(splits) +
+                       " ways, last split combines"
+                 : std::string(),
       oElement,
       a.headDimV != a.headDim ? ", v head dim " + std::to_string(a.headDimV)
                               : std::string());
@@ -1078,8 +1085,9 @@ static Outcome runProblem(PreparedProblem &prepared,
   std::vector<KernelInput> inputs;
   std::vector<HostArray> scalars;
   KernelArguments arguments;
-  if (llvm::Error error = makeKernelInputs(prepared, signature, numArguments,
-                                           splits, rng, inputs, scalars))
+  if (llvm::Error error =
+          makeKernelInputs(prepared, signature, numArguments, splits,
+                           steps.front()->tile[0], rng, inputs, scalars))
     return fatal(llvm::toString(std::move(error)));
   if (llvm::Error error =
           packArguments(signature, std::move(inputs), arguments))
@@ -1096,7 +1104,7 @@ static Outcome runProblem(PreparedProblem &prepared,
   ConfigAttr config;
   if (auto attention = dyn_cast<AttentionOp>(problem.op)) {
     verdict = checkAttention(attention, prepared.sizes.getAttentionSizes(),
-                             arguments, scalars, steps.size(), splits);
+                             arguments, scalars, splits);
     config = attention.getConfigAttr();
   } else {
     auto matmul = cast<MatmulOp>(problem.op);

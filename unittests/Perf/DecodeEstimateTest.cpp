@@ -30,7 +30,7 @@ DecodeShape decode(int64_t batch, int64_t seqKV) {
 
 // Eight workgroups (one per key/value head) cannot cover the memory
 // latency of 32k keys: the model splits, and the split kernel is then
-// bound by HBM bandwidth, with the combine after a launch gap.
+// bound by HBM bandwidth, with the last splits' merge as a tail.
 TEST(DecodeEstimate, FewWorkgroupsSplit) {
   DecodeShape shape = decode(1, 32768);
   DecodeEstimate whole = estimateDecode(gfx942(), shape, 1);
@@ -41,7 +41,8 @@ TEST(DecodeEstimate, FewWorkgroupsSplit) {
   EXPECT_GT(splits, 8);
   DecodeEstimate split = estimateDecode(gfx942(), shape, splits);
   EXPECT_EQ(split.limit, "HBM bandwidth");
-  EXPECT_GT(split.combineSeconds, 2e-6); // the launch gap and its reads
+  EXPECT_GT(split.combineSeconds, 0);
+  EXPECT_LT(split.combineSeconds, split.splitSeconds);
   EXPECT_LT(split.seconds, whole.seconds / 10);
 }
 

@@ -34,7 +34,7 @@ struct DecodeShape {
 };
 
 struct DecodeEstimate {
-  double seconds = 0; ///< both stages, the launch gap between them included
+  double seconds = 0; ///< the kernel, the last splits' combine included
   double splitSeconds = 0, combineSeconds = 0;
   uint64_t workgroups = 0;
   unsigned residentPerCU = 0; ///< split workgroups resident per CU

@@ -1085,6 +1085,10 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp op) {
   for (auto [from, to] :
        llvm::zip(op.getRegionIterArgs(), loop.getRegionIterArgs()))
     mapping.map(from, to);
+  // A loop without results comes with a terminator; the lowered body
+  // brings its own.
+  if (inits.empty())
+    loop.getBody()->getTerminator()->erase();
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   if (failed(lowerBlock(*op.getBody())))

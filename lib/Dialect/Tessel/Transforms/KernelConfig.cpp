@@ -372,6 +372,12 @@ int64_t tessel::chooseAttentionSplits(AttentionOp op, ConfigAttr config,
   if (ShapedType::isDynamic(shape.seqKV) || ShapedType::isDynamic(shape.seqQ) ||
       ShapedType::isDynamic(shape.heads) || !config.getInstr())
     return config.getSplits();
+  // A left window bounds the keys a decode's queries reach.
+  KeyWindow window = op.getKeyWindow();
+  if (window.hasLeft())
+    shape.seqKV = std::min(
+        shape.seqKV, window.left + shape.seqQ +
+                         (window.hasRight() ? window.right : shape.seqKV));
   // An unknown batch counts as 1, the case that needs the most splits.
   shape.batch = q.isDynamicDim(0) ? 1 : q.getDimSize(0);
   shape.headDim = getPaddedHeadDim(q.getDimSize(3));

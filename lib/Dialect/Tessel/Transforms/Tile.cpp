@@ -417,17 +417,18 @@ namespace {
 class AttentionTiler {
 public:
   /// Whole: one pass over all keys. Split: this workgroup's share of the
-  /// keys, partial O and log2-sum-exp to the workspace. Combine: the
-  /// partials merged into O (and the logsumexp).
-  enum class Mode { Whole, Split, Combine };
+  /// keys, partial O and log2-sum-exp to the workspace; the last split of a
+  /// query block to arrive (counted in `arrivals`) merges the partials into
+  /// O (and the logsumexp).
+  enum class Mode { Whole, Split };
 
   AttentionTiler(AttentionOp op, Mode mode = Mode::Whole, Value workspaceO = {},
-                 Value workspaceLse = {})
+                 Value workspaceLse = {}, Value arrivals = {})
       : op(op), b(op), loc(op.getLoc()), config(op.getConfigAttr()), mode(mode),
-        workspaceO(workspaceO), workspaceLse(workspaceLse) {}
+        workspaceO(workspaceO), workspaceLse(workspaceLse), arrivals(arrivals) {
+  }
 
   LogicalResult run();
-  LogicalResult runCombine();
 
 private:
   Value constIndex(int64_t value) {
@@ -508,6 +509,9 @@ private:
   /// with packed query heads (getPackedQueryHeads) views that stack each
   /// group's heads along the query rows.
   void viewOperands();
+  /// Merges the splits' partial O and log2-sum-exp of the query block at
+  /// row m0 into O (and the logsumexp), on `numWaves` waves.
+  void buildCombine(Value batch, Value head, Value m0, unsigned numWaves);
   /// Tells the runtime how many query heads a workgroup serves (the grid's
   /// x counts blocks of group x seq_q rows, y key/value heads).
   void recordPackedHeads() {
@@ -525,7 +529,7 @@ private:
   Location loc;
   ConfigAttr config;
   Mode mode;
-  Value workspaceO, workspaceLse;
+  Value workspaceO, workspaceLse, arrivals;
   // What the program reads and writes (viewOperands).
   int64_t packedHeads = 1;
   Value queries, output, logsumexp, sinks;
@@ -632,26 +636,27 @@ Value AttentionTiler::transposedView(Value memref) {
           AffineMap::getPermutationMap(permutation, b.getContext())));
 }
 
-LogicalResult AttentionTiler::runCombine() {
+void AttentionTiler::buildCombine(Value batch, Value head, Value m0,
+                                  unsigned numWaves) {
   MLIRContext *context = b.getContext();
-  viewOperands();
   int64_t blockM = config.getTile()[0], splits = config.getSplits();
-  // The rows of O: the values' head dim.
+  // The rows of O: the values' head dim, merged 32 columns at a time so
+  // that the merge needs few registers next to the split kernel's own.
   int64_t headDim = getPaddedHeadDim(op.getV().getType().getDimSize(3));
+  int64_t columns = std::min<int64_t>(headDim, 32);
   Type f32 = b.getF32Type();
-  // Elementwise work only: a coalesced layout over [rows, head dim].
-  unsigned numWaves = 2;
-  auto layout = getCoalescedLayout(context, {blockM, headDim}, 1, 4, numWaves);
-  auto type = tile({blockM, headDim}, f32, layout);
-  Value pidM =
-      ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(0));
-  Value head =
-      ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(1));
-  Value batch =
-      ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(2));
-  Value m0 = arith::MulIOp::create(b, loc, pidM, constIndex(blockM));
+  // Elementwise work only: a coalesced layout over [rows, columns].
+  auto layout = getCoalescedLayout(context, {blockM, columns}, 1, 4, numWaves);
+  auto type = tile({blockM, columns}, f32, layout);
   Value zero = constIndex(0);
-  // Each row's partial log2-sum-exp, repeated along the head dimension.
+  auto chunks = scf::ForOp::create(b, loc, zero, constIndex(headDim),
+                                   constIndex(columns));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(chunks.getBody()->getTerminator());
+  Value d0 = chunks.getInductionVar();
+  // Each row's partial log2-sum-exp, repeated along the head dimension
+  // (read from column 0: the chunk's own columns may lie past the real
+  // head dim).
   Value lseRows = rowView(workspaceLse, dim(workspaceO, 4));
   auto partialLse = [&](Value s) {
     return LoadOp::create(b, loc, type, lseRows,
@@ -690,7 +695,7 @@ LogicalResult AttentionTiler::runCombine() {
         Value weight = math::Exp2Op::create(
             b, loc, arith::SubFOp::create(b, loc, partialLse(s), maxSafe));
         Value partial = LoadOp::create(b, loc, type, workspaceO,
-                                       ValueRange{batch, head, s, m0, zero});
+                                       ValueRange{batch, head, s, m0, d0});
         Value acc = arith::AddFOp::create(
             b, loc, iters[0], arith::MulFOp::create(b, loc, weight, partial));
         Value sum = arith::AddFOp::create(b, loc, iters[1], weight);
@@ -704,21 +709,18 @@ LogicalResult AttentionTiler::runCombine() {
   Type oElement = op.getO().getType().getElementType();
   if (oElement != f32)
     out = arith::TruncFOp::create(
-        b, loc, tile({blockM, headDim}, oElement, layout), out);
-  StoreOp::create(b, loc, out, output, ValueRange{batch, head, m0, zero});
+        b, loc, tile({blockM, columns}, oElement, layout), out);
+  StoreOp::create(b, loc, out, output, ValueRange{batch, head, m0, d0});
   if (logsumexp) {
+    // Every chunk has the rows' whole statistics: each stores the same
+    // logsumexp (to column 0 of a [.., rows, 1] view).
     Value lseTile = naturalLogSumExp(max, sum, type);
     StoreOp::create(b, loc, lseTile, rowView(logsumexp, {}),
                     ValueRange{batch, head, m0, zero});
   }
-  recordPackedHeads();
-  finishKernel(op, 64 * numWaves, {blockM, headDim}, config);
-  return success();
 }
 
 LogicalResult AttentionTiler::run() {
-  if (mode == Mode::Combine)
-    return runCombine();
   MLIRContext *context = b.getContext();
   viewOperands();
   ArrayRef<int64_t> tileSizes = config.getTile();
@@ -862,19 +864,20 @@ LogicalResult AttentionTiler::run() {
     kvEnd = clampKeys(arith::AddIOp::create(b, loc, lastPosition,
                                             constIndex(window.right + 1)));
   if (mode == Mode::Split) {
-    // Each split takes a whole number of key blocks.
+    // Each split takes a whole number of key blocks of the block's key
+    // range (all keys, or the ones its queries' windows reach).
+    Value keys = arith::MaxSIOp::create(
+        b, loc, zero, arith::SubIOp::create(b, loc, kvEnd, kvBegin));
     Value perSplit =
-        arith::CeilDivUIOp::create(b, loc, seqKV, constIndex(splits));
+        arith::CeilDivUIOp::create(b, loc, keys, constIndex(splits));
     Value chunk = arith::MulIOp::create(
         b, loc,
         arith::CeilDivUIOp::create(b, loc, perSplit, constIndex(blockN)),
         constIndex(blockN));
-    Value splitBegin = arith::MulIOp::create(b, loc, split, chunk);
-    kvBegin = window.hasLeft()
-                  ? arith::MaxSIOp::create(b, loc, kvBegin, splitBegin)
-                  : splitBegin;
+    kvBegin = arith::AddIOp::create(
+        b, loc, kvBegin, arith::MulIOp::create(b, loc, split, chunk));
     kvEnd = arith::MinSIOp::create(
-        b, loc, kvEnd, arith::AddIOp::create(b, loc, splitBegin, chunk));
+        b, loc, kvEnd, arith::AddIOp::create(b, loc, kvBegin, chunk));
   }
   double scaleLog2 = op.getEffectiveScale() * kLog2e;
 
@@ -1050,6 +1053,14 @@ LogicalResult AttentionTiler::run() {
         arith::AddFOp::create(b, loc, m, math::Log2Op::create(b, loc, l));
     StoreOp::create(b, loc, lse2, queryView(workspaceLse),
                     ValueRange{batch, head, split, zero, m0});
+    // The last split of the query block to arrive merges the partials.
+    Value last = SplitArriveOp::create(b, loc, b.getI1Type(), arrivals,
+                                       ValueRange{batch, head, pidM},
+                                       b.getI64IntegerAttr(splits));
+    auto lastSplit = scf::IfOp::create(b, loc, last, /*withElseRegion=*/false);
+    b.setInsertionPoint(lastSplit.thenBlock()->getTerminator());
+    buildCombine(batch, head, m0, numWaves);
+    b.setInsertionPointAfter(lastSplit);
   } else {
     Type oElement = op.getO().getType().getElementType();
     if (oElement != f32)
@@ -1093,14 +1104,10 @@ struct TilePass : public tessel::impl::TesselTilePassBase<TilePass> {
 
   LogicalResult tileFunction(func::FuncOp function);
   unsigned xcds = 1;
-  /// A stage of a two-kernel plan: a copy of `function` named
-  /// `<name><suffix>`, with the `workspaces` appended to its arguments and
-  /// the plan's attributes set.
-  func::FuncOp clonePlanStage(func::FuncOp function, StringRef suffix,
-                              int64_t stage, int64_t splits,
-                              TypeRange workspaces);
-  /// Split-KV attention: the function becomes two kernels sharing its
-  /// arguments plus a workspace, `<name>__split` then `<name>__combine`.
+  /// Split-KV attention: one kernel with three workspaces appended to the
+  /// arguments, each split's partial O and log2-sum-exp and the arrivals
+  /// per query block (zero before the first launch); the last split of a
+  /// block to arrive merges the partials.
   LogicalResult splitAttention(func::FuncOp function, AttentionOp attention);
   /// Split-K matmul: one kernel with two workspaces appended to the
   /// arguments, each split's partial accumulators ([batch,] splits, M, N)
@@ -1136,64 +1143,46 @@ LogicalResult TilePass::tileFunction(func::FuncOp function) {
   return AttentionTiler(attention).run();
 }
 
-func::FuncOp TilePass::clonePlanStage(func::FuncOp function, StringRef suffix,
-                                      int64_t stage, int64_t splits,
-                                      TypeRange workspaces) {
-  auto kernel = cast<func::FuncOp>(function->clone());
-  kernel.setName((function.getName() + suffix).str());
-  OpBuilder b(function);
-  b.insert(kernel);
-  unsigned first = kernel.getNumArguments();
-  SmallVector<unsigned> positions(workspaces.size(), first);
-  SmallVector<DictionaryAttr> attributes(workspaces.size());
-  SmallVector<Location> locations(workspaces.size(), function.getLoc());
-  if (failed(kernel.insertArguments(positions, workspaces, attributes,
-                                    locations))) {
-    kernel.erase();
-    return {};
-  }
-  kernel->setAttr("tessel.plan_of",
-                  StringAttr::get(&getContext(), function.getName()));
-  kernel->setAttr("tessel.plan_stage", b.getI64IntegerAttr(stage));
-  kernel->setAttr("tessel.splits", b.getI64IntegerAttr(splits));
-  return kernel;
-}
-
 LogicalResult TilePass::splitAttention(func::FuncOp function,
                                        AttentionOp attention) {
   MemRefType q = attention.getQ().getType();
-  int64_t splits = attention.getConfigAttr().getSplits();
+  ConfigAttr config = attention.getConfigAttr();
+  int64_t splits = config.getSplits();
   Type f32 = Float32Type::get(&getContext());
-  // Partial O [B, Hq, splits, Sq, D] and log2-sum-exp [B, Hq, splits, Sq];
-  // with packed query heads [B, Hkv, splits, group x Sq, ...].
-  int64_t group = getPackedQueryHeads(attention, attention.getConfigAttr());
+  // Partial O [B, Hq, splits, Sq, Dv], log2-sum-exp [B, Hq, splits, Sq] and
+  // the arrivals per query block [B, Hq, blocks] (i32); with packed query
+  // heads Hkv and group x Sq rows.
+  int64_t group = getPackedQueryHeads(attention, config);
   int64_t heads = q.getDimSize(1), rows = q.getDimSize(2);
   if (group > 1) {
     heads /= group;
     rows *= group;
   }
-  auto workspaceO = MemRefType::get({q.getDimSize(0), heads, splits, rows,
-                                     attention.getV().getType().getDimSize(3)},
-                                    f32);
-  auto workspaceLse =
-      MemRefType::get({q.getDimSize(0), heads, splits, rows}, f32);
-  const char *suffixes[] = {"__split", "__combine"};
-  for (auto [stage, suffix] : llvm::enumerate(suffixes)) {
-    func::FuncOp kernel = clonePlanStage(function, suffix, stage, splits,
-                                         {workspaceO, workspaceLse});
-    if (!kernel)
-      return failure();
-    unsigned first = kernel.getNumArguments() - 2;
-    AttentionOp clone = *kernel.getOps<AttentionOp>().begin();
-    auto mode = stage == 0 ? AttentionTiler::Mode::Split
-                           : AttentionTiler::Mode::Combine;
-    if (failed(AttentionTiler(clone, mode, kernel.getArgument(first),
-                              kernel.getArgument(first + 1))
-                   .run()))
-      return failure();
-  }
-  function.erase();
-  return success();
+  int64_t blocks = ShapedType::isDynamic(rows)
+                       ? ShapedType::kDynamic
+                       : llvm::divideCeil(rows, config.getTile()[0]);
+  SmallVector<Type> workspaces = {
+      MemRefType::get({q.getDimSize(0), heads, splits, rows,
+                       attention.getV().getType().getDimSize(3)},
+                      f32),
+      MemRefType::get({q.getDimSize(0), heads, splits, rows}, f32),
+      MemRefType::get({q.getDimSize(0), heads, blocks},
+                      IntegerType::get(&getContext(), 32))};
+  unsigned first = function.getNumArguments();
+  Location loc = function.getLoc();
+  if (failed(function.insertArguments(
+          {first, first, first}, workspaces,
+          {DictionaryAttr(), DictionaryAttr(), DictionaryAttr()},
+          {loc, loc, loc})))
+    return failure();
+  function->setAttr(
+      "tessel.splits",
+      IntegerAttr::get(IntegerType::get(&getContext(), 64), splits));
+  return AttentionTiler(attention, AttentionTiler::Mode::Split,
+                        function.getArgument(first),
+                        function.getArgument(first + 1),
+                        function.getArgument(first + 2))
+      .run();
 }
 
 LogicalResult TilePass::splitMatmul(func::FuncOp function, MatmulOp matmul) {
