@@ -114,13 +114,13 @@ def TesselTilePass : Pass<"tessel-tile", "::mlir::ModuleOp"> {
     accumulator, and O += P V with P in the input type; then O / l (0 for a
     row that sees no key) and, when asked, the natural logsumexp. With
     `splits` > 1 in its config (split-KV, chosen for short query lengths)
-    the function becomes two kernels taking its arguments plus a workspace
-    (partial O `[B, Hq, splits, Sq, D]` and log2-sum-exp
-    `[B, Hq, splits, Sq]`, f32): `<name>__split` (grid z = batch x splits,
-    each workgroup one share of the keys) and `<name>__combine` (merges the
-    shares by their log-sum-exp). Both carry `tessel.plan_of`,
-    `tessel.plan_stage` and `tessel.splits`. It is a module pass because it
-    may add functions.
+    the kernel takes three workspaces after its arguments (partial O
+    `[B, Hq, splits, Sq, Dv]`, log2-sum-exp `[B, Hq, splits, Sq]`, f32, and
+    the arrivals per query block, i32): each workgroup (grid z = batch x
+    splits) walks one share of its query block's keys, stores its partials
+    and arrives (`tessel.split_arrive`); the last split to arrive merges
+    the shares by their log-sum-exp. The kernel carries `tessel.splits`.
+    It is a module pass because tiling may rewrite function signatures.
 
     **Matmul**:
     Turns a function holding one configured `tessel.matmul` into the program
