@@ -118,6 +118,10 @@ def test_attention_window_and_sinks():
     assert np.abs(o - expected).max() < 1e-2
     with pytest.raises(tessel.TesselError, match="sinks must be"):
         tessel.attention(q, k, v, sinks=sinks[:1])
+    # A NaN sink makes its head's rows NaN (as a NaN logit does in torch's
+    # softmax); the other head is unaffected.
+    o = tessel.attention(q, k, v, sinks=np.array([np.nan, 0.0], np.float32))
+    assert np.isnan(o[0, 0]).all() and np.isfinite(o[0, 1]).all()
 
 
 def test_attention_value_head_dim():
