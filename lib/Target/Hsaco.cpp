@@ -20,6 +20,19 @@
 #include "llvm/IR/Module.h"
 #include "llvm/IRReader/IRReader.h"
 #include "llvm/Linker/Linker.h"
+#include "llvm/MC/MCAsmBackend.h"
+#include "llvm/MC/MCAsmInfo.h"
+#include "llvm/MC/MCCodeEmitter.h"
+#include "llvm/MC/MCContext.h"
+#include "llvm/MC/MCInstrInfo.h"
+#include "llvm/MC/MCObjectFileInfo.h"
+#include "llvm/MC/MCObjectWriter.h"
+#include "llvm/MC/MCParser/MCAsmParser.h"
+#include "llvm/MC/MCParser/MCTargetAsmParser.h"
+#include "llvm/MC/MCRegisterInfo.h"
+#include "llvm/MC/MCStreamer.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/MCTargetOptions.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/ErrorHandling.h"
@@ -43,6 +56,7 @@ void LLVMInitializeAMDGPUTargetInfo();
 void LLVMInitializeAMDGPUTarget();
 void LLVMInitializeAMDGPUTargetMC();
 void LLVMInitializeAMDGPUAsmPrinter();
+void LLVMInitializeAMDGPUAsmParser();
 }
 
 using namespace mlir;
@@ -123,6 +137,7 @@ static void initializeAMDGPUTarget() {
     LLVMInitializeAMDGPUTarget();
     LLVMInitializeAMDGPUTargetMC();
     LLVMInitializeAMDGPUAsmPrinter();
+    LLVMInitializeAMDGPUAsmParser();
   });
 }
 
@@ -276,6 +291,58 @@ static FailureOr<std::string> runCodegen(Location loc, llvm::Module &module,
   return buffer;
 }
 
+/// Assembles AMDGPU assembly text into a relocatable object with the target
+/// machine's MC layer (what llvm-mc does), in process.
+static FailureOr<std::string> assemble(Location loc, StringRef assembly,
+                                       llvm::TargetMachine &machine) {
+  const llvm::Target &target = machine.getTarget();
+  const llvm::Triple &triple = machine.getTargetTriple();
+  const llvm::MCSubtargetInfo &subtarget = *machine.getMCSubtargetInfo();
+  const llvm::MCRegisterInfo &registers = *machine.getMCRegisterInfo();
+  const llvm::MCAsmInfo &asmInfo = *machine.getMCAsmInfo();
+  const llvm::MCInstrInfo &instrInfo = *machine.getMCInstrInfo();
+  llvm::MCTargetOptions mcOptions;
+  llvm::SourceMgr sources;
+  sources.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBuffer(assembly, "tessel.s"), llvm::SMLoc());
+  std::string diagnostics;
+  sources.setDiagHandler(
+      [](const llvm::SMDiagnostic &diagnostic, void *context) {
+        llvm::raw_string_ostream os(*static_cast<std::string *>(context));
+        diagnostic.print(nullptr, os, /*ShowColors=*/false);
+      },
+      &diagnostics);
+  llvm::MCContext context(triple, &asmInfo, &registers, &subtarget, &sources,
+                          &mcOptions);
+  std::unique_ptr<llvm::MCObjectFileInfo> fileInfo(
+      target.createMCObjectFileInfo(context, /*PIC=*/false));
+  context.setObjectFileInfo(fileInfo.get());
+  llvm::SmallString<0> object;
+  llvm::raw_svector_ostream os(object);
+  std::unique_ptr<llvm::MCAsmBackend> backend(
+      target.createMCAsmBackend(subtarget, registers, mcOptions));
+  std::unique_ptr<llvm::MCCodeEmitter> emitter(
+      target.createMCCodeEmitter(instrInfo, context));
+  if (!backend || !emitter)
+    return emitError(loc) << "the AMDGPU target has no assembler";
+  std::unique_ptr<llvm::MCObjectWriter> writer =
+      backend->createObjectWriter(os);
+  std::unique_ptr<llvm::MCStreamer> streamer(target.createMCObjectStreamer(
+      triple, context, std::move(backend), std::move(writer),
+      std::move(emitter), subtarget));
+  std::unique_ptr<llvm::MCAsmParser> parser(
+      llvm::createMCAsmParser(sources, context, *streamer, asmInfo));
+  std::unique_ptr<llvm::MCTargetAsmParser> targetParser(
+      target.createMCAsmParser(subtarget, *parser, instrInfo, mcOptions));
+  if (!targetParser)
+    return emitError(loc) << "the AMDGPU target has no assembly parser";
+  parser->setTargetParser(*targetParser);
+  if (parser->Run(/*NoInitialTextSection=*/false))
+    return emitError(loc) << "cannot assemble the generated code: "
+                          << llvm::StringRef(diagnostics).trim();
+  return std::string(object.str());
+}
+
 /// Links a relocatable AMDGPU object into an HSACO shared object with the lld
 /// library. lld keeps global state, so links are serialized. Note that lld
 /// resets every llvm::cl option of the process to its default when it links:
@@ -360,19 +427,23 @@ FailureOr<GpuModuleBinary> tessel::compileGpuModule(gpu::GPUModuleOp gpuModule,
   if (stage == HsacoStage::LLVMIR)
     return binary;
 
-  // Code generation consumes the module: one artifact per compile.
+  // Code generation consumes the module: one artifact per compile. The
+  // scheduled code gets its matrix clusters' wave priority in assembly
+  // form (MatrixPriority.cpp), which is then assembled.
   bool wantIsa = stage == HsacoStage::ISA;
   FailureOr<std::string> code =
-      runCodegen(loc, *module, **machine,
-                 wantIsa ? llvm::CodeGenFileType::AssemblyFile
-                         : llvm::CodeGenFileType::ObjectFile);
+      runCodegen(loc, *module, **machine, llvm::CodeGenFileType::AssemblyFile);
   if (failed(code) || failed(collector.flush(loc, "AMDGPU code generation")))
     return failure();
+  std::string isa = raiseMatrixClusterPriority(*code);
   if (wantIsa) {
-    binary.isa = std::move(*code);
+    binary.isa = std::move(isa);
     return binary;
   }
-  FailureOr<std::vector<char>> hsaco = linkWithLld(loc, *code);
+  FailureOr<std::string> object = assemble(loc, isa, **machine);
+  if (failed(object))
+    return failure();
+  FailureOr<std::vector<char>> hsaco = linkWithLld(loc, *object);
   if (failed(hsaco))
     return failure();
   binary.hsaco = std::move(*hsaco);

@@ -10,6 +10,7 @@
 // RUN: tesselc %t.causal.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=ISA
 // RUN: tesselc %t.full.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=ISA
 // RUN: tesselc %t.full.mlir --chip=gfx942 --emit=perf | FileCheck %s --check-prefix=PERF
+// RUN: tesselc %t.full.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=PRIO
 // RUN: tesselc %t.full.mlir --chip=gfx950 --emit=report | FileCheck %s --check-prefix=REPORT
 // RUN: tesselc %t.full.mlir --chip=gfx950 --emit=isa | FileCheck %s --check-prefix=ISA950
 // RUN: tessel-opt %t.full.mlir --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}),tessel-tile,func.func(tessel-select-mfma,tessel-promote-lds))' | FileCheck %s --check-prefix=LDS
@@ -59,6 +60,23 @@
 // ISA950-NOT: v_mfma_f32_32x32x8_f16
 // ISA950-NOT: ds_read_u16
 // ISA950: .private_segment_fixed_size: 0
+
+// Each product's cluster of MFMAs in the key loop runs at wave priority 1
+// (lib/Target/MatrixPriority.cpp): the two waves of a SIMD alternate
+// between their matrix clusters and their softmax.
+// (unittests/Target/MatrixPriorityTest.cpp checks the exact placement.)
+// PRIO-LABEL: attention:
+// PRIO: s_setprio 1
+// PRIO-NEXT: v_mfma_f32_32x32x8_f16
+// PRIO-NOT: s_setprio
+// PRIO: s_setprio 0
+// PRIO-NOT: s_setprio
+// PRIO: v_exp_f32
+// PRIO: s_setprio 1
+// PRIO-NEXT: v_mfma_f32_32x32x8_f16
+// PRIO-NOT: s_setprio
+// PRIO: s_setprio 0
+// PRIO: s_cbranch_vccnz
 
 // All four SIMDs busy.
 // PERF: placement             4 of 4 SIMDs busy

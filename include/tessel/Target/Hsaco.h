@@ -49,6 +49,13 @@ enum class HsacoStage { LLVMIR, ISA, HSACO };
 /// ROCDL, GPU) in `registry`.
 void registerHsacoTranslations(mlir::DialectRegistry &registry);
 
+/// `assembly` (AMDGPU assembly as the backend prints it) with each cluster
+/// of matrix instructions inside a loop raised to wave priority 1
+/// (`s_setprio 1` before its first MFMA, `s_setprio 0` after its last), so
+/// that the waves sharing a SIMD alternate between matrix and other work
+/// (lib/Target/MatrixPriority.cpp).
+std::string raiseMatrixClusterPriority(llvm::StringRef assembly);
+
 /// Compiles `module` (LLVM/ROCDL dialect) for `chip`. Errors are emitted as
 /// MLIR diagnostics at the module's location.
 mlir::FailureOr<GpuModuleBinary> compileGpuModule(mlir::gpu::GPUModuleOp module,
