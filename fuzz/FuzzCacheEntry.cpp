@@ -32,7 +32,7 @@ static void checkAccepted(const CompiledModule &entry) {
   for (const CompiledKernel &kernel : entry.kernels)
     if (kernel.metadata.name != kernel.name || kernel.blockSize == 0 ||
         kernel.grid.tile[0] <= 0 || kernel.grid.tile[1] <= 0 ||
-        kernel.grid.splits < 1)
+        kernel.grid.splits < 1 || kernel.grid.packedHeads < 1)
       violated("kernel '" + kernel.name + "' was accepted with bad facts");
   std::string again = serializeCompiledModule(entry, kKey);
   std::optional<CompiledModule> reread = deserializeCompiledModule(again, kKey);

@@ -52,6 +52,8 @@ DecodeEstimate tessel::estimateDecode(const Chip &chip,
       uint64_t(shape.batch) * uint64_t(shape.heads / shape.packedHeads) *
       uint64_t(llvm::divideCeil(rows, shape.blockM)) * uint64_t(splits);
   estimate.workgroups = workgroups;
+  if (workgroups == 0)
+    return estimate;
   // One wave's iteration: the key and value block's latency, then its two
   // products and softmax (32 query columns per wave).
   double headDimV = double(shape.headDimV > 0 ? shape.headDimV : shape.headDim);

@@ -19,7 +19,7 @@
 using namespace tessel;
 
 /// First line of every entry; bump the number when the payload changes.
-static constexpr llvm::StringLiteral kMagic = "TESSEL-CACHE 5\n";
+static constexpr llvm::StringLiteral kMagic = "TESSEL-CACHE 6\n";
 /// Larger files are not entries (a large kernel's entry is a few MiB).
 static constexpr uint64_t kMaxEntryBytes = uint64_t(1) << 30;
 
@@ -82,7 +82,8 @@ std::string tessel::serializeCompiledModule(const CompiledModule &entry,
         {"tile", llvm::json::Array{kernel.grid.tile[0], kernel.grid.tile[1]}},
         {"plan_of", kernel.grid.planOf},
         {"stage", kernel.grid.stage},
-        {"splits", kernel.grid.splits}});
+        {"splits", kernel.grid.splits},
+        {"packed_heads", kernel.grid.packedHeads}});
   }
   // The launch facts as one JSON line, then the two large sections raw (no
   // escaping or base64 to undo on a hit).
@@ -157,15 +158,16 @@ static bool readKernel(const llvm::json::Object &object,
   std::optional<llvm::StringRef> planOf = object.getString("plan_of");
   std::optional<int64_t> stage = object.getInteger("stage");
   std::optional<int64_t> splits = object.getInteger("splits");
+  std::optional<int64_t> packedHeads = object.getInteger("packed_heads");
   if (!name || !block || !kind || !tile || tile->size() != 2 || !planOf ||
-      !stage || !splits)
+      !stage || !splits || !packedHeads)
     return false;
   std::optional<int64_t> rows = (*tile)[0].getAsInteger();
   std::optional<int64_t> columns = (*tile)[1].getAsInteger();
   // Values a launch divides by or sizes a grid with must be sane even in
   // an entry whose checksum is intact.
   if (!rows || !columns || *rows <= 0 || *columns <= 0 || *block <= 0 ||
-      *block > 1024 || *splits < 1 || *stage < 0 ||
+      *block > 1024 || *splits < 1 || *packedHeads < 1 || *stage < 0 ||
       (*kind != "matmul" && *kind != "attention"))
     return false;
   kernel.name = name->str();
@@ -176,6 +178,7 @@ static bool readKernel(const llvm::json::Object &object,
   kernel.grid.planOf = planOf->str();
   kernel.grid.stage = *stage;
   kernel.grid.splits = *splits;
+  kernel.grid.packedHeads = *packedHeads;
   const llvm::json::Array *arguments = object.getArray("arguments");
   std::optional<int64_t> problemArguments =
       object.getInteger("problem_arguments");

@@ -63,21 +63,22 @@ static double windowPairs(int64_t seqQ, int64_t seqKV, KeyWindow window) {
 /// whole, visible blocks; then the masked ones (right edge or causal
 /// diagonal, sequence tail). Mirrors the loop bounds tessel-tile builds
 /// (AttentionTiler).
-static std::vector<double> attentionLoopIterations(int64_t seqQ, int64_t seqKV,
-                                                   int64_t blockM,
-                                                   int64_t blockN,
-                                                   KeyWindow window) {
+static std::vector<double>
+attentionLoopIterations(int64_t seqQ, int64_t seqKV, int64_t blockM,
+                        int64_t blockN, int64_t packedHeads, KeyWindow window) {
   if (seqQ <= 0 || seqKV <= 0 || blockM <= 0 || blockN <= 0)
     return {};
   int64_t shift = seqKV - seqQ;
-  int64_t blocks = llvm::divideCeil(seqQ, blockM);
+  // A block of packed query heads holds all seq_q queries of each head.
+  int64_t queriesPerBlock = packedHeads > 1 ? seqQ : blockM;
+  int64_t blocks = llvm::divideCeil(seqQ * packedHeads, blockM);
   auto clampKeys = [&](int64_t key) {
     return std::clamp<int64_t>(key, 0, seqKV);
   };
   auto alignDown = [&](int64_t key) { return key / blockN * blockN; };
   double leftMasked = 0, whole = 0, masked = 0;
   for (int64_t block = 0; block < blocks; ++block) {
-    int64_t first = block * blockM + shift, last = first + blockM - 1;
+    int64_t first = block * blockM + shift, last = first + queriesPerBlock - 1;
     int64_t begin = 0, end = seqKV, visibleEnd = alignDown(seqKV);
     if (window.hasLeft())
       begin = alignDown(clampKeys(first - window.left));
@@ -141,7 +142,8 @@ ProblemWork tessel::getProblemWork(const CompiledKernel &kernel,
       if (kernel.grid.splits <= 1)
         work.loopIterations = attentionLoopIterations(
             int64_t(size("seq_q")), int64_t(size("seq_kv")),
-            kernel.grid.tile[0], kernel.grid.tile[1], window);
+            kernel.grid.tile[0], kernel.grid.tile[1], kernel.grid.packedHeads,
+            window);
     }
   }
   for (auto [index, argument] : llvm::enumerate(kernel.arguments)) {
@@ -183,7 +185,8 @@ static std::function<CacheTraffic(unsigned)>
 getCacheTraffic(const Chip &chip, const CompiledKernel &kernel,
                 const DimensionSizes &sizes, KeyWindow window) {
   auto get = [&](llvm::StringRef name) { return sizeOf(sizes, name); };
-  // A combine stage reads only the workspace.
+  // A later stage of a multi-kernel plan (none today) reads only the
+  // workspaces.
   if (kernel.grid.stage != 0)
     return {};
   int64_t splits = std::max<int64_t>(1, kernel.grid.splits);
@@ -222,13 +225,10 @@ getCacheTraffic(const Chip &chip, const CompiledKernel &kernel,
   shape.splits = splits;
   shape.window = window;
   // Packed query heads: a workgroup reads its key/value head once for the
-  // group's rows, as a problem with one query head per key/value head and
-  // group x seq_q queries would (the window then aligns to the stacked rows,
-  // which moves its edges by less than a block).
-  if (int64_t packed = kernel.grid.packedHeads; packed > 1) {
+  // group's stacked rows, all in one query block, as one query head per
+  // key/value head would.
+  if (int64_t packed = kernel.grid.packedHeads; packed > 1)
     shape.heads /= packed;
-    shape.seqQ *= packed;
-  }
   return [=, &chip](unsigned workgroupsPerCU) {
     return estimateAttentionL2Fill(chip, shape, workgroupsPerCU);
   };

@@ -16,7 +16,6 @@ DecodeShape decode(int64_t batch, int64_t seqKV) {
   DecodeShape shape;
   shape.batch = batch;
   shape.heads = 32;
-  shape.kvHeads = 8;
   shape.seqQ = 1;
   shape.seqKV = seqKV;
   shape.headDim = 128;

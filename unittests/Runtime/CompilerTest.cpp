@@ -291,6 +291,45 @@ TEST(CompilerTest, SpecialFilesAtAnEntryPathDoNotHang) {
   EXPECT_EQ(status.type(), llvm::sys::fs::file_type::regular_file);
 }
 
+// The launch facts a grid depends on survive the disk cache: a decode's
+// split count and packed query heads (a kernel read back with one head per
+// workgroup would launch four times the workgroups its y axis indexes).
+TEST(CompilerTest, DiskCacheKeepsTheGridRule) {
+  CacheDirectory directory;
+  AttentionProblem decode;
+  decode.heads = 8;
+  decode.kvHeads = 2;
+  decode.seqQ = 1;
+  decode.seqKV = 1024;
+  decode.headDim = 64;
+  llvm::Expected<std::string> ir = printProblem(decode);
+  ASSERT_TRUE(bool(ir)) << llvm::toString(ir.takeError());
+  std::shared_ptr<const CompiledModule> original;
+  {
+    Compiler compiler(directory.options());
+    auto compiled = compiler.compile(*ir);
+    ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
+    original = *compiled;
+  }
+  ASSERT_EQ(original->kernels.size(), 1u);
+  EXPECT_EQ(original->kernels[0].grid.packedHeads, 4);
+  Compiler reader(directory.options());
+  auto loaded = reader.compile(*ir);
+  ASSERT_TRUE(bool(loaded));
+  EXPECT_EQ(reader.getCache().getStats().diskHits, 1u);
+  const GridRule &grid = (*loaded)->kernels[0].grid;
+  EXPECT_EQ(grid.packedHeads, 4);
+  EXPECT_EQ(grid.splits, original->kernels[0].grid.splits);
+  ProblemSizes sizes;
+  sizes.seqQ = 1;
+  sizes.heads = 8;
+  sizes.batch = 1;
+  sizes.batched = true;
+  auto gridNow = (*loaded)->kernels[0].gridFor(sizes);
+  ASSERT_TRUE(bool(gridNow));
+  EXPECT_EQ((*gridNow)[1], 2u); // the key/value heads
+}
+
 TEST(CompilerTest, EmptyDirectoryDisablesTheDiskCache) {
   Compiler compiler(CacheOptions{false, ""});
   auto first = compiler.compile(matmulIR(32, 32, 32));

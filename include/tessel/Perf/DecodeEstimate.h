@@ -21,7 +21,7 @@ namespace tessel {
 /// queries) on blockM / 32 waves, walking their share of the keys in
 /// blocks of `blockN`.
 struct DecodeShape {
-  int64_t batch = 1, heads = 1, kvHeads = 1, seqQ = 1, seqKV = 0;
+  int64_t batch = 1, heads = 1, seqQ = 1, seqKV = 0;
   /// Of Q and K, and of V and O (0: headDim); padded to the instruction
   /// tile.
   int64_t headDim = 128, headDimV = 0;

@@ -501,8 +501,16 @@ func.func @attention_window_size(%q: memref<1x2x77x64xf16>, %k: memref<1x1x77x64
 // -----
 
 func.func @attention_window_bound(%q: memref<1x2x77x64xf16>, %k: memref<1x1x77x64xf16>, %v: memref<1x1x77x64xf16>, %o: memref<1x2x77x64xf16>) {
-  // expected-error @+1 {{window right must be >= 0 (keys on that side of the query) or -1 (unbounded), got -2}}
+  // expected-error @+1 {{window right must be -1 (unbounded) or 0 to 2^31 - 1 keys (the kernels' 32-bit key offsets), got -2}}
   tessel.attention ins(%q, %k, %v : memref<1x2x77x64xf16>, memref<1x1x77x64xf16>, memref<1x1x77x64xf16>) outs(%o : memref<1x2x77x64xf16>) {window = array<i64: 16, -2>}
+  return
+}
+
+// -----
+
+func.func @attention_window_too_wide(%q: memref<1x2x77x64xf16>, %k: memref<1x1x77x64xf16>, %v: memref<1x1x77x64xf16>, %o: memref<1x2x77x64xf16>) {
+  // expected-error @+1 {{window left must be -1 (unbounded) or 0 to 2^31 - 1 keys (the kernels' 32-bit key offsets), got 4294967296}}
+  tessel.attention ins(%q, %k, %v : memref<1x2x77x64xf16>, memref<1x1x77x64xf16>, memref<1x1x77x64xf16>) outs(%o : memref<1x2x77x64xf16>) {window = array<i64: 4294967296, 0>}
   return
 }
 

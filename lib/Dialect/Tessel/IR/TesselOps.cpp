@@ -16,6 +16,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace tessel;
@@ -378,10 +379,10 @@ static LogicalResult verifyKeyWindow(AttentionOp op) {
                             << bounds->size() << " values";
   static constexpr StringRef sides[] = {"left", "right"};
   for (auto [name, bound] : llvm::zip(sides, *bounds))
-    if (bound < -1)
-      return op.emitOpError() << "window " << name << " must be >= 0 (keys on "
-                              << "that side of the query) or -1 (unbounded), "
-                              << "got " << bound;
+    if (bound < -1 || bound > std::numeric_limits<int32_t>::max())
+      return op.emitOpError() << "window " << name << " must be -1 "
+                              << "(unbounded) or 0 to 2^31 - 1 keys (the "
+                              << "kernels' 32-bit key offsets), got " << bound;
   if (op.getCausal() && (*bounds)[1] > 0)
     return op.emitOpError() << "causal sees no key after the query: window "
                                "right must be 0 or -1 with causal, got "

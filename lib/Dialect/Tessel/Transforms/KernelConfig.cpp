@@ -329,7 +329,7 @@ ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
   // Decode (a few queries) is judged by bandwidth.
   bool decode = !ShapedType::isDynamic(seqQ) && seqQ <= 16;
   // A decode block holds the queries of a whole group of query heads
-  // where they fit (getPackedQueryHeads).
+  // where they fit (getPackableQueryHeadGroup, getPackedQueryHeads).
   int64_t rows = seqQ;
   if (decode && groups > 1 && groups * seqQ <= 128)
     rows = groups * seqQ;
@@ -368,16 +368,16 @@ int64_t tessel::chooseAttentionSplits(AttentionOp op, ConfigAttr config,
   shape.seqKV = k.getDimSize(2);
   shape.seqQ = q.getDimSize(2);
   shape.heads = q.getDimSize(1);
-  shape.kvHeads = k.getDimSize(1);
   if (ShapedType::isDynamic(shape.seqKV) || ShapedType::isDynamic(shape.seqQ) ||
       ShapedType::isDynamic(shape.heads) || !config.getInstr())
     return config.getSplits();
-  // A left window bounds the keys a decode's queries reach.
+  // The keys the block's queries reach: from the first query's window
+  // start (aligned down to a key block) through the last query's end.
   KeyWindow window = op.getKeyWindow();
-  if (window.hasLeft())
-    shape.seqKV = std::min(
-        shape.seqKV, window.left + shape.seqQ +
-                         (window.hasRight() ? window.right : shape.seqKV));
+  int64_t blockN = config.getTile()[1];
+  int64_t firstKey = window.begin(0, shape.seqQ, shape.seqKV) / blockN * blockN;
+  shape.seqKV = std::max<int64_t>(
+      1, window.end(shape.seqQ - 1, shape.seqQ, shape.seqKV) - firstKey);
   // An unknown batch counts as 1, the case that needs the most splits.
   shape.batch = q.isDynamicDim(0) ? 1 : q.getDimSize(0);
   shape.headDim = getPaddedHeadDim(q.getDimSize(3));
@@ -409,21 +409,29 @@ static bool headsFollowEachOther(Value memref) {
   return strides[1] == type.getDimSize(2) * strides[2];
 }
 
-int64_t tessel::getPackedQueryHeads(AttentionOp op, ConfigAttr config) {
+int64_t tessel::getPackableQueryHeadGroup(AttentionOp op) {
   MemRefType q = op.getQ().getType(), k = op.getK().getType();
   int64_t heads = q.getDimSize(1), kvHeads = k.getDimSize(1),
           seqQ = q.getDimSize(2);
   if (ShapedType::isDynamic(heads) || ShapedType::isDynamic(kvHeads) ||
-      ShapedType::isDynamic(seqQ) || kvHeads <= 0 || seqQ <= 0 || !config)
+      ShapedType::isDynamic(seqQ) || kvHeads <= 0 || seqQ <= 0)
     return 1;
   int64_t groups = heads / kvHeads;
-  if (groups <= 1 || groups * seqQ > config.getTile()[0])
+  if (groups <= 1)
     return 1;
   if (!headsFollowEachOther(op.getQ()) || !headsFollowEachOther(op.getO()))
     return 1;
   if (op.getLse() && !headsFollowEachOther(op.getLse()))
     return 1;
   if (op.getSinks() && seqQ != 1)
+    return 1;
+  return groups;
+}
+
+int64_t tessel::getPackedQueryHeads(AttentionOp op, ConfigAttr config) {
+  int64_t groups = getPackableQueryHeadGroup(op);
+  if (groups <= 1 || !config ||
+      groups * op.getQ().getType().getDimSize(2) > config.getTile()[0])
     return 1;
   return groups;
 }

@@ -27,16 +27,6 @@ static int64_t getLargestHeadDim(AttentionOp attention) {
                   attention.getV().getType().getDimSize(3));
 }
 
-/// Query heads per key/value head when both counts are static, else 1.
-static int64_t getQueryHeadGroup(AttentionOp attention) {
-  int64_t heads = attention.getQ().getType().getDimSize(1),
-          kvHeads = attention.getK().getType().getDimSize(1);
-  if (ShapedType::isDynamic(heads) || ShapedType::isDynamic(kvHeads) ||
-      kvHeads <= 0)
-    return 1;
-  return heads / kvHeads;
-}
-
 namespace {
 struct SelectConfigPass
     : public tessel::impl::TesselSelectConfigPassBase<SelectConfigPass> {
@@ -165,7 +155,7 @@ struct SelectConfigPass
             attention.getK().getType().getDimSize(2),
             getLargestHeadDim(attention),
             /*masked=*/!attention.getKeyWindow().isFull(),
-            getQueryHeadGroup(attention));
+            getPackableQueryHeadGroup(attention));
         if (!config) {
           attention.emitOpError()
               << target->name << " has no matrix instruction for " << element;

@@ -410,10 +410,12 @@ LogicalResult MatmulTiler::run() {
 namespace {
 
 /// Builds the FlashAttention-2 forward tile program of one attention op:
-/// one workgroup per (query block, head, batch); a loop over key/value
-/// blocks computing S = Q K^T, the online softmax (running row max and sum
-/// in the exp2 domain, the scale folded in), and O += P V; then O / l and
-/// the optional logsumexp.
+/// one workgroup per (query block, head, batch x splits), or per (block of
+/// a group's stacked heads, key/value head, ...) with packed query heads;
+/// loops over the key/value blocks the block's windows reach computing
+/// S = Q K^T, the online softmax (running row max and sum in the exp2
+/// domain, the scale folded in), and O += P V; then O / l and the optional
+/// logsumexp (split-KV: partials, and the last split's merge).
 class AttentionTiler {
 public:
   /// Whole: one pass over all keys. Split: this workgroup's share of the
@@ -565,6 +567,10 @@ Value AttentionTiler::unitDimView(Value memref, int64_t position, Value width) {
 }
 
 Value AttentionTiler::stackHeads(Value memref, int64_t group) {
+  // Heads and rows from Q, whose sizes packing requires static (those of O
+  // or the logsumexp may be dynamic where Q's are not).
+  MemRefType q = op.getQ().getType();
+  int64_t heads = q.getDimSize(1), rows = q.getDimSize(2);
   auto type = cast<MemRefType>(memref.getType());
   int64_t rank = type.getRank();
   auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
@@ -573,12 +579,12 @@ Value AttentionTiler::stackHeads(Value memref, int64_t group) {
     OpFoldResult size = dim(memref, d);
     OpFoldResult stride = metadata.getStrides()[d];
     if (d == 1) {
-      size = constIndex(type.getDimSize(1) / group);
+      size = constIndex(heads / group);
       stride = arith::MulIOp::create(b, loc, metadata.getStrides()[1],
                                      constIndex(group))
                    .getResult();
     } else if (d == 2) {
-      size = constIndex(type.getDimSize(2) * group);
+      size = constIndex(rows * group);
     }
     sizes.push_back(size);
     strides.push_back(stride);
@@ -608,7 +614,7 @@ void AttentionTiler::viewOperands() {
     // [heads] as [kv heads, group] (one query per head).
     auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, sinks);
     Value stride = metadata.getStrides()[0];
-    int64_t heads = cast<MemRefType>(sinks.getType()).getDimSize(0);
+    int64_t heads = op.getQ().getType().getDimSize(1);
     auto viewType = MemRefType::get(
         {ShapedType::kDynamic, ShapedType::kDynamic}, b.getF32Type(),
         StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic,

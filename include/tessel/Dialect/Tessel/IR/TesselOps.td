@@ -205,10 +205,11 @@ def Tessel_StoreOp : Tessel_Op<"store"> {
 }
 
 def Tessel_SplitArriveOp : Tessel_Op<"split_arrive"> {
-  let summary = "Count a workgroup's arrival at a split-K tile";
+  let summary = "Count a workgroup's arrival at a split tile";
   let description = [{
-    Split-K in one kernel: each of the `splits` workgroups that share a C
-    tile stores its partial result, then arrives here once. The op makes the
+    Split-K matmul and split-KV attention in one kernel: each of the
+    `splits` workgroups that share a C tile (a query block) stores its
+    partial result, then arrives here once. The op makes the
     workgroup's earlier global writes visible to the whole device (release),
     adds one to the tile's counter `counters[indices]`, and returns true in
     every lane of the last workgroup to arrive. That workgroup sees every

@@ -105,10 +105,10 @@ checkMatmulConfig(ConfigAttr config, const Chip &chip, mlir::Type a,
 /// (fewer for short query sequences), 64 or 32 keys per step (64 where
 /// they fit two waves per SIMD and win by the model), the chip's fastest
 /// 32x32 instruction for the input type; for decode (16 queries or fewer) the
-/// keys split over workgroups, about 256 each, and a workgroup serves a
-/// whole group of `groups` query heads (getPackedQueryHeads). `masked`: the
-/// kernel has masked key loops (causal, a window). Null when the chip has
-/// none.
+/// keys split over 8 workgroups (chooseAttentionSplits ranks the count by
+/// the model) and a block holds a whole group of `groups` query heads
+/// (getPackableQueryHeadGroup). `masked`: the kernel has masked key loops
+/// (causal, a window). Null when the chip has none.
 ConfigAttr getDefaultAttentionConfig(mlir::MLIRContext *context,
                                      const Chip &chip, mlir::Type element,
                                      int64_t seqQ, int64_t seqKV,
@@ -120,6 +120,11 @@ ConfigAttr getDefaultAttentionConfig(mlir::MLIRContext *context,
 /// static; the config's own count otherwise.
 int64_t chooseAttentionSplits(AttentionOp op, ConfigAttr config,
                               const Chip &chip);
+
+/// The query heads per key/value head of `op` when they could share one
+/// workgroup (everything getPackedQueryHeads asks but the block's size),
+/// else 1.
+int64_t getPackableQueryHeadGroup(AttentionOp op);
 
 /// How many query heads one workgroup of `op`'s kernel serves under
 /// `config`: the whole group of query heads that share a key/value head
