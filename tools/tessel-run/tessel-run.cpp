@@ -872,7 +872,7 @@ getWorkspaceShapes(const PreparedProblem &prepared, FunctionType signature,
   SmallVector<int64_t> role = {a.batch, a.heads, splits, a.seqQ, a.headDimV};
   SmallVector<int64_t> arrivalRole = {
       a.batch, a.heads,
-      llvm::divideCeil(a.seqQ, std::max<int64_t>(1, blockRows))};
+      int64_t(llvm::divideCeil(a.seqQ, std::max<int64_t>(1, blockRows)))};
   llvm::SmallVector<std::pair<Type, llvm::SmallVector<int64_t>>> workspaces;
   for (Type type : signature.getInputs().drop_front(numArguments)) {
     auto memref = cast<MemRefType>(type);
