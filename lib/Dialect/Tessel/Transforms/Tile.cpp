@@ -485,6 +485,11 @@ private:
   }
   /// `memref` with its last two dimensions swapped (a tile's transpose).
   Value transposedView(Value memref);
+  /// A view of the buffer `metadata` describes (at its offset) with these
+  /// sizes and strides, all dynamic in its type.
+  Value stridedView(memref::ExtractStridedMetadataOp metadata, Type element,
+                    ArrayRef<OpFoldResult> sizes,
+                    ArrayRef<OpFoldResult> strides);
   /// The sink logits in log2 units of the query rows of a tile of `type`
   /// whose dimension `rowsDim` runs over the rows: the head's logit
   /// everywhere (the sinks memref seen as [heads, rows, columns] with
@@ -555,12 +560,16 @@ Value AttentionTiler::unitDimView(Value memref, int64_t position, Value width) {
     sizes.push_back(dim(memref, d));
     strides.push_back(metadata.getStrides()[d]);
   }
+  return stridedView(metadata, type.getElementType(), sizes, strides);
+}
+
+Value AttentionTiler::stridedView(memref::ExtractStridedMetadataOp metadata,
+                                  Type element, ArrayRef<OpFoldResult> sizes,
+                                  ArrayRef<OpFoldResult> strides) {
+  SmallVector<int64_t> dynamic(sizes.size(), ShapedType::kDynamic);
   auto viewType = MemRefType::get(
-      SmallVector<int64_t>(rank + 1, ShapedType::kDynamic),
-      type.getElementType(),
-      StridedLayoutAttr::get(
-          b.getContext(), ShapedType::kDynamic,
-          SmallVector<int64_t>(rank + 1, ShapedType::kDynamic)));
+      dynamic, element,
+      StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, dynamic));
   return memref::ReinterpretCastOp::create(
       b, loc, viewType, metadata.getBaseBuffer(),
       OpFoldResult(metadata.getOffset()), sizes, strides);
@@ -589,13 +598,7 @@ Value AttentionTiler::stackHeads(Value memref, int64_t group) {
     sizes.push_back(size);
     strides.push_back(stride);
   }
-  auto viewType = MemRefType::get(
-      SmallVector<int64_t>(rank, ShapedType::kDynamic), type.getElementType(),
-      StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic,
-                             SmallVector<int64_t>(rank, ShapedType::kDynamic)));
-  return memref::ReinterpretCastOp::create(
-      b, loc, viewType, metadata.getBaseBuffer(),
-      OpFoldResult(metadata.getOffset()), sizes, strides);
+  return stridedView(metadata, type.getElementType(), sizes, strides);
 }
 
 void AttentionTiler::viewOperands() {
@@ -615,19 +618,13 @@ void AttentionTiler::viewOperands() {
     auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, sinks);
     Value stride = metadata.getStrides()[0];
     int64_t heads = op.getQ().getType().getDimSize(1);
-    auto viewType = MemRefType::get(
-        {ShapedType::kDynamic, ShapedType::kDynamic}, b.getF32Type(),
-        StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic,
-                               {ShapedType::kDynamic, ShapedType::kDynamic}));
-    sinks = memref::ReinterpretCastOp::create(
-        b, loc, viewType, metadata.getBaseBuffer(),
-        OpFoldResult(metadata.getOffset()),
-        ArrayRef<OpFoldResult>{constIndex(heads / packedHeads),
-                               constIndex(packedHeads)},
-        ArrayRef<OpFoldResult>{
-            arith::MulIOp::create(b, loc, stride, constIndex(packedHeads))
-                .getResult(),
-            stride});
+    SmallVector<OpFoldResult> sizes = {constIndex(heads / packedHeads),
+                                       constIndex(packedHeads)};
+    SmallVector<OpFoldResult> strides = {
+        arith::MulIOp::create(b, loc, stride, constIndex(packedHeads))
+            .getResult(),
+        stride};
+    sinks = stridedView(metadata, b.getF32Type(), sizes, strides);
   }
 }
 
