@@ -39,6 +39,13 @@
 // DYN: memref<1x4x?x64xbf16>, memref<1x1x?x64xbf16>, memref<1x1x?x64xbf16>) outs(%{{.*}} : memref<1x4x?x64xbf16>) lse(%{{.*}} : memref<1x4x?xf32>) {scale = 1.250000e-01 : f32}
 //
 // Everything tessel-gen prints is valid IR.
+// Local attention, sinks (the last argument, one f32 per query head) and a
+// values' head dim different from the scores'.
+// RUN: tessel-gen attention -b 1 -h 4 --kv-heads 2 --seq-q 77 --seq-kv 300 -d 192 --head-dim-v 128 --window 64,0 --sinks -t f16 | FileCheck %s --check-prefix=WIN
+// WIN-LABEL: func.func @attention(%{{.*}}: memref<1x4x77x192xf16>, %{{.*}}: memref<1x2x300x192xf16>, %{{.*}}: memref<1x2x300x128xf16>, %{{.*}}: memref<1x4x77x128xf16>, %{{.*}}: memref<4xf32>)
+// WIN: tessel.attention {{.*}} outs(%{{.*}} : memref<1x4x77x128xf16>) sinks(%{{.*}} : memref<4xf32>) {window = array<i64: 64, 0>}
+// RUN: not tessel-gen attention --window 5 2>&1 | FileCheck %s --check-prefix=BADWIN
+// BADWIN: tessel-gen: error: --window takes two bounds, left,right (-1: unbounded), got 1
 // RUN: tessel-gen matmul -m 7 -n 9 -k 5 -t f32 --residual --activation gelu --batch 3 | tessel-opt | FileCheck %s --check-prefix=GELU
 // GELU: math.erf
 // RUN: tessel-gen attention -h 8 --kv-heads 2 -d 256 --causal --lse | tessel-opt --verify-roundtrip > /dev/null
