@@ -92,6 +92,14 @@ typedef struct TesselMatmulProblem {
   const char *bias;                     /* "none", "m" or "n" */
   int32_t residual;                     /* adds a C-shaped argument */
   const char *activation;               /* "none", "relu", "gelu", "silu" */
+  int32_t alpha; /* nonzero: the product is scaled by an f32 argument */
+  /* Dequantization scales (f32 arguments after alpha, as torch._scaled_mm):
+     scale_a "none", "tensor" (one value) or "row" (one per row of A);
+     scale_b "none", "tensor" or "column" (one per column of B). */
+  const char *scale_a, *scale_b;
+  /* Sizes passed at run time, comma-separated: "m", "n", "k", "batch". */
+  const char *dynamic;
+  const char *config; /* a #tessel.config<...>; NULL: the compiler chooses */
 } TesselMatmulProblem;
 
 typedef struct TesselAttentionProblem {
@@ -109,6 +117,9 @@ typedef struct TesselAttentionProblem {
   int64_t window_left, window_right;
   int32_t sinks;      /* nonzero: one f32 sink logit per query head, last arg */
   int64_t head_dim_v; /* of V and O; 0: head_dim */
+  /* Sizes passed at run time, comma-separated: "seq-q", "seq-kv", "batch". */
+  const char *dynamic;
+  const char *config; /* a #tessel.config<...>; NULL: the compiler chooses */
 } TesselAttentionProblem;
 
 TESSEL_C_API TesselModule *

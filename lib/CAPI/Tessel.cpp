@@ -189,6 +189,16 @@ static std::string orDefault(const char *text, const std::string &fallback) {
   return text ? std::string(text) : fallback;
 }
 
+/// "a,b" -> {"a", "b"}; NULL or "" -> {}.
+static std::vector<std::string> splitNames(const char *text) {
+  std::vector<std::string> names;
+  llvm::SmallVector<llvm::StringRef> parts;
+  llvm::StringRef(text ? text : "").split(parts, ',', -1, false);
+  for (llvm::StringRef part : parts)
+    names.push_back(part.trim().str());
+  return names;
+}
+
 static MatmulProblem toProblem(const TesselMatmulProblem &c) {
   MatmulProblem problem;
   problem.name = orDefault(c.name, problem.name);
@@ -204,6 +214,11 @@ static MatmulProblem toProblem(const TesselMatmulProblem &c) {
   problem.bias = orDefault(c.bias, problem.bias);
   problem.residual = c.residual;
   problem.activation = orDefault(c.activation, problem.activation);
+  problem.alpha = c.alpha;
+  problem.scaleA = orDefault(c.scale_a, problem.scaleA);
+  problem.scaleB = orDefault(c.scale_b, problem.scaleB);
+  problem.dynamic = splitNames(c.dynamic);
+  problem.config = orDefault(c.config, problem.config);
   return problem;
 }
 
@@ -225,6 +240,8 @@ static AttentionProblem toProblem(const TesselAttentionProblem &c) {
     problem.window = {c.window_left, c.window_right};
   problem.sinks = c.sinks;
   problem.headDimV = c.head_dim_v;
+  problem.dynamic = splitNames(c.dynamic);
+  problem.config = orDefault(c.config, problem.config);
   return problem;
 }
 

@@ -66,6 +66,17 @@ static int64_t sizeOrDynamic(ArrayRef<std::string> dynamic, StringRef dim,
   return llvm::is_contained(dynamic, dim) ? ShapedType::kDynamic : size;
 }
 
+/// Rejects a name in `dynamic` that is not one of `known`.
+static LogicalResult checkDynamicNames(Location loc,
+                                       ArrayRef<std::string> dynamic,
+                                       ArrayRef<StringRef> known) {
+  for (const std::string &name : dynamic)
+    if (!llvm::is_contained(known, StringRef(name)))
+      return emitError(loc) << "--dynamic: unknown size '" << name
+                            << "' (expected " << llvm::join(known, ", ") << ")";
+  return success();
+}
+
 /// Product of sizes, dynamic if any is.
 static int64_t product(ArrayRef<int64_t> sizes) {
   int64_t result = 1;
@@ -164,6 +175,10 @@ static LogicalResult buildEpilogue(OpBuilder &builder, Location loc,
   if (problem.alpha)
     value =
         arith::MulFOp::create(builder, loc, value, block->getArgument(next++));
+  for (StringRef scale : {problem.scaleA, problem.scaleB})
+    if (scale != "none")
+      value = arith::MulFOp::create(builder, loc, value,
+                                    block->getArgument(next++));
   if (problem.bias != "none")
     value = arith::AddFOp::create(
         builder, loc, value,
@@ -202,6 +217,14 @@ FailureOr<func::FuncOp> tessel::buildProblem(OpBuilder &builder, Location loc,
   if (bias != "none" && bias != "m" && bias != "n")
     return emitError(loc) << "--bias must be none, m or n, got '" << bias
                           << "'";
+  if (problem.scaleA != "none" && problem.scaleA != "tensor" &&
+      problem.scaleA != "row")
+    return emitError(loc) << "--scale-a must be none, tensor or row, got '"
+                          << problem.scaleA << "'";
+  if (problem.scaleB != "none" && problem.scaleB != "tensor" &&
+      problem.scaleB != "column")
+    return emitError(loc) << "--scale-b must be none, tensor or column, got '"
+                          << problem.scaleB << "'";
   for (int64_t size : {problem.m, problem.n, problem.k})
     if (size <= 0 || size > kMaxProblemSize)
       return emitError(loc) << "-m, -n and -k must be positive and at most "
@@ -211,6 +234,9 @@ FailureOr<func::FuncOp> tessel::buildProblem(OpBuilder &builder, Location loc,
                           << kMaxProblemSize;
 
   ArrayRef<std::string> dynamic = problem.dynamic;
+  static const StringRef kMatmulSizes[] = {"m", "n", "k", "batch"};
+  if (failed(checkDynamicNames(loc, dynamic, kMatmulSizes)))
+    return failure();
   int64_t m = sizeOrDynamic(dynamic, "m", problem.m),
           n = sizeOrDynamic(dynamic, "n", problem.n),
           k = sizeOrDynamic(dynamic, "k", problem.k);
@@ -229,6 +255,16 @@ FailureOr<func::FuncOp> tessel::buildProblem(OpBuilder &builder, Location loc,
   Type f32 = builder.getF32Type();
   if (problem.alpha)
     argTypes.push_back(f32);
+  auto scaleType = [&](StringRef scale) -> Type {
+    if (scale == "tensor")
+      return MemRefType::get({1}, f32);
+    if (scale == "row")
+      return MemRefType::get(shape(m, 1), f32);
+    return MemRefType::get({n}, f32);
+  };
+  for (StringRef scale : {problem.scaleA, problem.scaleB})
+    if (scale != "none")
+      argTypes.push_back(scaleType(scale));
   if (bias == "m")
     argTypes.push_back(MemRefType::get(shape(m, 1), f32));
   else if (bias == "n")
@@ -279,6 +315,9 @@ FailureOr<func::FuncOp> tessel::buildProblem(OpBuilder &builder, Location loc,
                                "--head-dim-v must be positive and at most "
                             << kMaxProblemSize;
   ArrayRef<std::string> dynamic = problem.dynamic;
+  static const StringRef kAttentionSizes[] = {"seq-q", "seq-kv", "batch"};
+  if (failed(checkDynamicNames(loc, dynamic, kAttentionSizes)))
+    return failure();
   int64_t b = sizeOrDynamic(dynamic, "batch", problem.batch);
   int64_t sq = sizeOrDynamic(dynamic, "seq-q", problem.seqQ),
           skv = sizeOrDynamic(dynamic, "seq-kv", problem.seqKV);

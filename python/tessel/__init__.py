@@ -19,7 +19,7 @@ import numpy as np
 from . import _capi
 from ._capi import TesselError
 
-__all__ = ["compile", "matmul", "attention", "cache_stats", "hip_available",
+__all__ = ["compile", "matmul", "scaled_mm", "attention", "cache_stats", "hip_available",
            "Kernel", "TesselError"]
 
 _ELEMENT_TYPES = {np.dtype(np.float16): "f16", np.dtype(np.float32): "f32",
@@ -183,6 +183,14 @@ class _Compiler:
             raise TesselError(_capi.last_error())
         return Kernel(handle)
 
+    def compile_matmul(self, problem, chip):
+        handle = _capi.lib().tesselCompileMatmul(self._handle,
+                                                 ctypes.byref(problem),
+                                                 chip.encode())
+        if not handle:
+            raise TesselError(_capi.last_error())
+        return Kernel(handle)
+
     def stats(self):
         stats = _capi.CacheStats()
         _capi.lib().tesselCompilerGetCacheStats(self._handle,
@@ -310,6 +318,77 @@ def matmul(a, b, *, chip="gfx942", bias=None, activation=None,
     sizes = {"m": a.shape[-2], "n": b.shape[-1],
              "batch": a.shape[0] if batched else 0}
     kernel(*arrays, name="matmul", sizes=sizes, device=device)
+    return _from_numpy(c, was_torch)
+
+
+# The 8-bit float a chip multiplies by default (FNUZ before gfx950, OCP on
+# it), as scaled_mm's a_type.
+_DEFAULT_FP8 = {"gfx942": "f8E4M3FNUZ", "gfx950": "f8E4M3FN"}
+
+# numpy dtypes of scaled_mm's outputs (bf16 travels as uint16 bits).
+_SCALED_OUTPUTS = {"f16": np.float16, "bf16": np.uint16, "f32": np.float32}
+
+
+def _scale_kind(scale, rows, what, per):
+    """`scale` as a contiguous float32 array and its kind: one value
+    (shape () or (1,)) is "tensor", else `per` with `rows` values."""
+    scale = np.ascontiguousarray(_to_numpy(scale)[0], dtype=np.float32)
+    if scale.size == 1:
+        return scale.reshape(1), "tensor"
+    wanted = (rows, 1) if per == "row" else (1, rows)
+    if scale.shape not in (wanted, (rows,)):
+        raise TesselError("%s must have one value or shape %s, got %s" %
+                          (what, wanted, scale.shape))
+    return scale.reshape((rows, 1) if per == "row" else (rows,)), per
+
+
+def scaled_mm(a, b, scale_a, scale_b, *, bias=None, out_dtype="bf16",
+              a_type=None, b_type=None, chip="gfx942", device="auto"):
+    """torch._scaled_mm on 8-bit floats: (a @ b) * scale_a * scale_b + bias.
+    `a` (M, K) and `b` (K, N) hold fp8 bits as uint8 arrays (numpy and this
+    torch have no fp8 dtypes); `b` may be the transpose of an (N, K) array,
+    as torch passes it, and is then read in place. `a_type` names the
+    format (default f8E4M3FNUZ on gfx942, f8E4M3FN on gfx950), `b_type`
+    defaults to it. `scale_a` is one float32 or one per row ((M, 1));
+    `scale_b` one or one per column ((1, N)); `bias` (N,) float32. The
+    output is `out_dtype` "bf16" (returned as uint16 bits), "f16" or
+    "f32", accumulated in f32."""
+    a, was_torch = _to_numpy(a)
+    b, _ = _to_numpy(b)
+    if a.dtype != np.uint8 or b.dtype != np.uint8:
+        raise TesselError("a and b must be uint8 arrays of fp8 bits")
+    if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
+        raise TesselError("shapes %s and %s do not multiply" %
+                          (a.shape, b.shape))
+    if out_dtype not in _SCALED_OUTPUTS:
+        raise TesselError("out_dtype must be one of " +
+                          ", ".join(_SCALED_OUTPUTS))
+    a_type = a_type or _DEFAULT_FP8.get(chip.split(":")[0])
+    if a_type is None:
+        raise TesselError("%s has no 8-bit float matrix instructions" % chip)
+    m, k = a.shape
+    n = b.shape[1]
+    a = np.ascontiguousarray(a)
+    transpose_b = not b.flags["C_CONTIGUOUS"] and b.T.flags["C_CONTIGUOUS"]
+    if not transpose_b:
+        b = np.ascontiguousarray(b)
+    scale_a, kind_a = _scale_kind(scale_a, m, "scale_a", "row")
+    scale_b, kind_b = _scale_kind(scale_b, n, "scale_b", "column")
+    c = np.zeros((m, n), dtype=_SCALED_OUTPUTS[out_dtype])
+    arrays = [a, b, c, scale_a, scale_b]
+    if bias is not None:
+        bias = np.ascontiguousarray(_to_numpy(bias)[0], dtype=np.float32)
+        if bias.shape != (n,):
+            raise TesselError("bias must have shape (N,) = (%d,)" % n)
+        arrays.append(bias)
+    problem = _capi.MatmulProblem(
+        m=m, n=n, k=k, a_type=a_type.encode(),
+        b_type=(b_type or a_type).encode(), c_type=out_dtype.encode(),
+        transpose_b=int(transpose_b), scale_a=kind_a.encode(),
+        scale_b=kind_b.encode(),
+        bias=b"n" if bias is not None else b"none")
+    kernel = _default_compiler().compile_matmul(problem, chip)
+    kernel(*arrays, name="matmul", device=device)
     return _from_numpy(c, was_torch)
 
 

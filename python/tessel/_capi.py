@@ -39,6 +39,20 @@ class CacheStats(ctypes.Structure):
                 ("write_failures", ctypes.c_uint64)]
 
 
+class MatmulProblem(ctypes.Structure):
+    """TesselMatmulProblem: zero fields take the defaults of the C API."""
+    _fields_ = [("name", ctypes.c_char_p), ("m", ctypes.c_int64),
+                ("n", ctypes.c_int64), ("k", ctypes.c_int64),
+                ("batch", ctypes.c_int64), ("a_type", ctypes.c_char_p),
+                ("b_type", ctypes.c_char_p), ("c_type", ctypes.c_char_p),
+                ("transpose_a", ctypes.c_int32),
+                ("transpose_b", ctypes.c_int32), ("bias", ctypes.c_char_p),
+                ("residual", ctypes.c_int32),
+                ("activation", ctypes.c_char_p), ("alpha", ctypes.c_int32),
+                ("scale_a", ctypes.c_char_p), ("scale_b", ctypes.c_char_p),
+                ("dynamic", ctypes.c_char_p), ("config", ctypes.c_char_p)]
+
+
 DEVICES = {"auto": 0, "hip": 1, "emulator": 2}
 
 
@@ -65,6 +79,7 @@ def _declare(lib):
         "tesselCompilerDestroy": (None, [p]),
         "tesselCompilerGetCacheStats": (None, [p, ctypes.POINTER(CacheStats)]),
         "tesselCompile": (p, [p, c, c]),
+        "tesselCompileMatmul": (p, [p, ctypes.POINTER(MatmulProblem), c]),
         "tesselModuleDestroy": (None, [p]),
         "tesselModuleGetCodeObject": (p, [p, ctypes.POINTER(ctypes.c_size_t)]),
         "tesselModuleGetReport": (c, [p]),

@@ -84,6 +84,69 @@ def reference_attention(q, k, v, causal, scale):
     return (p / p.sum(-1, keepdims=True)) @ v
 
 
+def decode_fp8(bits, fmt):
+    """fp8 bits (uint8) -> float64 for the E4M3 formats: FNUZ (bias 8, 0x80
+    NaN, no -0) and OCP FN (bias 7, S.1111.111 NaN)."""
+    bits = bits.astype(np.int64)
+    sign = np.where(bits & 0x80, -1.0, 1.0)
+    exponent, mantissa = (bits >> 3) & 0xF, bits & 0x7
+    bias = 8 if fmt == "f8E4M3FNUZ" else 7
+    normal = (1 + mantissa / 8.0) * np.exp2(exponent - bias)
+    subnormal = (mantissa / 8.0) * np.exp2(1 - bias)
+    value = sign * np.where(exponent == 0, subnormal, normal)
+    nan = (bits == 0x80) if fmt == "f8E4M3FNUZ" else ((bits & 0x7F) == 0x7F)
+    return np.where(nan, np.nan, value)
+
+
+def random_fp8(rng, shape, fmt):
+    """Random finite fp8 bits whose values lie in [-4, 4]."""
+    table = decode_fp8(np.arange(256), fmt)
+    usable = np.flatnonzero(np.isfinite(table) & (np.abs(table) <= 4))
+    return usable[rng.integers(0, len(usable), size=shape)].astype(np.uint8)
+
+
+def bf16_bits_to_float(bits):
+    return (bits.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+
+
+@pytest.mark.parametrize("chip,fmt", [("gfx942", "f8E4M3FNUZ"),
+                                      ("gfx950", "f8E4M3FN")])
+def test_scaled_mm_fp8_rowwise_and_tensorwise(chip, fmt):
+    rng = np.random.default_rng(7)
+    m, n, k = 40, 72, 96
+    a = random_fp8(rng, (m, k), fmt)
+    weight = random_fp8(rng, (n, k), fmt)  # stored N x K, as torch wants it
+    scale_a = rng.uniform(0.5, 2.0, (m, 1)).astype(np.float32)
+    scale_b = np.float32(0.25)
+    bias = rng.uniform(-1, 1, n).astype(np.float32)
+    c = tessel.scaled_mm(a, weight.T, scale_a, scale_b, bias=bias,
+                         out_dtype="bf16", chip=chip)
+    assert c.dtype == np.uint16 and c.shape == (m, n)
+    product = decode_fp8(a, fmt) @ decode_fp8(weight, fmt).T
+    expected = product * scale_a * 0.25 + bias
+    # f32 accumulation, one bf16 rounding (relative 2^-8).
+    got = bf16_bits_to_float(c)
+    assert np.abs(got - expected).max() <= 2.0**-8 * np.abs(expected).max()
+    # Dropping a scale is visible: the test can fail.
+    assert np.abs(got - (product * scale_a + bias)).max() > 1.0
+    # Per-column B scales and an f32 output.
+    scale_b = rng.uniform(0.5, 2.0, (1, n)).astype(np.float32)
+    c = tessel.scaled_mm(a, weight.T, np.float32(2.0), scale_b,
+                         out_dtype="f32", chip=chip)
+    assert np.allclose(c, product * 2.0 * scale_b, rtol=1e-6, atol=1e-5)
+
+
+def test_scaled_mm_rejects_bad_scales():
+    a = np.zeros((8, 16), np.uint8)
+    b = np.zeros((16, 8), np.uint8)
+    with pytest.raises(tessel.TesselError, match="scale_a"):
+        tessel.scaled_mm(a, b, np.ones((3, 1), np.float32), 1.0)
+    with pytest.raises(tessel.TesselError, match="uint8"):
+        tessel.scaled_mm(a.astype(np.float16), b, 1.0, 1.0)
+    with pytest.raises(tessel.TesselError, match="no 8-bit float"):
+        tessel.scaled_mm(a, b, 1.0, 1.0, chip="gfx90a")
+
+
 @pytest.mark.parametrize("sq,skv,causal", [(37, 70, True), (1, 600, False)])
 def test_attention(sq, skv, causal):
     rng = np.random.default_rng(2)

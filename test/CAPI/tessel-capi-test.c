@@ -134,6 +134,30 @@ int main(int argc, char **argv) {
             strcmp(tesselModuleGetKernelName(described, 0), "matmul") == 0,
         "matmul problem description compiles");
   tesselModuleDestroy(described);
+  /* A scaled fp8 GEMM (row-wise A, per-tensor B scales), M at run time, a
+   * fixed config. */
+  TesselMatmulProblem scaled;
+  memset(&scaled, 0, sizeof(scaled));
+  scaled.m = 64;
+  scaled.n = 64;
+  scaled.k = 128;
+  scaled.a_type = "fp8";
+  scaled.c_type = "bf16";
+  scaled.transpose_b = 1;
+  scaled.scale_a = "row";
+  scaled.scale_b = "tensor";
+  scaled.dynamic = "m";
+  scaled.config = "#tessel.config<tile = [32, 32, 64], waves = [1, 1], "
+                  "stages = 2, instr = \"v_mfma_f32_32x32x16_fp8_fp8\">";
+  char *ir = tesselMatmulIR(&scaled);
+  check(ir && strstr(ir, "%arg0: memref<?x128xf8E4M3FNUZ>") &&
+            strstr(ir, "memref<?x1xf32>, memref<1xf32>") &&
+            strstr(ir, "v_mfma_f32_32x32x16_fp8_fp8"),
+        "scaled fp8 problem with a dynamic M and a config prints its IR");
+  tesselFreeString(ir);
+  scaled.dynamic = "m,q";
+  check(tesselMatmulIR(&scaled) == NULL, "an unknown dynamic size");
+  printf("error: %s\n", tesselGetLastError());
   TesselAttentionProblem decode;
   memset(&decode, 0, sizeof(decode));
   decode.batch = 1;
@@ -143,7 +167,7 @@ int main(int argc, char **argv) {
   decode.seq_kv = 4096;
   decode.head_dim = 128;
   decode.causal = 1;
-  char *ir = tesselAttentionIR(&decode);
+  ir = tesselAttentionIR(&decode);
   check(ir && strstr(ir, "tessel.attention") && strstr(ir, "causal"),
         "attention problem prints its IR");
   tesselFreeString(ir);

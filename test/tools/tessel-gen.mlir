@@ -31,6 +31,21 @@
 // RUN: tessel-gen matmul -t fp8 --b-type bf8 -m 32 -n 32 -k 64 | FileCheck %s --check-prefix=FP8
 // FP8: memref<32x64xf8E4M3FNUZ>, memref<64x32xf8E5M2FNUZ>) outs(%{{.*}} : memref<32x32xf32>)
 //
+// Scaled GEMM (torch._scaled_mm): alpha, then scale_a, scale_b, bias, in
+// that order, all applied to the f32 accumulator before the conversion.
+// RUN: tessel-gen matmul -t fp8 -m 32 -n 48 -k 64 --alpha --scale-a row --scale-b column --bias n --out-type bf16 | FileCheck %s --check-prefix=SCALED
+// SCALED: epilogue(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : f32, memref<32x1xf32>, memref<48xf32>, memref<48xf32>)
+// SCALED-NEXT: ^bb0(%[[ACC:.*]]: f32, %[[ALPHA:.*]]: f32, %[[SA:.*]]: f32, %[[SB:.*]]: f32, %[[BIAS:.*]]: f32):
+// SCALED-NEXT: %[[X0:.*]] = arith.mulf %[[ACC]], %[[ALPHA]]
+// SCALED-NEXT: %[[X1:.*]] = arith.mulf %[[X0]], %[[SA]]
+// SCALED-NEXT: %[[X2:.*]] = arith.mulf %[[X1]], %[[SB]]
+// SCALED-NEXT: %[[X3:.*]] = arith.addf %[[X2]], %[[BIAS]]
+// SCALED-NEXT: arith.truncf %[[X3]] : f32 to bf16
+// RUN: tessel-gen matmul -t fp8 -m 32 -n 48 -k 64 --scale-a tensor --scale-b tensor | FileCheck %s --check-prefix=TENSOR
+// TENSOR: epilogue(%{{.*}}, %{{.*}} : memref<1xf32>, memref<1xf32>)
+// RUN: not tessel-gen matmul --dynamic m,seq-q 2>&1 | FileCheck %s --check-prefix=BADDYN
+// BADDYN: error: --dynamic: unknown size 'seq-q' (expected m, n, k, batch)
+//
 // RUN: tessel-gen attention -b 2 -h 32 --kv-heads 8 --seq-q 1024 --seq-kv 1024 -d 128 --causal -t f16 | FileCheck %s --check-prefix=ATTN
 // ATTN-LABEL: func.func @attention
 // ATTN: tessel.attention ins(%{{.*}}, %{{.*}}, %{{.*}} : memref<2x32x1024x128xf16>, memref<2x8x1024x128xf16>, memref<2x8x1024x128xf16>) outs(%{{.*}} : memref<2x32x1024x128xf16>) {causal}

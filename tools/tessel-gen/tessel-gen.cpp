@@ -101,6 +101,16 @@ static cl::opt<std::string>
 static cl::opt<bool>
     alpha("alpha", cl::desc("Scale the product by a scalar f32 argument"),
           cl::sub(matmulCommand));
+static cl::opt<std::string> scaleA(
+    "scale-a",
+    cl::desc("Dequantization scale of A (torch._scaled_mm's scale_a): none, "
+             "tensor (one f32) or row (one f32 per row)"),
+    cl::init("none"), cl::sub(matmulCommand));
+static cl::opt<std::string> scaleB(
+    "scale-b",
+    cl::desc("Dequantization scale of B (scale_b): none, tensor (one f32) or "
+             "column (one f32 per column)"),
+    cl::init("none"), cl::sub(matmulCommand));
 
 // attention.
 static cl::opt<int64_t> attnBatch("b", cl::desc("Batch size"), cl::init(1),
@@ -166,6 +176,8 @@ static MatmulProblem matmulFromCommandLine() {
   problem.transposeA = transposeA;
   problem.transposeB = transposeB;
   problem.alpha = alpha;
+  problem.scaleA = scaleA;
+  problem.scaleB = scaleB;
   problem.bias = bias;
   problem.residual = residual;
   problem.activation = activation;

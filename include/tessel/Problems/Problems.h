@@ -31,8 +31,13 @@ struct MatmulProblem {
   /// aType, empty cType is i32 for i8, f32 for fp8, else aType.
   std::string aType = "f16", bType, cType;
   bool transposeA = false, transposeB = false; // stored column-major
-  /// Epilogue: C = activation(alpha * acc + bias + residual).
+  /// Epilogue: C = activation(alpha * scaleA * scaleB * acc + bias +
+  /// residual).
   bool alpha = false;
+  /// Dequantization scales as torch._scaled_mm takes them (f32 arrays):
+  /// scaleA none, tensor (one value, memref<1xf32>) or row (one per row of A,
+  /// [batch,] M x 1); scaleB none, tensor or column (one per column of B, N).
+  std::string scaleA = "none", scaleB = "none";
   std::string bias = "none"; // none, m (per row) or n (per column)
   bool residual = false;
   std::string activation = "none"; // none, relu, gelu, silu
