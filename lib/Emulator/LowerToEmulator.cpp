@@ -79,6 +79,11 @@ private:
   void lowerPrivateAllocas();
   LogicalResult lowerRocdlOp(Operation *op);
   LogicalResult lowerMma(Operation *op, StringRef mnemonic);
+  LogicalResult lowerScaledMma(Operation *op, StringRef mnemonic);
+  /// Replaces `op` by the emulator's call of catalogue entry `instr` on
+  /// (A, B, C).
+  LogicalResult emitMmaCall(Operation *op, const MmaInstr &instr,
+                            ValueRange operands, int32_t flags);
   void instrumentAccesses();
   void instrumentAccess(Operation *op, Value pointer, Type valueType,
                         int64_t alignment, bool isWrite);
@@ -437,7 +442,51 @@ void KernelLowering::guardDivisions() {
 // ROCDL operations
 //===----------------------------------------------------------------------===//
 
+/// The integer value of a constant operand, if it is one.
+static std::optional<int64_t> getConstantInt(Value value) {
+  auto constant = value.getDefiningOp<LLVM::ConstantOp>();
+  if (auto attr =
+          constant ? dyn_cast<IntegerAttr>(constant.getValue()) : IntegerAttr())
+    return attr.getInt();
+  return std::nullopt;
+}
+
+/// gfx950's f8f6f4 MFMAs reach ROCDL in their block-scaled form (a, b, c,
+/// cbsz, blgp, opsel A, scale A, opsel B, scale B); with zero scales the
+/// backend emits the unscaled instruction. cbsz and blgp give A's and B's
+/// formats: 0 an E4M3 and 1 an E5M2 8-bit float (2-4 are the 6- and 4-bit
+/// ones, which nothing here produces).
+LogicalResult KernelLowering::lowerScaledMma(Operation *op,
+                                             StringRef mnemonic) {
+  std::string unscaled = mnemonic.str();
+  unscaled.erase(unscaled.find("scale_"), 6);
+  if (op->getNumOperands() != 9)
+    return op->emitError() << "expected 9 operands of " << mnemonic;
+  std::optional<MmaElement> formats[2];
+  for (auto [index, format] : llvm::enumerate(formats)) {
+    std::optional<int64_t> code = getConstantInt(op->getOperand(3 + index));
+    if (code == 0 || code == 1)
+      format = *code ? MmaElement::Bf8 : MmaElement::Fp8;
+    else
+      return op->emitError() << "the emulator models " << mnemonic
+                             << " with 8-bit float operands (cbsz and blgp "
+                                "0 or 1) only";
+  }
+  for (Value scale : op->getOperands().drop_front(5))
+    if (getConstantInt(scale) != 0)
+      return op->emitError()
+             << "the emulator models " << mnemonic << " without block scales";
+  const MmaInstr *instr = lookupMma(unscaled, chip, formats[0], formats[1]);
+  if (!instr)
+    return op->emitError() << "'" << op->getName() << "' (" << unscaled
+                           << ") is not a matrix instruction of " << chip.name
+                           << " in the catalogue";
+  return emitMmaCall(op, *instr, op->getOperands().take_front(3), 0);
+}
+
 LogicalResult KernelLowering::lowerMma(Operation *op, StringRef mnemonic) {
+  if (mnemonic.starts_with("v_mfma_scale_"))
+    return lowerScaledMma(op, mnemonic);
   const MmaInstr *instr = lookupMma(mnemonic, chip);
   if (!instr)
     return op->emitError() << "'" << op->getName() << "' (" << mnemonic
@@ -459,21 +508,21 @@ LogicalResult KernelLowering::lowerMma(Operation *op, StringRef mnemonic) {
   } else {
     // (a, b, c, cbsz, abid, blgp): the modifiers must be zero.
     operands.assign(op->operand_begin(), op->operand_begin() + 3);
-    for (Value modifier : op->getOperands().drop_front(3)) {
-      APInt value;
-      auto constant = modifier.getDefiningOp<LLVM::ConstantOp>();
-      auto attr =
-          constant ? dyn_cast<IntegerAttr>(constant.getValue()) : IntegerAttr();
-      if (!attr || attr.getInt() != 0)
+    for (Value modifier : op->getOperands().drop_front(3))
+      if (getConstantInt(modifier) != 0)
         return op->emitError() << "the emulator models " << mnemonic
                                << " without cbsz/abid/blgp modifiers";
-    }
   }
   if (operands.size() != 3)
     return op->emitError() << "expected A, B and C operands";
+  return emitMmaCall(op, *instr, operands, flags);
+}
+
+LogicalResult KernelLowering::emitMmaCall(Operation *op, const MmaInstr &instr,
+                                          ValueRange operands, int32_t flags) {
   OpBuilder b(op);
   Location loc = op->getLoc();
-  int64_t index = instr - getMmaCatalogue().data();
+  int64_t index = &instr - getMmaCatalogue().data();
   Value result = slot(b, loc, op->getResult(0).getType());
   call(b, loc, "mma", voidType(),
        {constI32(b, loc, index), spill(b, loc, operands[0]),

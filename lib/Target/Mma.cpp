@@ -346,6 +346,90 @@ static const MmaInstr kCatalogue[] = {
      E::I8,
      E::I32,
      {0, 0, 16, 0, 0}},
+    // gfx950's 8-bit float MFMAs at twice the rate of the ones above: one
+    // name for every pair of formats (the instruction's cbsz/blgp fields
+    // say which), 32 bytes of A and B per lane. 16 passes for 32x32x64 and
+    // 8 for 16x16x128 when an operand is 8-bit.
+    {"v_mfma_f32_32x32x64_f8f6f4",
+     "",
+     kCdna,
+     32,
+     32,
+     64,
+     E::Fp8,
+     E::Fp8,
+     E::F32,
+     {0, 0, 64, 0, 0}},
+    {"v_mfma_f32_32x32x64_f8f6f4",
+     "",
+     kCdna,
+     32,
+     32,
+     64,
+     E::Fp8,
+     E::Bf8,
+     E::F32,
+     {0, 0, 64, 0, 0}},
+    {"v_mfma_f32_32x32x64_f8f6f4",
+     "",
+     kCdna,
+     32,
+     32,
+     64,
+     E::Bf8,
+     E::Fp8,
+     E::F32,
+     {0, 0, 64, 0, 0}},
+    {"v_mfma_f32_32x32x64_f8f6f4",
+     "",
+     kCdna,
+     32,
+     32,
+     64,
+     E::Bf8,
+     E::Bf8,
+     E::F32,
+     {0, 0, 64, 0, 0}},
+    {"v_mfma_f32_16x16x128_f8f6f4",
+     "",
+     kCdna,
+     16,
+     16,
+     128,
+     E::Fp8,
+     E::Fp8,
+     E::F32,
+     {0, 0, 32, 0, 0}},
+    {"v_mfma_f32_16x16x128_f8f6f4",
+     "",
+     kCdna,
+     16,
+     16,
+     128,
+     E::Fp8,
+     E::Bf8,
+     E::F32,
+     {0, 0, 32, 0, 0}},
+    {"v_mfma_f32_16x16x128_f8f6f4",
+     "",
+     kCdna,
+     16,
+     16,
+     128,
+     E::Bf8,
+     E::Fp8,
+     E::F32,
+     {0, 0, 32, 0, 0}},
+    {"v_mfma_f32_16x16x128_f8f6f4",
+     "",
+     kCdna,
+     16,
+     16,
+     128,
+     E::Bf8,
+     E::Bf8,
+     E::F32,
+     {0, 0, 32, 0, 0}},
     // RDNA3 WMMA: A and B replicated across lane halves.
     {"v_wmma_f32_16x16x16_f16",
      "",
@@ -594,11 +678,14 @@ std::string MmaInstr::getLLVMAccumulatorType(unsigned waveSize) const {
   }
 }
 
-const MmaInstr *tessel::lookupMma(StringRef name, const Chip &chip) {
+const MmaInstr *tessel::lookupMma(StringRef name, const Chip &chip,
+                                  std::optional<MmaElement> a,
+                                  std::optional<MmaElement> b) {
   for (const MmaInstr &instr : kCatalogue)
     if ((instr.name == name ||
          (!instr.legacyName.empty() && instr.legacyName == name)) &&
-        instr.isAvailableOn(chip))
+        instr.isAvailableOn(chip) && (!a || instr.a == *a) &&
+        (!b || instr.b == *b))
       return &instr;
   return nullptr;
 }

@@ -235,8 +235,40 @@ TEST(MmaCatalogueTest, Gfx950RowsFollowTheReferenceFormulas) {
       }
     }
   }
-  // f16 and bf16 double-K (4), i8 double-K (2).
-  EXPECT_EQ(checked, 6u);
+  // f16 and bf16 double-K (4), i8 double-K (2), f8f6f4 in two shapes for
+  // four pairs of 8-bit formats (8).
+  EXPECT_EQ(checked, 14u);
+}
+
+TEST(MmaCatalogueTest, F8f6f4IsOneNameForEveryPairOfFormats) {
+  const Chip *gfx950 = lookupChip("gfx950");
+  using E = MmaElement;
+  for (E a : {E::Fp8, E::Bf8}) {
+    for (E b : {E::Fp8, E::Bf8}) {
+      const MmaInstr *big =
+          lookupMma("v_mfma_f32_32x32x64_f8f6f4", *gfx950, a, b);
+      const MmaInstr *small =
+          lookupMma("v_mfma_f32_16x16x128_f8f6f4", *gfx950, a, b);
+      ASSERT_NE(big, nullptr);
+      ASSERT_NE(small, nullptr);
+      EXPECT_EQ(big->a, a);
+      EXPECT_EQ(big->b, b);
+      // 16 and 8 passes: twice the FLOPs per clock of the older fp8 ones.
+      EXPECT_EQ(big->getCycles(*gfx950), 64u);
+      EXPECT_EQ(small->getCycles(*gfx950), 32u);
+      EXPECT_EQ(big->getLLVMOperandType(64), "<8 x i32>");
+    }
+  }
+  const MmaInstr *legacy = lookupMma("v_mfma_f32_32x32x16_fp8_fp8", *gfx950);
+  ASSERT_NE(legacy, nullptr);
+  EXPECT_EQ(
+      2 * legacy->getFlops() / legacy->getCycles(*gfx950),
+      lookupMma("v_mfma_f32_32x32x64_f8f6f4", *gfx950)->getFlops() /
+          lookupMma("v_mfma_f32_32x32x64_f8f6f4", *gfx950)->getCycles(*gfx950));
+  EXPECT_EQ(lookupMma("v_mfma_f32_32x32x64_f8f6f4", *lookupChip("gfx942")),
+            nullptr);
+  EXPECT_EQ(lookupMma("v_mfma_f32_32x32x64_f8f6f4", *gfx950, E::F16, E::F16),
+            nullptr);
 }
 
 TEST(MmaCatalogueTest, FactsPerChip) {

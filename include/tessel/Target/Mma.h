@@ -73,10 +73,14 @@ struct MmaInstr {
 llvm::ArrayRef<MmaInstr> getMmaCatalogue();
 
 /// The instruction named `name` (either spelling) for `chip`'s family, or
-/// null when the chip does not have it.
-const MmaInstr *lookupMma(llvm::StringRef name, const Chip &chip);
-/// The instructions named `name` in any family (MFMA names are unique; a
-/// WMMA name has a gfx11 and a gfx12 entry).
+/// null when the chip does not have it. One name can multiply several pairs
+/// of 8-bit formats (gfx950's `v_mfma_f32_32x32x64_f8f6f4`): `a` and `b`
+/// pick the entry; without them the first is returned.
+const MmaInstr *lookupMma(llvm::StringRef name, const Chip &chip,
+                          std::optional<MmaElement> a = std::nullopt,
+                          std::optional<MmaElement> b = std::nullopt);
+/// The instructions named `name` in any family (a WMMA name has a gfx11 and
+/// a gfx12 entry; an f8f6f4 MFMA one per pair of operand formats).
 llvm::SmallVector<const MmaInstr *, 2> lookupMmaByName(llvm::StringRef name);
 /// The mnemonic a ROCDL matrix op spells: `rocdl.mfma.f32.32x32x8bf16.1k` ->
 /// `v_mfma_f32_32x32x8bf16_1k` (the gfx90a spelling of its instruction).

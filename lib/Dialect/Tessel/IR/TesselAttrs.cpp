@@ -358,7 +358,11 @@ resolveInstruction(StringRef instr, StringRef chipName,
     return emitError() << "unknown matrix instruction \"" << instr
                        << "\" (not in the matrix-instruction catalogue)";
   if (chipName.empty()) {
-    if (candidates.size() > 1)
+    // Entries of one family share their layouts (an f8f6f4 name has one
+    // per pair of formats); a WMMA name differs between gfx11 and gfx12.
+    if (llvm::any_of(candidates, [&](const MmaInstr *candidate) {
+          return candidate->family != candidates.front()->family;
+        }))
       return emitError() << "\"" << instr
                          << "\" has different layouts on gfx11 and gfx12: "
                             "name the chip (chip = \"gfx1100\" or "

@@ -273,6 +273,8 @@ tessel::checkMatmulConfig(ConfigAttr config, const Chip &chip, Type a, Type b,
                        << chip.name;
   std::optional<MmaElement> elementA = getMmaElement(a),
                             elementB = getMmaElement(b);
+  if (const MmaInstr *typed = lookupMma(name, chip, elementA, elementB))
+    instr = typed;
   bool xf32 = instr->a == MmaElement::Xf32 && elementA == MmaElement::F32 &&
               elementB == MmaElement::F32;
   if (!xf32 && (instr->a != elementA || instr->b != elementB))

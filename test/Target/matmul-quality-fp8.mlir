@@ -1,0 +1,35 @@
+// Scaled 8-bit-float GEMMs (torch._scaled_mm: row-wise A, column-wise B
+// scales, bf16 output) at each chip's full fp8 rate, with the configs the
+// compiler chooses. gfx942 multiplies FNUZ bytes 16 deep per 32x32
+// instruction; gfx950's f8f6f4 instructions multiply OCP bytes 64 deep in 16
+// passes (twice the rate of its legacy fp8 and bf16 instructions), a mixed
+// fp8 x bf8 product naming B's format in the blgp field.
+//
+// RUN: tessel-gen matmul -m 4096 -n 4096 -k 4096 -t fp8 --transpose-b --scale-a row --scale-b column --out-type bf16 | tesselc --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=GFX942
+// RUN: tessel-gen matmul -m 4096 -n 4096 -k 4096 -t f8E4M3FN --transpose-b --scale-a row --scale-b column --out-type bf16 | tesselc --chip=gfx950 --emit=isa | FileCheck %s --check-prefix=GFX950
+// RUN: tessel-gen matmul -m 4096 -n 4096 -k 4096 -t f8E4M3FN --b-type f8E5M2 --transpose-b | tesselc --chip=gfx950 --emit=isa | FileCheck %s --check-prefix=MIXED
+// RUN: tessel-gen matmul -m 4096 -n 4096 -k 4096 -t f8E4M3FN --transpose-b | tesselc --chip=gfx950 --emit=report | FileCheck %s --check-prefix=REPORT
+
+// GFX942-LABEL: matmul:
+// GFX942-NOT: scratch_
+// GFX942: .LBB0_1:
+// GFX942-NOT: v_cndmask
+// GFX942: v_mfma_f32_32x32x16_fp8_fp8
+// GFX942: s_cbranch_vccnz .LBB0_1
+
+// GFX950-LABEL: matmul:
+// GFX950-NOT: scratch_
+// GFX950: .LBB0_1:
+// GFX950-NOT: v_mfma_f32_32x32x16_fp8
+// GFX950-NOT: v_cndmask
+// GFX950: v_mfma_f32_32x32x64_f8f6f4 v[{{[0-9]+}}:{{[0-9]+}}], v[{{[0-9]+}}:{{[0-9]+}}], v[{{[0-9]+}}:{{[0-9]+}}], v[{{[0-9]+}}:{{[0-9]+}}]{{$}}
+// GFX950-NOT: v_mfma_f32_32x32x16_fp8
+// GFX950: s_cbranch_vccnz .LBB0_1
+// The scaled accumulator rounds to bf16 in hardware.
+// GFX950: v_cvt_pk_bf16_f32
+
+// MIXED: v_mfma_f32_32x32x64_f8f6f4 {{.*}} blgp:1
+
+// REPORT: scratch bytes     0
+// REPORT: VGPR spills       0
+// REPORT: SGPR spills       0
