@@ -61,6 +61,14 @@ def attention(d, causal, seq=4096, batch=2, heads=16, dtype="f16"):
         dtype, d, "causal" if causal else "full", batch, heads, seq), args)
 
 
+def fp8_attention(chip, d=128):
+    # E4M3 inputs (FNUZ on gfx942, OCP on gfx950), per-tensor descales,
+    # bf16 output, as FlashAttention-3's fp8 forward.
+    dtype = "f8E4M3FNUZ" if chip == "gfx942" else "f8E4M3FN"
+    _, args = attention(d, False, dtype=dtype)
+    return ("attention fp8 D=%d full b2 h16 s4096" % d, args + ["--descale"])
+
+
 def decode(d=128, seq_kv=8192, batch=8, heads=32, kv_heads=8, dtype="f16"):
     args = ["attention", "-b", str(batch), "-h", str(heads), "--kv-heads",
             str(kv_heads), "--seq-q", "1", "--seq-kv", str(seq_kv), "-d",
@@ -79,6 +87,7 @@ def problems(chip, smoke):
         fp8_gemm(chip),
         attention(64, False), attention(64, True),
         attention(128, False), attention(128, True),
+        fp8_attention(chip),
         decode(),
     ]
 

@@ -120,6 +120,10 @@ typedef struct TesselAttentionProblem {
   /* Sizes passed at run time, comma-separated: "seq-q", "seq-kv", "batch". */
   const char *dynamic;
   const char *config; /* a #tessel.config<...>; NULL: the compiler chooses */
+  /* 8-bit types ("f8E4M3FNUZ", "f8E4M3FN"): nonzero adds the per-tensor
+     f32 descales of q, k and v (three 1-element arguments, last). */
+  int32_t descale;
+  const char *out_type; /* of O; NULL: the input type (bf16 for 8-bit) */
 } TesselAttentionProblem;
 
 TESSEL_C_API TesselModule *

@@ -240,6 +240,8 @@ static AttentionProblem toProblem(const TesselAttentionProblem &c) {
     problem.window = {c.window_left, c.window_right};
   problem.sinks = c.sinks;
   problem.headDimV = c.head_dim_v;
+  problem.descale = c.descale;
+  problem.outType = orDefault(c.out_type, problem.outType);
   problem.dynamic = splitNames(c.dynamic);
   problem.config = orDefault(c.config, problem.config);
   return problem;

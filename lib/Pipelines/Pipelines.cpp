@@ -4,7 +4,6 @@
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
-#include "mlir/Conversion/ArithToAMDGPU/ArithToAMDGPU.h"
 #include "mlir/Conversion/GPUToROCDL/GPUToROCDLPass.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
@@ -35,13 +34,6 @@ void tessel::buildGPUToROCDLPipeline(OpPassManager &pm,
                                      const TesselToROCDLOptions &options) {
   OpPassManager &gpuModulePM = pm.nest<gpu::GPUModuleOp>();
   gpuModulePM.addPass(createSCFToControlFlowPass());
-  // Conversions to and from 8-bit floats (an fp8 C, attention's P) become
-  // the chip's packed conversion instructions; arith.truncf's overflow
-  // rule (NaN, or infinity for E5M2) is kept, as the host references have
-  // it.
-  ArithToAMDGPUConversionPassOptions arithOptions;
-  arithOptions.chipset = options.chip;
-  gpuModulePM.addPass(createArithToAMDGPUConversionPass(arithOptions));
   ConvertGpuOpsToROCDLOpsOptions rocdlOptions;
   rocdlOptions.chipset = options.chip;
   rocdlOptions.runtime = gpu::amd::Runtime::HIP;

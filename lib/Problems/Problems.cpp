@@ -301,10 +301,17 @@ FailureOr<func::FuncOp> tessel::buildProblem(OpBuilder &builder, Location loc,
   FailureOr<Type> type = parseElementType(loc, problem.type);
   if (failed(type))
     return failure();
-  FailureOr<Type> outType =
-      problem.outType.empty() ? type : parseElementType(loc, problem.outType);
+  // 8-bit inputs give bf16 by default, as FlashAttention-3's fp8 forward.
+  bool fp8 = type->getIntOrFloatBitWidth() == 8;
+  FailureOr<Type> outType = !problem.outType.empty()
+                                ? parseElementType(loc, problem.outType)
+                            : fp8 ? FailureOr<Type>(builder.getBF16Type())
+                                  : type;
   if (failed(outType))
     return failure();
+  if (problem.descale && !fp8)
+    return emitError(loc) << "--descale applies to 8-bit float inputs, not "
+                          << *type;
   int64_t heads = problem.heads, headDim = problem.headDim;
   int64_t headDimV = problem.headDimV ? problem.headDimV : headDim;
   int64_t hkv = problem.kvHeads ? problem.kvHeads : heads;
@@ -330,6 +337,8 @@ FailureOr<func::FuncOp> tessel::buildProblem(OpBuilder &builder, Location loc,
     argTypes.push_back(MemRefType::get({b, heads, sq}, builder.getF32Type()));
   if (problem.sinks)
     argTypes.push_back(MemRefType::get({heads}, builder.getF32Type()));
+  if (problem.descale)
+    argTypes.append(3, MemRefType::get({1}, builder.getF32Type()));
   if (!problem.window.empty() && problem.window.size() != 2)
     return emitError(loc) << "--window takes two bounds, left,right (-1: "
                              "unbounded), got "
@@ -342,16 +351,19 @@ FailureOr<func::FuncOp> tessel::buildProblem(OpBuilder &builder, Location loc,
   Block *body = func.addEntryBlock();
   builder.setInsertionPointToStart(body);
   Value lse = problem.lse ? body->getArgument(4) : Value();
-  Value sinks = problem.sinks ? body->getArguments().back() : Value();
+  ValueRange trailing = body->getArguments().drop_front(4 + problem.lse);
+  Value sinks = problem.sinks ? trailing.front() : Value();
+  ValueRange descale = problem.descale ? trailing.take_back(3) : ValueRange();
   FloatAttr scaleAttr =
       problem.scale ? builder.getF32FloatAttr(*problem.scale) : FloatAttr();
   DenseI64ArrayAttr window = problem.window.empty()
                                  ? DenseI64ArrayAttr()
                                  : builder.getDenseI64ArrayAttr(problem.window);
-  AttentionOp::create(
-      builder, loc, body->getArgument(0), body->getArgument(1),
-      body->getArgument(2), body->getArgument(3), lse, sinks, scaleAttr,
-      problem.causal ? builder.getUnitAttr() : UnitAttr(), window, *config);
+  AttentionOp::create(builder, loc, body->getArgument(0), body->getArgument(1),
+                      body->getArgument(2), body->getArgument(3), lse, sinks,
+                      descale, scaleAttr,
+                      problem.causal ? builder.getUnitAttr() : UnitAttr(),
+                      window, *config);
   func::ReturnOp::create(builder, loc);
   return func;
 }

@@ -183,6 +183,20 @@ int main(int argc, char **argv) {
         "attention problem with a window, sinks and a V head dim prints its "
         "IR");
   tesselFreeString(ir);
+  decode.has_window = 0;
+  decode.sinks = 0;
+  decode.type = "f8E4M3FN";
+  decode.descale = 1;
+  ir = tesselAttentionIR(&decode);
+  check(ir && strstr(ir, "outs(%arg3 : memref<1x8x1x64xbf16>) descale(%arg4, "
+                         "%arg5, %arg6 : memref<1xf32>, memref<1xf32>, "
+                         "memref<1xf32>)"),
+        "8-bit attention with descales prints its IR");
+  tesselFreeString(ir);
+  decode.type = NULL;
+  decode.descale = 0;
+  decode.has_window = 1;
+  decode.sinks = 1;
   decode.window_left = -3;
   check(tesselAttentionIR(&decode) == NULL, "a window bound below -1");
   printf("error: %s\n", tesselGetLastError());

@@ -145,8 +145,15 @@ static cl::list<int64_t> window(
     cl::CommaSeparated, cl::sub(attentionCommand));
 static cl::opt<bool> withSinks(
     "sinks",
-    cl::desc("Attention sinks: one f32 logit per query head, the last "
-             "argument, joins each row's softmax denominator"),
+    cl::desc("Attention sinks: one f32 logit per query head (an argument "
+             "after O and the lse) that joins each row's softmax "
+             "denominator"),
+    cl::sub(attentionCommand));
+static cl::opt<bool> withDescale(
+    "descale",
+    cl::desc("8-bit inputs: per-tensor f32 dequantization scales of q, k and "
+             "v (three memref<1xf32> arguments, last), as "
+             "FlashAttention-3's descale_q/k/v"),
     cl::sub(attentionCommand));
 
 static cl::opt<std::string> configText(
@@ -205,6 +212,7 @@ static AttentionProblem attentionFromCommandLine() {
   problem.lse = withLse;
   problem.window.assign(window.begin(), window.end());
   problem.sinks = withSinks;
+  problem.descale = withDescale;
   problem.config = configText;
   return problem;
 }

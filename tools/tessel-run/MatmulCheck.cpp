@@ -510,7 +510,8 @@ tessel::computeMatmulReference(MatmulOp op, const MatmulSizes &sizes,
 LogicalResult tessel::computeAttentionReference(
     AttentionOp op, const AttentionSizes &sizes, const HostArray &q,
     const HostArray &k, const HostArray &v, const HostArray *sinks,
-    std::vector<double> &o, std::vector<double> &lse) {
+    std::vector<double> &o, std::vector<double> &lse,
+    std::array<double, 3> descale) {
   int64_t d = sizes.headDim, dv = sizes.headDimV, sq = sizes.seqQ,
           skv = sizes.seqKV;
   if (sizes.kvHeads <= 0 ? sizes.heads != 0 : sizes.heads % sizes.kvHeads)
@@ -535,7 +536,7 @@ LogicalResult tessel::computeAttentionReference(
   if (*lseCount == 0)
     return success();
   int64_t group = sizes.heads / sizes.kvHeads;
-  double scale = op.getEffectiveScale();
+  double scale = op.getEffectiveScale() * descale[0] * descale[1];
   KeyWindow window = op.getKeyWindow();
   std::vector<double> scores(skv);
   for (int64_t b = 0; b < sizes.batch; ++b)
@@ -568,7 +569,7 @@ LogicalResult tessel::computeAttentionReference(
           sum += std::exp(scores[j] - max);
         double *oRow = o.data() + ((b * sizes.heads + h) * sq + i) * dv;
         for (int64_t j = first; j < end; ++j) {
-          double p = std::exp(scores[j] - max) / sum;
+          double p = std::exp(scores[j] - max) / sum * descale[2];
           for (int64_t c = 0; c < dv; ++c)
             oRow[c] += p * vBase[j * dv + c];
         }

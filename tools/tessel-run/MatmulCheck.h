@@ -77,12 +77,14 @@ struct AttentionSizes {
 /// is given) in the denominator; a row that sees no key gets O = 0 and
 /// logsumexp +inf (the sink's logit with sinks). Q, K, V and the sinks must
 /// hold exactly what `sizes` imply and heads must be a multiple of kvHeads
-/// (an error on `op` otherwise).
+/// (an error on `op` otherwise). `descale` (8-bit inputs) holds the q, k
+/// and v dequantization scales: scores times dq * dk, O times dv.
 llvm::LogicalResult
 computeAttentionReference(AttentionOp op, const AttentionSizes &sizes,
                           const HostArray &q, const HostArray &k,
                           const HostArray &v, const HostArray *sinks,
-                          std::vector<double> &o, std::vector<double> &lse);
+                          std::vector<double> &o, std::vector<double> &lse,
+                          std::array<double, 3> descale = {1.0, 1.0, 1.0});
 
 /// Max absolute error, and max error relative to the larger of the largest
 /// reference magnitude and the error floor of the output type, and whether

@@ -120,6 +120,10 @@ llvm::Expected<ProblemSizes> ProblemSizes::get(Operation *op) {
     if (Value sinks = attention.getSinks())
       if (llvm::Error error = assign(sinks, {kHeads}))
         return std::move(error);
+    // One value each, standing for every head.
+    for (Value descale : attention.getDescale())
+      if (llvm::Error error = assign(descale, {kHeads}, /*broadcasts=*/true))
+        return std::move(error);
   }
   for (auto [index, role] : llvm::enumerate(result.roles))
     if (!role.type)

@@ -1003,15 +1003,27 @@ static FailureOr<Verdict> checkAttention(AttentionOp attention,
   std::optional<HostArray> sinks;
   if (attention.getSinks())
     sinks = host(attention.getSinks());
+  std::array<double, 3> descale = {1.0, 1.0, 1.0};
+  for (auto [index, value] : llvm::enumerate(attention.getDescale()))
+    descale[index] = host(value).values.front();
   if (failed(computeAttentionReference(
           attention, a, host(attention.getQ()), host(attention.getK()),
           host(attention.getV()), sinks ? &*sinks : nullptr, expectedO,
-          expectedLse)))
+          expectedLse, descale)))
     return failure();
   Type oElement = attention.getO().getType().getElementType();
   Verdict verdict;
   verdict.comparison = compareResults(oElement, host(attention.getO()).values,
                                       expectedO, a.seqKV);
+  // With 8-bit inputs P is rounded to Q's 8-bit type (3 mantissa bits) for
+  // the second product, as FlashAttention-3 does: each probability carries
+  // up to 2^-4 relative error, which the exact reference does not have.
+  if (attention.getQ().getType().getElementType().getIntOrFloatBitWidth() ==
+      8) {
+    Comparison &c = verdict.comparison;
+    c.tolerance = std::max(c.tolerance, 0.0625);
+    c.passed = c.maxRelError <= c.tolerance;
+  }
   if (Value lse = attention.getLse()) {
     Comparison lseComparison =
         compareResults(Float32Type::get(attention.getContext()),

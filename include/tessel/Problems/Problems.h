@@ -53,14 +53,17 @@ struct AttentionProblem {
   int64_t headDimV = 0; // of V and O; 0: headDim
   /// Sizes passed at run time instead: any of "seq-q", "seq-kv", "batch".
   std::vector<std::string> dynamic;
-  std::string type = "f16", outType; // empty outType: type
+  std::string type = "f16", outType; // empty outType: type (bf16 for fp8)
   bool causal = false;
   /// Local attention: {left, right} keys around each query's position, -1
   /// unbounded (tessel.attention's `window`); empty: no window.
   std::vector<int64_t> window;
   std::optional<float> scale; // none: 1/sqrt(headDim)
   bool lse = false;           // also write the logsumexp
-  bool sinks = false; // one sink logit per query head, the last argument
+  bool sinks = false;         // one sink logit per query head, after lse
+  /// 8-bit inputs: per-tensor dequantization scales of q, k and v (three
+  /// memref<1xf32> arguments, last), as FlashAttention-3's descale_q/k/v.
+  bool descale = false;
   std::string config;
 };
 

@@ -12,6 +12,7 @@
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 #include "tessel/Target/Chip.h"
 
+#include "mlir/Conversion/ArithToAMDGPU/ArithToAMDGPU.h"
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -1439,8 +1440,22 @@ struct LowerToGPUPass
       function.erase();
     }
     // Register slices become shuffles, which the LLVM lowering knows.
+    // Conversions to and from 8-bit floats (an fp8 C, attention's P with
+    // 8-bit inputs) become the chip's packed conversion instructions
+    // (whose results are assembled with slices too); arith.truncf's
+    // overflow rule (NaN, or infinity for E5M2) is kept, as the host
+    // references have it.
     RewritePatternSet patterns(&getContext());
     vector::populateVectorInsertExtractStridedSliceTransforms(patterns);
+    if (target->fp8Format != Fp8Format::None) {
+      FailureOr<amdgpu::Chipset> chipset = amdgpu::Chipset::parse(chip);
+      if (failed(chipset))
+        return signalPassFailure();
+      arith::populateArithToAMDGPUConversionPatterns(
+          patterns, /*convertFP8Arithmetic=*/true, /*saturateFP8Truncf=*/false,
+          /*allowPackedF16Rtz=*/false, /*supportsScaledExtTrunc=*/false,
+          *chipset);
+    }
     if (failed(applyPatternsGreedily(gpuModule, std::move(patterns))))
       return signalPassFailure();
   }

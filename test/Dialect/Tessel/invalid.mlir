@@ -453,7 +453,7 @@ func.func @attention_gqa_ratio(%q: memref<1x6x77x64xf16>, %k: memref<1x4x300x64x
 // -----
 
 func.func @attention_q_type(%q: memref<1x1x77x64xf32>, %k: memref<1x1x77x64xf32>, %v: memref<1x1x77x64xf32>, %o: memref<1x1x77x64xf32>) {
-  // expected-error @+1 {{operand 'q' has element type 'f32', expected f16 or bf16}}
+  // expected-error @+1 {{operand 'q' has element type 'f32', expected f16, bf16, f8E4M3FNUZ or f8E4M3FN}}
   tessel.attention ins(%q, %k, %v : memref<1x1x77x64xf32>, memref<1x1x77x64xf32>, memref<1x1x77x64xf32>) outs(%o : memref<1x1x77x64xf32>)
   return
 }
@@ -813,5 +813,37 @@ func.func @broadcast_sizes(%m: tensor<1x32xf32, #column>) {
 func.func @broadcast_element(%m: tensor<1x32xf32, #column>) {
   // expected-error @+1 {{element types differ}}
   %w = tessel.broadcast %m : tensor<1x32xf32, #column> -> tensor<32x32xf16, #acc>
+  return
+}
+
+// -----
+
+func.func @attention_e5m2(%q: memref<1x2x64x64xf8E5M2>, %k: memref<1x2x64x64xf8E5M2>, %v: memref<1x2x64x64xf8E5M2>, %o: memref<1x2x64x64xbf16>) {
+  // expected-error @+1 {{operand 'q' has element type 'f8E5M2', expected f16, bf16, f8E4M3FNUZ or f8E4M3FN}}
+  tessel.attention ins(%q, %k, %v : memref<1x2x64x64xf8E5M2>, memref<1x2x64x64xf8E5M2>, memref<1x2x64x64xf8E5M2>) outs(%o : memref<1x2x64x64xbf16>)
+  return
+}
+
+// -----
+
+func.func @attention_descale_f16(%q: memref<1x2x64x64xf16>, %k: memref<1x2x64x64xf16>, %v: memref<1x2x64x64xf16>, %o: memref<1x2x64x64xf16>, %d: memref<1xf32>) {
+  // expected-error @+1 {{descale applies to 8-bit float inputs, not 'f16'}}
+  tessel.attention ins(%q, %k, %v : memref<1x2x64x64xf16>, memref<1x2x64x64xf16>, memref<1x2x64x64xf16>) outs(%o : memref<1x2x64x64xf16>) descale(%d, %d, %d : memref<1xf32>, memref<1xf32>, memref<1xf32>)
+  return
+}
+
+// -----
+
+func.func @attention_descale_count(%q: memref<1x2x64x64xf8E4M3FN>, %k: memref<1x2x64x64xf8E4M3FN>, %v: memref<1x2x64x64xf8E4M3FN>, %o: memref<1x2x64x64xbf16>, %d: memref<1xf32>) {
+  // expected-error @+1 {{descale takes the scales of q, k and v (3 operands), got 2}}
+  tessel.attention ins(%q, %k, %v : memref<1x2x64x64xf8E4M3FN>, memref<1x2x64x64xf8E4M3FN>, memref<1x2x64x64xf8E4M3FN>) outs(%o : memref<1x2x64x64xbf16>) descale(%d, %d : memref<1xf32>, memref<1xf32>)
+  return
+}
+
+// -----
+
+func.func @attention_descale_shape(%q: memref<1x2x64x64xf8E4M3FN>, %k: memref<1x2x64x64xf8E4M3FN>, %v: memref<1x2x64x64xf8E4M3FN>, %o: memref<1x2x64x64xbf16>, %d: memref<1xf32>, %h: memref<2xf32>) {
+  // expected-error @+1 {{descale operands must be memref<1xf32> (one scale per tensor), got 'memref<2xf32>'}}
+  tessel.attention ins(%q, %k, %v : memref<1x2x64x64xf8E4M3FN>, memref<1x2x64x64xf8E4M3FN>, memref<1x2x64x64xf8E4M3FN>) outs(%o : memref<1x2x64x64xbf16>) descale(%d, %d, %h : memref<1xf32>, memref<1xf32>, memref<2xf32>)
   return
 }

@@ -136,6 +136,17 @@ func.func @attention_window_sinks(%q: memref<1x4x77x64xf16>, %k: memref<1x1x300x
   return
 }
 
+// 8-bit attention with per-tensor descales (FlashAttention-3's
+// descale_q/k/v) round-trips.
+// CHECK-LABEL: func.func @attention_fp8_descale
+// CHECK: outs(%{{.*}} : memref<1x2x64x128xbf16>) descale(%{{.*}}, %{{.*}}, %{{.*}} : memref<1xf32>, memref<1xf32>, memref<1xf32>) {causal}
+func.func @attention_fp8_descale(%q: memref<1x2x64x128xf8E4M3FNUZ>, %k: memref<1x2x?x128xf8E4M3FNUZ>, %v: memref<1x2x?x128xf8E4M3FNUZ>,
+                                 %o: memref<1x2x64x128xbf16>, %dq: memref<1xf32>, %dk: memref<1xf32>, %dv: memref<1xf32>) {
+  tessel.attention ins(%q, %k, %v : memref<1x2x64x128xf8E4M3FNUZ>, memref<1x2x?x128xf8E4M3FNUZ>, memref<1x2x?x128xf8E4M3FNUZ>)
+                   outs(%o : memref<1x2x64x128xbf16>) descale(%dq, %dk, %dv : memref<1xf32>, memref<1xf32>, memref<1xf32>) {causal}
+  return
+}
+
 // The L1 global tile accesses, with and without the in-bounds claim.
 #blk = #tessel.blocked<sizePerThread = [1, 8], threadsPerWave = [8, 8], waves = [1, 1], order = [1, 0]>
 // CHECK-LABEL: func.func @global_tiles

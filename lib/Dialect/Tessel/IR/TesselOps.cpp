@@ -476,9 +476,10 @@ LogicalResult AttentionOp::verify() {
   if (failed(verifyAttentionShapes(*this)))
     return failure();
   Type qType = getQ().getType().getElementType();
-  if (!qType.isF16() && !qType.isBF16())
+  bool fp8 = isa<Float8E4M3FNUZType, Float8E4M3FNType>(qType);
+  if (!qType.isF16() && !qType.isBF16() && !fp8)
     return emitOpError() << "operand 'q' has element type " << qType
-                         << ", expected f16 or bf16";
+                         << ", expected f16, bf16, f8E4M3FNUZ or f8E4M3FN";
   for (auto [name, value] :
        {std::pair<StringRef, Value>{"k", getK()}, {"v", getV()}}) {
     Type type = cast<MemRefType>(value.getType()).getElementType();
@@ -507,6 +508,23 @@ LogicalResult AttentionOp::verify() {
   }
   if (failed(verifyKeyWindow(*this)) || failed(verifySinks(*this)))
     return failure();
+  if (!getDescale().empty()) {
+    if (!fp8)
+      return emitOpError() << "descale applies to 8-bit float inputs, not "
+                           << qType;
+    if (getDescale().size() != 3)
+      return emitOpError() << "descale takes the scales of q, k and v (3 "
+                              "operands), got "
+                           << getDescale().size();
+    for (Value descale : getDescale()) {
+      auto type = cast<MemRefType>(descale.getType());
+      if (type.getRank() != 1 || type.getDimSize(0) != 1 ||
+          !type.getElementType().isF32() || !type.getLayout().isIdentity())
+        return emitOpError() << "descale operands must be memref<1xf32> "
+                                "(one scale per tensor), got "
+                             << type;
+    }
+  }
   if (std::optional<APFloat> scale = getScale()) {
     float value = scale->convertToFloat();
     if (!std::isfinite(value) || value <= 0.0f)

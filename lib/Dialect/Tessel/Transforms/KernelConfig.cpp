@@ -52,7 +52,8 @@ std::string tessel::explainUnsupportedTypes(const Chip &chip, Type a, Type b) {
 }
 
 const MmaInstr *tessel::chooseMmaInstr(const Chip &chip, Type a, Type b,
-                                       unsigned m, bool xf32) {
+                                       unsigned m, bool xf32,
+                                       unsigned maxOperandElements) {
   std::optional<MmaElement> elementA = getMmaElement(a),
                             elementB = getMmaElement(b);
   if (!elementA || !elementB)
@@ -69,7 +70,8 @@ const MmaInstr *tessel::chooseMmaInstr(const Chip &chip, Type a, Type b,
   double bestRate = 0;
   for (const MmaInstr &instr : getMmaCatalogue()) {
     if (instr.isWmma() || instr.m != m || instr.a != *elementA ||
-        instr.b != *elementB || !instr.isAvailableOn(chip))
+        instr.b != *elementB || !instr.isAvailableOn(chip) ||
+        instr.getOperandElementsPerLane(64) > maxOperandElements)
       continue;
     double rate = double(instr.getFlops()) / instr.getCycles(chip);
     if (rate > bestRate) {
@@ -317,7 +319,9 @@ ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
                                              int64_t realHeadDim, bool masked,
                                              int64_t groups) {
   int64_t headDim = getPaddedHeadDim(realHeadDim);
-  const MmaInstr *instr = chooseMmaInstr(chip, element, element, 32);
+  const MmaInstr *instr =
+      chooseMmaInstr(chip, element, element, 32,
+                     /*xf32=*/false, kMaxAttentionOperandElements);
   if (!instr)
     return {};
   // Four waves of 32 queries each: one wave per SIMD, and two per SIMD
@@ -452,16 +456,27 @@ tessel::checkAttentionConfig(ConfigAttr config, const Chip &chip, Type element,
                           "(gfx90a, gfx942, gfx950), not "
                        << chip.name;
   ArrayRef<int64_t> tile = config.getTile();
+  std::string why = explainUnsupportedTypes(chip, element, element);
+  if (!why.empty())
+    return emitError() << why;
   if (!config.getInstr())
     return emitError() << "the config names no instruction";
   StringRef name = config.getInstr().getValue();
-  const MmaInstr *instr = lookupMma(name, chip);
+  std::optional<MmaElement> mmaElement = getMmaElement(element);
+  const MmaInstr *instr = lookupMma(name, chip, mmaElement, mmaElement);
+  if (!instr && lookupMma(name, chip))
+    return emitError() << "instruction " << name << " does not multiply "
+                       << element;
   if (!instr)
     return emitError() << "instruction " << name << " is not available on "
                        << chip.name;
-  if (instr->a != getMmaElement(element) || instr->b != getMmaElement(element))
-    return emitError() << "instruction " << name << " does not multiply "
-                       << element;
+  if (instr->getOperandElementsPerLane(64) > kMaxAttentionOperandElements)
+    return emitError() << "instruction " << name << " takes "
+                       << instr->getOperandElementsPerLane(64)
+                       << " K values per lane; attention kernels take at "
+                          "most "
+                       << kMaxAttentionOperandElements
+                       << " (P reaches the second product in runs of 4 keys)";
   ArrayRef<int64_t> waves = config.getWaves();
   if (waves[1] != 1)
     return emitError() << "attention splits query rows over waves: waves "

@@ -157,8 +157,11 @@ struct SelectConfigPass
             /*masked=*/!attention.getKeyWindow().isFull(),
             getPackableQueryHeadGroup(attention));
         if (!config) {
-          attention.emitOpError()
-              << target->name << " has no matrix instruction for " << element;
+          std::string why = explainUnsupportedTypes(*target, element, element);
+          if (why.empty())
+            why = (target->name + " has no matrix instruction for ").str() +
+                  llvm::formatv("{0}", element).str();
+          attention.emitOpError() << why;
           return WalkResult::interrupt();
         }
         if (config.getSplits() > 1)

@@ -512,6 +512,18 @@ private:
                                  inBounds);
     return arith::MulFOp::create(b, loc, logit, splat(type, kLog2e));
   }
+  /// A tile of `type` holding the one value of a memref<1xf32> (a
+  /// per-tensor descale) everywhere.
+  Value scalarTile(RankedTensorType type, Value memref) {
+    auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+    SmallVector<OpFoldResult> sizes = {b.getIndexAttr(type.getDimSize(0)),
+                                       b.getIndexAttr(type.getDimSize(1))};
+    SmallVector<OpFoldResult> strides = {b.getIndexAttr(0), b.getIndexAttr(0)};
+    Value view = stridedView(metadata, type.getElementType(), sizes, strides);
+    Value zero = constIndex(0);
+    return LoadOp::create(b, loc, type, view, ValueRange{zero, zero},
+                          b.getUnitAttr());
+  }
   /// Sets up the memrefs the program reads and writes: the op's own, or
   /// with packed query heads (getPackedQueryHeads) views that stack each
   /// group's heads along the query rows.
@@ -886,8 +898,18 @@ LogicalResult AttentionTiler::run() {
 
   // With a positive scale, max(s) * c = max(s * c): the scale (folded with
   // log2 e) applies to one value per query for the max and inside one fma
-  // per element for the exponent.
-  bool foldScale = scaleLog2 > 0;
+  // per element for the exponent. Descales are run-time values of any
+  // sign: the scores are multiplied by scale * dq * dk first.
+  bool foldScale = scaleLog2 > 0 && op.getDescale().empty();
+  Value scoreScale = splat(sType, scaleLog2);
+  Value valueScale = splat(*statType, 1.0);
+  if (!op.getDescale().empty()) {
+    scoreScale = arith::MulFOp::create(
+        b, loc, scoreScale,
+        arith::MulFOp::create(b, loc, scalarTile(sType, op.getDescaleQ()),
+                              scalarTile(sType, op.getDescaleK())));
+    valueScale = scalarTile(*statType, op.getDescaleV());
+  }
 
   // One key block: S^T, the online softmax and O^T += V^T P^T. `masked`
   // blocks (the tail past the sequence, causal diagonal blocks) apply the
@@ -910,7 +932,7 @@ LogicalResult AttentionTiler::run() {
     Value s =
         DotOp::create(b, loc, sType, k, qT, splat(sType, 0.0), UnitAttr());
     if (!foldScale)
-      s = arith::MulFOp::create(b, loc, s, splat(sType, scaleLog2));
+      s = arith::MulFOp::create(b, loc, s, scoreScale);
     if (masked) {
       // Keys (rows) past the sequence, and outside the query's (column's)
       // window, become -inf. Each query sees the block's first `limit`
@@ -1038,14 +1060,14 @@ LogicalResult AttentionTiler::run() {
   auto loop = keyLoop(maskStart, kvEnd, unmasked.getResults(), true);
   Value m = loop.getResult(0), l = loop.getResult(1), acc = loop.getResult(2);
 
-  // O = acc / l, 0 for a query that saw no key (l == 0): one reciprocal per
-  // query. A NaN or infinity in Q or K makes l NaN, and the query's O stays
-  // NaN, as FlashAttention's.
+  // O = acc / l (times V's descale), 0 for a query that saw no key (l ==
+  // 0): one reciprocal per query. A NaN or infinity in Q or K makes l NaN,
+  // and the query's O stays NaN, as FlashAttention's.
   Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l,
                                      splat(*statType, 0.0));
-  Value inverse = arith::SelectOp::create(
-      b, loc, none, splat(*statType, 0.0),
-      arith::DivFOp::create(b, loc, splat(*statType, 1.0), l));
+  Value inverse =
+      arith::SelectOp::create(b, loc, none, splat(*statType, 0.0),
+                              arith::DivFOp::create(b, loc, valueScale, l));
   Value out = arith::MulFOp::create(
       b, loc, acc, BroadcastOp::create(b, loc, oType, inverse));
   if (mode == Mode::Split) {

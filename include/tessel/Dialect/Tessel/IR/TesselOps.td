@@ -80,8 +80,16 @@ def Tessel_AttentionOp : Tessel_Op<"attention", [AttrSizedOperandSegments]> {
     reads key/value head `h / (Hq / Hkv)`. `scale` multiplies the scores
     before the softmax (default `1/sqrt(D)`). The optional `lse` output
     `[B, Hq, Sq]` (f32) receives the natural-log logsumexp of each score row.
-    `Q`, `K` and `V` are `f16` or `bf16`; sequence lengths may be dynamic,
-    the head dimensions are static.
+    `Q`, `K` and `V` share one element type: `f16`, `bf16`, or an E4M3
+    8-bit float (`f8E4M3FNUZ` on gfx942, `f8E4M3FN` on gfx950); sequence
+    lengths may be dynamic, the head dimensions are static.
+
+    8-bit inputs may carry per-tensor dequantization scales, as
+    FlashAttention-3's `descale_q/k/v`: `descale(%dq, %dk, %dv :
+    memref<1xf32>, memref<1xf32>, memref<1xf32>)` makes the scores
+    `scale * dq * dk * Q K^T` and the output `dv * softmax(...) V`. The
+    kernel multiplies P, rounded to Q's 8-bit type, by V on the 8-bit
+    matrix instructions (as FlashAttention-3 does).
 
     Masks are aligned to the bottom-right corner when `Sq != Skv`: query `i`
     sits at key position `p = i + Skv - Sq`. `causal` masks the keys after
@@ -107,6 +115,7 @@ def Tessel_AttentionOp : Tessel_Op<"attention", [AttrSizedOperandSegments]> {
                        Arg<AnyMemRef, "output", [MemWrite]>:$o,
                        Arg<Optional<AnyMemRef>, "logsumexp", [MemWrite]>:$lse,
                        Arg<Optional<AnyMemRef>, "sink logits", [MemRead]>:$sinks,
+                       Arg<Variadic<AnyMemRef>, "dequantization scales of q, k and v", [MemRead]>:$descale,
                        OptionalAttr<F32Attr>:$scale,
                        UnitAttr:$causal,
                        OptionalAttr<DenseI64ArrayAttr>:$window,
@@ -116,10 +125,21 @@ def Tessel_AttentionOp : Tessel_Op<"attention", [AttrSizedOperandSegments]> {
     `outs` `(` $o `:` type($o) `)`
     (`lse` `(` $lse^ `:` type($lse) `)`)?
     (`sinks` `(` $sinks^ `:` type($sinks) `)`)?
+    (`descale` `(` $descale^ `:` type($descale) `)`)?
     attr-dict
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
+    /// The descale operands of q, k and v, or null without them.
+    ::mlir::Value getDescaleQ() {
+      return getDescale().empty() ? ::mlir::Value() : getDescale()[0];
+    }
+    ::mlir::Value getDescaleK() {
+      return getDescale().empty() ? ::mlir::Value() : getDescale()[1];
+    }
+    ::mlir::Value getDescaleV() {
+      return getDescale().empty() ? ::mlir::Value() : getDescale()[2];
+    }
     /// The softmax scale: the `scale` attribute, or 1/sqrt(D) when absent.
     float getEffectiveScale();
     /// The keys each query sees: `window` and `causal` combined.

@@ -24,9 +24,18 @@ std::optional<MmaElement> getMmaElement(mlir::Type type);
 
 /// The best matrix instruction of `chip` for A/B element types `a`/`b` and
 /// an instruction tile of `m` x `m` (16 or 32): the most FLOPs per cycle.
-/// xf32 is chosen only when `xf32` is set. Null when there is none.
+/// xf32 is chosen only when `xf32` is set; instructions taking more than
+/// `maxOperandElements` A values per lane are skipped. Null when there is
+/// none.
 const MmaInstr *chooseMmaInstr(const Chip &chip, mlir::Type a, mlir::Type b,
-                               unsigned m, bool xf32 = false);
+                               unsigned m, bool xf32 = false,
+                               unsigned maxOperandElements = ~0u);
+
+/// The most A (and B) values per lane an attention kernel's instruction may
+/// take: P^T reaches the second product from the first's accumulators,
+/// whose lanes hold runs of 4 keys, and the lowering builds an instruction's
+/// K values from at most two such runs.
+constexpr unsigned kMaxAttentionOperandElements = 8;
 
 /// Why `chip` cannot multiply `a` by `b` (unsupported pair, fp8 format of
 /// another chip), or empty when it can.
