@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Runtime/Compiler.h"
+#include "tessel/Support/Version.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -111,6 +112,7 @@ static bool benchmark(llvm::StringRef name, llvm::StringRef ir,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  tessel::registerVersionPrinter();
   llvm::cl::ParseCommandLineOptions(argc, argv,
                                     "Tessel JIT compile latency benchmark\n");
   // Read the options before the first compile: the in-process lld resets

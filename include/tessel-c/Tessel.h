@@ -15,6 +15,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Tessel's version (the project's one version; CMake reads it from here).
+ * 0.x releases make no ABI promise between minor versions: the shared
+ * library's SONAME carries major.minor. */
+#define TESSEL_VERSION_MAJOR 0
+#define TESSEL_VERSION_MINOR 1
+#define TESSEL_VERSION_PATCH 0
+/* One number that orders versions: 10000 * major + 100 * minor + patch. */
+#define TESSEL_VERSION                                                         \
+  (10000 * TESSEL_VERSION_MAJOR + 100 * TESSEL_VERSION_MINOR +                 \
+   TESSEL_VERSION_PATCH)
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -71,6 +82,12 @@ typedef struct TesselCacheStats {
 
 /* The last error of this thread ("" if none). */
 TESSEL_C_API const char *tesselGetLastError(void);
+
+/* The library's version as TESSEL_VERSION computes it (compare with the
+ * header's TESSEL_VERSION to catch a mismatched library), and as text:
+ * "0.1.0 (git 1234abcd, LLVM 22.1.0)". */
+TESSEL_C_API int tesselGetVersionNumber(void);
+TESSEL_C_API const char *tesselGetVersion(void);
 
 /* A compiler whose disk cache is `cache_directory`: NULL reads
  * TESSEL_CACHE_DIR (default ~/.cache/tessel), "" disables the disk cache. */

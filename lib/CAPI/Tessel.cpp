@@ -10,6 +10,7 @@
 #include "tessel-c/Tessel.h"
 #include "tessel/Runtime/Compiler.h"
 #include "tessel/Runtime/Device.h"
+#include "tessel/Support/Version.h"
 
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -43,6 +44,10 @@ static void setError(llvm::Error error) {
 }
 
 static void setError(const llvm::Twine &message) { lastError = message.str(); }
+
+int tesselGetVersionNumber(void) { return TESSEL_VERSION; }
+
+const char *tesselGetVersion(void) { return tessel::getFullVersion().c_str(); }
 
 const char *tesselGetLastError(void) { return lastError.c_str(); }
 

@@ -19,7 +19,21 @@ import numpy as np
 from . import _capi
 from ._capi import TesselError
 
-__all__ = ["compile", "matmul", "scaled_mm", "attention", "cache_stats", "hip_available",
+def __getattr__(name):
+    # tessel.__version__ comes from the library the package loads ("0.1.0"),
+    # read on first use so that importing loads nothing.
+    if name == "__version__":
+        return version().split()[0]
+    raise AttributeError("module 'tessel' has no attribute %r" % name)
+
+
+def version():
+    """The loaded library's version, git revision and LLVM:
+    "0.1.0 (git 1234abcd5678, LLVM 22.1.8)"."""
+    return _capi.lib().tesselGetVersion().decode()
+
+
+__all__ = ["compile", "version", "matmul", "scaled_mm", "attention", "cache_stats", "hip_available",
            "Kernel", "TesselError"]
 
 _ELEMENT_TYPES = {np.dtype(np.float16): "f16", np.dtype(np.float32): "f32",

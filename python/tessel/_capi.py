@@ -75,6 +75,8 @@ def _declare(lib):
     p, c = ctypes.c_void_p, ctypes.c_char_p
     sig = {
         "tesselGetLastError": (c, []),
+        "tesselGetVersion": (c, []),
+        "tesselGetVersionNumber": (ctypes.c_int, []),
         "tesselCompilerCreate": (p, [c]),
         "tesselCompilerDestroy": (None, [p]),
         "tesselCompilerGetCacheStats": (None, [p, ctypes.POINTER(CacheStats)]),

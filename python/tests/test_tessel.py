@@ -390,3 +390,14 @@ def test_division_fault_is_an_error_not_a_signal():
     d[3] = 1
     kernel(a, b, c, d, device="emulator")
     assert np.array_equal(c[:, 3], products[:, 3])
+
+
+def test_version_comes_from_the_library():
+    assert tessel.__version__.count(".") == 2
+    assert all(part.isdigit() for part in tessel.__version__.split("."))
+    full = tessel.version()
+    assert full.startswith(tessel.__version__ + " (git ")
+    assert "LLVM 22." in full
+    number = tessel._capi.lib().tesselGetVersionNumber()
+    major, minor, patch = (int(p) for p in tessel.__version__.split("."))
+    assert number == 10000 * major + 100 * minor + patch

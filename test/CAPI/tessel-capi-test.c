@@ -40,6 +40,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: tessel-capi-test CACHE_DIR\n");
     return 2;
   }
+  check(tesselGetVersionNumber() == TESSEL_VERSION,
+        "the library's version is the header's");
+  printf("version: %s\n", tesselGetVersion());
   TesselCompiler *compiler = tesselCompilerCreate(argv[1]);
   TesselModule *module = tesselCompile(compiler, kMatmul, "gfx942");
   if (!module) {

@@ -11,6 +11,7 @@
 
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 #include "tessel/Problems/Problems.h"
+#include "tessel/Support/Version.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -219,6 +220,7 @@ static AttentionProblem attentionFromCommandLine() {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  tessel::registerVersionPrinter();
   cl::ParseCommandLineOptions(argc, argv,
                               "Tessel problem generator: prints L0 IR\n");
   if (!matmulCommand && !attentionCommand)

@@ -18,6 +18,7 @@
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Layout/Layouts.h"
 #include "tessel/Support/InputLimits.h"
+#include "tessel/Support/Version.h"
 #include "tessel/Target/Chip.h"
 
 #include "mlir/AsmParser/AsmParser.h"
@@ -282,6 +283,7 @@ static void printConflicts(const BankConflictReport &report, StringRef what,
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   cl::HideUnrelatedOptions(category);
+  tessel::registerVersionPrinter();
   cl::ParseCommandLineOptions(
       argc, argv,
       "Tessel layout inspector: which element every (wave, lane, "

@@ -9,6 +9,7 @@
 
 #include "tessel/InitAllDialects.h"
 #include "tessel/Support/InputLimits.h"
+#include "tessel/Support/Version.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Support/FileUtilities.h"
@@ -25,6 +26,7 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   tessel::registerAllDialects(registry);
   tessel::registerAllPasses();
+  tessel::registerVersionPrinter();
   auto [inputFile, outputFile] = mlir::registerAndParseCLIOptions(
       argc, argv, "Tessel optimizer driver\n", registry);
   mlir::MlirOptMainConfig config =

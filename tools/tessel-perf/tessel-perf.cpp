@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Perf/Model.h"
+#include "tessel/Support/Version.h"
 #include "tessel/Target/KernelMetadata.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -97,6 +98,7 @@ parseTriple(llvm::StringRef text, llvm::StringRef what) {
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
+  tessel::registerVersionPrinter();
   cl::ParseCommandLineOptions(argc, argv,
                               "Predict and explain an AMDGPU kernel's speed\n");
 

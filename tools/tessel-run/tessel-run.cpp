@@ -25,6 +25,7 @@
 #include "tessel/Support/InputLimits.h"
 #include "tessel/Support/Npy.h"
 #include "tessel/Support/Strides.h"
+#include "tessel/Support/Version.h"
 #include "tessel/Target/Chip.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -1242,6 +1243,7 @@ static int runProblems(ModuleOp module, ArrayRef<Problem> problems,
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   cl::HideUnrelatedOptions(category);
+  tessel::registerVersionPrinter();
   cl::ParseCommandLineOptions(argc, argv, "Tessel kernel runner\n");
 
   if (device == "hip")

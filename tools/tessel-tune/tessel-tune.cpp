@@ -22,6 +22,7 @@
 #include "tessel/Runtime/Device.h"
 #include "tessel/Runtime/Perf.h"
 #include "tessel/Support/InputLimits.h"
+#include "tessel/Support/Version.h"
 #include "tessel/Target/Chip.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -274,6 +275,7 @@ static llvm::json::Value trialsToJSON(StringRef problem, ArrayRef<Trial> trials,
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   llvm::cl::HideUnrelatedOptions(category);
+  tessel::registerVersionPrinter();
   llvm::cl::ParseCommandLineOptions(
       argc, argv, "Tessel tuner: rank matmul configs on their compiled code\n");
   // The in-process lld resets every cl::opt of the process when it links:

@@ -15,6 +15,7 @@
 #include "tessel/Pipelines/Pipelines.h"
 #include "tessel/Runtime/Perf.h"
 #include "tessel/Support/InputLimits.h"
+#include "tessel/Support/Version.h"
 #include "tessel/Target/Chip.h"
 #include "tessel/Target/Hsaco.h"
 #include "tessel/Target/KernelMetadata.h"
@@ -253,6 +254,7 @@ int main(int argc, char **argv) {
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
   llvm::cl::HideUnrelatedOptions(category);
+  tessel::registerVersionPrinter();
   llvm::cl::ParseCommandLineOptions(argc, argv,
                                     "Tessel compiler: MLIR to HSACO\n");
 
