@@ -21,6 +21,8 @@ PACKAGES=(
   clang-22 libclang-rt-22-dev
   # Python package and its tests
   python3 python3-numpy python3-pytest
+  # pip install of the package into a virtual environment (test/install)
+  python3-pip python3-venv python3-setuptools
   # torch tensors in and out of the Python package (CPU build is enough)
   python3-torch
 )

@@ -57,18 +57,32 @@ DEVICES = {"auto": 0, "hip": 1, "emulator": 2}
 
 
 def _library_path():
-    """TESSEL_LIBRARY, else the build tree next to this package."""
+    """TESSEL_LIBRARY; else the library inside the package (a pip-installed
+    package carries it); else the one `cmake --install` put in the prefix's
+    library directory (_install.py, written at install); else the build tree
+    of a source checkout."""
     explicit = os.environ.get("TESSEL_LIBRARY")
     if explicit:
         return explicit
-    root = Path(__file__).resolve().parents[2]
+    here = Path(__file__).resolve().parent
+    bundled = sorted(here.glob("libTesselC.so*"))
+    if bundled:
+        return str(bundled[0])
+    try:
+        from . import _install
+        installed = here / _install.LIBRARY
+        if installed.exists():
+            return str(installed)
+    except ImportError:
+        pass
+    root = here.parents[1]
     for build in ("build", "build-release"):
         candidate = root / build / "lib" / "libTesselC.so"
         if candidate.exists():
             return str(candidate)
     raise TesselError(
-        "libTesselC.so not found: build Tessel (bash scripts/test.sh) or set "
-        "TESSEL_LIBRARY to its path")
+        "libTesselC.so not found: build Tessel (bash scripts/test.sh), install "
+        "it (cmake --install, pip install), or set TESSEL_LIBRARY to its path")
 
 
 def _declare(lib):
