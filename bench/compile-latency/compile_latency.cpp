@@ -27,10 +27,12 @@
 
 using namespace tessel;
 
+static llvm::cl::OptionCategory category("tessel-bench-compile options");
 static llvm::cl::opt<unsigned> runs("runs", llvm::cl::desc("Runs per figure"),
-                                    llvm::cl::init(7));
+                                    llvm::cl::cat(category), llvm::cl::init(7));
 static llvm::cl::opt<std::string> chipName("chip", llvm::cl::init("gfx942"),
-                                           llvm::cl::desc("Target chip"));
+                                           llvm::cl::desc("Target chip"),
+                                           llvm::cl::cat(category));
 
 static const char *kGemm = R"mlir(
 func.func @matmul(%a: memref<4096x4096xbf16>, %b: memref<4096x4096xbf16>,
@@ -113,6 +115,7 @@ static bool benchmark(llvm::StringRef name, llvm::StringRef ir,
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   tessel::registerVersionPrinter();
+  llvm::cl::HideUnrelatedOptions(category);
   llvm::cl::ParseCommandLineOptions(argc, argv,
                                     "Tessel JIT compile latency benchmark\n");
   // Read the options before the first compile: the in-process lld resets

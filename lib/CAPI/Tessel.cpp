@@ -10,6 +10,7 @@
 #include "tessel-c/Tessel.h"
 #include "tessel/Runtime/Compiler.h"
 #include "tessel/Runtime/Device.h"
+#include "tessel/Support/Log.h"
 #include "tessel/Support/Version.h"
 
 #include "llvm/Support/CrashRecoveryContext.h"
@@ -600,6 +601,9 @@ int tesselRun(TesselModule *module, const char *name,
                    reason.c_str());
     });
   }
+  if (isLoggingEnabled())
+    std::fprintf(stderr, "tessel: run %s on %s\n", name,
+                 hip ? "hip" : "emulator");
   llvm::Error error =
       hip ? runOnHip(*hip, module, name, problemSizes, std::move(*arguments))
           : runOnEmulator(module, name, problemSizes, *arguments);

@@ -16,6 +16,8 @@
 
 #include <thread>
 
+#include <sys/time.h>
+
 using namespace tessel;
 
 /// First line of every entry; bump the number when the payload changes.
@@ -25,6 +27,14 @@ static constexpr uint64_t kMaxEntryBytes = uint64_t(1) << 30;
 
 CacheOptions CacheOptions::fromEnvironment() {
   CacheOptions options;
+  if (std::optional<std::string> megabytes =
+          llvm::sys::Process::GetEnv("TESSEL_CACHE_MAX_MB")) {
+    uint64_t value;
+    // A malformed bound keeps the default rather than disabling the bound.
+    if (!llvm::StringRef(*megabytes).trim().getAsInteger(10, value) &&
+        value <= (UINT64_MAX >> 20))
+      options.maxDiskBytes = value << 20;
+  }
   if (std::optional<std::string> dir =
           llvm::sys::Process::GetEnv("TESSEL_CACHE_DIR")) {
     options.directory = *dir; // empty: disk cache off
@@ -291,6 +301,8 @@ std::shared_ptr<const CompiledModule> KernelCache::lookup(llvm::StringRef key) {
   ++stats.diskHits;
   if (options.inMemory)
     memory[key] = entry;
+  // The entry was just used: pruning removes it last.
+  ::utimes(pathFor(key).c_str(), nullptr); // now
   return entry;
 }
 
@@ -379,5 +391,53 @@ void KernelCache::writeToDisk(llvm::StringRef key,
   if (llvm::sys::fs::rename(temporary, path)) {
     llvm::sys::fs::remove(temporary);
     failed();
+    return;
   }
+  pruneDisk(path);
+}
+
+void KernelCache::pruneDisk(llvm::StringRef justWritten) {
+  if (options.maxDiskBytes == 0)
+    return;
+  struct Entry {
+    std::string path;
+    uint64_t bytes;
+    llvm::sys::TimePoint<> used;
+  };
+  std::vector<Entry> entries;
+  uint64_t total = 0;
+  std::error_code error;
+  for (llvm::sys::fs::directory_iterator it(options.directory, error), end;
+       it != end && !error; it.increment(error)) {
+    if (llvm::sys::path::extension(it->path()) != ".tsl")
+      continue;
+    llvm::sys::fs::file_status status;
+    if (llvm::sys::fs::status(it->path(), status, /*Follow=*/false) ||
+        status.type() != llvm::sys::fs::file_type::regular_file)
+      continue;
+    entries.push_back(
+        {it->path(), status.getSize(), status.getLastModificationTime()});
+    total += status.getSize();
+  }
+  if (total <= options.maxDiskBytes)
+    return;
+  // Least recently used first; the entry just written goes last even when
+  // it alone is over the bound (it is what the caller is about to use).
+  llvm::sort(entries, [&](const Entry &x, const Entry &y) {
+    bool xNew = x.path == justWritten, yNew = y.path == justWritten;
+    if (xNew != yNew)
+      return yNew;
+    return x.used < y.used;
+  });
+  uint64_t pruned = 0;
+  for (const Entry &entry : entries) {
+    if (total <= options.maxDiskBytes || entry.path == justWritten)
+      break;
+    if (!llvm::sys::fs::remove(entry.path)) {
+      total -= entry.bytes;
+      ++pruned;
+    }
+  }
+  std::lock_guard<std::mutex> lock(mutex);
+  stats.prunedEntries += pruned;
 }

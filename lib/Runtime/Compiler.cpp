@@ -5,6 +5,8 @@
 #include "tessel/InitAllDialects.h"
 #include "tessel/Pipelines/Pipelines.h"
 #include "tessel/Support/InputLimits.h"
+#include "tessel/Support/Log.h"
+#include "tessel/Support/Version.h"
 #include "tessel/Target/Chip.h"
 #include "tessel/Target/Hsaco.h"
 
@@ -16,13 +18,18 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <cstring>
 #include <dlfcn.h>
+#include <link.h>
 #include <sys/stat.h>
 
 using namespace mlir;
@@ -32,15 +39,65 @@ using namespace tessel;
 /// produces it changing (the build identity below covers code changes).
 static constexpr llvm::StringLiteral kCompilerVersion = "tessel-0.1";
 
-/// Identifies this build of the compiler: the file holding this code (a
-/// tool or libTesselC.so) with its size and modification time, so a rebuilt
-/// compiler never reads entries of an older one.
-static const std::string &getBuildIdentity() {
+/// The GNU build id of the loaded image that holds `address` (the linker's
+/// hash of its contents), in hex; empty when the image has none.
+static std::string getBuildId(const void *address) {
+  struct Search {
+    uintptr_t address;
+    std::string id;
+  } search{reinterpret_cast<uintptr_t>(address), {}};
+  dl_iterate_phdr(
+      [](dl_phdr_info *info, size_t, void *data) -> int {
+        auto *search = static_cast<Search *>(data);
+        auto segments = llvm::ArrayRef(info->dlpi_phdr, info->dlpi_phnum);
+        bool holds = llvm::any_of(segments, [&](const ElfW(Phdr) & segment) {
+          uintptr_t start = info->dlpi_addr + segment.p_vaddr;
+          return segment.p_type == PT_LOAD && search->address >= start &&
+                 search->address < start + segment.p_memsz;
+        });
+        if (!holds)
+          return 0;
+        for (const ElfW(Phdr) & segment : segments) {
+          if (segment.p_type != PT_NOTE)
+            continue;
+          const char *note =
+              reinterpret_cast<const char *>(info->dlpi_addr + segment.p_vaddr);
+          const char *end = note + segment.p_memsz;
+          while (note + sizeof(ElfW(Nhdr)) <= end) {
+            const auto *header = reinterpret_cast<const ElfW(Nhdr) *>(note);
+            const char *name = note + sizeof(ElfW(Nhdr));
+            const char *desc = name + llvm::alignTo(header->n_namesz, 4);
+            if (header->n_type == NT_GNU_BUILD_ID && header->n_namesz == 4 &&
+                std::memcmp(name, "GNU", 4) == 0 &&
+                desc + header->n_descsz <= end) {
+              search->id = llvm::toHex(llvm::StringRef(desc, header->n_descsz),
+                                       /*LowerCase=*/true);
+              return 1;
+            }
+            note = desc + llvm::alignTo(header->n_descsz, 4);
+          }
+        }
+        return 1;
+      },
+      &search);
+  return search.id;
+}
+
+/// Identifies this build of the compiler: Tessel's version and git revision
+/// and the build id of the image holding this code (a tool or
+/// libTesselC.so), so a rebuilt compiler never reads entries of an older
+/// one, wherever either lives; without a build id, the image's path, size
+/// and modification time.
+const std::string &tessel::getCompilerBuildIdentity() {
   static const std::string identity = [] {
-    std::string result = kCompilerVersion.str();
+    std::string result = kCompilerVersion.str() + " " + getFullVersion();
+    std::string buildId =
+        getBuildId(reinterpret_cast<const void *>(&getCompilerBuildIdentity));
+    if (!buildId.empty())
+      return result + " build " + buildId;
     Dl_info info;
     struct stat status;
-    if (dladdr(reinterpret_cast<void *>(&getBuildIdentity), &info) &&
+    if (dladdr(reinterpret_cast<void *>(&getCompilerBuildIdentity), &info) &&
         info.dli_fname && stat(info.dli_fname, &status) == 0)
       result +=
           llvm::formatv(" {0} {1} {2}", info.dli_fname,
@@ -57,7 +114,7 @@ std::string tessel::computeCacheKey(llvm::StringRef ir,
     hasher.update(llvm::formatv("{0}:", text.size()).str());
     hasher.update(text);
   };
-  field(getBuildIdentity());
+  field(getCompilerBuildIdentity());
   field(options.chip);
   field(std::to_string(options.optLevel));
   field(ir);
@@ -332,6 +389,43 @@ struct CompileSession {
 };
 } // namespace
 
+/// Where TESSEL_DUMP_DIR puts what one compile produces:
+/// <dir>/<chip>-<first 16 hex digits of the cache key>; empty without it.
+static std::string getDumpDirectory(llvm::StringRef ir,
+                                    const CompileOptions &options) {
+  std::optional<std::string> root =
+      llvm::sys::Process::GetEnv("TESSEL_DUMP_DIR");
+  if (!root || root->empty())
+    return {};
+  llvm::SmallString<256> path(*root);
+  llvm::sys::path::append(path, options.chip + "-" +
+                                    computeCacheKey(ir, options).substr(0, 16));
+  return std::string(path);
+}
+
+/// Writes `text` to `directory`/`name`; a dump that cannot be written is
+/// reported once on stderr and does not fail the compile.
+static void dumpFile(llvm::StringRef directory, llvm::StringRef name,
+                     llvm::StringRef text) {
+  llvm::SmallString<256> path(directory);
+  llvm::sys::path::append(path, name);
+  std::error_code error = llvm::sys::fs::create_directories(directory);
+  if (!error) {
+    llvm::raw_fd_ostream os(path, error);
+    if (!error) {
+      os << text;
+      os.close();
+      if (os.has_error()) {
+        error = os.error();
+        os.clear_error();
+      }
+    }
+  }
+  if (error)
+    llvm::errs() << "tessel: cannot write " << path << ": " << error.message()
+                 << "\n";
+}
+
 llvm::Expected<std::shared_ptr<const CompiledModule>>
 tessel::compileUncached(llvm::StringRef ir, const CompileOptions &options,
                         CompileTimings *timings) {
@@ -353,6 +447,24 @@ tessel::compileUncached(llvm::StringRef ir, const CompileOptions &options,
     return llvm::createStringError("optimization level must be 0 to 3");
 
   CompileSession session;
+  // TESSEL_DUMP_DIR: the input, the IR after every pass (passes/, MLIR's
+  // file tree), the LLVM IR, the ISA, the report and the code object.
+  std::string dump = getDumpDirectory(ir, options);
+  if (!dump.empty()) {
+    dumpFile(dump, "0-input.mlir", ir);
+    session.context->disableMultithreading();
+  }
+  auto printPasses = [&](PassManager &passes) {
+    if (dump.empty())
+      return;
+    llvm::SmallString<256> tree(dump);
+    llvm::sys::path::append(tree, "passes");
+    passes.enableIRPrintingToFileTree([](Pass *, Operation *) { return false; },
+                                      [](Pass *, Operation *) { return true; },
+                                      /*printModuleScope=*/true,
+                                      /*printAfterOnlyOnChange=*/true,
+                                      /*printAfterOnlyOnFailure=*/false, tree);
+  };
   session.sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(ir, "<tessel input>"),
       llvm::SMLoc());
@@ -369,12 +481,14 @@ tessel::compileUncached(llvm::StringRef ir, const CompileOptions &options,
   pipelineOptions.chip = chip->name.str();
   PassManager toGPU(session.context.get());
   buildTesselToGPUPipeline(toGPU, pipelineOptions);
+  printPasses(toGPU);
   if (failed(toGPU.run(*module)) || session.sawError)
     return session.error("lowering to GPU kernels failed");
   std::vector<CompiledKernel> kernels = collectLaunchFacts(*module, kinds);
   times.tesselToGPU = lap();
   PassManager toROCDL(session.context.get());
   buildGPUToROCDLPipeline(toROCDL, pipelineOptions);
+  printPasses(toROCDL);
   if (failed(toROCDL.run(*module)) || session.sawError)
     return session.error("lowering to ROCDL failed");
   times.gpuToROCDL = lap();
@@ -414,6 +528,14 @@ tessel::compileUncached(llvm::StringRef ir, const CompileOptions &options,
       return llvm::createStringError("kernel '" + kernel.name +
                                      "' is missing from the code object");
     kernel.metadata = *found;
+  }
+  if (!dump.empty()) {
+    dumpFile(dump, "1-rocdl.mlir", result->emulatorIR);
+    dumpFile(dump, "2-optimized.ll", binary->llvmIR);
+    dumpFile(dump, "3-kernel.s", binary->isa);
+    dumpFile(dump, "4-report.json", result->reportJSON);
+    dumpFile(dump, "5-kernel.hsaco",
+             llvm::StringRef(result->hsaco.data(), result->hsaco.size()));
   }
   result->kernels = std::move(kernels);
   return std::shared_ptr<const CompiledModule>(std::move(result));
@@ -478,11 +600,35 @@ Compiler::Compiler(CacheOptions cacheOptions)
 llvm::Expected<std::shared_ptr<const CompiledModule>>
 Compiler::compile(llvm::StringRef ir, const CompileOptions &options) {
   std::string key = computeCacheKey(ir, options);
-  if (std::shared_ptr<const CompiledModule> hit = cache.lookup(key))
+  CacheStats before = isLoggingEnabled() ? cache.getStats() : CacheStats();
+  if (std::shared_ptr<const CompiledModule> hit = cache.lookup(key)) {
+    if (isLoggingEnabled())
+      llvm::errs() << "tessel: " << options.chip << " " << key.substr(0, 16)
+                   << ": "
+                   << (cache.getStats().memoryHits > before.memoryHits
+                           ? "memory"
+                           : "disk")
+                   << " cache hit\n";
     return hit;
+  }
+  auto start = std::chrono::steady_clock::now();
   llvm::Expected<std::shared_ptr<const CompiledModule>> compiled =
       compileUncached(ir, options);
   if (compiled)
     cache.insert(key, *compiled);
+  if (isLoggingEnabled()) {
+    double ms = std::chrono::duration<double, std::milli>(
+                    std::chrono::steady_clock::now() - start)
+                    .count();
+    llvm::errs() << "tessel: " << options.chip << " " << key.substr(0, 16)
+                 << ": " << (compiled ? "compiled" : "failed") << " in "
+                 << llvm::formatv("{0:f1}", ms) << " ms";
+    if (compiled)
+      llvm::errs() << " (" << (*compiled)->kernels.size() << " kernel(s))";
+    std::string dump = getDumpDirectory(ir, options);
+    if (!dump.empty())
+      llvm::errs() << ", dumped to " << dump;
+    llvm::errs() << "\n";
+  }
   return compiled;
 }

@@ -444,12 +444,10 @@ FailureOr<GpuModuleBinary> tessel::compileGpuModule(gpu::GPUModuleOp gpuModule,
       runCodegen(loc, *module, **machine, llvm::CodeGenFileType::AssemblyFile);
   if (failed(code) || failed(collector.flush(loc, "AMDGPU code generation")))
     return failure();
-  std::string isa = raiseMatrixClusterPriority(*code);
-  if (wantIsa) {
-    binary.isa = std::move(isa);
+  binary.isa = raiseMatrixClusterPriority(*code);
+  if (wantIsa)
     return binary;
-  }
-  FailureOr<std::string> object = assemble(loc, isa, **machine);
+  FailureOr<std::string> object = assemble(loc, binary.isa, **machine);
   if (failed(object))
     return failure();
   FailureOr<std::vector<char>> hsaco = linkWithLld(loc, *object);

@@ -101,3 +101,15 @@
 // FULL-NOT: LLVM ERROR
 // RUN: not tessel-opt %s -o /dev/full 2>&1 | FileCheck %s --check-prefix=OPTFULL
 // OPTFULL: tessel-opt: error: cannot write '/dev/full'
+//
+// Options belong to their subcommand: --batch is matmul's (attention's is
+// -b), and the top level lists no LLVM options.
+// RUN: not tessel-gen attention --batch 3 2>&1 | FileCheck %s --check-prefix=ATTNBATCH
+// ATTNBATCH: Unknown command line argument '--batch'
+// RUN: tessel-gen --help | FileCheck %s --check-prefix=TOPHELP
+// TOPHELP: SUBCOMMANDS:
+// TOPHELP-NOT: --aarch64
+// TOPHELP-NOT: --amdgpu
+// RUN: tessel-gen matmul --help | FileCheck %s --check-prefix=MMHELP
+// MMHELP: -m <long> {{.*}}(default 1024)
+// MMHELP-NOT: --seq-q

@@ -19,6 +19,9 @@
 // GRID32: tessel-run: error: --grid 4294967296: dimension 0 has 4294967296 workgroups, over the 4294967295 an AMD dispatch allows
 // RUN: not tessel-run %s --kernel copy_transposed --chip gfx942 --block 4294967297 --arg %t.x.npy --arg %t.y.npy 2>&1 | FileCheck %s --check-prefix=BLOCK
 // BLOCK: tessel-run: error: kernel 'copy_transposed': a workgroup of 4294967297 lanes exceeds the 1024 lanes gfx942 allows
+// The device names are the C API's and Python's.
+// RUN: not tessel-run %s --kernel copy_transposed --chip gfx942 --device emu 2>&1 | FileCheck %s --check-prefix=DEVICE
+// DEVICE: error: unknown device 'emu'; expected emulator or hip
 // RUN: not tessel-run %s --kernel copy_transposed --chip gfx942 --block 4294967296,4294967296,2 --arg %t.x.npy --arg %t.y.npy 2>&1 | FileCheck %s --check-prefix=BLOCK64
 // BLOCK64: tessel-run: error: kernel 'copy_transposed': a workgroup of 4294967296x4294967296x2 lanes exceeds the 1024 lanes gfx942 allows
 

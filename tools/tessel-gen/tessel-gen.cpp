@@ -43,8 +43,9 @@ static cl::SubCommand
 // Shared options.
 static cl::opt<std::string> elementType(
     "t",
-    cl::desc("Input element type: f32, f16, bf16, i8, f8E4M3FNUZ, "
-             "f8E5M2FNUZ, f8E4M3FN, f8E5M2 (fp8/bf8: the FNUZ pair)"),
+    cl::desc(
+        "Input element type: f32, f16, bf16, i8, f8E4M3FNUZ, "
+        "f8E5M2FNUZ, f8E4M3FN, f8E5M2 (fp8/bf8: the FNUZ pair; default f16)"),
     cl::init("f16"), cl::sub(matmulCommand), cl::sub(attentionCommand));
 static cl::list<std::string>
     dynamicDims("dynamic",
@@ -52,25 +53,25 @@ static cl::list<std::string>
                          "(matmul) or seq-q,seq-kv,batch (attention)"),
                 cl::CommaSeparated, cl::sub(matmulCommand),
                 cl::sub(attentionCommand));
-static cl::opt<std::string> kernelName("name",
-                                       cl::desc("Kernel (function) name"),
-                                       cl::init(""), cl::sub(matmulCommand),
-                                       cl::sub(attentionCommand));
-static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
-                                       cl::init("-"), cl::sub(matmulCommand),
-                                       cl::sub(attentionCommand));
+static cl::opt<std::string> kernelName(
+    "name", cl::desc("Kernel (function) name (default: matmul or attention)"),
+    cl::init(""), cl::sub(matmulCommand), cl::sub(attentionCommand));
+static cl::opt<std::string>
+    outputFile("o", cl::desc("Output file (default -: stdout)"), cl::init("-"),
+               cl::sub(matmulCommand), cl::sub(attentionCommand));
 
 // matmul.
-static cl::opt<int64_t> sizeM("m", cl::desc("Rows of A and C"), cl::init(1024),
-                              cl::sub(matmulCommand));
-static cl::opt<int64_t> sizeN("n", cl::desc("Columns of B and C"),
+static cl::opt<int64_t> sizeM("m", cl::desc("Rows of A and C (default 1024)"),
                               cl::init(1024), cl::sub(matmulCommand));
-static cl::opt<int64_t> sizeK("k", cl::desc("Reduction size"), cl::init(1024),
-                              cl::sub(matmulCommand));
+static cl::opt<int64_t> sizeN("n",
+                              cl::desc("Columns of B and C (default 1024)"),
+                              cl::init(1024), cl::sub(matmulCommand));
+static cl::opt<int64_t> sizeK("k", cl::desc("Reduction size (default 1024)"),
+                              cl::init(1024), cl::sub(matmulCommand));
 static cl::opt<int64_t> batch("batch",
-                              cl::desc("Batch count (0: rank-2 operands)"),
-                              cl::init(0), cl::sub(matmulCommand),
-                              cl::sub(attentionCommand));
+                              cl::desc("Batch count (default 0: rank-2 "
+                                       "operands)"),
+                              cl::init(0), cl::sub(matmulCommand));
 static cl::opt<std::string>
     bElementType("b-type",
                  cl::desc("Element type of B when it differs from A (fp8 "
@@ -97,7 +98,7 @@ static cl::opt<bool> residual("residual",
                               cl::sub(matmulCommand));
 static cl::opt<std::string>
     activation("activation",
-               cl::desc("Fused activation: none, relu, gelu, silu"),
+               cl::desc("Fused activation: none (default), relu, gelu, silu"),
                cl::init("none"), cl::sub(matmulCommand));
 static cl::opt<bool>
     alpha("alpha", cl::desc("Scale the product by a scalar f32 argument"),
@@ -114,19 +115,20 @@ static cl::opt<std::string> scaleB(
     cl::init("none"), cl::sub(matmulCommand));
 
 // attention.
-static cl::opt<int64_t> attnBatch("b", cl::desc("Batch size"), cl::init(1),
-                                  cl::sub(attentionCommand));
-static cl::opt<int64_t> heads("h", cl::desc("Query heads"), cl::init(8),
-                              cl::sub(attentionCommand));
+static cl::opt<int64_t> attnBatch("b", cl::desc("Batch size (default 1)"),
+                                  cl::init(1), cl::sub(attentionCommand));
+static cl::opt<int64_t> heads("h", cl::desc("Query heads (default 8)"),
+                              cl::init(8), cl::sub(attentionCommand));
 static cl::opt<int64_t> kvHeads("kv-heads",
                                 cl::desc("Key/value heads (default: -h)"),
                                 cl::init(0), cl::sub(attentionCommand));
-static cl::opt<int64_t> seqQ("seq-q", cl::desc("Query length"), cl::init(1024),
-                             cl::sub(attentionCommand));
-static cl::opt<int64_t> seqKV("seq-kv", cl::desc("Key/value length"),
+static cl::opt<int64_t> seqQ("seq-q", cl::desc("Query length (default 1024)"),
+                             cl::init(1024), cl::sub(attentionCommand));
+static cl::opt<int64_t> seqKV("seq-kv",
+                              cl::desc("Key/value length (default 1024)"),
                               cl::init(1024), cl::sub(attentionCommand));
-static cl::opt<int64_t> headDim("d", cl::desc("Head dimension"), cl::init(128),
-                                cl::sub(attentionCommand));
+static cl::opt<int64_t> headDim("d", cl::desc("Head dimension (default 128)"),
+                                cl::init(128), cl::sub(attentionCommand));
 static cl::opt<int64_t>
     headDimV("head-dim-v",
              cl::desc("Head dimension of V and O (default: -d; e.g. -d 192 "
@@ -221,6 +223,9 @@ static AttentionProblem attentionFromCommandLine() {
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   tessel::registerVersionPrinter();
+  // The subcommands list their own options; the top level lists no LLVM
+  // ones.
+  cl::HideUnrelatedOptions(llvm::ArrayRef<const cl::OptionCategory *>{});
   cl::ParseCommandLineOptions(argc, argv,
                               "Tessel problem generator: prints L0 IR\n");
   if (!matmulCommand && !attentionCommand)

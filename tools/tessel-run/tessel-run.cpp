@@ -71,8 +71,11 @@ static cl::opt<std::string>
               cl::cat(category));
 static cl::opt<std::string> chipName("chip", cl::desc("Chip to emulate"),
                                      cl::init("gfx942"), cl::cat(category));
-static cl::opt<std::string> device("device", cl::desc("emu (default) or hip"),
-                                   cl::init("emu"), cl::cat(category));
+static cl::opt<std::string>
+    device("device",
+           cl::desc("emulator (default) or hip: the device names of the C "
+                    "API and Python"),
+           cl::init("emulator"), cl::cat(category));
 static cl::list<std::string>
     argValues("arg",
               cl::desc("One per kernel argument, in order: a .npy file for a "
@@ -1247,10 +1250,11 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "Tessel kernel runner\n");
 
   if (device == "hip")
-    return fail("--device=hip is not available in this build: the HIP "
-                "runtime is part of the JIT library; use --device=emu");
-  if (device != "emu")
-    return fail("unknown device '" + device + "'; expected emu or hip");
+    return fail("--device=hip is not available in tessel-run: it runs "
+                "kernels on the emulator (the C API and Python run them "
+                "through HIP); use --device=emulator");
+  if (device != "emulator")
+    return fail("unknown device '" + device + "'; expected emulator or hip");
   const Chip *chip = lookupChip(chipName);
   if (!chip)
     return fail("unknown chip '" + chipName +

@@ -2,6 +2,7 @@
 
 #include "tessel/Runtime/Compiler.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Support/Version.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -20,6 +21,7 @@
 #include <thread>
 
 #include <sys/stat.h>
+#include <sys/time.h>
 
 using namespace tessel;
 
@@ -387,3 +389,82 @@ TEST(CompilerTest, ConcurrentCompiles) {
 }
 
 } // namespace
+
+TEST(CompilerTest, DiskCachePrunesTheLeastRecentlyUsedEntries) {
+  CacheDirectory directory;
+  // One real entry (a disk hit re-reads the code object's metadata), stored
+  // under several keys.
+  Compiler compiler(CacheOptions{false, ""});
+  auto compiled = compiler.compile(matmulIR(64, 64, 32), {"gfx942", 3});
+  ASSERT_TRUE(bool(compiled));
+  const CompiledModule &module = **compiled;
+  CacheOptions options = directory.options(/*inMemory=*/false);
+  KernelCache probe(options);
+  probe.insert("size", std::make_shared<const CompiledModule>(module));
+  uint64_t entryBytes = 0;
+  ASSERT_FALSE(llvm::sys::fs::file_size(probe.pathFor("size"), entryBytes));
+  ASSERT_FALSE(llvm::sys::fs::remove(probe.pathFor("size")));
+
+  // Room for three entries.
+  options.maxDiskBytes = 3 * entryBytes + entryBytes / 2;
+  KernelCache cache(options);
+  auto setUsed = [&](llvm::StringRef key, int secondsAgo) {
+    struct timeval times[2];
+    gettimeofday(&times[0], nullptr);
+    times[0].tv_sec -= secondsAgo;
+    times[1] = times[0];
+    ASSERT_EQ(utimes(cache.pathFor(key).c_str(), times), 0);
+  };
+  for (llvm::StringRef key : {"a", "b", "c"})
+    cache.insert(key, std::make_shared<const CompiledModule>(module));
+  setUsed("a", 300);
+  setUsed("b", 200);
+  setUsed("c", 100);
+  // A hit makes "a" the most recently used; a fourth entry then pushes out
+  // "b", the least recently used, and nothing else.
+  ASSERT_NE(cache.lookup("a"), nullptr);
+  cache.insert("d", std::make_shared<const CompiledModule>(module));
+  EXPECT_TRUE(llvm::sys::fs::exists(cache.pathFor("a")));
+  EXPECT_FALSE(llvm::sys::fs::exists(cache.pathFor("b")));
+  EXPECT_TRUE(llvm::sys::fs::exists(cache.pathFor("c")));
+  EXPECT_TRUE(llvm::sys::fs::exists(cache.pathFor("d")));
+  EXPECT_EQ(cache.getStats().prunedEntries, 1u);
+
+  // An entry larger than the whole bound still lands (it is about to be
+  // used); everything older goes.
+  options.maxDiskBytes = entryBytes / 2;
+  KernelCache tiny(options);
+  tiny.insert("e", std::make_shared<const CompiledModule>(module));
+  EXPECT_TRUE(llvm::sys::fs::exists(tiny.pathFor("e")));
+  for (llvm::StringRef key : {"a", "c", "d"})
+    EXPECT_FALSE(llvm::sys::fs::exists(tiny.pathFor(key)));
+  EXPECT_EQ(tiny.getStats().prunedEntries, 3u);
+}
+
+TEST(CompilerTest, CacheBoundFromTheEnvironment) {
+  ASSERT_EQ(setenv("TESSEL_CACHE_MAX_MB", "64", 1), 0);
+  EXPECT_EQ(CacheOptions::fromEnvironment().maxDiskBytes, uint64_t(64) << 20);
+  ASSERT_EQ(setenv("TESSEL_CACHE_MAX_MB", "0", 1), 0);
+  EXPECT_EQ(CacheOptions::fromEnvironment().maxDiskBytes, 0u);
+  ASSERT_EQ(setenv("TESSEL_CACHE_MAX_MB", "lots", 1), 0);
+  EXPECT_EQ(CacheOptions::fromEnvironment().maxDiskBytes,
+            CacheOptions::kDefaultMaxDiskBytes);
+  ASSERT_EQ(unsetenv("TESSEL_CACHE_MAX_MB"), 0);
+}
+
+TEST(CompilerTest, CacheKeyNamesTheVersionAndTheBuild) {
+  // Same input, same key; the key is a SHA-256 in hex.
+  std::string ir = matmulIR(64, 64, 32);
+  std::string key = computeCacheKey(ir, {"gfx942", 3});
+  EXPECT_EQ(key, computeCacheKey(ir, {"gfx942", 3}));
+  EXPECT_EQ(key.size(), 64u);
+  EXPECT_NE(key, computeCacheKey(ir, {"gfx950", 3}));
+  // The build is named by version, revision and the linker's build id,
+  // not by where the binary lives.
+  llvm::StringRef identity = getCompilerBuildIdentity();
+  EXPECT_TRUE(identity.contains(getFullVersion())) << identity.str();
+  size_t build = identity.find(" build ");
+  ASSERT_NE(build, llvm::StringRef::npos) << identity.str();
+  EXPECT_GE(identity.size() - build - 7, 32u);
+  EXPECT_FALSE(identity.contains("/")) << identity.str();
+}

@@ -29,9 +29,15 @@ struct CacheOptions {
   bool inMemory = true;
   /// Directory of the on-disk cache; empty disables it.
   std::string directory;
+  /// The disk cache's bound: after a write, the least recently used entries
+  /// (a hit refreshes an entry) are removed until the entries take at most
+  /// this many bytes. 0: unbounded.
+  uint64_t maxDiskBytes = kDefaultMaxDiskBytes;
+  static constexpr uint64_t kDefaultMaxDiskBytes = uint64_t(1) << 30;
 
   /// TESSEL_CACHE_DIR if set (set but empty: no disk cache), else
-  /// $XDG_CACHE_HOME/tessel or ~/.cache/tessel.
+  /// $XDG_CACHE_HOME/tessel or ~/.cache/tessel; the bound from
+  /// TESSEL_CACHE_MAX_MB (megabytes, 0: unbounded; default 1024).
   static CacheOptions fromEnvironment();
 };
 
@@ -41,6 +47,7 @@ struct CacheStats {
   uint64_t misses = 0;
   uint64_t corruptEntries = 0; // found on disk, rejected and removed
   uint64_t writeFailures = 0;
+  uint64_t prunedEntries = 0; // removed to keep the disk cache in its bound
 };
 
 class KernelCache {
@@ -58,6 +65,9 @@ public:
   std::string pathFor(llvm::StringRef key) const;
 
 private:
+  /// Keeps the disk cache within options.maxDiskBytes (least recently used
+  /// entries first; never `justWritten`).
+  void pruneDisk(llvm::StringRef justWritten);
   std::shared_ptr<const CompiledModule> readFromDisk(llvm::StringRef key);
   void writeToDisk(llvm::StringRef key, const CompiledModule &entry);
 

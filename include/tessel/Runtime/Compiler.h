@@ -157,6 +157,10 @@ private:
 
 /// The cache key of compiling `ir` with `options` by this build of Tessel.
 std::string computeCacheKey(llvm::StringRef ir, const CompileOptions &options);
+/// What identifies this build of the compiler in every cache key: Tessel's
+/// version and git revision and the GNU build id of the image holding the
+/// compiler (its path, size and modification time without one).
+const std::string &getCompilerBuildIdentity();
 
 /// The AMDGPU assembly of `module`'s code object, generated on request from
 /// its LLVM/ROCDL form (same input and options as the code object, so the

@@ -37,7 +37,7 @@ struct HsacoOptions {
 /// What one gpu.module compiles to.
 struct GpuModuleBinary {
   std::string llvmIR;      // optimized LLVM IR (text)
-  std::string isa;         // AMDGPU assembly (HsacoStage::ISA)
+  std::string isa;         // AMDGPU assembly (HsacoStage::ISA and HSACO)
   std::vector<char> hsaco; // the linked code object (HsacoStage::HSACO)
   bool linkedDeviceLibs = false;
 };

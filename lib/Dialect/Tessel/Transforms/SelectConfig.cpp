@@ -108,6 +108,24 @@ struct SelectConfigPass
           << "unknown chip '" << chip << "'; known chips: " << knownChipNames();
       return signalPassFailure();
     }
+    // The RDNA chips have matrix instructions (WMMA), but no tile pipeline
+    // reaches them yet: say so before any config or instruction search.
+    if (!target->isCDNA()) {
+      WalkResult unsupported = getOperation().walk([&](Operation *op) {
+        if (!isa<MatmulOp, AttentionOp>(op))
+          return WalkResult::advance();
+        op->emitOpError()
+            << "is not supported on " << target->name
+            << " yet: the tile pipeline targets the MFMA chips (gfx90a, "
+               "gfx942, gfx950); "
+            << target->name
+            << "'s WMMA instructions are in the catalogue, the layout tools "
+               "and the emulator only";
+        return WalkResult::interrupt();
+      });
+      if (unsupported.wasInterrupted())
+        return signalPassFailure();
+    }
     WalkResult result = getOperation().walk([&](MatmulOp matmul) {
       Type a = matmul.getA().getType().getElementType();
       Type b = matmul.getB().getType().getElementType();
