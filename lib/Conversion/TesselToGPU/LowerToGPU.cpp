@@ -1388,6 +1388,119 @@ LogicalResult KernelLowering::lower(func::FuncOp function) {
   return lowerBlock(function.getBody().front());
 }
 
+/// Whether `op` computes each element of its vector results from the same
+/// element of its vector operands, and every user of its results reads
+/// single elements (vector.extract at a static position) or is such an op
+/// itself: its work can then be done element by element where each element
+/// is used.
+static bool isSinkableElementwise(Operation *op) {
+  if (!op || !op->hasTrait<OpTrait::Elementwise>() ||
+      op->getNumRegions() != 0 || op->getNumResults() != 1)
+    return false;
+  auto type = dyn_cast<VectorType>(op->getResult(0).getType());
+  if (!type || type.getRank() != 1)
+    return false;
+  return llvm::all_of(op->getUsers(), [&](Operation *user) {
+    if (user->getBlock() != op->getBlock())
+      return false;
+    if (auto extract = dyn_cast<vector::ExtractOp>(user))
+      return extract.getDynamicPosition().empty();
+    return isSinkableElementwise(user);
+  });
+}
+
+/// Element `index` of `value` at the builder's point: the elementwise op
+/// producing it redone on that element (recursively), or an extract.
+static Value
+materializeElement(OpBuilder &b, Value value, int64_t index,
+                   DenseMap<std::pair<Value, int64_t>, Value> &done) {
+  if (Value known = done.lookup({value, index}))
+    return known;
+  Operation *op = value.getDefiningOp();
+  Value element;
+  if (isSinkableElementwise(op)) {
+    OperationState state(op->getLoc(), op->getName());
+    for (Value operand : op->getOperands())
+      state.addOperands(isa<VectorType>(operand.getType())
+                            ? materializeElement(b, operand, index, done)
+                            : operand);
+    state.addTypes(cast<VectorType>(value.getType()).getElementType());
+    state.addAttributes(op->getAttrs());
+    element = b.create(state)->getResult(0);
+  } else {
+    element = vector::ExtractOp::create(b, value.getLoc(), value,
+                                        ArrayRef<int64_t>{index});
+  }
+  done[{value, index}] = element;
+  return element;
+}
+
+/// Whether the sinkable chain ending in `op` has a step that expands into
+/// many instructions with temporaries of their own (math functions, a
+/// division): only then does computing it over whole tiles run out of
+/// registers. Cheap chains (a bias, a scale, a conversion) stay vector ops,
+/// which the backend packs two by two.
+static bool hasExpensiveStep(Operation *op) {
+  if (!isSinkableElementwise(op))
+    return false;
+  if (op->getDialect()->getNamespace() == "math" ||
+      isa<arith::DivFOp, arith::RemFOp>(op))
+    return true;
+  return llvm::any_of(op->getOperands(), [](Value operand) {
+    return hasExpensiveStep(operand.getDefiningOp());
+  });
+}
+
+/// The epilogue of a kernel (the elementwise work between the accumulator
+/// and its per-element stores to memory; not the softmax feeding the next
+/// product, whose packed instructions need whole tiles), where it has an
+/// expensive step, computed
+/// element by element next to each store, instead of op by op over whole
+/// register tiles: the latter keeps
+/// every element's temporaries alive at once (a GELU over a 128-register
+/// accumulator took 390 registers, one wave per SIMD), the former a few.
+static void sinkElementwiseIntoExtracts(gpu::GPUModuleOp module) {
+  SmallVector<vector::ExtractOp> extracts;
+  module.walk([&](vector::ExtractOp extract) {
+    if (extract.getDynamicPosition().empty() &&
+        extract.getStaticPosition().size() == 1 &&
+        hasExpensiveStep(extract.getSource().getDefiningOp()) &&
+        llvm::all_of(extract->getUsers(), [&](Operation *user) {
+          auto store = dyn_cast<memref::StoreOp>(user);
+          return store && store.getValue() == extract.getResult();
+        }))
+      extracts.push_back(extract);
+  });
+  DenseMap<std::pair<Value, int64_t>, Value> done;
+  Block *block = nullptr;
+  for (vector::ExtractOp extract : extracts) {
+    // Elements are shared only within one block, up to the next extract
+    // (a value made for an earlier store is still available there).
+    if (extract->getBlock() != block) {
+      done.clear();
+      block = extract->getBlock();
+    }
+    OpBuilder b(extract);
+    Value element = materializeElement(b, extract.getSource(),
+                                       extract.getStaticPosition()[0], done);
+    extract.getResult().replaceAllUsesWith(element);
+    extract.erase();
+  }
+  // The whole-tile ops are dead now (a chain's ops die one after another).
+  for (bool erased = true; erased;) {
+    SmallVector<Operation *> dead;
+    module.walk([&](Operation *op) {
+      if (op->hasTrait<OpTrait::Elementwise>() && op->getNumResults() == 1 &&
+          op->use_empty() && isa<VectorType>(op->getResult(0).getType()) &&
+          isMemoryEffectFree(op))
+        dead.push_back(op);
+    });
+    for (Operation *op : dead)
+      op->erase();
+    erased = !dead.empty();
+  }
+}
+
 namespace {
 struct LowerToGPUPass
     : public tessel::impl::TesselLowerToGPUPassBase<LowerToGPUPass> {
@@ -1445,18 +1558,26 @@ struct LowerToGPUPass
     // (whose results are assembled with slices too); arith.truncf's
     // overflow rule (NaN, or infinity for E5M2) is kept, as the host
     // references have it.
-    RewritePatternSet patterns(&getContext());
-    vector::populateVectorInsertExtractStridedSliceTransforms(patterns);
-    if (target->fp8Format != Fp8Format::None) {
-      FailureOr<amdgpu::Chipset> chipset = amdgpu::Chipset::parse(chip);
-      if (failed(chipset))
-        return signalPassFailure();
-      arith::populateArithToAMDGPUConversionPatterns(
-          patterns, /*convertFP8Arithmetic=*/true, /*saturateFP8Truncf=*/false,
-          /*allowPackedF16Rtz=*/false, /*supportsScaledExtTrunc=*/false,
-          *chipset);
-    }
-    if (failed(applyPatternsGreedily(gpuModule, std::move(patterns))))
+    auto cleanUp = [&]() -> LogicalResult {
+      RewritePatternSet patterns(&getContext());
+      vector::populateVectorInsertExtractStridedSliceTransforms(patterns);
+      if (target->fp8Format != Fp8Format::None) {
+        FailureOr<amdgpu::Chipset> chipset = amdgpu::Chipset::parse(chip);
+        if (failed(chipset))
+          return failure();
+        arith::populateArithToAMDGPUConversionPatterns(
+            patterns, /*convertFP8Arithmetic=*/true,
+            /*saturateFP8Truncf=*/false, /*allowPackedF16Rtz=*/false,
+            /*supportsScaledExtTrunc=*/false, *chipset);
+      }
+      return applyPatternsGreedily(gpuModule, std::move(patterns));
+    };
+    // The epilogues element by element once the stores read single
+    // elements (after the slices fold), then the conversions that made.
+    if (failed(cleanUp()))
+      return signalPassFailure();
+    sinkElementwiseIntoExtracts(gpuModule);
+    if (failed(cleanUp()))
       return signalPassFailure();
   }
 };
