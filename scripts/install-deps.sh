@@ -22,7 +22,7 @@ PACKAGES=(
   # Python package and its tests
   python3 python3-numpy python3-pytest
   # pip install of the package into a virtual environment (test/install)
-  python3-pip python3-venv python3-setuptools
+  python3-pip python3-venv python3-setuptools python3-wheel
   # torch tensors in and out of the Python package (CPU build is enough)
   python3-torch
 )

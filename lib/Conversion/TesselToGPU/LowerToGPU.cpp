@@ -1454,11 +1454,10 @@ static bool hasExpensiveStep(Operation *op) {
 /// The epilogue of a kernel (the elementwise work between the accumulator
 /// and its per-element stores to memory; not the softmax feeding the next
 /// product, whose packed instructions need whole tiles), where it has an
-/// expensive step, computed
-/// element by element next to each store, instead of op by op over whole
-/// register tiles: the latter keeps
-/// every element's temporaries alive at once (a GELU over a 128-register
-/// accumulator took 390 registers, one wave per SIMD), the former a few.
+/// expensive step, computed element by element next to each store instead
+/// of op by op over whole register tiles: the latter keeps every element's
+/// temporaries alive at once (a GELU over a 128-register accumulator took
+/// 390 registers, one wave per SIMD), the former a few.
 static void sinkElementwiseIntoExtracts(gpu::GPUModuleOp module) {
   SmallVector<vector::ExtractOp> extracts;
   module.walk([&](vector::ExtractOp extract) {
