@@ -10,9 +10,12 @@
 #include "tessel/Target/Chip.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
+#include "llvm/TargetParser/TargetParser.h"
 
 #include <algorithm>
 
@@ -164,9 +167,37 @@ static const Chip kChips[] = {
 
 llvm::ArrayRef<Chip> tessel::getKnownChips() { return kChips; }
 
+/// Whether every feature of a target id ("sramecc+", "xnack-") is one
+/// LLVM's target parser says `processor` has, each at most once.
+static bool hasTargetIdFeatures(llvm::StringRef processor,
+                                llvm::ArrayRef<llvm::StringRef> features) {
+  unsigned attributes =
+      llvm::AMDGPU::getArchAttrAMDGCN(llvm::AMDGPU::parseArchAMDGCN(processor));
+  llvm::SmallVector<llvm::StringRef> seen;
+  for (llvm::StringRef feature : features) {
+    if (!feature.consume_back("+") && !feature.consume_back("-"))
+      return false;
+    unsigned needed = llvm::StringSwitch<unsigned>(feature)
+                          .Case("sramecc", llvm::AMDGPU::FEATURE_SRAMECC)
+                          .Case("xnack", llvm::AMDGPU::FEATURE_XNACK)
+                          .Default(0);
+    if (!needed || !(attributes & needed) || llvm::is_contained(seen, feature))
+      return false;
+    seen.push_back(feature);
+  }
+  return true;
+}
+
 const Chip *tessel::lookupChip(llvm::StringRef name) {
+  // A full target id as the HIP runtime and torch report it
+  // ("gfx942:sramecc+:xnack-") names the processor's chip; the features
+  // do not change the code Tessel emits.
+  llvm::SmallVector<llvm::StringRef> parts;
+  name.split(parts, ':');
+  if (!hasTargetIdFeatures(parts.front(), llvm::ArrayRef(parts).drop_front()))
+    return nullptr;
   for (const Chip &chip : kChips)
-    if (chip.name == name)
+    if (chip.name == parts.front())
       return &chip;
   return nullptr;
 }

@@ -262,77 +262,117 @@ def _element_type(array, what):
     return element
 
 
-def _matmul_ir(a, b, c, element, out_element, bias, activation):
-    ta, tb, tc = (_memref(x.shape, t) for x, t in
-                  ((a, element), (b, element), (c, out_element)))
-    args = "%a: {}, %b: {}, %c: {}".format(ta, tb, tc)
-    epilogue = ""
-    if bias is not None or activation:
-        extras, ops, value = "", [], "%acc"
-        block_args = "%acc: f32"
-        if bias is not None:
-            args += ", %bias: " + _memref(bias.shape, "f32")
-            extras = " epilogue(%bias : {})".format(_memref(bias.shape, "f32"))
-            block_args += ", %bv: f32"
-            ops.append("%sum = arith.addf %acc, %bv : f32")
-            value = "%sum"
-        if activation == "relu":
-            ops.append("%zero = arith.constant 0.0 : f32")
-            ops.append("%act = arith.maximumf {}, %zero : f32".format(value))
-            value = "%act"
-        elif activation:
-            raise TesselError("activation must be None or 'relu'")
-        if out_element == "f16":
-            ops.append("%out = arith.truncf {} : f32 to f16".format(value))
-            value = "%out"
-        body = "\n".join("      " + op for op in ops)
-        epilogue = (extras + " {\n    ^bb0(" + block_args + "):\n" + body +
-                    "\n      tessel.yield {} : {}\n    }}".format(
-                        value, out_element))
-        if extras == "":
-            epilogue = " epilogue" + epilogue
-    return ("func.func @matmul({}) {{\n  tessel.matmul ins(%a, %b : {}, {}) "
-            "outs(%c : {}){}\n  return\n}}\n").format(args, ta, tb, tc,
-                                                     epilogue)
+# Input dtypes of tessel.matmul and their Tessel types: bf16 travels as its
+# uint16 bits (numpy has no bfloat16; torch bfloat16 tensors are converted).
+_MATMUL_TYPES = {np.dtype(np.float16): "f16", np.dtype(np.float32): "f32",
+                 np.dtype(np.int8): "i8", np.dtype(np.uint16): "bf16"}
+_MATMUL_OUTPUTS = {"f16": np.float16, "f32": np.float32, "i8": np.int32,
+                   "bf16": np.uint16}
+
+
+def _to_numpy_any(value):
+    """As _to_numpy, and torch bfloat16 tensors as uint16 bits."""
+    if type(value).__module__.startswith("torch"):
+        import torch
+        if value.dtype == torch.bfloat16:
+            return value.detach().cpu().view(torch.int16).numpy().view(
+                np.uint16), "bf16"
+        return value.detach().cpu().numpy(), "torch"
+    return np.asarray(value), None
+
+
+def _from_numpy_any(array, origin):
+    if origin is None:
+        return array
+    import torch
+    if origin == "bf16":
+        return torch.from_numpy(array.view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(array)
+
+
+def _column_major(array):
+    """Whether a 2-D array is stored column-major (the transpose of a
+    C-contiguous one), which the kernel reads in place."""
+    return (array.ndim == 2 and not array.flags["C_CONTIGUOUS"] and
+            array.T.flags["C_CONTIGUOUS"])
 
 
 def matmul(a, b, *, chip="gfx942", bias=None, activation=None,
-           device="auto"):
-    """a @ b on the GPU (or the emulator): a is (M, K) or (batch, M, K), b is
-    (K, N) or (batch, K, N). float16 and float32 give their own type back
-    (accumulated in f32), int8 gives int32. Optional epilogue: `bias` (N,)
-    float32 added to each row, then `activation` ('relu')."""
-    a, was_torch = _to_numpy(a)
-    b, _ = _to_numpy(b)
-    a, b = np.ascontiguousarray(a), np.ascontiguousarray(b)
-    element = _element_type(a, "a")
+           residual=None, config=None, device="auto"):
+    """a @ b on the GPU (or the emulator). `a` is (M, K) or (batch, M, K);
+    `b` is (K, N), or (batch, K, N) with a batched `a` (a 2-D `b` with a 3-D
+    `a` is a weight shared by the batch). dtypes: float16, float32, int8
+    (-> int32) and bfloat16 (torch bfloat16 tensors, or numpy uint16 arrays
+    of bf16 bits), accumulated in f32 (i32); the output has the input's
+    type. A 2-D `b` (or `a`) that is the transpose of a contiguous array,
+    as a weight `w.T` is, is read in place. Epilogue, in this order:
+    `bias` (N,) per column or (M, 1) per row (float32), `residual` (shaped
+    like the output, of its type), `activation` ('relu', 'gelu', 'silu').
+    `config` (a "#tessel.config<...>") fixes the tiling. M and the batch
+    are run-time sizes: one compile serves every batch size. `chip` may be
+    a full target id ("gfx942:sramecc+:xnack-")."""
+    a, origin = _to_numpy_any(a)
+    b, _ = _to_numpy_any(b)
+    element = _MATMUL_TYPES.get(a.dtype)
+    if element is None:
+        raise TesselError("a has dtype %s; supported: float16, float32, "
+                          "int8, bfloat16 (uint16 bits)" % a.dtype)
     if b.dtype != a.dtype:
-        raise TesselError("a and b must have the same dtype")
-    if a.ndim not in (2, 3) or b.ndim != a.ndim or a.shape[-1] != b.shape[-2]:
+        raise TesselError("a and b must have the same dtype, got %s and %s"
+                          % (a.dtype, b.dtype))
+    if (a.ndim not in (2, 3) or b.ndim not in (2, a.ndim) or
+            a.shape[-1] != b.shape[-2]):
         raise TesselError("shapes %s and %s do not multiply" %
                           (a.shape, b.shape))
+    if a.ndim == 3 and b.ndim == 3 and a.shape[0] != b.shape[0]:
+        raise TesselError("batch sizes differ: %d and %d" %
+                          (a.shape[0], b.shape[0]))
+    out_shape = a.shape[:-1] + (b.shape[-1],)
+    # A weight shared by the batch: one GEMM over batch x M rows.
+    if a.ndim == 3 and b.ndim == 2:
+        a = np.ascontiguousarray(a).reshape(-1, a.shape[-1])
     batched = a.ndim == 3
-    if batched and a.shape[0] != b.shape[0]:
-        raise TesselError("batch sizes differ")
-    if element == "i8" and (bias is not None or activation):
-        raise TesselError("int8 matmuls take no bias or activation here "
-                          "(their accumulator is i32); build the IR and use "
-                          "tessel.compile")
-    out_dtype = np.int32 if element == "i8" else a.dtype
-    out_element = "i32" if element == "i8" else element
-    c = np.zeros(a.shape[:-1] + (b.shape[-1],), dtype=out_dtype)
+    transpose_a = _column_major(a)
+    transpose_b = _column_major(b)
+    if not transpose_a:
+        a = np.ascontiguousarray(a)
+    if not transpose_b:
+        b = np.ascontiguousarray(b)
+    m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
+    c = np.zeros(a.shape[:-1] + (n,), dtype=_MATMUL_OUTPUTS[element])
     arrays = [a, b, c]
+    bias_kind = "none"
     if bias is not None:
-        bias = np.ascontiguousarray(_to_numpy(bias)[0], dtype=np.float32)
-        if bias.shape != (b.shape[-1],):
-            raise TesselError("bias must have shape (N,)")
+        bias = np.ascontiguousarray(_to_numpy_any(bias)[0], dtype=np.float32)
+        if bias.shape == (n,):
+            bias_kind = "n"
+        elif bias.shape in ((m, 1), (m,)) and not batched:
+            bias, bias_kind = bias.reshape(m, 1), "m"
+        else:
+            raise TesselError("bias must have shape (N,) = (%d,) or (M, 1) "
+                              "= (%d, 1), got %s" % (n, m, bias.shape))
         arrays.append(bias)
-    kernel = compile(_matmul_ir(a, b, c, element, out_element, bias,
-                                activation), chip)
-    sizes = {"m": a.shape[-2], "n": b.shape[-1],
-             "batch": a.shape[0] if batched else 0}
-    kernel(*arrays, name="matmul", sizes=sizes, device=device)
-    return _from_numpy(c, was_torch)
+    if residual is not None:
+        residual = np.ascontiguousarray(
+            _to_numpy_any(residual)[0]).reshape(c.shape)
+        if residual.dtype != c.dtype:
+            raise TesselError("residual must have the output's dtype %s, got "
+                              "%s" % (c.dtype, residual.dtype))
+        arrays.append(residual)
+    if activation not in (None, "relu", "gelu", "silu"):
+        raise TesselError("activation must be None, 'relu', 'gelu' or "
+                          "'silu', got %r" % (activation,))
+    problem = _capi.MatmulProblem(
+        m=m, n=n, k=k, batch=a.shape[0] if batched else 0,
+        a_type=element.encode(), transpose_a=int(transpose_a),
+        transpose_b=int(transpose_b), bias=bias_kind.encode(),
+        residual=int(residual is not None),
+        activation=(activation or "none").encode(),
+        dynamic=b"m,batch" if batched else b"m",
+        config=config.encode() if config else None)
+    kernel = _default_compiler().compile_matmul(problem, chip)
+    kernel(*arrays, name="matmul", device=device)
+    return _from_numpy_any(c.reshape(out_shape), origin)
 
 
 # The 8-bit float a chip multiplies by default (FNUZ before gfx950, OCP on

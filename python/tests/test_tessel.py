@@ -226,9 +226,15 @@ def test_errors_are_exceptions_with_diagnostics():
                       chip="gfx000")
     with pytest.raises(tessel.TesselError, match="do not multiply"):
         tessel.matmul(np.ones((4, 5), np.float16), np.ones((4, 4), np.float16))
-    with pytest.raises(tessel.TesselError, match="int8 matmuls"):
+    with pytest.raises(tessel.TesselError, match="activation must be"):
         tessel.matmul(np.ones((4, 4), np.int8), np.ones((4, 4), np.int8),
-                      activation="relu")
+                      activation="tanh")
+    with pytest.raises(tessel.TesselError, match="bias must have shape"):
+        tessel.matmul(np.ones((4, 4), np.float16), np.ones((4, 6), np.float16),
+                      bias=np.ones(5, np.float32))
+    with pytest.raises(tessel.TesselError, match="unknown chip"):
+        tessel.matmul(np.ones((4, 4), np.float16), np.ones((4, 4), np.float16),
+                      chip="gfx942:foo+")
     with pytest.raises(tessel.TesselError, match="device must be one of"):
         tessel.matmul(np.ones((4, 4), np.float16), np.ones((4, 4), np.float16),
                       device="cuda")
@@ -401,3 +407,70 @@ def test_version_comes_from_the_library():
     number = tessel._capi.lib().tesselGetVersionNumber()
     major, minor, patch = (int(p) for p in tessel.__version__.split("."))
     assert number == 10000 * major + 100 * minor + patch
+
+
+def bf16_bits(values):
+    """float32 -> bf16 bits (round to nearest even), as uint16."""
+    bits = np.asarray(values, np.float32).view(np.uint32).astype(np.uint64)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+    return bits.astype(np.uint16)
+
+
+def test_matmul_bf16_epilogues_and_a_transposed_weight():
+    rng = np.random.default_rng(3)
+    m, n, k = 70, 48, 96
+    a = bf16_bits(rng.uniform(-1, 1, (m, k)))
+    weight = bf16_bits(rng.uniform(-1, 1, (n, k)))  # N x K, as a layer's
+    bias = rng.uniform(-1, 1, n).astype(np.float32)
+    residual = bf16_bits(rng.uniform(-1, 1, (m, n)))
+    c = tessel.matmul(a, weight.T, bias=bias, residual=residual,
+                      activation="silu", chip="gfx942:sramecc+:xnack-")
+    assert c.dtype == np.uint16 and c.shape == (m, n)
+    x = (bf16_bits_to_float(a) @ bf16_bits_to_float(weight).T + bias +
+         bf16_bits_to_float(residual))
+    expected = x / (1 + np.exp(-x))
+    assert np.abs(bf16_bits_to_float(c) - expected).max() <= 2.0**-7 * (
+        np.abs(expected).max() + 1)
+    # GELU and a bias per row, f16.
+    a16 = rng.uniform(-1, 1, (m, k)).astype(np.float16)
+    b16 = rng.uniform(-1, 1, (k, n)).astype(np.float16)
+    row_bias = rng.uniform(-1, 1, (m, 1)).astype(np.float32)
+    c = tessel.matmul(a16, b16, bias=row_bias, activation="gelu",
+                      chip="gfx950")
+    x = a16.astype(np.float64) @ b16.astype(np.float64) + row_bias
+    from math import erf
+    expected = 0.5 * x * (1 + np.vectorize(erf)(x / np.sqrt(2)))
+    assert np.abs(c - expected).max() < 0.02
+
+
+def test_matmul_one_compile_serves_every_batch_size():
+    rng = np.random.default_rng(4)
+    w = rng.uniform(-1, 1, (64, 32)).astype(np.float32)
+    before = tessel.cache_stats()
+    for rows in (17, 200, 64):
+        x = rng.uniform(-1, 1, (rows, 64)).astype(np.float32)
+        assert np.allclose(tessel.matmul(x, w, chip="gfx942"), x @ w,
+                           atol=1e-4)
+    after = tessel.cache_stats()
+    assert after["misses"] == before["misses"] + 1
+    # A 3-D activation by a 2-D weight: one GEMM over batch x rows.
+    x = rng.uniform(-1, 1, (3, 10, 64)).astype(np.float32)
+    c = tessel.matmul(x, w, chip="gfx942")
+    assert c.shape == (3, 10, 32) and np.allclose(c, x @ w, atol=1e-4)
+
+
+def test_matmul_config_override_and_torch_bf16():
+    torch = pytest.importorskip("torch")
+    a = torch.randn(64, 64).to(torch.bfloat16)
+    b = torch.randn(64, 64).to(torch.bfloat16)
+    config = ('#tessel.config<tile = [32, 32, 32], waves = [1, 1], '
+              'stages = 2, instr = "v_mfma_f32_32x32x8_bf16">')
+    c = tessel.matmul(a, b, config=config, chip="gfx942")
+    assert c.dtype == torch.bfloat16 and c.shape == (64, 64)
+    expected = a.float() @ b.float()
+    assert (c.float() - expected).abs().max() <= 2.0**-7 * (
+        expected.abs().max() + 1)
+    with pytest.raises(tessel.TesselError, match="tile"):
+        tessel.matmul(a, b, config="#tessel.config<tile = [33, 32, 32], "
+                      "waves = [1, 1], stages = 2, instr = "
+                      "\"v_mfma_f32_32x32x8_bf16\">", chip="gfx942")

@@ -189,3 +189,18 @@ TEST(MatmulTileOrderTest, EachXcdGetsAContiguousRange) {
   EXPECT_TRUE(samePosition(getMatmulTilePosition(7, 3, 5, 8),
                            getMatmulTilePosition(14, 3, 5, 1)));
 }
+
+TEST(ChipTest, TargetIdsNameTheirProcessor) {
+  // As the HIP runtime and torch report them; features LLVM's target parser
+  // knows for the processor, each once.
+  EXPECT_EQ(lookupChip("gfx942:sramecc+:xnack-"), lookupChip("gfx942"));
+  EXPECT_EQ(lookupChip("gfx90a:xnack+"), lookupChip("gfx90a"));
+  EXPECT_EQ(lookupChip("gfx950:sramecc-"), lookupChip("gfx950"));
+  EXPECT_NE(lookupChip("gfx942"), nullptr);
+  EXPECT_EQ(lookupChip("gfx942:foo+"), nullptr);
+  EXPECT_EQ(lookupChip("gfx942:xnack"), nullptr);
+  EXPECT_EQ(lookupChip("gfx942:xnack+:xnack-"), nullptr);
+  EXPECT_EQ(lookupChip("gfx1100:sramecc+"), nullptr); // RDNA has no SRAMECC
+  EXPECT_EQ(lookupChip("gfx9000:xnack+"), nullptr);
+  EXPECT_EQ(lookupChip(""), nullptr);
+}
