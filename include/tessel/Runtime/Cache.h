@@ -30,7 +30,7 @@ struct CacheOptions {
   /// Directory of the on-disk cache; empty disables it.
   std::string directory;
   /// The disk cache's bound: after a write, the least recently used entries
-  /// (a hit refreshes an entry) are removed until the entries take at most
+  /// (a disk hit refreshes an entry) are removed until the entries take at most
   /// this many bytes. 0: unbounded.
   uint64_t maxDiskBytes = kDefaultMaxDiskBytes;
   static constexpr uint64_t kDefaultMaxDiskBytes = uint64_t(1) << 30;
