@@ -237,17 +237,27 @@ def hip_available():
 
 
 def _to_numpy(value):
-    """numpy arrays as they are; torch tensors through the CPU."""
+    """numpy arrays as they are; torch tensors through the CPU, bfloat16
+    ones as their uint16 bits (numpy has no bfloat16). The second value
+    says where the array came from, for _from_numpy: None (numpy), "torch"
+    or "bf16" (a torch bfloat16 tensor)."""
     if type(value).__module__.startswith("torch"):
-        return value.detach().cpu().numpy(), True
-    return np.asarray(value), False
-
-
-def _from_numpy(array, was_torch):
-    if was_torch:
         import torch
-        return torch.from_numpy(array)
-    return array
+        if value.dtype == torch.bfloat16:
+            return value.detach().cpu().view(torch.int16).numpy().view(
+                np.uint16), "bf16"
+        return value.detach().cpu().numpy(), "torch"
+    return np.asarray(value), None
+
+
+def _from_numpy(array, origin):
+    """`array` as the caller passed its inputs (see _to_numpy)."""
+    if origin is None:
+        return array
+    import torch
+    if origin == "bf16":
+        return torch.from_numpy(array.view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(array)
 
 
 def _memref(shape, element):
@@ -268,26 +278,6 @@ _MATMUL_TYPES = {np.dtype(np.float16): "f16", np.dtype(np.float32): "f32",
                  np.dtype(np.int8): "i8", np.dtype(np.uint16): "bf16"}
 _MATMUL_OUTPUTS = {"f16": np.float16, "f32": np.float32, "i8": np.int32,
                    "bf16": np.uint16}
-
-
-def _to_numpy_any(value):
-    """As _to_numpy, and torch bfloat16 tensors as uint16 bits."""
-    if type(value).__module__.startswith("torch"):
-        import torch
-        if value.dtype == torch.bfloat16:
-            return value.detach().cpu().view(torch.int16).numpy().view(
-                np.uint16), "bf16"
-        return value.detach().cpu().numpy(), "torch"
-    return np.asarray(value), None
-
-
-def _from_numpy_any(array, origin):
-    if origin is None:
-        return array
-    import torch
-    if origin == "bf16":
-        return torch.from_numpy(array.view(np.int16)).view(torch.bfloat16)
-    return torch.from_numpy(array)
 
 
 def _column_major(array):
@@ -311,8 +301,8 @@ def matmul(a, b, *, chip="gfx942", bias=None, activation=None,
     `config` (a "#tessel.config<...>") fixes the tiling. M and the batch
     are run-time sizes: one compile serves every batch size. `chip` may be
     a full target id ("gfx942:sramecc+:xnack-")."""
-    a, origin = _to_numpy_any(a)
-    b, _ = _to_numpy_any(b)
+    a, origin = _to_numpy(a)
+    b, _ = _to_numpy(b)
     element = _MATMUL_TYPES.get(a.dtype)
     if element is None:
         raise TesselError("a has dtype %s; supported: float16, float32, "
@@ -343,7 +333,7 @@ def matmul(a, b, *, chip="gfx942", bias=None, activation=None,
     arrays = [a, b, c]
     bias_kind = "none"
     if bias is not None:
-        bias = np.ascontiguousarray(_to_numpy_any(bias)[0], dtype=np.float32)
+        bias = np.ascontiguousarray(_to_numpy(bias)[0], dtype=np.float32)
         if bias.shape == (n,):
             bias_kind = "n"
         elif bias.shape in ((m, 1), (m,)) and not batched:
@@ -354,7 +344,7 @@ def matmul(a, b, *, chip="gfx942", bias=None, activation=None,
         arrays.append(bias)
     if residual is not None:
         residual = np.ascontiguousarray(
-            _to_numpy_any(residual)[0]).reshape(c.shape)
+            _to_numpy(residual)[0]).reshape(c.shape)
         if residual.dtype != c.dtype:
             raise TesselError("residual must have the output's dtype %s, got "
                               "%s" % (c.dtype, residual.dtype))
@@ -372,7 +362,7 @@ def matmul(a, b, *, chip="gfx942", bias=None, activation=None,
         config=config.encode() if config else None)
     kernel = _default_compiler().compile_matmul(problem, chip)
     kernel(*arrays, name="matmul", device=device)
-    return _from_numpy_any(c.reshape(out_shape), origin)
+    return _from_numpy(c.reshape(out_shape), origin)
 
 
 # The 8-bit float a chip multiplies by default (FNUZ before gfx950, OCP on
@@ -407,7 +397,7 @@ def scaled_mm(a, b, scale_a, scale_b, *, bias=None, out_dtype="bf16",
     `scale_b` one or one per column ((1, N)); `bias` (N,) float32. The
     output is `out_dtype` "bf16" (returned as uint16 bits), "f16" or
     "f32", accumulated in f32."""
-    a, was_torch = _to_numpy(a)
+    a, origin = _to_numpy(a)
     b, _ = _to_numpy(b)
     if a.dtype != np.uint8 or b.dtype != np.uint8:
         raise TesselError("a and b must be uint8 arrays of fp8 bits")
@@ -443,7 +433,7 @@ def scaled_mm(a, b, scale_a, scale_b, *, bias=None, out_dtype="bf16",
         bias=b"n" if bias is not None else b"none")
     kernel = _default_compiler().compile_matmul(problem, chip)
     kernel(*arrays, name="matmul", device=device)
-    return _from_numpy(c, was_torch)
+    return _from_numpy(c, origin)
 
 
 def attention(q, k, v, *, causal=False, scale=None, window_size=(-1, -1),
@@ -455,7 +445,7 @@ def attention(q, k, v, *, causal=False, scale=None, window_size=(-1, -1),
     FlashAttention's local attention: query position p sees keys p - left
     .. p + right, -1 unbounded. `sinks` (H,) float32 are attention-sink
     logits: each joins its head's softmax denominator."""
-    q, was_torch = _to_numpy(q)
+    q, origin = _to_numpy(q)
     k, _ = _to_numpy(k)
     v, _ = _to_numpy(v)
     q, k, v = (np.ascontiguousarray(x) for x in (q, k, v))
@@ -499,4 +489,4 @@ def attention(q, k, v, *, causal=False, scale=None, window_size=(-1, -1),
     kernel(*arrays, name="attention",
            sizes={"seq_q": q.shape[2], "heads": q.shape[1],
                   "batch": q.shape[0]}, device=device)
-    return _from_numpy(o, was_torch)
+    return _from_numpy(o, origin)
