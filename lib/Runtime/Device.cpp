@@ -349,9 +349,18 @@ struct HipDevice::Api {
   int (*eventSynchronize)(void *);
   int (*eventElapsedTime)(float *, void *, void *);
   int (*eventDestroy)(void *);
+  // Streams and asynchronous work (the device-resident runtime).
+  int (*streamCreate)(void **);
+  int (*streamDestroy)(void *);
+  int (*streamSynchronize)(void *);
+  int (*streamWaitEvent)(void *, void *, unsigned);
+  int (*memcpyAsync)(void *, const void *, size_t, int, void *);
+  int (*memsetAsync)(void *, int, size_t, void *);
+  int (*eventQuery)(void *);
 };
 
 static constexpr int kHipSuccess = 0;
+static constexpr int kHipErrorNotReady = 600;
 static constexpr int kMemcpyHostToDevice = 1;
 static constexpr int kMemcpyDeviceToHost = 2;
 // hipModuleLaunchKernel's `extra` markers.
@@ -394,10 +403,17 @@ llvm::Expected<std::unique_ptr<HipDevice>> HipDevice::open() {
       resolve(library, "hipEventRecord", api.eventRecord) &&
       resolve(library, "hipEventSynchronize", api.eventSynchronize) &&
       resolve(library, "hipEventElapsedTime", api.eventElapsedTime) &&
-      resolve(library, "hipEventDestroy", api.eventDestroy);
+      resolve(library, "hipEventDestroy", api.eventDestroy) &&
+      resolve(library, "hipStreamCreate", api.streamCreate) &&
+      resolve(library, "hipStreamDestroy", api.streamDestroy) &&
+      resolve(library, "hipStreamSynchronize", api.streamSynchronize) &&
+      resolve(library, "hipStreamWaitEvent", api.streamWaitEvent) &&
+      resolve(library, "hipMemcpyAsync", api.memcpyAsync) &&
+      resolve(library, "hipMemsetAsync", api.memsetAsync) &&
+      resolve(library, "hipEventQuery", api.eventQuery);
   if (!complete)
     return llvm::createStringError(
-        "the HIP runtime found lacks the module launch or event API");
+        "the HIP runtime found lacks the module launch, stream or event API");
   int count = 0;
   if (api.getDeviceCount(&count) != kHipSuccess || count == 0)
     return llvm::createStringError("no AMD GPU: the HIP runtime sees no "
@@ -430,7 +446,9 @@ llvm::Expected<void *> HipDevice::allocate(size_t bytes) {
   return address;
 }
 
-void HipDevice::release(void *address) { api->free(address); }
+llvm::Error HipDevice::release(void *address) {
+  return check(api->free(address), "hipFree");
+}
 
 llvm::Error HipDevice::copyToDevice(void *device, const void *host,
                                     size_t bytes) {
@@ -448,7 +466,8 @@ llvm::Error HipDevice::launch(llvm::ArrayRef<char> hsaco,
                               llvm::StringRef kernel,
                               std::array<unsigned, 3> grid,
                               std::array<unsigned, 3> block,
-                              llvm::ArrayRef<char> kernargs, bool wait) {
+                              llvm::ArrayRef<char> kernargs, bool wait,
+                              void *stream) {
   void *module = nullptr;
   {
     std::lock_guard<std::mutex> lock(modulesMutex);
@@ -479,12 +498,80 @@ llvm::Error HipDevice::launch(llvm::ArrayRef<char> hsaco,
   if (llvm::Error error =
           check(api->moduleLaunchKernel(function, grid[0], grid[1], grid[2],
                                         block[0], block[1], block[2], 0,
-                                        nullptr, nullptr, extra),
+                                        stream, nullptr, extra),
                 "hipModuleLaunchKernel '" + name + "'"))
     return error;
   if (!wait)
     return llvm::Error::success();
   return check(api->deviceSynchronize(), "hipDeviceSynchronize");
+}
+
+llvm::Expected<void *> HipDevice::createStream() {
+  void *stream = nullptr;
+  if (llvm::Error error = check(api->streamCreate(&stream), "hipStreamCreate"))
+    return std::move(error);
+  return stream;
+}
+
+void HipDevice::destroyStream(void *stream) { api->streamDestroy(stream); }
+
+llvm::Error HipDevice::synchronizeStream(void *stream) {
+  return check(api->streamSynchronize(stream), "hipStreamSynchronize");
+}
+
+llvm::Error HipDevice::synchronizeDevice() {
+  return check(api->deviceSynchronize(), "hipDeviceSynchronize");
+}
+
+llvm::Error HipDevice::copyAsync(void *destination, const void *source,
+                                 size_t bytes, int kind, void *stream) {
+  return check(api->memcpyAsync(destination, source, bytes, kind, stream),
+               "hipMemcpyAsync");
+}
+
+llvm::Error HipDevice::fillAsync(void *destination, uint8_t value,
+                                 size_t bytes, void *stream) {
+  return check(api->memsetAsync(destination, value, bytes, stream),
+               "hipMemsetAsync");
+}
+
+llvm::Expected<void *> HipDevice::createEvent() {
+  void *event = nullptr;
+  if (llvm::Error error = check(api->eventCreate(&event), "hipEventCreate"))
+    return std::move(error);
+  return event;
+}
+
+void HipDevice::destroyEvent(void *event) { api->eventDestroy(event); }
+
+llvm::Error HipDevice::recordEvent(void *event, void *stream) {
+  return check(api->eventRecord(event, stream), "hipEventRecord");
+}
+
+llvm::Error HipDevice::synchronizeEvent(void *event) {
+  return check(api->eventSynchronize(event), "hipEventSynchronize");
+}
+
+llvm::Expected<bool> HipDevice::isEventComplete(void *event) {
+  int status = api->eventQuery(event);
+  if (status == kHipErrorNotReady)
+    return false;
+  if (llvm::Error error = check(status, "hipEventQuery"))
+    return std::move(error);
+  return true;
+}
+
+llvm::Expected<float> HipDevice::millisecondsBetween(void *start, void *stop) {
+  float milliseconds = 0;
+  if (llvm::Error error = check(api->eventElapsedTime(&milliseconds, start,
+                                                      stop),
+                                "hipEventElapsedTime"))
+    return std::move(error);
+  return milliseconds;
+}
+
+llvm::Error HipDevice::streamWaitEvent(void *stream, void *event) {
+  return check(api->streamWaitEvent(stream, event, 0), "hipStreamWaitEvent");
 }
 
 llvm::Expected<double>
@@ -536,7 +623,7 @@ HipDevice::timeOnDevice(llvm::function_ref<llvm::Error()> enqueue,
 
 HipAllocations::~HipAllocations() {
   for (void *address : addresses)
-    device.release(address);
+    llvm::consumeError(device.release(address)); // nothing to report to
 }
 
 llvm::Expected<void *> HipAllocations::allocate(size_t bytes) {
@@ -560,13 +647,13 @@ llvm::Error tessel::launchOnHip(HipDevice &device, const CompiledModule &module,
                                 const CompiledKernel &kernel,
                                 std::array<unsigned, 3> grid,
                                 llvm::ArrayRef<KernelArgumentValue> arguments,
-                                bool wait) {
+                                bool wait, void *stream) {
   llvm::Expected<std::vector<char>> kernargs =
       packKernelArguments(kernel.metadata, arguments);
   if (!kernargs)
     return kernargs.takeError();
   return device.launch(module.hsaco, kernel.name, grid,
-                       {kernel.blockSize, 1, 1}, *kernargs, wait);
+                       {kernel.blockSize, 1, 1}, *kernargs, wait, stream);
 }
 
 //===----------------------------------------------------------------------===//

@@ -71,18 +71,39 @@ public:
   ~HipDevice();
 
   llvm::Expected<void *> allocate(size_t bytes);
-  void release(void *address);
+  llvm::Error release(void *address);
   llvm::Error copyToDevice(void *device, const void *host, size_t bytes);
   llvm::Error copyToHost(void *host, const void *device, size_t bytes);
 
   /// Loads `hsaco` (once per distinct code object, kept loaded for the
   /// device's lifetime) and launches `kernel` with the packed `kernargs` on
-  /// the null stream, then waits for it unless `wait` is false (launches on
-  /// the null stream run in order).
+  /// `stream` (a hipStream_t; null: the null stream), then waits for the
+  /// device unless `wait` is false (launches on a stream run in order).
   llvm::Error launch(llvm::ArrayRef<char> hsaco, llvm::StringRef kernel,
                      std::array<unsigned, 3> grid,
                      std::array<unsigned, 3> block,
-                     llvm::ArrayRef<char> kernargs, bool wait = true);
+                     llvm::ArrayRef<char> kernargs, bool wait = true,
+                     void *stream = nullptr);
+
+  /// Streams and events (hipStream_t, hipEvent_t as opaque handles) and
+  /// the asynchronous copies of the device-resident runtime.
+  llvm::Expected<void *> createStream();
+  void destroyStream(void *stream);
+  llvm::Error synchronizeStream(void *stream);
+  llvm::Error synchronizeDevice();
+  /// hipMemcpyAsync with hipMemcpyKind `kind` (1 host to device, 2 device
+  /// to host, 3 device to device).
+  llvm::Error copyAsync(void *destination, const void *source, size_t bytes,
+                        int kind, void *stream);
+  llvm::Error fillAsync(void *destination, uint8_t value, size_t bytes,
+                        void *stream);
+  llvm::Expected<void *> createEvent();
+  void destroyEvent(void *event);
+  llvm::Error recordEvent(void *event, void *stream);
+  llvm::Error synchronizeEvent(void *event);
+  llvm::Expected<bool> isEventComplete(void *event);
+  llvm::Expected<float> millisecondsBetween(void *start, void *stop);
+  llvm::Error streamWaitEvent(void *stream, void *event);
 
   /// Mean seconds of one call of `enqueue` (which queues launches without
   /// waiting for them), timed with HIP events around `repetitions` calls
@@ -175,12 +196,13 @@ private:
 };
 
 /// Launches `kernel` of `module` on `device` with `arguments` (packed by the
-/// kernel's metadata); waits for it unless `wait` is false.
+/// kernel's metadata) on `stream` (null: the null stream); waits for the
+/// device unless `wait` is false.
 llvm::Error launchOnHip(HipDevice &device, const CompiledModule &module,
                         const CompiledKernel &kernel,
                         std::array<unsigned, 3> grid,
                         llvm::ArrayRef<KernelArgumentValue> arguments,
-                        bool wait = true);
+                        bool wait = true, void *stream = nullptr);
 
 /// Mean seconds of problem `name` of `module` (its kernel, or every stage of
 /// its plan) on the GPU over `repetitions` runs after a warm-up. The arrays

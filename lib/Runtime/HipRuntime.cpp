@@ -1,0 +1,230 @@
+//===- HipRuntime.cpp - Device memory and streams through HIP -------------===//
+//
+// Thin: every call is the HIP call of the same name through HipDevice. The
+// one piece of state is each stream's workspaces (split-K partials, arrival
+// counters): reused by every launch on the stream, which runs them in
+// order, and zeroed on the stream before each use.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Runtime/Compiler.h"
+#include "tessel/Runtime/DeviceRuntime.h"
+
+#include <utility>
+
+using namespace tessel;
+
+namespace {
+class HipStream final : public Stream {
+public:
+  HipStream(HipDevice &device, void *native, bool owned)
+      : device(device), native(native), owned(owned) {}
+  ~HipStream() override;
+
+  llvm::Error synchronize() override {
+    return device.synchronizeStream(native);
+  }
+  llvm::Error waitFor(Event &event) override;
+
+  /// Starts handing out workspaces from the first again (the previous
+  /// launch's are done with by the time the next one runs).
+  void beginLaunch() { nextWorkspace = 0; }
+  /// A workspace of `bytes`, zeroed on this stream.
+  llvm::Expected<void *> takeZeroedWorkspace(size_t bytes);
+
+  HipDevice &device;
+  void *native;
+
+private:
+  bool owned;
+  std::vector<std::pair<void *, size_t>> workspaces;
+  size_t nextWorkspace = 0;
+};
+
+class HipEvent final : public Event {
+public:
+  HipEvent(HipDevice &device, void *native) : device(device), native(native) {}
+  ~HipEvent() override { device.destroyEvent(native); }
+
+  llvm::Error record(Stream &stream) override {
+    auto *hip = dynamic_cast<HipStream *>(&stream);
+    if (!hip)
+      return llvm::createStringError("the stream belongs to another device");
+    return device.recordEvent(native, hip->native);
+  }
+  llvm::Error synchronize() override { return device.synchronizeEvent(native); }
+  llvm::Expected<bool> isComplete() override {
+    return device.isEventComplete(native);
+  }
+  llvm::Expected<float> millisecondsSince(Event &start) override {
+    auto *begin = dynamic_cast<HipEvent *>(&start);
+    if (!begin)
+      return llvm::createStringError("the event belongs to another device");
+    return device.millisecondsBetween(begin->native, native);
+  }
+
+  HipDevice &device;
+  void *native;
+};
+
+class HipRuntime final : public DeviceRuntime {
+public:
+  explicit HipRuntime(HipDevice &device)
+      : device(device), defaultStream(device, nullptr, /*owned=*/false) {}
+
+  DeviceKind getKind() const override { return DeviceKind::Hip; }
+  llvm::Expected<void *> allocate(size_t bytes) override {
+    return device.allocate(std::max<size_t>(bytes, 1));
+  }
+  llvm::Error release(void *address) override {
+    return address ? device.release(address) : llvm::Error::success();
+  }
+  llvm::Error copy(void *destination, const void *source, size_t bytes,
+                   CopyDirection direction, Stream *stream) override;
+  llvm::Error fill(void *destination, uint8_t value, size_t bytes,
+                   Stream *stream) override;
+  llvm::Expected<std::unique_ptr<Stream>> createStream() override {
+    llvm::Expected<void *> native = device.createStream();
+    if (!native)
+      return native.takeError();
+    return std::make_unique<HipStream>(device, *native, /*owned=*/true);
+  }
+  llvm::Expected<std::unique_ptr<Stream>>
+  wrapStream(void *nativeStream) override {
+    return std::make_unique<HipStream>(device, nativeStream, /*owned=*/false);
+  }
+  llvm::Expected<std::unique_ptr<Event>> createEvent() override {
+    llvm::Expected<void *> native = device.createEvent();
+    if (!native)
+      return native.takeError();
+    return std::make_unique<HipEvent>(device, *native);
+  }
+  llvm::Error launch(std::shared_ptr<const CompiledModule> module,
+                     llvm::StringRef name, const ProblemSizes &requested,
+                     std::vector<KernelArgumentValue> arguments,
+                     Stream *stream) override;
+  llvm::Error synchronize() override { return device.synchronizeDevice(); }
+
+private:
+  llvm::Expected<HipStream *> streamOf(Stream *stream);
+
+  HipDevice &device;
+  HipStream defaultStream;
+};
+} // namespace
+
+HipStream::~HipStream() {
+  // hipFree waits for the device, so the workspaces are no longer in use.
+  for (auto [address, bytes] : workspaces)
+    llvm::consumeError(device.release(address));
+  if (owned) {
+    llvm::consumeError(device.synchronizeStream(native));
+    device.destroyStream(native);
+  }
+}
+
+llvm::Error HipStream::waitFor(Event &event) {
+  auto *hip = dynamic_cast<HipEvent *>(&event);
+  if (!hip)
+    return llvm::createStringError("the event belongs to another device");
+  return device.streamWaitEvent(native, hip->native);
+}
+
+llvm::Expected<void *> HipStream::takeZeroedWorkspace(size_t bytes) {
+  if (nextWorkspace == workspaces.size())
+    workspaces.emplace_back(nullptr, 0);
+  auto &[address, size] = workspaces[nextWorkspace++];
+  if (size < bytes) {
+    if (address)
+      if (llvm::Error error = device.release(address))
+        return std::move(error);
+    address = nullptr;
+    size = 0;
+    llvm::Expected<void *> fresh = device.allocate(std::max<size_t>(bytes, 1));
+    if (!fresh)
+      return fresh.takeError();
+    address = *fresh;
+    size = bytes;
+  }
+  if (llvm::Error error = device.fillAsync(address, 0, bytes, native))
+    return std::move(error);
+  return address;
+}
+
+llvm::Expected<HipStream *> HipRuntime::streamOf(Stream *stream) {
+  if (!stream)
+    return &defaultStream;
+  auto *hip = dynamic_cast<HipStream *>(stream);
+  if (!hip || &hip->device != &device)
+    return llvm::createStringError("the stream belongs to another device");
+  return hip;
+}
+
+/// hipMemcpyKind of a direction.
+static int getMemcpyKind(CopyDirection direction) {
+  switch (direction) {
+  case CopyDirection::HostToDevice:
+    return 1;
+  case CopyDirection::DeviceToHost:
+    return 2;
+  case CopyDirection::DeviceToDevice:
+    return 3;
+  }
+  return 4; // hipMemcpyDefault
+}
+
+llvm::Error HipRuntime::copy(void *destination, const void *source,
+                             size_t bytes, CopyDirection direction,
+                             Stream *stream) {
+  llvm::Expected<HipStream *> target = streamOf(stream);
+  if (!target)
+    return target.takeError();
+  if (llvm::Error error =
+          device.copyAsync(destination, source, bytes,
+                           getMemcpyKind(direction), (*target)->native))
+    return error;
+  return stream ? llvm::Error::success() : (*target)->synchronize();
+}
+
+llvm::Error HipRuntime::fill(void *destination, uint8_t value, size_t bytes,
+                             Stream *stream) {
+  llvm::Expected<HipStream *> target = streamOf(stream);
+  if (!target)
+    return target.takeError();
+  if (llvm::Error error =
+          device.fillAsync(destination, value, bytes, (*target)->native))
+    return error;
+  return stream ? llvm::Error::success() : (*target)->synchronize();
+}
+
+llvm::Error HipRuntime::launch(std::shared_ptr<const CompiledModule> module,
+                               llvm::StringRef name,
+                               const ProblemSizes &requested,
+                               std::vector<KernelArgumentValue> arguments,
+                               Stream *stream) {
+  if (!module)
+    return llvm::createStringError("launch of a null module");
+  llvm::Expected<HipStream *> target = streamOf(stream);
+  if (!target)
+    return target.takeError();
+  HipStream &hip = **target;
+  hip.beginLaunch();
+  ProblemLauncher launcher;
+  launcher.allocateZeroed = [&](size_t bytes) {
+    return hip.takeZeroedWorkspace(bytes);
+  };
+  launcher.launch =
+      [&](const CompiledKernel &kernel, std::array<unsigned, 3> grid,
+          llvm::ArrayRef<KernelArgumentValue> all) -> llvm::Error {
+    return launchOnHip(device, *module, kernel, grid, all, /*wait=*/false,
+                       hip.native);
+  };
+  // runProblem checks the arguments (bindProblemArguments) before it
+  // launches anything.
+  return runProblem(*module, name, requested, arguments, launcher);
+}
+
+llvm::Expected<std::shared_ptr<DeviceRuntime>>
+DeviceRuntime::createHip(HipDevice &device) {
+  return std::make_shared<HipRuntime>(device);
+}
