@@ -9,7 +9,7 @@ from lit.llvm import llvm_config
 config.name = "TESSEL"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
-config.excludes = ["Inputs", "CMakeLists.txt", "tessel-capi-test.c", "README.txt", "lit.cfg.py",
+config.excludes = ["Inputs", "CMakeLists.txt", "tessel-capi-test.c", "tessel-capi-device-test.c", "README.txt", "lit.cfg.py",
                    "lit.site.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tessel_obj_root, "test")
@@ -22,7 +22,7 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
     ["tessel-opt", "tesselc", "tessel-gen", "tessel-layout", "tessel-run",
-     "tessel-capi-test", "tessel-bench-compile", "tessel-perf", "tessel-tune",
+     "tessel-capi-test", "tessel-capi-device-test", "tessel-bench-compile", "tessel-perf", "tessel-tune",
      "tessel-fuzz-ir-replay", "tessel-fuzz-npy-replay",
      "tessel-fuzz-layout-replay", "tessel-fuzz-cache-replay"],
     [config.tessel_tools_dir])

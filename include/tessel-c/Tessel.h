@@ -192,6 +192,83 @@ TESSEL_C_API int tesselRun(TesselModule *module, const char *name,
 /* Whether a HIP GPU can be used; if not, why is in tesselGetLastError(). */
 TESSEL_C_API int tesselHipAvailable(void);
 
+/*===----------------------------------------------------------------------===*
+ * Device-resident runtime: arrays stay in device memory, copies and launches
+ * are queued on streams (in order per stream) and return without waiting.
+ * The emulator implements the same calls (its device memory is a separate,
+ * checked heap; each stream runs on its own thread), so one program runs
+ * with and without a GPU. Errors of queued work are reported by the next
+ * synchronize of that stream; queued host buffers must stay alive until
+ * then. Streams and events keep their context alive; destroying a context
+ * releases its memory once they are gone.
+ *===----------------------------------------------------------------------===*/
+
+typedef struct TesselContext TesselContext;
+typedef struct TesselStream TesselStream;
+typedef struct TesselEvent TesselEvent;
+
+typedef enum TesselCopyKind {
+  TESSEL_COPY_HOST_TO_DEVICE = 1,
+  TESSEL_COPY_DEVICE_TO_HOST = 2,
+  TESSEL_COPY_DEVICE_TO_DEVICE = 3,
+} TesselCopyKind;
+
+/* A device: TESSEL_DEVICE_AUTO is HIP when a GPU is present, else the
+ * emulator (tesselContextGetDevice says which). NULL on error. */
+TESSEL_C_API TesselContext *tesselContextCreate(TesselDevice device);
+TESSEL_C_API void tesselContextDestroy(TesselContext *context);
+/* TESSEL_DEVICE_HIP or TESSEL_DEVICE_EMULATOR (-1 for a bad handle). */
+TESSEL_C_API int tesselContextGetDevice(const TesselContext *context);
+/* Waits for all work of every stream of the context; 0 on success. */
+TESSEL_C_API int tesselContextSynchronize(TesselContext *context);
+
+/* Device memory (256-byte aligned; the emulator fills it with 0xff bytes,
+ * NaN in every float type). NULL on error. Freeing waits for queued work. */
+TESSEL_C_API void *tesselDeviceAlloc(TesselContext *context, size_t bytes);
+TESSEL_C_API int tesselDeviceFree(TesselContext *context, void *address);
+/* Copies (or sets bytes to `value`) on `stream`; with a NULL stream, on the
+ * default stream, waiting for it. 0 on success. */
+TESSEL_C_API int tesselMemcpy(TesselContext *context, void *destination,
+                              const void *source, size_t bytes,
+                              TesselCopyKind kind, TesselStream *stream);
+TESSEL_C_API int tesselMemset(TesselContext *context, void *destination,
+                              int value, size_t bytes, TesselStream *stream);
+
+TESSEL_C_API TesselStream *tesselStreamCreate(TesselContext *context);
+/* A hipStream_t the caller owns and keeps alive (e.g. a framework's current
+ * stream); HIP contexts only. */
+TESSEL_C_API TesselStream *tesselStreamWrap(TesselContext *context,
+                                            void *hip_stream);
+/* Waits for the stream's work (a created stream's queued work is finished
+ * before it is destroyed). */
+TESSEL_C_API int tesselStreamSynchronize(TesselStream *stream);
+/* Later work on `stream` waits for `event`'s latest record. */
+TESSEL_C_API int tesselStreamWaitEvent(TesselStream *stream,
+                                       TesselEvent *event);
+TESSEL_C_API void tesselStreamDestroy(TesselStream *stream);
+
+TESSEL_C_API TesselEvent *tesselEventCreate(TesselContext *context);
+/* Marks the current end of `stream` (NULL: the default stream). */
+TESSEL_C_API int tesselEventRecord(TesselEvent *event, TesselStream *stream);
+TESSEL_C_API int tesselEventSynchronize(TesselEvent *event);
+/* 1 if the latest record has completed (or there is none), 0 if not, -1
+ * on error. */
+TESSEL_C_API int tesselEventQuery(TesselEvent *event);
+/* Milliseconds from `start` to `stop`, both completed; 0 on success. */
+TESSEL_C_API int tesselEventElapsedTime(float *milliseconds,
+                                        TesselEvent *start, TesselEvent *stop);
+TESSEL_C_API void tesselEventDestroy(TesselEvent *event);
+
+/* Queues problem `name` of `module` on `stream` (NULL: the context's
+ * default stream) over `buffers` in the context's device memory, the
+ * problem function's arguments in order, and returns without waiting. The
+ * arrays are checked against the kernel (and, on the emulator, against the
+ * device memory) before anything is queued. 0 on success. */
+TESSEL_C_API int tesselLaunch(TesselContext *context, TesselStream *stream,
+                              TesselModule *module, const char *name,
+                              const TesselProblemSizes *sizes,
+                              const TesselBuffer *buffers, size_t count);
+
 #ifdef __cplusplus
 }
 #endif

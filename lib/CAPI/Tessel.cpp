@@ -10,6 +10,7 @@
 #include "tessel-c/Tessel.h"
 #include "tessel/Runtime/Compiler.h"
 #include "tessel/Runtime/Device.h"
+#include "tessel/Runtime/DeviceRuntime.h"
 #include "tessel/Support/Log.h"
 #include "tessel/Support/Version.h"
 
@@ -471,6 +472,21 @@ int tesselHipAvailable(void) {
   return 0;
 }
 
+/// Whether `device` is one of TesselDevice's values; if not, says so for
+/// `function`.
+static bool isKnownDevice(TesselDevice device, const char *function) {
+  // A C caller may pass any integer: read it as one, since loading an enum
+  // outside its values is undefined in C++.
+  std::underlying_type_t<TesselDevice> kind;
+  std::memcpy(&kind, &device, sizeof(kind));
+  if (kind == TESSEL_DEVICE_AUTO || kind == TESSEL_DEVICE_HIP ||
+      kind == TESSEL_DEVICE_EMULATOR)
+    return true;
+  setError(llvm::Twine(function) + ": unknown device " +
+           llvm::Twine(int64_t(kind)));
+  return false;
+}
+
 static ProblemSizes toProblemSizes(const TesselProblemSizes *sizes) {
   ProblemSizes result;
   if (sizes)
@@ -571,15 +587,8 @@ int tesselRun(TesselModule *module, const char *name,
     setError("tesselRun: name and buffers must not be NULL");
     return 1;
   }
-  // A C caller may pass any integer: read it as one, since loading an enum
-  // outside its values is undefined in C++.
-  std::underlying_type_t<TesselDevice> kind;
-  std::memcpy(&kind, &device, sizeof(kind));
-  if (kind != TESSEL_DEVICE_AUTO && kind != TESSEL_DEVICE_HIP &&
-      kind != TESSEL_DEVICE_EMULATOR) {
-    setError("tesselRun: unknown device " + llvm::Twine(int64_t(kind)));
+  if (!isKnownDevice(device, "tesselRun"))
     return 1;
-  }
   llvm::Expected<std::vector<KernelArgumentValue>> arguments =
       describeBuffers(buffers, count);
   if (!arguments) {
@@ -612,4 +621,329 @@ int tesselRun(TesselModule *module, const char *name,
     return 1;
   }
   return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Device-resident runtime
+//===----------------------------------------------------------------------===//
+
+struct TesselContext {
+  std::shared_ptr<DeviceRuntime> runtime;
+};
+
+// Streams and events hold their runtime: it is destroyed after them.
+struct TesselStream {
+  std::shared_ptr<DeviceRuntime> runtime;
+  std::unique_ptr<Stream> stream;
+};
+
+struct TesselEvent {
+  std::shared_ptr<DeviceRuntime> runtime;
+  std::unique_ptr<Event> event;
+};
+
+static LiveHandles &liveContexts() {
+  static LiveHandles *handles = new LiveHandles();
+  return *handles;
+}
+
+static LiveHandles &liveStreams() {
+  static LiveHandles *handles = new LiveHandles();
+  return *handles;
+}
+
+static LiveHandles &liveEvents() {
+  static LiveHandles *handles = new LiveHandles();
+  return *handles;
+}
+
+/// Whether `handle` is live in `handles`; if not, says so for `function`.
+static bool checkHandle(LiveHandles &handles, const void *handle,
+                        const char *kind, const char *function) {
+  if (handle && handles.contains(handle))
+    return true;
+  setError(llvm::Twine(function) + ": the " + kind + " handle is " +
+           (handle ? "not live (destroyed, or never created)" : "NULL"));
+  return false;
+}
+
+/// Reports `error` (0 on success, 1 and the message otherwise).
+static int report(llvm::Error error, const char *function) {
+  if (!error)
+    return 0;
+  setError(llvm::Twine(function) + ": " + llvm::toString(std::move(error)));
+  return 1;
+}
+
+/// The stream to queue on: `stream`'s (null: the default one); false with
+/// an error if it is not a live stream of `context`.
+static bool resolveStream(TesselContext *context, TesselStream *stream,
+                          Stream *&resolved, const char *function) {
+  resolved = nullptr;
+  if (!stream)
+    return true;
+  if (!checkHandle(liveStreams(), stream, "stream", function))
+    return false;
+  if (stream->runtime != context->runtime) {
+    setError(llvm::Twine(function) + ": the stream belongs to another context");
+    return false;
+  }
+  resolved = stream->stream.get();
+  return true;
+}
+
+TesselContext *tesselContextCreate(TesselDevice device) {
+  if (!isKnownDevice(device, "tesselContextCreate"))
+    return nullptr;
+  std::string reason;
+  HipDevice *hip =
+      device == TESSEL_DEVICE_EMULATOR ? nullptr : getHipDevice(reason);
+  if (device == TESSEL_DEVICE_HIP && !hip) {
+    setError("tesselContextCreate: " + reason);
+    return nullptr;
+  }
+  llvm::Expected<std::shared_ptr<DeviceRuntime>> runtime =
+      hip ? DeviceRuntime::createHip(*hip) : DeviceRuntime::createEmulated();
+  if (!runtime) {
+    report(runtime.takeError(), "tesselContextCreate");
+    return nullptr;
+  }
+  if (isLoggingEnabled())
+    std::fprintf(stderr, "tessel: device context on %s\n",
+                 getDeviceKindName((*runtime)->getKind()).str().c_str());
+  auto *context = new TesselContext{std::move(*runtime)};
+  liveContexts().add(context);
+  return context;
+}
+
+void tesselContextDestroy(TesselContext *context) {
+  if (!context)
+    return;
+  if (!liveContexts().remove(context)) {
+    checkHandle(liveContexts(), context, "context", "tesselContextDestroy");
+    return;
+  }
+  delete context;
+}
+
+int tesselContextGetDevice(const TesselContext *context) {
+  if (!checkHandle(liveContexts(), context, "context",
+                   "tesselContextGetDevice"))
+    return -1;
+  return context->runtime->getKind() == DeviceKind::Hip
+             ? TESSEL_DEVICE_HIP
+             : TESSEL_DEVICE_EMULATOR;
+}
+
+int tesselContextSynchronize(TesselContext *context) {
+  if (!checkHandle(liveContexts(), context, "context",
+                   "tesselContextSynchronize"))
+    return 1;
+  return report(context->runtime->synchronize(), "tesselContextSynchronize");
+}
+
+void *tesselDeviceAlloc(TesselContext *context, size_t bytes) {
+  if (!checkHandle(liveContexts(), context, "context", "tesselDeviceAlloc"))
+    return nullptr;
+  llvm::Expected<void *> address = context->runtime->allocate(bytes);
+  if (!address) {
+    report(address.takeError(), "tesselDeviceAlloc");
+    return nullptr;
+  }
+  return *address;
+}
+
+int tesselDeviceFree(TesselContext *context, void *address) {
+  if (!checkHandle(liveContexts(), context, "context", "tesselDeviceFree"))
+    return 1;
+  return report(context->runtime->release(address), "tesselDeviceFree");
+}
+
+int tesselMemcpy(TesselContext *context, void *destination, const void *source,
+                 size_t bytes, TesselCopyKind kind, TesselStream *stream) {
+  Stream *target;
+  if (!checkHandle(liveContexts(), context, "context", "tesselMemcpy") ||
+      !resolveStream(context, stream, target, "tesselMemcpy"))
+    return 1;
+  std::underlying_type_t<TesselCopyKind> value;
+  std::memcpy(&value, &kind, sizeof(value));
+  if (value < TESSEL_COPY_HOST_TO_DEVICE ||
+      value > TESSEL_COPY_DEVICE_TO_DEVICE) {
+    setError("tesselMemcpy: unknown copy kind " + llvm::Twine(int64_t(value)));
+    return 1;
+  }
+  auto direction =
+      value == TESSEL_COPY_HOST_TO_DEVICE   ? CopyDirection::HostToDevice
+      : value == TESSEL_COPY_DEVICE_TO_HOST ? CopyDirection::DeviceToHost
+                                            : CopyDirection::DeviceToDevice;
+  return report(
+      context->runtime->copy(destination, source, bytes, direction, target),
+      "tesselMemcpy");
+}
+
+int tesselMemset(TesselContext *context, void *destination, int value,
+                 size_t bytes, TesselStream *stream) {
+  Stream *target;
+  if (!checkHandle(liveContexts(), context, "context", "tesselMemset") ||
+      !resolveStream(context, stream, target, "tesselMemset"))
+    return 1;
+  return report(
+      context->runtime->fill(destination, uint8_t(value), bytes, target),
+      "tesselMemset");
+}
+
+/// A stream handle for `stream` (or null with the error).
+static TesselStream *makeStream(TesselContext *context,
+                                llvm::Expected<std::unique_ptr<Stream>> stream,
+                                const char *function) {
+  if (!stream) {
+    report(stream.takeError(), function);
+    return nullptr;
+  }
+  auto *handle = new TesselStream{context->runtime, std::move(*stream)};
+  liveStreams().add(handle);
+  return handle;
+}
+
+TesselStream *tesselStreamCreate(TesselContext *context) {
+  if (!checkHandle(liveContexts(), context, "context", "tesselStreamCreate"))
+    return nullptr;
+  return makeStream(context, context->runtime->createStream(),
+                    "tesselStreamCreate");
+}
+
+TesselStream *tesselStreamWrap(TesselContext *context, void *hipStream) {
+  if (!checkHandle(liveContexts(), context, "context", "tesselStreamWrap"))
+    return nullptr;
+  return makeStream(context, context->runtime->wrapStream(hipStream),
+                    "tesselStreamWrap");
+}
+
+int tesselStreamSynchronize(TesselStream *stream) {
+  if (!checkHandle(liveStreams(), stream, "stream", "tesselStreamSynchronize"))
+    return 1;
+  return report(stream->stream->synchronize(), "tesselStreamSynchronize");
+}
+
+int tesselStreamWaitEvent(TesselStream *stream, TesselEvent *event) {
+  if (!checkHandle(liveStreams(), stream, "stream", "tesselStreamWaitEvent") ||
+      !checkHandle(liveEvents(), event, "event", "tesselStreamWaitEvent"))
+    return 1;
+  if (stream->runtime != event->runtime) {
+    setError("tesselStreamWaitEvent: the event belongs to another context");
+    return 1;
+  }
+  return report(stream->stream->waitFor(*event->event),
+                "tesselStreamWaitEvent");
+}
+
+void tesselStreamDestroy(TesselStream *stream) {
+  if (!stream)
+    return;
+  if (!liveStreams().remove(stream)) {
+    checkHandle(liveStreams(), stream, "stream", "tesselStreamDestroy");
+    return;
+  }
+  delete stream;
+}
+
+TesselEvent *tesselEventCreate(TesselContext *context) {
+  if (!checkHandle(liveContexts(), context, "context", "tesselEventCreate"))
+    return nullptr;
+  llvm::Expected<std::unique_ptr<Event>> event =
+      context->runtime->createEvent();
+  if (!event) {
+    report(event.takeError(), "tesselEventCreate");
+    return nullptr;
+  }
+  auto *handle = new TesselEvent{context->runtime, std::move(*event)};
+  liveEvents().add(handle);
+  return handle;
+}
+
+int tesselEventRecord(TesselEvent *event, TesselStream *stream) {
+  if (!checkHandle(liveEvents(), event, "event", "tesselEventRecord"))
+    return 1;
+  Stream *target = nullptr;
+  if (stream) {
+    if (!checkHandle(liveStreams(), stream, "stream", "tesselEventRecord"))
+      return 1;
+    if (stream->runtime != event->runtime) {
+      setError("tesselEventRecord: the stream belongs to another context");
+      return 1;
+    }
+    target = stream->stream.get();
+  }
+  Stream &recorded = target ? *target : event->runtime->getDefaultStream();
+  return report(event->event->record(recorded), "tesselEventRecord");
+}
+
+int tesselEventSynchronize(TesselEvent *event) {
+  if (!checkHandle(liveEvents(), event, "event", "tesselEventSynchronize"))
+    return 1;
+  return report(event->event->synchronize(), "tesselEventSynchronize");
+}
+
+int tesselEventQuery(TesselEvent *event) {
+  if (!checkHandle(liveEvents(), event, "event", "tesselEventQuery"))
+    return -1;
+  llvm::Expected<bool> complete = event->event->isComplete();
+  if (!complete) {
+    report(complete.takeError(), "tesselEventQuery");
+    return -1;
+  }
+  return *complete ? 1 : 0;
+}
+
+int tesselEventElapsedTime(float *milliseconds, TesselEvent *start,
+                           TesselEvent *stop) {
+  if (!milliseconds) {
+    setError("tesselEventElapsedTime: milliseconds is NULL");
+    return 1;
+  }
+  if (!checkHandle(liveEvents(), start, "start event",
+                   "tesselEventElapsedTime") ||
+      !checkHandle(liveEvents(), stop, "stop event", "tesselEventElapsedTime"))
+    return 1;
+  llvm::Expected<float> elapsed = stop->event->millisecondsSince(*start->event);
+  if (!elapsed)
+    return report(elapsed.takeError(), "tesselEventElapsedTime");
+  *milliseconds = *elapsed;
+  return 0;
+}
+
+void tesselEventDestroy(TesselEvent *event) {
+  if (!event)
+    return;
+  if (!liveEvents().remove(event)) {
+    checkHandle(liveEvents(), event, "event", "tesselEventDestroy");
+    return;
+  }
+  delete event;
+}
+
+int tesselLaunch(TesselContext *context, TesselStream *stream,
+                 TesselModule *module, const char *name,
+                 const TesselProblemSizes *sizes, const TesselBuffer *buffers,
+                 size_t count) {
+  Stream *target;
+  if (!checkHandle(liveContexts(), context, "context", "tesselLaunch") ||
+      !resolveStream(context, stream, target, "tesselLaunch") ||
+      !checkModule(module, "tesselLaunch"))
+    return 1;
+  if (!name || (count && !buffers)) {
+    setError("tesselLaunch: name and buffers must not be NULL");
+    return 1;
+  }
+  llvm::Expected<std::vector<KernelArgumentValue>> arguments =
+      describeBuffers(buffers, count);
+  if (!arguments)
+    return report(arguments.takeError(), "tesselLaunch");
+  if (isLoggingEnabled())
+    std::fprintf(stderr, "tessel: launch %s on %s\n", name,
+                 getDeviceKindName(context->runtime->getKind()).str().c_str());
+  return report(context->runtime->launch(module->compiled, name,
+                                         toProblemSizes(sizes),
+                                         std::move(*arguments), target),
+                "tesselLaunch");
 }

@@ -462,12 +462,10 @@ llvm::Error HipDevice::copyToHost(void *host, const void *device,
                "hipMemcpy to the host");
 }
 
-llvm::Error HipDevice::launch(llvm::ArrayRef<char> hsaco,
-                              llvm::StringRef kernel,
-                              std::array<unsigned, 3> grid,
-                              std::array<unsigned, 3> block,
-                              llvm::ArrayRef<char> kernargs, bool wait,
-                              void *stream) {
+llvm::Error
+HipDevice::launch(llvm::ArrayRef<char> hsaco, llvm::StringRef kernel,
+                  std::array<unsigned, 3> grid, std::array<unsigned, 3> block,
+                  llvm::ArrayRef<char> kernargs, bool wait, void *stream) {
   void *module = nullptr;
   {
     std::lock_guard<std::mutex> lock(modulesMutex);
@@ -497,8 +495,8 @@ llvm::Error HipDevice::launch(llvm::ArrayRef<char> hsaco,
   // Dynamic LDS is 0: the kernels' LDS is static, in the code object.
   if (llvm::Error error =
           check(api->moduleLaunchKernel(function, grid[0], grid[1], grid[2],
-                                        block[0], block[1], block[2], 0,
-                                        stream, nullptr, extra),
+                                        block[0], block[1], block[2], 0, stream,
+                                        nullptr, extra),
                 "hipModuleLaunchKernel '" + name + "'"))
     return error;
   if (!wait)
@@ -529,8 +527,8 @@ llvm::Error HipDevice::copyAsync(void *destination, const void *source,
                "hipMemcpyAsync");
 }
 
-llvm::Error HipDevice::fillAsync(void *destination, uint8_t value,
-                                 size_t bytes, void *stream) {
+llvm::Error HipDevice::fillAsync(void *destination, uint8_t value, size_t bytes,
+                                 void *stream) {
   return check(api->memsetAsync(destination, value, bytes, stream),
                "hipMemsetAsync");
 }
@@ -563,9 +561,9 @@ llvm::Expected<bool> HipDevice::isEventComplete(void *event) {
 
 llvm::Expected<float> HipDevice::millisecondsBetween(void *start, void *stop) {
   float milliseconds = 0;
-  if (llvm::Error error = check(api->eventElapsedTime(&milliseconds, start,
-                                                      stop),
-                                "hipEventElapsedTime"))
+  if (llvm::Error error =
+          check(api->eventElapsedTime(&milliseconds, start, stop),
+                "hipEventElapsedTime"))
     return std::move(error);
   return milliseconds;
 }

@@ -123,6 +123,7 @@ public:
                    CopyDirection direction, Stream *stream) override;
   llvm::Error fill(void *destination, uint8_t value, size_t bytes,
                    Stream *stream) override;
+  Stream &getDefaultStream() override { return *defaultStream; }
   llvm::Expected<std::unique_ptr<Stream>> createStream() override {
     return std::make_unique<EmulatedStream>(*this);
   }
@@ -321,8 +322,8 @@ EmulatedRuntime::~EmulatedRuntime() {
 
 llvm::Expected<void *> EmulatedRuntime::allocate(size_t bytes) {
   constexpr size_t kAlignment = 256; // as hipMalloc's
-  size_t rounded = (std::max<size_t>(bytes, 1) + kAlignment - 1) /
-                   kAlignment * kAlignment;
+  size_t rounded =
+      (std::max<size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
   if (rounded < bytes)
     return llvm::createStringError("cannot allocate " + llvm::Twine(bytes) +
                                    " bytes");
@@ -339,7 +340,7 @@ llvm::Expected<void *> EmulatedRuntime::allocate(size_t bytes) {
 llvm::Error EmulatedRuntime::release(void *address) {
   if (!address)
     return llvm::Error::success(); // as hipFree(nullptr)
-  drainAll(); // queued work may still use it
+  drainAll();                      // queued work may still use it
   std::lock_guard<std::mutex> lock(memoryMutex);
   auto it = allocations.find(reinterpret_cast<uintptr_t>(address));
   if (it == allocations.end())
@@ -462,10 +463,11 @@ llvm::Expected<ModuleEmulator *> EmulatedRuntime::emulatorFor(
   return entry.get();
 }
 
-llvm::Error EmulatedRuntime::launch(
-    std::shared_ptr<const CompiledModule> module, llvm::StringRef name,
-    const ProblemSizes &requested, std::vector<KernelArgumentValue> arguments,
-    Stream *stream) {
+llvm::Error
+EmulatedRuntime::launch(std::shared_ptr<const CompiledModule> module,
+                        llvm::StringRef name, const ProblemSizes &requested,
+                        std::vector<KernelArgumentValue> arguments,
+                        Stream *stream) {
   if (!module)
     return llvm::createStringError("launch of a null module");
   llvm::Expected<EmulatedStream *> target = streamOf(stream);
@@ -493,7 +495,6 @@ llvm::Error EmulatedRuntime::launch(
   return llvm::Error::success();
 }
 
-llvm::Expected<std::shared_ptr<DeviceRuntime>>
-DeviceRuntime::createEmulated() {
+llvm::Expected<std::shared_ptr<DeviceRuntime>> DeviceRuntime::createEmulated() {
   return std::make_shared<EmulatedRuntime>();
 }

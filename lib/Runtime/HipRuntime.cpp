@@ -83,6 +83,7 @@ public:
                    CopyDirection direction, Stream *stream) override;
   llvm::Error fill(void *destination, uint8_t value, size_t bytes,
                    Stream *stream) override;
+  Stream &getDefaultStream() override { return defaultStream; }
   llvm::Expected<std::unique_ptr<Stream>> createStream() override {
     llvm::Expected<void *> native = device.createStream();
     if (!native)
@@ -180,8 +181,8 @@ llvm::Error HipRuntime::copy(void *destination, const void *source,
   if (!target)
     return target.takeError();
   if (llvm::Error error =
-          device.copyAsync(destination, source, bytes,
-                           getMemcpyKind(direction), (*target)->native))
+          device.copyAsync(destination, source, bytes, getMemcpyKind(direction),
+                           (*target)->native))
     return error;
   return stream ? llvm::Error::success() : (*target)->synchronize();
 }

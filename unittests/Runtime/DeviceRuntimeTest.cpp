@@ -184,10 +184,10 @@ TEST(EmulatedRuntimeTest, LaunchesOnStreamsOrderedByEvents) {
   ASSERT_EQ(errorText(c.waitFor(**done)), "");
   std::vector<float> firstC(first.expected.size()),
       secondC(second.expected.size());
-  ASSERT_EQ(errorText(runtime->copy(firstC.data(), first.deviceC,
-                                    firstC.size() * 4,
-                                    CopyDirection::DeviceToHost, &c)),
-            "");
+  ASSERT_EQ(
+      errorText(runtime->copy(firstC.data(), first.deviceC, firstC.size() * 4,
+                              CopyDirection::DeviceToHost, &c)),
+      "");
   ASSERT_EQ(errorText(runtime->copy(secondC.data(), second.deviceC,
                                     secondC.size() * 4,
                                     CopyDirection::DeviceToHost, &c)),
@@ -214,17 +214,15 @@ TEST(EmulatedRuntimeTest, LaunchArgumentsAreCheckedDeviceMemory) {
   std::vector<float> hostC(arrays.expected.size());
   arguments[2] =
       KernelArgumentValue::memref(hostC.data(), hostC.size() * 4, {64, 32});
-  EXPECT_NE(
-      errorText(runtime->launch(module, "mm", ProblemSizes{}, arguments))
-          .find("problem 'mm', argument 2: 8192 bytes at"),
-      std::string::npos);
+  EXPECT_NE(errorText(runtime->launch(module, "mm", ProblemSizes{}, arguments))
+                .find("problem 'mm', argument 2: 8192 bytes at"),
+            std::string::npos);
   // The kernel's own checks come first: a wrong N.
   arguments = arrays.arguments();
   arguments[1].shape[1] = 31;
-  EXPECT_NE(
-      errorText(runtime->launch(module, "mm", ProblemSizes{}, arguments))
-          .find("argument 1"),
-      std::string::npos);
+  EXPECT_NE(errorText(runtime->launch(module, "mm", ProblemSizes{}, arguments))
+                .find("argument 1"),
+            std::string::npos);
   ASSERT_EQ(errorText(runtime->copy(arrays.deviceA, arrays.a.data(),
                                     arrays.a.size() * 4,
                                     CopyDirection::HostToDevice)),
@@ -237,10 +235,10 @@ TEST(EmulatedRuntimeTest, LaunchArgumentsAreCheckedDeviceMemory) {
                                       arrays.arguments())),
             "");
   // A synchronous copy on the default stream waits for the launch.
-  ASSERT_EQ(errorText(runtime->copy(hostC.data(), arrays.deviceC,
-                                    hostC.size() * 4,
-                                    CopyDirection::DeviceToHost)),
-            "");
+  ASSERT_EQ(
+      errorText(runtime->copy(hostC.data(), arrays.deviceC, hostC.size() * 4,
+                              CopyDirection::DeviceToHost)),
+      "");
   expectNear(hostC, arrays.expected);
   EXPECT_EQ(errorText(runtime->synchronize()), "");
 }

@@ -97,13 +97,15 @@ public:
   /// Copies `bytes` from `source` to `destination` on `stream`; without a
   /// stream, on the default stream and waits for it (as hipMemcpy does).
   /// A host buffer given to a queued copy must stay alive until it runs.
-  virtual llvm::Error copy(void *destination, const void *source,
-                           size_t bytes, CopyDirection direction,
+  virtual llvm::Error copy(void *destination, const void *source, size_t bytes,
+                           CopyDirection direction,
                            Stream *stream = nullptr) = 0;
   /// Sets `bytes` of device memory to `value`, like copy() for the stream.
   virtual llvm::Error fill(void *destination, uint8_t value, size_t bytes,
                            Stream *stream = nullptr) = 0;
 
+  /// The stream work without a stream goes to.
+  virtual Stream &getDefaultStream() = 0;
   virtual llvm::Expected<std::unique_ptr<Stream>> createStream() = 0;
   /// A stream the caller owns and keeps alive (a hipStream_t, e.g. the
   /// framework's current stream); HIP only.
