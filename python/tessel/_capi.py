@@ -53,7 +53,25 @@ class MatmulProblem(ctypes.Structure):
                 ("dynamic", ctypes.c_char_p), ("config", ctypes.c_char_p)]
 
 
+class AttentionProblem(ctypes.Structure):
+    """TesselAttentionProblem: zero fields take the defaults of the C API."""
+    _fields_ = [("name", ctypes.c_char_p), ("batch", ctypes.c_int64),
+                ("heads", ctypes.c_int64), ("kv_heads", ctypes.c_int64),
+                ("seq_q", ctypes.c_int64), ("seq_kv", ctypes.c_int64),
+                ("head_dim", ctypes.c_int64), ("type", ctypes.c_char_p),
+                ("causal", ctypes.c_int32), ("scale", ctypes.c_float),
+                ("lse", ctypes.c_int32), ("has_scale", ctypes.c_int32),
+                ("has_window", ctypes.c_int32),
+                ("window_left", ctypes.c_int64),
+                ("window_right", ctypes.c_int64), ("sinks", ctypes.c_int32),
+                ("head_dim_v", ctypes.c_int64), ("dynamic", ctypes.c_char_p),
+                ("config", ctypes.c_char_p), ("descale", ctypes.c_int32),
+                ("out_type", ctypes.c_char_p)]
+
+
 DEVICES = {"auto": 0, "hip": 1, "emulator": 2}
+DEVICE_NAMES = {1: "hip", 2: "emulator"}
+COPY_HOST_TO_DEVICE, COPY_DEVICE_TO_HOST, COPY_DEVICE_TO_DEVICE = 1, 2, 3
 
 
 def _library_path():
@@ -112,6 +130,35 @@ def _declare(lib):
                                      ctypes.POINTER(Buffer), ctypes.c_size_t,
                                      ctypes.c_int]),
         "tesselHipAvailable": (ctypes.c_int, []),
+        "tesselCompileAttention": (p, [p, ctypes.POINTER(AttentionProblem),
+                                       c]),
+        # The device-resident runtime.
+        "tesselContextCreate": (p, [ctypes.c_int]),
+        "tesselContextDestroy": (None, [p]),
+        "tesselContextGetDevice": (ctypes.c_int, [p]),
+        "tesselContextSynchronize": (ctypes.c_int, [p]),
+        "tesselDeviceAlloc": (p, [p, ctypes.c_size_t]),
+        "tesselDeviceFree": (ctypes.c_int, [p, p]),
+        "tesselMemcpy": (ctypes.c_int, [p, p, p, ctypes.c_size_t,
+                                        ctypes.c_int, p]),
+        "tesselMemset": (ctypes.c_int, [p, p, ctypes.c_int, ctypes.c_size_t,
+                                        p]),
+        "tesselStreamCreate": (p, [p]),
+        "tesselStreamWrap": (p, [p, p]),
+        "tesselStreamSynchronize": (ctypes.c_int, [p]),
+        "tesselStreamWaitEvent": (ctypes.c_int, [p, p]),
+        "tesselStreamDestroy": (None, [p]),
+        "tesselEventCreate": (p, [p]),
+        "tesselEventRecord": (ctypes.c_int, [p, p]),
+        "tesselEventSynchronize": (ctypes.c_int, [p]),
+        "tesselEventQuery": (ctypes.c_int, [p]),
+        "tesselEventElapsedTime": (ctypes.c_int, [ctypes.POINTER(
+            ctypes.c_float), p, p]),
+        "tesselEventDestroy": (None, [p]),
+        "tesselLaunch": (ctypes.c_int, [p, p, p, c,
+                                        ctypes.POINTER(ProblemSizes),
+                                        ctypes.POINTER(Buffer),
+                                        ctypes.c_size_t]),
     }
     for name, (restype, argtypes) in sig.items():
         fn = getattr(lib, name)
@@ -132,3 +179,10 @@ def lib():
 
 def last_error():
     return lib().tesselGetLastError().decode()
+
+
+def check(status):
+    """Raises TesselError with the library's message when `status` is
+    nonzero (a failed call)."""
+    if status:
+        raise TesselError(last_error())

@@ -1,0 +1,388 @@
+"""matmul, scaled_mm and attention: problem descriptions built through the
+C API (tesselCompileMatmul, tesselCompileAttention), compiled once per
+description (sizes that vary at run time are dynamic), run on host arrays
+(numpy or torch CPU tensors) or on device arrays (tessel.DeviceArray,
+queued on a stream without host round trips)."""
+
+import numpy as np
+
+from . import _capi
+from ._capi import TesselError
+from .device import DeviceArray, _host_array
+
+
+class _HostArrays:
+    """Host arrays: numpy (torch CPU tensors through numpy, without copies;
+    bfloat16 as uint16 bits), run with tesselRun on `device`."""
+
+    def __init__(self, device, from_torch):
+        self.device = device
+        self.from_torch = from_torch  # return torch tensors
+
+    @staticmethod
+    def take(value):
+        return _host_array(value)
+
+    @staticmethod
+    def strides(x):
+        return tuple(s // x.itemsize for s in x.strides)
+
+    @staticmethod
+    def contiguous(x, what):
+        return np.ascontiguousarray(x)
+
+    @staticmethod
+    def float32(value, what):
+        return np.ascontiguousarray(_host_array(value), dtype=np.float32)
+
+    @staticmethod
+    def output(shape, dtype, out):
+        if out is None:
+            return np.zeros(shape, dtype)
+        _check_out(out, shape, dtype)
+        return out
+
+    def run(self, kernel, arrays, name, sizes=None):
+        kernel(*arrays, name=name, sizes=sizes, device=self.device)
+
+    def result(self, array):
+        """`array` as the caller's kind of array: a torch tensor for torch
+        inputs (uint16 bf16 bits as a bfloat16 tensor, without a copy)."""
+        if not self.from_torch:
+            return array
+        import torch
+        if array.dtype == np.uint16:
+            return torch.from_numpy(array.view(np.int16)).view(torch.bfloat16)
+        return torch.from_numpy(array)
+
+
+class _DeviceArrays:
+    """tessel.DeviceArray operands on one Device, launched on `stream`
+    (None: the device's default stream); nothing is copied implicitly but
+    small host parameters (bias, scales, sinks), which are uploaded."""
+
+    def __init__(self, device, stream):
+        self.device = device
+        self.stream = stream
+
+    def take(self, value):
+        if not isinstance(value, DeviceArray):
+            raise TesselError("mixing host and device arrays: pass "
+                              "tessel.DeviceArray operands (Device.to_device)")
+        if value.device is not self.device:
+            raise TesselError("device arrays of two different devices")
+        return value
+
+    @staticmethod
+    def strides(x):
+        return x.strides
+
+    @staticmethod
+    def contiguous(x, what):
+        if not x.is_contiguous():
+            raise TesselError("%s is a strided device array the kernel "
+                              "cannot read in place; make it contiguous" %
+                              what)
+        return x
+
+    def float32(self, value, what):
+        if isinstance(value, DeviceArray):
+            if value.dtype != np.float32:
+                raise TesselError("%s must be float32, got %s" %
+                                  (what, value.dtype))
+            return self.contiguous(self.take(value), what)
+        host = np.ascontiguousarray(_host_array(value), dtype=np.float32)
+        return self.device.to_device(host, self.stream)
+
+    def output(self, shape, dtype, out):
+        if out is None:
+            return self.device.empty(shape, dtype)
+        out = self.take(out)
+        _check_out(out, shape, dtype)
+        return out
+
+    def run(self, kernel, arrays, name, sizes=None):
+        kernel(*arrays, name=name, sizes=sizes, stream=self.stream)
+
+    @staticmethod
+    def result(array):
+        return array
+
+
+def _check_out(out, shape, dtype):
+    if tuple(out.shape) != tuple(shape) or np.dtype(out.dtype) != dtype:
+        raise TesselError("out must be a %s %s array, got %s %s" % (
+            shape, np.dtype(dtype), tuple(out.shape), out.dtype))
+
+
+def _arrays_for(first, device, stream):
+    """The backend for operands like `first`, and `first` taken by it."""
+    if isinstance(first, DeviceArray):
+        if device != "auto":
+            raise TesselError("device= is for host arrays; device arrays "
+                              "run on their own device")
+        arrays = _DeviceArrays(first.device, stream)
+        return arrays, arrays.take(first)
+    if stream is not None:
+        raise TesselError("stream= needs device arrays (tessel.DeviceArray)")
+    from_torch = type(first).__module__.startswith("torch")
+    return _HostArrays(device, from_torch), _host_array(first)
+
+
+def _kind_of_layout(shape, strides):
+    """"row" (dense row-major), "column" (the transpose of a dense array,
+    which the kernel reads in place) or None."""
+    dense = []
+    step = 1
+    for size in reversed(shape):
+        dense.append(step)
+        step *= max(size, 1)
+    dense = tuple(reversed(dense))
+    if all(n <= 1 or s == d for n, s, d in zip(shape, strides, dense)):
+        return "row"
+    if len(shape) == 2 and (shape[0] <= 1 or strides[0] == 1) and \
+            (shape[1] <= 1 or strides[1] == shape[0]):
+        return "column"
+    return None
+
+
+def _operand(arrays, x, what, allow_column):
+    """`x` laid out as the kernel can read it, and whether it is read
+    transposed (column-major)."""
+    layout = _kind_of_layout(x.shape, arrays.strides(x))
+    if layout == "column" and allow_column:
+        return x, True
+    if layout == "row":
+        return x, False
+    return arrays.contiguous(x, what), False
+
+
+# Input dtypes of matmul and their Tessel types: bf16 travels as its uint16
+# bits (numpy has no bfloat16; torch bfloat16 tensors are converted).
+_MATMUL_TYPES = {np.dtype(np.float16): "f16", np.dtype(np.float32): "f32",
+                 np.dtype(np.int8): "i8", np.dtype(np.uint16): "bf16"}
+_MATMUL_OUTPUTS = {"f16": np.float16, "f32": np.float32, "i8": np.int32,
+                   "bf16": np.uint16}
+
+
+def matmul(a, b, *, chip="gfx942", bias=None, activation=None,
+           residual=None, config=None, out=None, device="auto", stream=None):
+    """a @ b on the GPU (or the emulator). `a` is (M, K) or (batch, M, K);
+    `b` is (K, N), or (batch, K, N) with a batched `a` (a 2-D `b` with a 3-D
+    `a` is a weight shared by the batch). dtypes: float16, float32, int8
+    (-> int32) and bfloat16 (torch bfloat16 tensors, or uint16 arrays of
+    bf16 bits), accumulated in f32 (i32); the output has the input's type.
+    A 2-D `b` (or `a`) that is the transpose of a contiguous array, as a
+    weight `w.T` is, is read in place. Epilogue, in this order: `bias` (N,)
+    per column or (M, 1) per row (float32), `residual` (shaped like the
+    output, of its type), `activation` ('relu', 'gelu', 'silu'). `config`
+    (a "#tessel.config<...>") fixes the tiling. M and the batch are run-time
+    sizes: one compile serves every batch size. `chip` may be a full target
+    id ("gfx942:sramecc+:xnack-").
+
+    Host arrays (numpy, torch CPU tensors) run on `device` and return a
+    host result. tessel.DeviceArray operands are launched on `stream` of
+    their device and return a DeviceArray at once (`out`, if given, is
+    written instead of a new array)."""
+    arrays, a = _arrays_for(a, device, stream)
+    b = arrays.take(b)
+    element = _MATMUL_TYPES.get(np.dtype(a.dtype))
+    if element is None:
+        raise TesselError("a has dtype %s; supported: float16, float32, "
+                          "int8, bfloat16 (uint16 bits)" % a.dtype)
+    if b.dtype != a.dtype:
+        raise TesselError("a and b must have the same dtype, got %s and %s"
+                          % (a.dtype, b.dtype))
+    if (a.ndim not in (2, 3) or b.ndim not in (2, a.ndim) or
+            a.shape[-1] != b.shape[-2]):
+        raise TesselError("shapes %s and %s do not multiply" %
+                          (tuple(a.shape), tuple(b.shape)))
+    if a.ndim == 3 and b.ndim == 3 and a.shape[0] != b.shape[0]:
+        raise TesselError("batch sizes differ: %d and %d" %
+                          (a.shape[0], b.shape[0]))
+    out_shape = tuple(a.shape[:-1]) + (b.shape[-1],)
+    # A weight shared by the batch: one GEMM over batch x M rows.
+    if a.ndim == 3 and b.ndim == 2:
+        a = arrays.contiguous(a, "a").reshape(-1, a.shape[-1])
+    batched = a.ndim == 3
+    a, transpose_a = _operand(arrays, a, "a", allow_column=not batched)
+    b, transpose_b = _operand(arrays, b, "b", allow_column=not batched)
+    m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
+    c_shape = tuple(a.shape[:-1]) + (n,)
+    c = arrays.output(out_shape, _MATMUL_OUTPUTS[element], out)
+    c = c.reshape(c_shape) if c_shape != out_shape else c
+    operands = [a, b, c]
+    bias_kind = "none"
+    if bias is not None:
+        bias = arrays.float32(bias, "bias")
+        if tuple(bias.shape) == (n,):
+            bias_kind = "n"
+        elif tuple(bias.shape) in ((m, 1), (m,)) and not batched:
+            bias, bias_kind = bias.reshape(m, 1), "m"
+        else:
+            raise TesselError("bias must have shape (N,) = (%d,) or (M, 1) "
+                              "= (%d, 1), got %s" % (n, m, tuple(bias.shape)))
+        operands.append(bias)
+    if residual is not None:
+        residual = arrays.contiguous(arrays.take(residual), "residual")
+        if np.dtype(residual.dtype) != np.dtype(c.dtype):
+            raise TesselError("residual must have the output's dtype %s, got "
+                              "%s" % (c.dtype, residual.dtype))
+        if residual.size != c.size:
+            raise TesselError("residual must have the output's shape %s, got "
+                              "%s" % (out_shape, tuple(residual.shape)))
+        operands.append(residual.reshape(c_shape))
+    if activation not in (None, "relu", "gelu", "silu"):
+        raise TesselError("activation must be None, 'relu', 'gelu' or "
+                          "'silu', got %r" % (activation,))
+    problem = _capi.MatmulProblem(
+        m=m, n=n, k=k, batch=a.shape[0] if batched else 0,
+        a_type=element.encode(), transpose_a=int(transpose_a),
+        transpose_b=int(transpose_b), bias=bias_kind.encode(),
+        residual=int(residual is not None),
+        activation=(activation or "none").encode(),
+        dynamic=b"m,batch" if batched else b"m",
+        config=config.encode() if config else None)
+    from . import _default_compiler
+    kernel = _default_compiler().compile_matmul(problem, chip)
+    arrays.run(kernel, operands, "matmul")
+    return arrays.result(c.reshape(out_shape) if c_shape != out_shape else c)
+
+
+# The 8-bit float a chip multiplies by default (FNUZ before gfx950, OCP on
+# it), as scaled_mm's a_type.
+_DEFAULT_FP8 = {"gfx942": "f8E4M3FNUZ", "gfx950": "f8E4M3FN"}
+
+# numpy dtypes of scaled_mm's outputs (bf16 travels as uint16 bits).
+_SCALED_OUTPUTS = {"f16": np.float16, "bf16": np.uint16, "f32": np.float32}
+
+
+def _scale_kind(arrays, scale, rows, what, per):
+    """`scale` as a contiguous float32 array and its kind: one value
+    (shape () or (1,)) is "tensor", else `per` with `rows` values."""
+    scale = arrays.float32(scale, what)
+    if scale.size == 1:
+        return scale.reshape(1), "tensor"
+    wanted = (rows, 1) if per == "row" else (1, rows)
+    if tuple(scale.shape) not in (wanted, (rows,)):
+        raise TesselError("%s must have one value or shape %s, got %s" %
+                          (what, wanted, tuple(scale.shape)))
+    return scale.reshape((rows, 1) if per == "row" else (rows,)), per
+
+
+def scaled_mm(a, b, scale_a, scale_b, *, bias=None, out_dtype="bf16",
+              a_type=None, b_type=None, chip="gfx942", out=None,
+              device="auto", stream=None):
+    """torch._scaled_mm on 8-bit floats: (a @ b) * scale_a * scale_b + bias.
+    `a` (M, K) and `b` (K, N) hold fp8 bits as uint8 arrays (numpy and this
+    torch have no fp8 dtypes); `b` may be the transpose of an (N, K) array,
+    as torch passes it, and is then read in place. `a_type` names the
+    format (default f8E4M3FNUZ on gfx942, f8E4M3FN on gfx950), `b_type`
+    defaults to it. `scale_a` is one float32 or one per row ((M, 1));
+    `scale_b` one or one per column ((1, N)); `bias` (N,) float32. The
+    output is `out_dtype` "bf16" (returned as uint16 bits), "f16" or
+    "f32", accumulated in f32. Device arrays as for matmul."""
+    arrays, a = _arrays_for(a, device, stream)
+    b = arrays.take(b)
+    if a.dtype != np.uint8 or b.dtype != np.uint8:
+        raise TesselError("a and b must be uint8 arrays of fp8 bits")
+    if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
+        raise TesselError("shapes %s and %s do not multiply" %
+                          (tuple(a.shape), tuple(b.shape)))
+    if out_dtype not in _SCALED_OUTPUTS:
+        raise TesselError("out_dtype must be one of " +
+                          ", ".join(_SCALED_OUTPUTS))
+    a_type = a_type or _DEFAULT_FP8.get(chip.split(":")[0])
+    if a_type is None:
+        raise TesselError("%s has no 8-bit float matrix instructions" % chip)
+    m, k = a.shape
+    n = b.shape[1]
+    a = arrays.contiguous(a, "a")
+    b, transpose_b = _operand(arrays, b, "b", allow_column=True)
+    scale_a, kind_a = _scale_kind(arrays, scale_a, m, "scale_a", "row")
+    scale_b, kind_b = _scale_kind(arrays, scale_b, n, "scale_b", "column")
+    c = arrays.output((m, n), _SCALED_OUTPUTS[out_dtype], out)
+    operands = [a, b, c, scale_a, scale_b]
+    if bias is not None:
+        bias = arrays.float32(bias, "bias")
+        if tuple(bias.shape) != (n,):
+            raise TesselError("bias must have shape (N,) = (%d,)" % n)
+        operands.append(bias)
+    problem = _capi.MatmulProblem(
+        m=m, n=n, k=k, a_type=a_type.encode(),
+        b_type=(b_type or a_type).encode(), c_type=out_dtype.encode(),
+        transpose_b=int(transpose_b), scale_a=kind_a.encode(),
+        scale_b=kind_b.encode(),
+        bias=b"n" if bias is not None else b"none")
+    from . import _default_compiler
+    kernel = _default_compiler().compile_matmul(problem, chip)
+    arrays.run(kernel, operands, "matmul")
+    return arrays.result(c)
+
+
+_ATTENTION_TYPES = {np.dtype(np.float16): "f16", np.dtype(np.uint16): "bf16"}
+
+# A static query length up to this takes the split-KV decode plan (the
+# compiler's rule), so it stays static there.
+_DECODE_QUERIES = 16
+
+
+def attention(q, k, v, *, causal=False, scale=None, window_size=(-1, -1),
+              sinks=None, chip="gfx942", out=None, device="auto",
+              stream=None):
+    """softmax(q k^T * scale) v per (batch, head): q is (B, H, Sq, D), k
+    (B, Hkv, Skv, D) and v (B, Hkv, Skv, Dv) with H a multiple of Hkv
+    (grouped/multi-query), float16 or bfloat16 (torch bfloat16 tensors, or
+    uint16 arrays of bf16 bits); the output is (B, H, Sq, Dv) of the input
+    type. `scale` defaults to 1/sqrt(D); `causal` masks keys past each
+    query (aligned to the bottom right). `window_size=(left, right)` is
+    FlashAttention's local attention: query position p sees keys p - left
+    .. p + right, -1 unbounded. `sinks` (H,) float32 are attention-sink
+    logits: each joins its head's softmax denominator. The batch and the
+    key length (and the query length above 16) are run-time sizes. Device
+    arrays as for matmul."""
+    arrays, q = _arrays_for(q, device, stream)
+    k = arrays.take(k)
+    v = arrays.take(v)
+    element = _ATTENTION_TYPES.get(np.dtype(q.dtype))
+    if element is None or k.dtype != q.dtype or v.dtype != q.dtype:
+        raise TesselError("attention takes float16 or bfloat16 q, k and v "
+                          "of one dtype, got %s, %s and %s" %
+                          (q.dtype, k.dtype, v.dtype))
+    if (q.ndim != 4 or k.ndim != 4 or v.ndim != 4
+            or tuple(k.shape[:3]) != tuple(v.shape[:3])
+            or k.shape[0] != q.shape[0] or k.shape[3] != q.shape[3]):
+        raise TesselError("q must be (B, H, Sq, D), k (B, Hkv, Skv, D) and "
+                          "v (B, Hkv, Skv, Dv), got %s, %s and %s" %
+                          (tuple(q.shape), tuple(k.shape), tuple(v.shape)))
+    if len(window_size) != 2:
+        raise TesselError("window_size must be (left, right)")
+    q, k, v = (arrays.contiguous(x, name) for x, name in
+               ((q, "q"), (k, "k"), (v, "v")))
+    batch, heads, seq_q, head_dim = q.shape
+    o = arrays.output(tuple(q.shape[:3]) + (v.shape[3],), q.dtype, out)
+    operands = [q, k, v, o]
+    if sinks is not None:
+        sinks = arrays.float32(sinks, "sinks")
+        if tuple(sinks.shape) != (heads,):
+            raise TesselError("sinks must be (H,) = (%d,), got %s" %
+                              (heads, tuple(sinks.shape)))
+        operands.append(sinks)
+    # Decode (the split-KV plan) keeps the batch static: its workspace is
+    # sized by it.
+    dynamic = "batch,seq-kv,seq-q" if seq_q > _DECODE_QUERIES else "seq-kv"
+    window = tuple(int(w) for w in window_size)
+    problem = _capi.AttentionProblem(
+        batch=batch, heads=heads, kv_heads=k.shape[1], seq_q=seq_q,
+        seq_kv=k.shape[2], head_dim=head_dim, head_dim_v=v.shape[3],
+        type=element.encode(), causal=int(bool(causal)),
+        has_scale=int(scale is not None),
+        scale=float(scale) if scale is not None else 0.0,
+        has_window=int(window != (-1, -1)), window_left=window[0],
+        window_right=window[1], sinks=int(sinks is not None),
+        dynamic=dynamic.encode())
+    from . import _default_compiler
+    kernel = _default_compiler().compile_attention(problem, chip)
+    arrays.run(kernel, operands, "attention",
+               sizes={"seq_q": seq_q, "heads": heads, "batch": batch})
+    return arrays.result(o)
