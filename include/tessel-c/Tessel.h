@@ -46,7 +46,10 @@ typedef enum TesselDevice {
  * `strides` (in elements, one per dimension) may be NULL: the array is then
  * dense in the order of the kernel's layout (row-major, or column-major
  * for an operand the kernel reads transposed; see tesselModuleGetArgument).
- * Every array is checked against the kernel before anything runs. */
+ * A scalar argument (e.g. a matmul's f32 alpha) has rank TESSEL_SCALAR_RANK:
+ * `data` points to its value and `bytes` is its size (4 or 8); shape and
+ * strides are unused. Every argument is checked against the kernel before
+ * anything runs. */
 typedef struct TesselBuffer {
   void *data;
   size_t bytes;
@@ -56,6 +59,7 @@ typedef struct TesselBuffer {
 } TesselBuffer;
 
 #define TESSEL_MAX_RANK 8
+#define TESSEL_SCALAR_RANK (-1)
 
 /* Optional: the problem's sizes are derived from the arrays; a nonzero
  * field here must agree with them (a check, not an override). */

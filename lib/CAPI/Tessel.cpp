@@ -494,13 +494,38 @@ static ProblemSizes toProblemSizes(const TesselProblemSizes *sizes) {
   return result;
 }
 
-/// The host arrays as kernel arguments at their host addresses; an error
-/// for a malformed buffer description.
+/// A scalar argument (rank TESSEL_SCALAR_RANK) by value.
+static llvm::Expected<KernelArgumentValue>
+describeScalar(const TesselBuffer &buffer, size_t index) {
+  if (!buffer.data || (buffer.bytes != 4 && buffer.bytes != 8))
+    return llvm::createStringError(llvm::formatv(
+        "buffer {0}: a scalar needs data pointing to its 4 or 8 bytes (data "
+        "{1}, bytes {2})",
+        index, buffer.data ? "set" : "NULL", buffer.bytes));
+  if (buffer.bytes == 4) {
+    uint32_t bits;
+    std::memcpy(&bits, buffer.data, 4);
+    return KernelArgumentValue::scalar32(bits);
+  }
+  uint64_t bits;
+  std::memcpy(&bits, buffer.data, 8);
+  return KernelArgumentValue::scalar64(bits);
+}
+
+/// The host arrays (and scalars) as kernel arguments at their host
+/// addresses; an error for a malformed buffer description.
 static llvm::Expected<std::vector<KernelArgumentValue>>
 describeBuffers(const TesselBuffer *buffers, size_t count) {
   std::vector<KernelArgumentValue> arguments;
   for (size_t i = 0; i < count; ++i) {
     const TesselBuffer &buffer = buffers[i];
+    if (buffer.rank == TESSEL_SCALAR_RANK) {
+      llvm::Expected<KernelArgumentValue> scalar = describeScalar(buffer, i);
+      if (!scalar)
+        return scalar.takeError();
+      arguments.push_back(*scalar);
+      continue;
+    }
     if (buffer.rank < 0 || buffer.rank > TESSEL_MAX_RANK)
       return llvm::createStringError(
           llvm::formatv("buffer {0}: rank {1} is outside 0..{2}", i,

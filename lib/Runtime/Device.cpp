@@ -236,6 +236,12 @@ llvm::Expected<ProblemSizes> tessel::bindProblemArguments(
         return llvm::createStringError(llvm::formatv(
             "problem '{0}', argument {1}: expected a {2} scalar, got an array",
             name, index, type.elementType));
+      if (value.scalarBytes != type.elementBytes)
+        return llvm::createStringError(llvm::formatv(
+            "problem '{0}', argument {1}: expected a {2}-byte {3} scalar, got "
+            "{4} bytes",
+            name, index, type.elementBytes, type.elementType,
+            value.scalarBytes));
       continue;
     }
     if (llvm::Error error = checkMemref(name, index, type, value))

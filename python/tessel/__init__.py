@@ -152,6 +152,9 @@ class Kernel:
         keep = []  # ctypes arrays alive until the call returns
         buffers = (_capi.Buffer * len(arrays))()
         for index, (array, info) in enumerate(zip(arrays, expected)):
+            if not info["array"]:
+                buffers[index] = _scalar(index, array, info, keep)
+                continue
             if not isinstance(array, np.ndarray):
                 raise TesselError("argument %d: expected a numpy array, got %s"
                                   % (index, type(array).__name__))
@@ -173,6 +176,9 @@ class Kernel:
         keep = []
         buffers = (_capi.Buffer * len(arrays))()
         for index, (array, info) in enumerate(zip(arrays, expected)):
+            if not info["array"]:
+                buffers[index] = _scalar(index, array, info, keep)
+                continue
             if not isinstance(array, DeviceArray):
                 raise TesselError("argument %d: expected a tessel.DeviceArray "
                                   "(arguments are all on the device or all "
@@ -193,6 +199,26 @@ class Kernel:
             len(arrays)))
 
 
+def _scalar(index, value, info, keep):
+    """A TesselBuffer holding scalar argument `index` (a Python or numpy
+    number) in the kernel's type; its storage goes into `keep`."""
+    dtype = np.dtype(NUMPY_FOR_ELEMENT.get(info["element_type"], "V1"))
+    if dtype.itemsize not in (4, 8) or dtype.kind not in "fiu":
+        raise TesselError("argument %d is a %s scalar, which kernel calls do "
+                          "not pass" % (index, info["element_type"]))
+    if isinstance(value, (np.ndarray, DeviceArray)) and value.ndim > 0:
+        raise TesselError("argument %d: expected a %s scalar, got an array" %
+                          (index, info["element_type"]))
+    try:
+        storage = np.array(value, dtype=dtype)
+    except (TypeError, ValueError):
+        raise TesselError("argument %d: expected a %s scalar, got %r" %
+                          (index, info["element_type"], value)) from None
+    keep.append(storage)
+    return _capi.Buffer(storage.ctypes.data, storage.itemsize,
+                        _capi.SCALAR_RANK, None, None)
+
+
 def _buffer(address, nbytes, shape, element_strides, keep):
     """A TesselBuffer; its shape and strides arrays go into `keep`."""
     rank = len(shape)
@@ -205,10 +231,6 @@ def _buffer(address, nbytes, shape, element_strides, keep):
 def _check_element_type(index, dtype, info):
     """Raises TesselError unless an array of numpy `dtype` can be argument
     `index` (bf16 and the 8-bit floats travel as uint16 and uint8 bits)."""
-    if not info["array"]:
-        raise TesselError("argument %d is a scalar (%s); scalars are not "
-                          "supported by Kernel calls yet" %
-                          (index, info["element_type"]))
     wanted = NUMPY_FOR_ELEMENT.get(info["element_type"])
     if wanted is None or np.dtype(dtype) != np.dtype(wanted):
         raise TesselError("argument %d: the kernel takes %s (numpy %s), got "

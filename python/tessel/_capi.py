@@ -70,6 +70,7 @@ class AttentionProblem(ctypes.Structure):
 
 
 DEVICES = {"auto": 0, "hip": 1, "emulator": 2}
+SCALAR_RANK = -1  # TESSEL_SCALAR_RANK: a buffer that holds a scalar
 DEVICE_NAMES = {1: "hip", 2: "emulator"}
 COPY_HOST_TO_DEVICE, COPY_DEVICE_TO_HOST, COPY_DEVICE_TO_DEVICE = 1, 2, 3
 

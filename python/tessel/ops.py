@@ -1,6 +1,7 @@
 """Tessel's kernels as PyTorch operators: `import tessel.ops` registers
 
-    torch.ops.tessel.matmul(a, b, bias=None, residual=None, activation="none")
+    torch.ops.tessel.matmul(a, b, bias=None, residual=None, activation="none",
+                            alpha=None)
     torch.ops.tessel.scaled_mm(a, b, scale_a, scale_b, bias=None,
                                out_dtype="bf16", a_type=None)
     torch.ops.tessel.attention(q, k, v, causal=False, scale=None,
@@ -32,7 +33,7 @@ from .device import Device
 _library = Library("tessel", "DEF")
 _library.define(
     'matmul(Tensor a, Tensor b, Tensor? bias=None, Tensor? residual=None, '
-    'str activation="none") -> Tensor')
+    'str activation="none", float? alpha=None) -> Tensor')
 _library.define(
     'scaled_mm(Tensor a, Tensor b, Tensor scale_a, Tensor scale_b, '
     'Tensor? bias=None, str out_dtype="bf16", str? a_type=None) -> Tensor')
@@ -55,8 +56,9 @@ def _cpu_chip():
 
 # CPU: the emulator on the tensors' memory (numpy views, no copies).
 
-def _matmul_cpu(a, b, bias=None, residual=None, activation="none"):
-    return problems.matmul(a, b, bias=bias, residual=residual,
+def _matmul_cpu(a, b, bias=None, residual=None, activation="none",
+                alpha=None):
+    return problems.matmul(a, b, alpha=alpha, bias=bias, residual=residual,
                            activation=_activation(activation),
                            chip=_cpu_chip(), device="emulator")
 
@@ -119,13 +121,14 @@ def _wrap(device, tensor, keep_layout=False):
                        tensor.stride(), owner=tensor)
 
 
-def _matmul_gpu(a, b, bias=None, residual=None, activation="none"):
+def _matmul_gpu(a, b, bias=None, residual=None, activation="none",
+                alpha=None):
     device, chip, stream = _gpu_context(a)
     out_dtype = torch.int32 if a.dtype == torch.int8 else a.dtype
     out = torch.empty(tuple(a.shape[:-1]) + (b.shape[-1],), dtype=out_dtype,
                       device=a.device)
     problems.matmul(
-        _wrap(device, a, True), _wrap(device, b, True),
+        _wrap(device, a, True), _wrap(device, b, True), alpha=alpha,
         bias=_wrap(device, bias.float() if bias is not None else None),
         residual=_wrap(device, residual),
         activation=_activation(activation), chip=chip,
@@ -162,7 +165,8 @@ def _attention_gpu(q, k, v, causal=False, scale=None, window_left=-1,
 
 # Meta: shapes and dtypes only.
 
-def _matmul_meta(a, b, bias=None, residual=None, activation="none"):
+def _matmul_meta(a, b, bias=None, residual=None, activation="none",
+                 alpha=None):
     out_dtype = torch.int32 if a.dtype == torch.int8 else a.dtype
     return a.new_empty(tuple(a.shape[:-1]) + (b.shape[-1],), dtype=out_dtype)
 

@@ -165,20 +165,30 @@ _MATMUL_OUTPUTS = {"f16": np.float16, "f32": np.float32, "i8": np.int32,
                    "bf16": np.uint16}
 
 
-def matmul(a, b, *, chip="gfx942", bias=None, activation=None,
-           residual=None, config=None, out=None, device="auto", stream=None):
+# Up to this many rows of C, matmul keeps M static by default: the compiler
+# splits K over workgroups for such shapes (decode GEMMs, where the tiles do
+# not fill the chip), and a split-K workspace is sized at compile time.
+_STATIC_M_ROWS = 64
+
+
+def matmul(a, b, *, chip="gfx942", alpha=None, bias=None, activation=None,
+           residual=None, config=None, dynamic="auto", out=None,
+           device="auto", stream=None):
     """a @ b on the GPU (or the emulator). `a` is (M, K) or (batch, M, K);
     `b` is (K, N), or (batch, K, N) with a batched `a` (a 2-D `b` with a 3-D
     `a` is a weight shared by the batch). dtypes: float16, float32, int8
     (-> int32) and bfloat16 (torch bfloat16 tensors, or uint16 arrays of
     bf16 bits), accumulated in f32 (i32); the output has the input's type.
     A 2-D `b` (or `a`) that is the transpose of a contiguous array, as a
-    weight `w.T` is, is read in place. Epilogue, in this order: `bias` (N,)
-    per column or (M, 1) per row (float32), `residual` (shaped like the
-    output, of its type), `activation` ('relu', 'gelu', 'silu'). `config`
-    (a "#tessel.config<...>") fixes the tiling. M and the batch are run-time
-    sizes: one compile serves every batch size. `chip` may be a full target
-    id ("gfx942:sramecc+:xnack-").
+    weight `w.T` is, is read in place. Epilogue, in this order: `alpha` (a
+    number scaling the product, passed at run time: one compile serves
+    every value), `bias` (N,) per column or (M, 1) per row (float32),
+    `residual` (shaped like the output, of its type), `activation` ('relu',
+    'gelu', 'silu'). `config` (a "#tessel.config<...>") fixes the tiling.
+    `dynamic` lists the sizes passed at run time ("m", "batch", "n", "k");
+    "auto" makes M and the batch dynamic (one compile serves every batch
+    size) except for at most 64 rows, where a static M lets the compiler
+    split K. `chip` may be a full target id ("gfx942:sramecc+:xnack-").
 
     Host arrays (numpy, torch CPU tensors) run on `device` and return a
     host result. tessel.DeviceArray operands are launched on `stream` of
@@ -212,6 +222,8 @@ def matmul(a, b, *, chip="gfx942", bias=None, activation=None,
     c = arrays.output(out_shape, _MATMUL_OUTPUTS[element], out)
     c = c.reshape(c_shape) if c_shape != out_shape else c
     operands = [a, b, c]
+    if alpha is not None:
+        operands.append(float(alpha))
     bias_kind = "none"
     if bias is not None:
         bias = arrays.float32(bias, "bias")
@@ -239,14 +251,27 @@ def matmul(a, b, *, chip="gfx942", bias=None, activation=None,
         m=m, n=n, k=k, batch=a.shape[0] if batched else 0,
         a_type=element.encode(), transpose_a=int(transpose_a),
         transpose_b=int(transpose_b), bias=bias_kind.encode(),
-        residual=int(residual is not None),
+        residual=int(residual is not None), alpha=int(alpha is not None),
         activation=(activation or "none").encode(),
-        dynamic=b"m,batch" if batched else b"m",
+        dynamic=_matmul_dynamic(dynamic, m, batched).encode(),
         config=config.encode() if config else None)
     from . import _default_compiler
     kernel = _default_compiler().compile_matmul(problem, chip)
     arrays.run(kernel, operands, "matmul")
     return arrays.result(c.reshape(out_shape) if c_shape != out_shape else c)
+
+
+def _matmul_dynamic(dynamic, m, batched):
+    """The C API's comma-separated dynamic sizes for matmul's `dynamic`."""
+    if dynamic == "auto":
+        if m <= _STATIC_M_ROWS:
+            return ""
+        return "m,batch" if batched else "m"
+    if isinstance(dynamic, str):
+        raise TesselError("dynamic must be \"auto\" or a list of sizes "
+                          "(\"m\", \"n\", \"k\", \"batch\"), got %r" %
+                          dynamic)
+    return ",".join(dynamic)
 
 
 # The 8-bit float a chip multiplies by default (FNUZ before gfx950, OCP on

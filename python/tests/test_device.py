@@ -130,3 +130,29 @@ def test_device_misuse_is_an_error(dev):
             "memref<8x8xf32>, memref<8x8xf32>) outs(%c : memref<8x8xf32>)\n"
             "  return\n}\n")
         kernel(da, da, dev.empty((8, 8), np.float16))
+
+
+def test_alpha_scalar_on_host_and_device(dev):
+    a = (np.arange(40 * 24) % 7 - 3).astype(np.float32).reshape(40, 24)
+    b = (np.arange(24 * 16) % 5 - 2).astype(np.float32).reshape(24, 16)
+    # Powers of two keep the products exact; one compile serves both.
+    assert np.array_equal(tessel.matmul(a, b, alpha=0.25), 0.25 * (a @ b))
+    before = tessel.cache_stats()["misses"]
+    dc = tessel.matmul(dev.to_device(a), dev.to_device(b), alpha=-2)
+    assert np.array_equal(dc.numpy(), -2 * (a @ b))
+    assert tessel.cache_stats()["misses"] == before
+    kernel = tessel.compile(
+        "func.func @mm(%a: memref<8x8xf32>, %b: memref<8x8xf32>, "
+        "%c: memref<8x8xf32>, %s: f32) {\n  tessel.matmul ins(%a, %b : "
+        "memref<8x8xf32>, memref<8x8xf32>) outs(%c : memref<8x8xf32>) "
+        "epilogue(%s : f32) {\n  ^bb0(%x: f32, %y: f32):\n"
+        "    %r = arith.mulf %x, %y : f32\n    tessel.yield %r : f32\n  }\n"
+        "  return\n}\n")
+    ones = np.ones((8, 8), np.float32)
+    with pytest.raises(tessel.TesselError, match="expected a f32 scalar"):
+        kernel(ones, ones, np.zeros((8, 8), np.float32), ones)
+    with pytest.raises(tessel.TesselError, match="expected a f32 scalar"):
+        kernel(ones, ones, np.zeros((8, 8), np.float32), "two")
+    c = np.zeros((8, 8), np.float32)
+    kernel(ones, ones, c, np.float64(3))
+    assert (c == 24).all()

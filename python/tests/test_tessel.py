@@ -55,6 +55,12 @@ def test_matmul_split_k_decode_shape():
     c = tessel.matmul(a, b, chip="gfx942")
     assert np.abs(c - reference_matmul(a, b)).max() < 1e-3
     assert np.array_equal(c, tessel.matmul(a, b, chip="gfx942"))
+    # The kernel matmul compiled (M static at 16 rows) takes the split-K
+    # workspaces past the 21 kernarg pieces of its three 2-D arrays.
+    from tessel import _capi
+    kernel = tessel._default_compiler().compile_matmul(
+        _capi.MatmulProblem(m=16, n=64, k=2048, a_type=b"f32"), "gfx942")
+    assert len(kernel.report["kernels"][0]["args"]) > 21
 
 
 def test_matmul_epilogue_bias_relu():
@@ -447,12 +453,23 @@ def test_matmul_one_compile_serves_every_batch_size():
     rng = np.random.default_rng(4)
     w = rng.uniform(-1, 1, (64, 32)).astype(np.float32)
     before = tessel.cache_stats()
-    for rows in (17, 200, 64):
+    for rows in (65, 200, 97):
         x = rng.uniform(-1, 1, (rows, 64)).astype(np.float32)
         assert np.allclose(tessel.matmul(x, w, chip="gfx942"), x @ w,
                            atol=1e-4)
     after = tessel.cache_stats()
     assert after["misses"] == before["misses"] + 1
+    # Up to 64 rows M stays static by default (the compiler may split K);
+    # dynamic=["m"] asks for one kernel for those too.
+    for rows in (17, 30):
+        x = rng.uniform(-1, 1, (rows, 64)).astype(np.float32)
+        assert np.allclose(tessel.matmul(x, w, chip="gfx942"), x @ w,
+                           atol=1e-4)
+        assert np.allclose(tessel.matmul(x, w, chip="gfx942",
+                                         dynamic=["m"]), x @ w, atol=1e-4)
+    assert tessel.cache_stats()["misses"] == after["misses"] + 2
+    with pytest.raises(tessel.TesselError, match="dynamic must be"):
+        tessel.matmul(x, w, dynamic="m")
     # A 3-D activation by a 2-D weight: one GEMM over batch x rows.
     x = rng.uniform(-1, 1, (3, 10, 64)).astype(np.float32)
     c = tessel.matmul(x, w, chip="gfx942")

@@ -98,3 +98,9 @@ def test_op_errors_are_tessel_errors():
     with pytest.raises(tessel.TesselError, match="activation must be"):
         torch.ops.tessel.matmul(torch.ones(4, 4).half(),
                                 torch.ones(4, 4).half(), activation="tanh")
+
+
+def test_matmul_op_alpha():
+    a = (torch.arange(24 * 16) % 7 - 3).float().reshape(24, 16)
+    b = (torch.arange(16 * 8) % 5 - 2).float().reshape(16, 8)
+    assert torch.equal(torch.ops.tessel.matmul(a, b, alpha=0.5), 0.5 * (a @ b))

@@ -117,6 +117,41 @@ int main(void) {
         "default stream");
   check(equalsReference(), "default-stream result equals the reference");
 
+  /* A scalar argument: alpha scales the product (by a power of two, so
+     the result is exactly half the reference). */
+  TesselMatmulProblem scaled;
+  memset(&scaled, 0, sizeof(scaled));
+  scaled.name = "mm";
+  scaled.m = M;
+  scaled.n = N;
+  scaled.k = K;
+  scaled.a_type = "f32";
+  scaled.alpha = 1;
+  TesselModule *alphaModule = tesselCompileMatmul(compiler, &scaled, "gfx942");
+  float alpha = 0.5f;
+  double alpha8 = 0.5;
+  TesselBuffer withAlpha[4] = {buffers[0], buffers[1], buffers[2],
+                               {&alpha, sizeof(alpha), TESSEL_SCALAR_RANK}};
+  int halved = alphaModule &&
+               tesselLaunch(context, compute, alphaModule, "mm", NULL,
+                            withAlpha, 4) == 0 &&
+               tesselMemcpy(context, c, deviceC, sizeof(c),
+                            TESSEL_COPY_DEVICE_TO_HOST, compute) == 0 &&
+               tesselStreamSynchronize(compute) == 0;
+  for (int i = 0; halved && i < M * N; ++i)
+    halved = c[i] == 0.5f * expected[i];
+  check(halved, "an f32 alpha scalar halves the product");
+  withAlpha[3].data = &alpha8;
+  withAlpha[3].bytes = sizeof(alpha8);
+  checkError(tesselLaunch(context, compute, alphaModule, "mm", NULL, withAlpha,
+                          4) != 0,
+             "an 8-byte scalar for an f32");
+  withAlpha[3].bytes = 2;
+  checkError(tesselLaunch(context, compute, alphaModule, "mm", NULL, withAlpha,
+                          4) != 0,
+             "a 2-byte scalar");
+  tesselModuleDestroy(alphaModule);
+
   /* Misuse. */
   TesselBuffer onHost[3] = {buffers[0], buffers[1], {c, sizeof(c), 2, shapeC}};
   checkError(tesselLaunch(context, compute, module, "mm", NULL, onHost, 3) != 0,

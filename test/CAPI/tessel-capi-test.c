@@ -227,11 +227,11 @@ int main(int argc, char **argv) {
   check(tesselRun(module, "mm", &huge, buffers, 3, TESSEL_DEVICE_EMULATOR) != 0,
         "sizes the arrays do not have rejected");
   printf("error: %s\n", tesselGetLastError());
-  TesselBuffer badRank[3] = {{a, sizeof(a), -1, shapeA},
+  TesselBuffer badRank[3] = {{a, sizeof(a), -2, shapeA},
                              {b, sizeof(b), 2, shapeB},
                              {c, sizeof(c), 2, shapeC}};
   check(tesselRun(module, "mm", NULL, badRank, 3, TESSEL_DEVICE_EMULATOR) != 0,
-        "rank -1 rejected");
+        "rank -2 rejected");
   printf("error: %s\n", tesselGetLastError());
   TesselBuffer noData[3] = {{NULL, sizeof(a), 2, shapeA},
                             {b, sizeof(b), 2, NULL},

@@ -1,9 +1,12 @@
 // A stand-in for the HIP runtime (libamdhip64.so.6) for the tests of timing
-// on a GPU where there is none. Memory is host memory and kernels do not
-// run: each launch advances a clock by a made-up time of 1000 / workgroups
-// microseconds (more workgroups, faster), which differs from every model's
-// ranking, so a test can tell measured times from predictions. The device
-// count comes from FAKE_HIP_DEVICES (default 1).
+// and of the HIP device runtime on a machine without a GPU. Memory is host
+// memory, streams run nothing asynchronously (copies happen at once) and
+// kernels do not run: each launch advances a clock by a made-up time of
+// 1000 / workgroups microseconds (more workgroups, faster), which differs
+// from every model's ranking, so a test can tell measured times from
+// predictions. The device count comes from FAKE_HIP_DEVICES (default 1);
+// FAKE_HIP_LOG=1 prints each stream call on stderr.
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -13,6 +16,12 @@ struct Event {
   double at = 0;
 };
 int module, function;
+
+void log(const char *call, const void *stream) {
+  if (std::getenv("FAKE_HIP_LOG"))
+    std::fprintf(stderr, "fake hip: %s on %s stream\n", call,
+                 stream ? "a created" : "the null");
+}
 } // namespace
 
 extern "C" {
@@ -46,7 +55,8 @@ int hipModuleGetFunction(void **found, void *, const char *) {
 }
 int hipModuleLaunchKernel(void *, unsigned gridX, unsigned gridY,
                           unsigned gridZ, unsigned, unsigned, unsigned,
-                          unsigned, void *, void **, void **) {
+                          unsigned, void *stream, void **, void **) {
+  log("hipModuleLaunchKernel", stream);
   clockMicroseconds += 1000.0 / (double(gridX) * gridY * gridZ);
   return 0;
 }
@@ -68,6 +78,34 @@ int hipEventElapsedTime(float *milliseconds, void *start, void *stop) {
 }
 int hipEventDestroy(void *event) {
   delete static_cast<Event *>(event);
+  return 0;
+}
+int hipEventQuery(void *) { return 0; }
+int hipStreamCreate(void **stream) {
+  *stream = new int(0);
+  return 0;
+}
+int hipStreamDestroy(void *stream) {
+  delete static_cast<int *>(stream);
+  return 0;
+}
+int hipStreamSynchronize(void *stream) {
+  log("hipStreamSynchronize", stream);
+  return 0;
+}
+int hipStreamWaitEvent(void *stream, void *, unsigned) {
+  log("hipStreamWaitEvent", stream);
+  return 0;
+}
+int hipMemcpyAsync(void *to, const void *from, size_t bytes, int,
+                   void *stream) {
+  log("hipMemcpyAsync", stream);
+  std::memcpy(to, from, bytes);
+  return 0;
+}
+int hipMemsetAsync(void *to, int value, size_t bytes, void *stream) {
+  log("hipMemsetAsync", stream);
+  std::memset(to, value, bytes);
   return 0;
 }
 }
