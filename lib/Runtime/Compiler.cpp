@@ -117,6 +117,7 @@ std::string tessel::computeCacheKey(llvm::StringRef ir,
   field(getCompilerBuildIdentity());
   field(options.chip);
   field(std::to_string(options.optLevel));
+  field("cov" + std::to_string(options.codeObjectVersion));
   field(ir);
   std::array<uint8_t, 32> digest = hasher.final();
   return llvm::toHex(digest, /*LowerCase=*/true);
@@ -445,6 +446,8 @@ tessel::compileUncached(llvm::StringRef ir, const CompileOptions &options,
                                    "'; known chips: " + knownChipNames());
   if (options.optLevel > 3)
     return llvm::createStringError("optimization level must be 0 to 3");
+  if (!isSupportedCodeObjectVersion(options.codeObjectVersion))
+    return llvm::createStringError("code object version must be 4, 5 or 6");
 
   CompileSession session;
   // TESSEL_DUMP_DIR: the input, the IR after every pass (passes/, MLIR's
@@ -504,6 +507,7 @@ tessel::compileUncached(llvm::StringRef ir, const CompileOptions &options,
             .str());
   HsacoOptions hsacoOptions;
   hsacoOptions.optLevel = options.optLevel;
+  hsacoOptions.codeObjectVersion = options.codeObjectVersion;
   FailureOr<GpuModuleBinary> binary = compileGpuModule(
       gpuModules.front(), *chip, hsacoOptions, HsacoStage::HSACO);
   if (failed(binary) || session.sawError)
@@ -560,6 +564,9 @@ tessel::generateAssembly(const CompiledModule &compiled, unsigned optLevel) {
     return llvm::createStringError("the compiled module has no gpu.module");
   HsacoOptions options;
   options.optLevel = optLevel;
+  // The same version as the code object (its ELF header says which).
+  if (unsigned version = getCodeObjectVersion(compiled.hsaco))
+    options.codeObjectVersion = version;
   FailureOr<GpuModuleBinary> binary =
       compileGpuModule(gpuModules.front(), *chip, options, HsacoStage::ISA);
   if (failed(binary) || session.sawError)

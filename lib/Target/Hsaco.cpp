@@ -47,6 +47,7 @@
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Triple.h"
 
+#include <cstring>
 #include <mutex>
 
 LLD_HAS_DRIVER(elf)
@@ -141,6 +142,25 @@ static void initializeAMDGPUTarget() {
   });
 }
 
+bool tessel::isSupportedCodeObjectVersion(unsigned version) {
+  return version >= 4 && version <= 6;
+}
+
+unsigned tessel::getCodeObjectVersion(llvm::ArrayRef<char> hsaco) {
+  // e_ident: EI_OSABI (7) is ELFOSABI_AMDGPU_HSA (64); EI_ABIVERSION (8) is
+  // 2, 3, 4 for code object versions 4, 5, 6.
+  constexpr size_t kOsAbi = 7, kAbiVersion = 8;
+  if (hsaco.size() < 16 ||
+      std::memcmp(hsaco.data(),
+                  "\x7f"
+                  "ELF",
+                  4) != 0 ||
+      uint8_t(hsaco[kOsAbi]) != 64)
+    return 0;
+  unsigned abiVersion = uint8_t(hsaco[kAbiVersion]);
+  return abiVersion >= 2 && abiVersion <= 4 ? abiVersion + 2 : 0;
+}
+
 static FailureOr<std::unique_ptr<llvm::TargetMachine>>
 createTargetMachine(Location loc, const Chip &chip, unsigned optLevel) {
   initializeAMDGPUTarget();
@@ -187,8 +207,10 @@ static bool callsDeviceLibs(llvm::Module &module) {
 
 /// Gives the device libraries' `__oclc_*` control variables their values
 /// (instead of linking the oclc_*.bc files, which exist for only some chips
-/// in a given ROCm release).
-static void defineControlVariables(llvm::Module &module, const Chip &chip) {
+/// in a given ROCm release). The ABI version is the code object's: ockl
+/// reads the implicit kernel arguments in its layout.
+static void defineControlVariables(llvm::Module &module, const Chip &chip,
+                                   unsigned codeObjectVersion) {
   const std::pair<StringRef, unsigned> i8Controls[] = {
       {"__oclc_finite_only_opt", 0},
       {"__oclc_unsafe_math_opt", 0},
@@ -198,7 +220,7 @@ static void defineControlVariables(llvm::Module &module, const Chip &chip) {
   };
   const std::pair<StringRef, unsigned> i32Controls[] = {
       {"__oclc_ISA_version", chip.isaVersion()},
-      {"__oclc_ABI_version", 500},
+      {"__oclc_ABI_version", codeObjectVersion * 100},
   };
   auto define = [&](StringRef name, unsigned bits, unsigned value) {
     llvm::GlobalVariable *global = module.getGlobalVariable(name);
@@ -243,7 +265,7 @@ static LogicalResult linkDeviceLibraries(Location loc, llvm::Module &module,
       return emitError(loc)
              << "linking ROCm device library '" << path << "' failed";
   }
-  defineControlVariables(module, chip);
+  defineControlVariables(module, chip, options.codeObjectVersion);
   // Only kernels are entry points: everything linked in becomes internal so
   // the optimizer inlines it and drops what is unused.
   for (llvm::Function &function : module)
@@ -398,6 +420,9 @@ FailureOr<GpuModuleBinary> tessel::compileGpuModule(gpu::GPUModuleOp gpuModule,
                                                     const HsacoOptions &options,
                                                     HsacoStage stage) {
   Location loc = gpuModule.getLoc();
+  if (!isSupportedCodeObjectVersion(options.codeObjectVersion))
+    return emitError(loc) << "code object version " << options.codeObjectVersion
+                          << " is not one LLVM emits (4, 5 or 6)";
   if (failed(verifyIntrinsicsForChip(gpuModule, chip)))
     return failure();
   FailureOr<std::unique_ptr<llvm::TargetMachine>> machine =
@@ -418,6 +443,10 @@ FailureOr<GpuModuleBinary> tessel::compileGpuModule(gpu::GPUModuleOp gpuModule,
                              "and ROCDL dialects?)";
   module->setTargetTriple(llvm::Triple(kAmdgpuTriple));
   module->setDataLayout((*machine)->createDataLayout());
+  // The backend reads the version from this module flag (as clang's
+  // -mcode-object-version sets it).
+  module->addModuleFlag(llvm::Module::Error, "amdhsa_code_object_version",
+                        options.codeObjectVersion * 100);
 
   GpuModuleBinary binary;
   if (failed(linkDeviceLibraries(loc, *module, chip, options,

@@ -80,6 +80,11 @@ static llvm::cl::opt<unsigned> optLevel("opt-level",
                                         llvm::cl::desc("LLVM -O level (0-3)"),
                                         llvm::cl::init(3),
                                         llvm::cl::cat(category));
+static llvm::cl::opt<unsigned> codeObjectVersion(
+    "code-object-version",
+    llvm::cl::desc("AMDHSA code object version: 5 loads on every ROCm 6 "
+                   "runtime, 6 needs ROCm 6.3 or later, 4 is for ROCm 5"),
+    llvm::cl::init(kDefaultCodeObjectVersion), llvm::cl::cat(category));
 static llvm::cl::opt<std::string> deviceLibsDir(
     "rocm-device-libs",
     llvm::cl::desc("Directory of ocml.bc/ockl.bc (default: "
@@ -98,11 +103,13 @@ struct Settings {
   EmitKind emit;
   ReportFormat format;
   unsigned optLevel;
+  unsigned codeObjectVersion;
 };
 
 static Settings snapshotCommandLine() {
-  return Settings{inputFilename, outputFilename, chipName,     deviceLibsDir,
-                  gpuModuleName, emitKind,       reportFormat, optLevel};
+  return Settings{inputFilename, outputFilename, chipName,
+                  deviceLibsDir, gpuModuleName,  emitKind,
+                  reportFormat,  optLevel,       codeObjectVersion};
 }
 
 static int fail(const llvm::Twine &message) {
@@ -207,6 +214,7 @@ static LogicalResult emitPerf(const Settings &settings, ModuleOp module,
   CompileOptions options;
   options.chip = settings.chip;
   options.optLevel = settings.optLevel;
+  options.codeObjectVersion = settings.codeObjectVersion;
   auto compiled = compiler.compile(text, options);
   if (!compiled) {
     llvm::errs() << llvm::toString(compiled.takeError()) << "\n";
@@ -265,6 +273,8 @@ int main(int argc, char **argv) {
                 "'; known chips: " + knownChipNames());
   if (settings.optLevel > 3)
     return fail("--opt-level must be 0, 1, 2 or 3");
+  if (!isSupportedCodeObjectVersion(settings.codeObjectVersion))
+    return fail("--code-object-version must be 4, 5 or 6");
 
   DialectRegistry registry;
   registerAllDialects(registry);
@@ -330,6 +340,7 @@ int main(int argc, char **argv) {
                   "--gpu-module=NAME");
     HsacoOptions options;
     options.optLevel = settings.optLevel;
+    options.codeObjectVersion = settings.codeObjectVersion;
     options.deviceLibsDir = settings.deviceLibsDir;
     llvm::json::Array jsonReports;
     for (gpu::GPUModuleOp gpuModule : gpuModules) {

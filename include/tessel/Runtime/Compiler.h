@@ -17,6 +17,7 @@
 
 #include "tessel/Problems/Problems.h"
 #include "tessel/Runtime/Cache.h"
+#include "tessel/Target/Hsaco.h"
 #include "tessel/Target/KernelMetadata.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -38,6 +39,9 @@ struct CompileOptions {
   std::string chip = "gfx942";
   /// LLVM optimization level of the device code (0-3).
   unsigned optLevel = 3;
+  /// AMDHSA code object version, 4 to 6 (tessel/Target/Hsaco.h says which
+  /// runtimes load which).
+  unsigned codeObjectVersion = kDefaultCodeObjectVersion;
 };
 
 /// How a kernel's launch covers its problem. Matmul: x over column tiles,

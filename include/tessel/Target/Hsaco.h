@@ -11,6 +11,7 @@
 #define TESSEL_TARGET_HSACO_H
 
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <string>
@@ -26,9 +27,23 @@ class GPUModuleOp;
 namespace tessel {
 struct Chip;
 
+/// The code object version emitted unless asked otherwise: 5 loads on every
+/// ROCm 6 runtime, while 6 (LLVM 22's default) needs ROCm 6.3 or later and
+/// adds only generic targets, which Tessel does not use.
+constexpr unsigned kDefaultCodeObjectVersion = 5;
+
+/// Whether LLVM can emit code object version `version` (4, 5 or 6).
+bool isSupportedCodeObjectVersion(unsigned version);
+
+/// The code object version of `hsaco` (from its ELF header's ABI version),
+/// or 0 if it is not an AMDGPU HSA code object of version 4 or later.
+unsigned getCodeObjectVersion(llvm::ArrayRef<char> hsaco);
+
 struct HsacoOptions {
   /// LLVM optimization level of the device code (0-3).
   unsigned optLevel = 3;
+  /// AMDHSA code object version: 4, 5 or 6 (see kDefaultCodeObjectVersion).
+  unsigned codeObjectVersion = kDefaultCodeObjectVersion;
   /// Directory holding ocml.bc and ockl.bc. Empty: $TESSEL_ROCM_DEVICE_LIBS,
   /// else the directory configured at build time.
   std::string deviceLibsDir;
