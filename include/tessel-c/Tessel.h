@@ -100,7 +100,10 @@ TESSEL_C_API void tesselCompilerDestroy(TesselCompiler *compiler);
 TESSEL_C_API void tesselCompilerGetCacheStats(TesselCompiler *compiler,
                                               TesselCacheStats *stats);
 
-/* Compiles MLIR text for `chip` (e.g. "gfx942"); NULL on error. */
+/* Compiles MLIR text for `chip` (e.g. "gfx942"); NULL on error. Code
+ * objects are version 5 (every ROCm 6 runtime loads them);
+ * TESSEL_CODE_OBJECT_VERSION=4 or 6 asks for another (4 for ROCm 5
+ * runtimes, 6 needs ROCm 6.3). */
 TESSEL_C_API TesselModule *tesselCompile(TesselCompiler *compiler,
                                          const char *ir, const char *chip);
 /* Problem descriptions (zero-initialize, then set what matters; NULL

@@ -154,11 +154,32 @@ void tesselCompilerGetCacheStats(TesselCompiler *compiler,
 /// inside the compiler (an upstream MLIR/LLVM bug reachable from some input)
 /// is caught by a crash-recovery context and becomes an error: the
 /// embedding process survives, though memory the compile held may leak.
+/// The code object version TESSEL_CODE_OBJECT_VERSION asks for (4, 5 or
+/// 6), else the default; an error for any other value.
+static llvm::Expected<unsigned> getRequestedCodeObjectVersion() {
+  const char *text = std::getenv("TESSEL_CODE_OBJECT_VERSION");
+  if (!text || !*text)
+    return kDefaultCodeObjectVersion;
+  unsigned version = 0;
+  if (llvm::StringRef(text).getAsInteger(10, version) ||
+      !isSupportedCodeObjectVersion(version))
+    return llvm::createStringError(
+        llvm::Twine("TESSEL_CODE_OBJECT_VERSION must be 4, 5 or 6, not '") +
+        text + "'");
+  return version;
+}
+
 template <typename Input>
 static TesselModule *compileInput(TesselCompiler *compiler, const Input &input,
                                   const char *chip) {
   CompileOptions options;
   options.chip = chip;
+  llvm::Expected<unsigned> version = getRequestedCodeObjectVersion();
+  if (!version) {
+    setError(version.takeError());
+    return nullptr;
+  }
+  options.codeObjectVersion = *version;
   std::optional<llvm::Expected<std::shared_ptr<const CompiledModule>>> compiled;
   static std::once_flag enableRecovery;
   std::call_once(enableRecovery, [] { llvm::CrashRecoveryContext::Enable(); });
