@@ -346,14 +346,38 @@ def scaled_mm(a, b, scale_a, scale_b, *, bias=None, out_dtype="bf16",
 
 
 _ATTENTION_TYPES = {np.dtype(np.float16): "f16", np.dtype(np.uint16): "bf16"}
+# Outputs of 8-bit attention (bf16 travels as uint16 bits).
+_ATTENTION_OUTPUTS = {"bf16": np.uint16, "f16": np.float16,
+                      "f32": np.float32}
 
 # A static query length up to this takes the split-KV decode plan (the
 # compiler's rule), so it stays static there.
 _DECODE_QUERIES = 16
 
 
+def _attention_element(q, k, v, fp8_type, chip):
+    """The Tessel element type of q, k and v: f16 or bf16 by dtype, or an
+    8-bit float (uint8 bits) named by `fp8_type` (default: the chip's)."""
+    if not (q.dtype == k.dtype == v.dtype):
+        raise TesselError("q, k and v must have one dtype, got %s, %s and %s"
+                          % (q.dtype, k.dtype, v.dtype))
+    if np.dtype(q.dtype) == np.uint8:
+        element = fp8_type or _DEFAULT_FP8.get(chip.split(":")[0])
+        if element is None:
+            raise TesselError("%s has no 8-bit float matrix instructions" %
+                              chip)
+        return element
+    element = _ATTENTION_TYPES.get(np.dtype(q.dtype))
+    if element is None:
+        raise TesselError("attention takes float16, bfloat16 (uint16 bits) "
+                          "or 8-bit float (uint8 bits) q, k and v, got %s" %
+                          q.dtype)
+    return element
+
+
 def attention(q, k, v, *, causal=False, scale=None, window_size=(-1, -1),
-              sinks=None, chip="gfx942", out=None, device="auto",
+              sinks=None, descale=None, fp8_type=None, out_dtype=None,
+              return_lse=False, chip="gfx942", out=None, device="auto",
               stream=None):
     """softmax(q k^T * scale) v per (batch, head): q is (B, H, Sq, D), k
     (B, Hkv, Skv, D) and v (B, Hkv, Skv, Dv) with H a multiple of Hkv
@@ -363,17 +387,22 @@ def attention(q, k, v, *, causal=False, scale=None, window_size=(-1, -1),
     query (aligned to the bottom right). `window_size=(left, right)` is
     FlashAttention's local attention: query position p sees keys p - left
     .. p + right, -1 unbounded. `sinks` (H,) float32 are attention-sink
-    logits: each joins its head's softmax denominator. The batch and the
-    key length (and the query length above 16) are run-time sizes. Device
-    arrays as for matmul."""
+    logits: each joins its head's softmax denominator.
+
+    8-bit attention: q, k and v are uint8 arrays of `fp8_type` bits
+    (default f8E4M3FNUZ on gfx942, f8E4M3FN on gfx950), `descale` the
+    per-tensor float32 factors (dq, dk, dv) they were quantized with, and
+    the output `out_dtype` "bf16" (default; uint16 bits), "f16" or "f32".
+
+    `return_lse` also returns the logsumexp of each row's scaled scores
+    ((B, H, Sq) float32), as FlashAttention does for its backward pass.
+    The batch and the key length (and the query length above 16) are
+    run-time sizes. Device arrays as for matmul."""
     arrays, q = _arrays_for(q, device, stream)
     k = arrays.take(k)
     v = arrays.take(v)
-    element = _ATTENTION_TYPES.get(np.dtype(q.dtype))
-    if element is None or k.dtype != q.dtype or v.dtype != q.dtype:
-        raise TesselError("attention takes float16 or bfloat16 q, k and v "
-                          "of one dtype, got %s, %s and %s" %
-                          (q.dtype, k.dtype, v.dtype))
+    element = _attention_element(q, k, v, fp8_type, chip)
+    eight_bit = np.dtype(q.dtype) == np.uint8
     if (q.ndim != 4 or k.ndim != 4 or v.ndim != 4
             or tuple(k.shape[:3]) != tuple(v.shape[:3])
             or k.shape[0] != q.shape[0] or k.shape[3] != q.shape[3]):
@@ -382,17 +411,40 @@ def attention(q, k, v, *, causal=False, scale=None, window_size=(-1, -1),
                           (tuple(q.shape), tuple(k.shape), tuple(v.shape)))
     if len(window_size) != 2:
         raise TesselError("window_size must be (left, right)")
+    if (descale is not None) != eight_bit:
+        raise TesselError("descale=(dq, dk, dv) goes with 8-bit q, k and v "
+                          "(uint8 bits), and only with them")
+    if out_dtype is not None and not eight_bit:
+        raise TesselError("out_dtype is for 8-bit attention; the output of "
+                          "f16/bf16 attention has the input type")
+    out_dtype = out_dtype or "bf16"
+    if eight_bit and out_dtype not in _ATTENTION_OUTPUTS:
+        raise TesselError("out_dtype must be one of " +
+                          ", ".join(_ATTENTION_OUTPUTS))
     q, k, v = (arrays.contiguous(x, name) for x, name in
                ((q, "q"), (k, "k"), (v, "v")))
     batch, heads, seq_q, head_dim = q.shape
-    o = arrays.output(tuple(q.shape[:3]) + (v.shape[3],), q.dtype, out)
+    o_dtype = _ATTENTION_OUTPUTS[out_dtype] if eight_bit else q.dtype
+    o = arrays.output(tuple(q.shape[:3]) + (v.shape[3],), o_dtype, out)
     operands = [q, k, v, o]
+    lse = None
+    if return_lse:
+        lse = arrays.output(tuple(q.shape[:3]), np.float32, None)
+        operands.append(lse)
     if sinks is not None:
         sinks = arrays.float32(sinks, "sinks")
         if tuple(sinks.shape) != (heads,):
             raise TesselError("sinks must be (H,) = (%d,), got %s" %
                               (heads, tuple(sinks.shape)))
         operands.append(sinks)
+    if eight_bit:
+        if len(descale) != 3:
+            raise TesselError("descale must be (dq, dk, dv)")
+        for factor, name in zip(descale, ("dq", "dk", "dv")):
+            factor = arrays.float32(factor, "descale " + name)
+            if factor.size != 1:
+                raise TesselError("descale %s must be one value" % name)
+            operands.append(factor.reshape(1))
     # Decode (the split-KV plan) keeps the batch static: its workspace is
     # sized by it.
     dynamic = "batch,seq-kv,seq-q" if seq_q > _DECODE_QUERIES else "seq-kv"
@@ -405,9 +457,13 @@ def attention(q, k, v, *, causal=False, scale=None, window_size=(-1, -1),
         scale=float(scale) if scale is not None else 0.0,
         has_window=int(window != (-1, -1)), window_left=window[0],
         window_right=window[1], sinks=int(sinks is not None),
+        lse=int(bool(return_lse)), descale=int(eight_bit),
+        out_type=out_dtype.encode() if eight_bit else None,
         dynamic=dynamic.encode())
     from . import _default_compiler
     kernel = _default_compiler().compile_attention(problem, chip)
     arrays.run(kernel, operands, "attention",
                sizes={"seq_q": seq_q, "heads": heads, "batch": batch})
+    if return_lse:
+        return arrays.result(o), arrays.result(lse)
     return arrays.result(o)

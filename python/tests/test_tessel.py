@@ -491,3 +491,54 @@ def test_matmul_config_override_and_torch_bf16():
         tessel.matmul(a, b, config="#tessel.config<tile = [33, 32, 32], "
                       "waves = [1, 1], stages = 2, instr = "
                       "\"v_mfma_f32_32x32x8_bf16\">", chip="gfx942")
+
+
+@pytest.mark.parametrize("chip,fmt", [("gfx942", "f8E4M3FNUZ"),
+                                      ("gfx950", "f8E4M3FN")])
+def test_attention_fp8_with_descales_and_lse(chip, fmt):
+    rng = np.random.default_rng(11)
+    q = random_fp8(rng, (1, 2, 40, 64), fmt)
+    k = random_fp8(rng, (1, 1, 48, 64), fmt)
+    v = random_fp8(rng, (1, 1, 48, 64), fmt)
+    descale = (np.float32(0.5), np.float32(0.25), np.float32(2.0))
+    o, lse = tessel.attention(q, k, v, causal=True, descale=descale,
+                              return_lse=True, chip=chip)
+    assert o.dtype == np.uint16 and o.shape == (1, 2, 40, 64)
+    assert lse.dtype == np.float32 and lse.shape == (1, 2, 40)
+    qf, kf = decode_fp8(q, fmt) * 0.5, decode_fp8(k, fmt) * 0.25
+    vf = decode_fp8(v, fmt) * 2.0
+    scores = np.einsum("bhqd,bkd->bhqk", qf, kf[:, 0]) / 8
+    visible = np.tril(np.ones((40, 48), bool), 8)
+    scores = np.where(visible, scores, -np.inf)
+    top = scores.max(-1, keepdims=True)
+    weights = np.exp(scores - top)
+    expected_lse = (top + np.log(weights.sum(-1, keepdims=True)))[..., 0]
+    assert np.abs(lse - expected_lse).max() < 1e-3
+    # P is rounded to the 8-bit type before the second product, as the
+    # kernel does, so the output matches only to that precision.
+    expected = (weights / weights.sum(-1, keepdims=True)) @ vf[:, 0]
+    got = bf16_bits_to_float(o)
+    assert np.abs(got - expected).max() < 0.1 * np.abs(expected).max()
+    with pytest.raises(tessel.TesselError, match="descale"):
+        tessel.attention(q, k, v, chip=chip)
+
+
+def test_attention_bf16_and_lse():
+    rng = np.random.default_rng(12)
+    q = rng.standard_normal((2, 2, 24, 64)).astype(np.float32)
+    k = rng.standard_normal((2, 2, 30, 64)).astype(np.float32)
+    v = rng.standard_normal((2, 2, 30, 64)).astype(np.float32)
+
+    def bf16(x):  # round to nearest even, as uint16 bits
+        bits = x.view(np.uint32).astype(np.uint64)
+        return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+
+    qb, kb, vb = bf16(q), bf16(k), bf16(v)
+    o, lse = tessel.attention(qb, kb, vb, return_lse=True)
+    assert o.dtype == np.uint16 and o.shape == (2, 2, 24, 64)
+    qf, kf, vf = (bf16_bits_to_float(x) for x in (qb, kb, vb))
+    expected = reference_attention(qf, kf, vf, False, 0.125)
+    assert np.abs(bf16_bits_to_float(o) - expected).max() < 2e-2
+    scores = np.einsum("bhqd,bhkd->bhqk", qf, kf) * 0.125
+    expected_lse = np.log(np.exp(scores).sum(-1))
+    assert np.abs(lse - expected_lse).max() < 1e-3
