@@ -493,13 +493,13 @@ int tesselHipAvailable(void) {
   return 0;
 }
 
-/// Whether `device` is one of TesselDevice's values; if not, says so for
-/// `function`.
-static bool isKnownDevice(TesselDevice device, const char *function) {
-  // A C caller may pass any integer: read it as one, since loading an enum
-  // outside its values is undefined in C++.
+/// Whether `*device` is one of TesselDevice's values; if not, says so for
+/// `function`. Taken by address: a C caller may pass any integer, and
+/// loading an enum outside its values (even to copy it) is undefined in
+/// C++, so it is read as an integer.
+static bool isKnownDevice(const TesselDevice *device, const char *function) {
   std::underlying_type_t<TesselDevice> kind;
-  std::memcpy(&kind, &device, sizeof(kind));
+  std::memcpy(&kind, device, sizeof(kind));
   if (kind == TESSEL_DEVICE_AUTO || kind == TESSEL_DEVICE_HIP ||
       kind == TESSEL_DEVICE_EMULATOR)
     return true;
@@ -633,7 +633,7 @@ int tesselRun(TesselModule *module, const char *name,
     setError("tesselRun: name and buffers must not be NULL");
     return 1;
   }
-  if (!isKnownDevice(device, "tesselRun"))
+  if (!isKnownDevice(&device, "tesselRun"))
     return 1;
   llvm::Expected<std::vector<KernelArgumentValue>> arguments =
       describeBuffers(buffers, count);
@@ -739,7 +739,7 @@ static bool resolveStream(TesselContext *context, TesselStream *stream,
 }
 
 TesselContext *tesselContextCreate(TesselDevice device) {
-  if (!isKnownDevice(device, "tesselContextCreate"))
+  if (!isKnownDevice(&device, "tesselContextCreate"))
     return nullptr;
   std::string reason;
   HipDevice *hip =
