@@ -926,7 +926,14 @@ tessel::mmaOperandLayout(const MmaInstr &instr, unsigned waveSize,
     return std::move(error);
 
   SmallVector<LinearLayout::InDim, 4> ins;
-  if (kWidth == perLane) {
+  // gfx12's 16-bit WMMA operands interleave K in runs of 4 between the two
+  // half-waves (k = 8 (e / 4) + 4 (lane / 16) + e % 4). A and B share that
+  // order, and a product sums over K whatever its order, so the operands
+  // may take any order both agree on: runs of kWidth consecutive K per
+  // lane, which LDS reads as one 16-byte access and which is the order of
+  // the accumulator another product feeds (attention's P).
+  bool hardwareOrder = kWidth == perLane && instr.family != MmaFamily::Rdna4;
+  if (hardwareOrder) {
     llvm::Expected<MmaLayouts> base = getMmaLayouts(instr, waveSize);
     if (!base)
       return base.takeError();

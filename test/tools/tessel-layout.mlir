@@ -39,10 +39,15 @@
 // RUN: tessel-layout '#tessel.mma_operand<a, #tessel.mma<"v_mfma_f32_16x16x32_fp8_fp8", waves = [1, 1]>, kWidth = 8>' --shape 16x32 --format=csv | %python %S/Inputs/check_mfma_layout.py a 16 32 | FileCheck %s --check-prefix=OK
 // RUN: tessel-layout '#tessel.mma_operand<b, #tessel.mma<"v_mfma_f32_16x16x32_fp8_fp8", waves = [1, 1]>, kWidth = 8>' --shape 32x16 --format=csv | %python %S/Inputs/check_mfma_layout.py b 16 32 | FileCheck %s --check-prefix=OK
 
-// gfx12 WMMA, wave32 (CALC rdna4: L16 of A holds k = 4..7 and 12..15).
+// gfx12 WMMA, wave32, 16-bit operands: Tessel gives each lane 8
+// consecutive K (lane 16 holds k = 8..15), so that LDS reads them in one
+// 16-byte access. The hardware's own order (CALC rdna4: L16 of A holds
+// k = 4..7 and 12..15) differs by a K permutation A and B share, which
+// the product's sum over K does not see.
 // RUN: tessel-layout '#tessel.mma_operand<a, #tessel.mma<"v_wmma_f32_16x16x16_f16", waves = [1, 1], chip = "gfx1201">, kWidth = 8>' --shape 16x16 --format=csv | FileCheck %s --check-prefix=WMMA
-// WMMA: 0,16,0,0,4
+// WMMA: 0,16,0,0,8
 // WMMA: 0,16,4,0,12
+// WMMA: 0,16,7,0,15
 
 // Inverse: each element with every lane holding it; gfx11 replicates A.
 // RUN: tessel-layout '#tessel.mma_operand<a, #tessel.mma<"v_wmma_f32_16x16x16_f16", waves = [1, 1], chip = "gfx1100">, kWidth = 16>' --shape 16x16 --inverse | FileCheck %s --check-prefix=INV

@@ -289,10 +289,6 @@ int main(int argc, char **argv) {
   if (!chip)
     return fail("unknown chip '" + chipName +
                 "'; known chips: " + knownChipNames());
-  if (!chip->isCDNA())
-    return fail("tessel.matmul kernels target the MFMA chips (gfx90a, "
-                "gfx942, gfx950), not " +
-                chip->name);
   if (top == 0 || top > 64)
     return fail("--top must be between 1 and 64");
   if (repetitions > 10000)

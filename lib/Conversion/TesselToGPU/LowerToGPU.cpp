@@ -784,7 +784,10 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
   ArrayRef<int64_t> waves = accLayout.getWaves();
   RankedTensorType cType = op.getC().getType();
   int64_t tileK = op.getA().getType().getDimSize(1);
-  int64_t groupK = kWidth * (waveSize / instr.m);
+  // The K elements one register row of the wave covers: kWidth per lane
+  // times the lane groups along K for MFMA; a WMMA operand's lanes cover
+  // exactly the instruction's K (gfx11 replicates it in both half-waves).
+  int64_t groupK = instr.isWmma() ? instr.k : kWidth * (waveSize / instr.m);
   int64_t repM = cType.getDimSize(0) / (instr.m * waves[0]);
   int64_t repN = cType.getDimSize(1) / (instr.n * waves[1]);
   int64_t repK = tileK / groupK;
@@ -813,6 +816,13 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
       for (int64_t j = 0; j < mfmasPerRow; ++j) {
         Value aSlice = operandSlice(a, m * repK * kWidth + j * perLane);
         Value bSlice = operandSlice(bVector, n * repK * kWidth + j * perLane);
+        if (instr.isWmma()) {
+          tileAcc =
+              amdgpu::WMMAOp::create(b, loc(), tileAcc.getType(), instr.m,
+                                     instr.n, instr.k, aSlice, bSlice, tileAcc)
+                  .getResult();
+          continue;
+        }
         auto mfma = amdgpu::MFMAOp::create(
             b, loc(), tileAcc.getType(), instr.m, instr.n, instr.k,
             /*blocks=*/1, aSlice, bSlice, tileAcc);

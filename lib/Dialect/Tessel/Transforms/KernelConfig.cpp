@@ -69,9 +69,14 @@ const MmaInstr *tessel::chooseMmaInstr(const Chip &chip, Type a, Type b,
   const MmaInstr *best = nullptr;
   double bestRate = 0;
   for (const MmaInstr &instr : getMmaCatalogue()) {
-    if (instr.isWmma() || instr.m != m || instr.a != *elementA ||
-        instr.b != *elementB || !instr.isAvailableOn(chip) ||
-        instr.getOperandElementsPerLane(64) > maxOperandElements)
+    // f32 (i32) accumulators only: the kernels accumulate in full precision
+    // (gfx11's f16-accumulating WMMA is not used).
+    bool fullAccumulator =
+        instr.acc == MmaElement::F32 || instr.acc == MmaElement::I32;
+    if (instr.m != m || instr.a != *elementA || instr.b != *elementB ||
+        !fullAccumulator || !instr.isAvailableOn(chip) ||
+        instr.getOperandElementsPerLane(chip.defaultWaveSize) >
+            maxOperandElements)
       continue;
     double rate = double(instr.getFlops()) / instr.getCycles(chip);
     if (rate > bestRate) {
@@ -256,10 +261,6 @@ MatmulResources tessel::estimateMatmulResources(ConfigAttr config, Type a,
 LogicalResult
 tessel::checkMatmulConfig(ConfigAttr config, const Chip &chip, Type a, Type b,
                           function_ref<InFlightDiagnostic()> emitError) {
-  if (!chip.isCDNA())
-    return emitError() << "tessel.matmul kernels target the MFMA chips "
-                          "(gfx90a, gfx942, gfx950), not "
-                       << chip.name;
   ArrayRef<int64_t> tile = config.getTile();
   if (tile.size() != 3)
     return emitError() << "a matmul config has tile = [M, N, K]";
@@ -322,6 +323,10 @@ ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
   const MmaInstr *instr =
       chooseMmaInstr(chip, element, element, 32,
                      /*xf32=*/false, kMaxAttentionOperandElements);
+  // The WMMA chips multiply 16x16 tiles; their P^T reaches the second
+  // product in the operand's own order (see tessel-select-mfma).
+  if (!instr && !chip.isCDNA())
+    instr = chooseMmaInstr(chip, element, element, 16);
   if (!instr)
     return {};
   // Four waves of 32 queries each: one wave per SIMD, and two per SIMD
@@ -356,8 +361,15 @@ ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
   bool wideBlocks = decode   ? headDim <= 128 && blockM > 32
                     : masked ? headDim <= 64
                              : headDim > 64 && headDim <= 128 && !softwareBf16;
+  // A wave32 lane holds twice a wave64 lane's share of a tile: a wave
+  // takes 16 queries instead of 32 and the key blocks stay at 32, which
+  // keeps its registers where a wave64's are.
+  bool wave32 = chip.defaultWaveSize == 32;
+  if (wave32)
+    wideBlocks = false;
+  int64_t queriesPerWave = wave32 ? 16 : 32;
   SmallVector<int64_t> tile = {blockM, wideBlocks ? 64 : 32};
-  SmallVector<int64_t> waves = {blockM / 32, 1};
+  SmallVector<int64_t> waves = {blockM / queriesPerWave, 1};
   // Decode (a few queries): one query block per head leaves most CUs idle,
   // so the keys are spread over workgroups. 8 splits here;
   // chooseAttentionSplits ranks the counts by the model when the sizes
@@ -451,10 +463,6 @@ tessel::checkAttentionConfig(ConfigAttr config, const Chip &chip, Type element,
                        << " is over the 256 attention kernels support";
   // The kernel computes with the head dim padded to a power of two.
   int64_t headDim = getPaddedHeadDim(realHeadDim);
-  if (!chip.isCDNA())
-    return emitError() << "tessel.attention kernels target the MFMA chips "
-                          "(gfx90a, gfx942, gfx950), not "
-                       << chip.name;
   ArrayRef<int64_t> tile = config.getTile();
   std::string why = explainUnsupportedTypes(chip, element, element);
   if (!why.empty())
@@ -470,9 +478,11 @@ tessel::checkAttentionConfig(ConfigAttr config, const Chip &chip, Type element,
   if (!instr)
     return emitError() << "instruction " << name << " is not available on "
                        << chip.name;
-  if (instr->getOperandElementsPerLane(64) > kMaxAttentionOperandElements)
+  unsigned waveSize = chip.defaultWaveSize;
+  if (!instr->isWmma() &&
+      instr->getOperandElementsPerLane(waveSize) > kMaxAttentionOperandElements)
     return emitError() << "instruction " << name << " takes "
-                       << instr->getOperandElementsPerLane(64)
+                       << instr->getOperandElementsPerLane(waveSize)
                        << " K values per lane; attention kernels take at "
                           "most "
                        << kMaxAttentionOperandElements
@@ -494,7 +504,7 @@ tessel::checkAttentionConfig(ConfigAttr config, const Chip &chip, Type element,
     return emitError() << "head dim " << headDim << " and key block " << tile[1]
                        << " must be multiples of " << 2 * instr->k
                        << " (two steps of " << name << ")";
-  int64_t bytes = bytesOf(element), lanes = 64 * waves[0];
+  int64_t bytes = bytesOf(element), lanes = waveSize * waves[0];
   int64_t blockM = tile[0], blockN = tile[1];
   // K and V tiles go through LDS; Q is loaded once, straight into its
   // operand registers.
@@ -507,8 +517,9 @@ tessel::checkAttentionConfig(ConfigAttr config, const Chip &chip, Type element,
   // row statistics are a few registers).
   int64_t vgprs =
       2 * blockM * blockN / lanes + blockM * headDim / lanes +
-      llvm::divideCeil(
-          (blockM / waves[0] * headDim + 2 * blockN * headDim) * bytes, 4 * 64);
+      llvm::divideCeil((blockM / waves[0] * headDim + 2 * blockN * headDim) *
+                           bytes,
+                       4 * waveSize);
   int64_t budget = chip.maxArchVgprs + chip.maxAccVgprs;
   if (vgprs > budget)
     return emitError() << "head dim " << headDim << " needs about " << vgprs

@@ -108,24 +108,6 @@ struct SelectConfigPass
           << "unknown chip '" << chip << "'; known chips: " << knownChipNames();
       return signalPassFailure();
     }
-    // The RDNA chips have matrix instructions (WMMA), but no tile pipeline
-    // reaches them yet: say so before any config or instruction search.
-    if (!target->isCDNA()) {
-      WalkResult unsupported = getOperation().walk([&](Operation *op) {
-        if (!isa<MatmulOp, AttentionOp>(op))
-          return WalkResult::advance();
-        op->emitOpError()
-            << "is not supported on " << target->name
-            << " yet: the tile pipeline targets the MFMA chips (gfx90a, "
-               "gfx942, gfx950); "
-            << target->name
-            << "'s WMMA instructions are in the catalogue, the layout tools "
-               "and the emulator only";
-        return WalkResult::interrupt();
-      });
-      if (unsupported.wasInterrupted())
-        return signalPassFailure();
-    }
     WalkResult result = getOperation().walk([&](MatmulOp matmul) {
       Type a = matmul.getA().getType().getElementType();
       Type b = matmul.getB().getType().getElementType();
@@ -146,6 +128,8 @@ struct SelectConfigPass
         bool wide = tile.size() == 3 && tile[0] / config.getWaves()[0] >= 32 &&
                     tile[1] / config.getWaves()[1] >= 32;
         const MmaInstr *instr = chooseMmaInstr(*target, a, b, wide ? 32 : 16);
+        if (!instr && wide) // the WMMA chips have 16x16 instructions only
+          instr = chooseMmaInstr(*target, a, b, 16);
         if (!instr) {
           matmul.emitOpError() << explainUnsupportedTypes(*target, a, b);
           return WalkResult::interrupt();

@@ -15,10 +15,14 @@ using namespace tessel;
 
 /// The K packing of the operands of `instr` for a K tile of `tileK`: the
 /// instruction's elements per lane, doubled while a lane's run stays within
-/// 16 bytes (one ds_read_b128) and the tile holds whole lane passes.
+/// 16 bytes (one ds_read_b128) and the tile holds whole lane passes. A WMMA
+/// operand takes exactly the instruction's elements per lane (its register
+/// order is fixed by the instruction).
 static int64_t chooseKWidth(const MmaInstr &instr, unsigned waveSize,
                             int64_t tileK, unsigned elementBytes) {
   int64_t kWidth = instr.getOperandElementsPerLane(waveSize);
+  if (instr.isWmma())
+    return kWidth;
   int64_t lanesAlongK = waveSize / instr.m;
   while (2 * kWidth * elementBytes <= 16 &&
          tileK % (2 * kWidth * lanesAlongK) == 0)
@@ -94,7 +98,7 @@ struct SelectMfmaPass
           return operand;
         int64_t tileK = type.getDimSize(index == 0 ? 1 : 0);
         int64_t kWidth =
-            accumulatorRun
+            accumulatorRun && !instr.isWmma()
                 ? std::min<int64_t>(*accumulatorRun,
                                     instr.getOperandElementsPerLane(waveSize))
                 : chooseKWidth(

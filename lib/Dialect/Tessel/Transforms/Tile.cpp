@@ -36,6 +36,30 @@ void finishKernel(Operation *problem, int64_t lanes, ArrayRef<int64_t> tile,
 
 namespace {
 
+/// What tiling needs of the target chip.
+struct TileTarget {
+  unsigned xcds = 1;      // XCDs (L2s) the workgroups are spread over
+  unsigned waveSize = 64; // lanes per wave
+  std::string chip;       // empty when no chip was given
+};
+
+/// The `#tessel.mma` layout of instruction `name` over `waves`: WMMA names
+/// carry the chip (their layouts differ between gfx11 and gfx12), MFMA ones
+/// do not need it.
+static FailureOr<MmaAttr> getMmaLayout(Operation *op, StringRef name,
+                                       ArrayRef<int64_t> waves,
+                                       const TileTarget &target) {
+  SmallVector<const MmaInstr *> instrs = lookupMmaByName(name);
+  bool wmma = !instrs.empty() && instrs.front()->isWmma();
+  if (wmma && target.chip.empty())
+    return op->emitOpError() << "instruction " << name
+                             << " is a WMMA instruction, whose layout depends "
+                                "on the chip: tile with a chip";
+  return MmaAttr::get(op->getContext(), name, waves,
+                      wmma ? StringRef(target.chip) : StringRef(),
+                      /*waveSize=*/0);
+}
+
 /// `in_bounds` for a tile of `extents` at tile-aligned indices of `type`'s
 /// last two dimensions (within the grid and the loop bounds, as the matmul
 /// program places them): static, non-zero sizes that the tile divides.
@@ -58,10 +82,11 @@ public:
   /// split order (deterministic), then applies the epilogue and writes C.
   enum class Mode { Whole, Split };
 
-  MatmulTiler(MatmulOp matmul, unsigned xcds, Mode mode = Mode::Whole,
-              Value workspace = {}, Value counters = {})
+  MatmulTiler(MatmulOp matmul, const TileTarget &target,
+              Mode mode = Mode::Whole, Value workspace = {},
+              Value counters = {})
       : matmul(matmul), b(matmul), loc(matmul.getLoc()),
-        config(matmul.getConfigAttr()), xcds(xcds), mode(mode),
+        config(matmul.getConfigAttr()), target(target), mode(mode),
         workspace(workspace), counters(counters) {}
 
   LogicalResult run();
@@ -123,7 +148,7 @@ private:
   OpBuilder b;
   Location loc;
   ConfigAttr config;
-  unsigned xcds; // the target's XCDs (L2s); 1 if unknown
+  TileTarget target;
   Mode mode;
   Value workspace; // split-K partials; Split only
   Value counters;  // split-K arrivals per C tile; Split only
@@ -157,9 +182,9 @@ std::pair<Value, Value> MatmulTiler::tilePosition(Value gridX, Value gridY) {
   // Every divisor at least 1: an empty grid launches no workgroup, but the
   // arithmetic must not divide by zero.
   Value linear = add(pidX, mul(pidY, gridX));
-  if (xcds > 1) {
+  if (target.xcds > 1) {
     Value total = arith::MaxUIOp::create(b, loc, mul(gridX, gridY), one);
-    Value count = constIndex(xcds);
+    Value count = constIndex(target.xcds);
     Value perXcd = arith::CeilDivUIOp::create(b, loc, total, count);
     Value tall = sub(total, mul(count, sub(perXcd, one)));
     Value xcd = rem(linear, count), local = div(linear, count);
@@ -282,12 +307,14 @@ Value MatmulTiler::buildKLoop(Value m0, Value n0, Value kBegin, Value kEnd,
   Value a = matmul.getA(), bMatrix = matmul.getB();
   MemRefType aType = matmul.getA().getType(), bType = matmul.getB().getType();
   Type aElement = aType.getElementType(), bElement = bType.getElementType();
-  auto aLayout = getCoalescedLayout(
-      context, {tileM, tileK}, getContiguousTileDim(aType),
-      llvm::divideCeil(aElement.getIntOrFloatBitWidth(), 8), numWaves);
-  auto bLayout = getCoalescedLayout(
-      context, {tileK, tileN}, getContiguousTileDim(bType),
-      llvm::divideCeil(bElement.getIntOrFloatBitWidth(), 8), numWaves);
+  auto aLayout =
+      getCoalescedLayout(context, {tileM, tileK}, getContiguousTileDim(aType),
+                         llvm::divideCeil(aElement.getIntOrFloatBitWidth(), 8),
+                         numWaves, target.waveSize);
+  auto bLayout =
+      getCoalescedLayout(context, {tileK, tileN}, getContiguousTileDim(bType),
+                         llvm::divideCeil(bElement.getIntOrFloatBitWidth(), 8),
+                         numWaves, target.waveSize);
   Value init = zeroTile(accType);
   bool xf32 = lookupMmaByName(config.getInstr().getValue()).front()->a ==
               MmaElement::Xf32;
@@ -332,13 +359,15 @@ Value MatmulTiler::sumPartials(Value m0, Value n0, RankedTensorType accType) {
 }
 
 LogicalResult MatmulTiler::run() {
-  MLIRContext *context = b.getContext();
   ArrayRef<int64_t> tile = config.getTile();
   ArrayRef<int64_t> waves = config.getWaves();
   int64_t tileM = tile[0], tileN = tile[1], tileK = tile[2];
   unsigned numWaves = config.getNumWaves();
-  accumulatorLayout = MmaAttr::get(context, config.getInstr().getValue(), waves,
-                                   /*chip=*/"", /*waveSize=*/0);
+  FailureOr<MmaAttr> mma =
+      getMmaLayout(matmul, config.getInstr().getValue(), waves, target);
+  if (failed(mma))
+    return failure();
+  accumulatorLayout = *mma;
 
   Value a = matmul.getA(), bMatrix = matmul.getB();
   int64_t rank = matmul.getA().getType().getRank();
@@ -399,7 +428,7 @@ LogicalResult MatmulTiler::run() {
   if (lastSplit)
     b.setInsertionPointAfter(lastSplit);
 
-  finishKernel(matmul, 64 * numWaves, {tileM, tileN}, config);
+  finishKernel(matmul, target.waveSize * numWaves, {tileM, tileN}, config);
   return success();
 }
 
@@ -424,11 +453,12 @@ public:
   /// O (and the logsumexp).
   enum class Mode { Whole, Split };
 
-  AttentionTiler(AttentionOp op, Mode mode = Mode::Whole, Value workspaceO = {},
+  AttentionTiler(AttentionOp op, const TileTarget &target,
+                 Mode mode = Mode::Whole, Value workspaceO = {},
                  Value workspaceLse = {}, Value arrivals = {})
-      : op(op), b(op), loc(op.getLoc()), config(op.getConfigAttr()), mode(mode),
-        workspaceO(workspaceO), workspaceLse(workspaceLse), arrivals(arrivals) {
-  }
+      : op(op), b(op), loc(op.getLoc()), config(op.getConfigAttr()),
+        target(target), mode(mode), workspaceO(workspaceO),
+        workspaceLse(workspaceLse), arrivals(arrivals) {}
 
   LogicalResult run();
 
@@ -547,6 +577,7 @@ private:
   OpBuilder b;
   Location loc;
   ConfigAttr config;
+  TileTarget target;
   Mode mode;
   Value workspaceO, workspaceLse, arrivals;
   // What the program reads and writes (viewOperands).
@@ -661,7 +692,8 @@ void AttentionTiler::buildCombine(Value batch, Value head, Value m0,
   int64_t columns = std::min<int64_t>(headDim, 32);
   Type f32 = b.getF32Type();
   // Elementwise work only: a coalesced layout over [rows, columns].
-  auto layout = getCoalescedLayout(context, {blockM, columns}, 1, 4, numWaves);
+  auto layout = getCoalescedLayout(context, {blockM, columns}, 1, 4, numWaves,
+                                   target.waveSize);
   auto type = tile({blockM, columns}, f32, layout);
   Value zero = constIndex(0);
   auto chunks = scf::ForOp::create(b, loc, zero, constIndex(headDim),
@@ -789,10 +821,11 @@ LogicalResult AttentionTiler::run() {
   // the second product from registers. Q^T (a transposed view) is loaded
   // once; K and V^T (a transposed view, D contiguous in memory) per key
   // block.
-  auto qLayout =
-      getCoalescedLayout(context, {headDim, blockM}, 0, elementBytes, numWaves);
-  auto kLayout =
-      getCoalescedLayout(context, {blockN, headDim}, 1, elementBytes, numWaves);
+  unsigned waveSize = target.waveSize;
+  auto qLayout = getCoalescedLayout(context, {headDim, blockM}, 0, elementBytes,
+                                    numWaves, waveSize);
+  auto kLayout = getCoalescedLayout(context, {blockN, headDim}, 1, elementBytes,
+                                    numWaves, waveSize);
   // Each lane also holds a run of consecutive keys of V^T, so that V^T's
   // LDS copy keeps the keys (its K) contiguous: written and read in runs,
   // not element by element. The run is what the second product reads per
@@ -800,15 +833,18 @@ LogicalResult AttentionTiler::run() {
   // instruction takes 8 per lane). Lanes load 16 bytes of head dims, or
   // less where the workgroup's lanes would otherwise cover the key block
   // more than once (a 32-key block at head dim 128: 8 bytes).
-  auto mma = MmaAttr::get(context, config.getInstr().getValue(),
-                          {1, int64_t(numWaves)}, "", 0);
-  int64_t keysPerLane =
-      std::min<int64_t>(mma.getInstruction().getOperandElementsPerLane(64), 4);
+  FailureOr<MmaAttr> mmaLayout = getMmaLayout(op, config.getInstr().getValue(),
+                                              {1, int64_t(numWaves)}, target);
+  if (failed(mmaLayout))
+    return failure();
+  MmaAttr mma = *mmaLayout;
+  int64_t keysPerLane = std::min<int64_t>(
+      mma.getInstruction().getOperandElementsPerLane(waveSize), 4);
   unsigned vectorBytes = 16;
   auto keysCovered = [&] {
     int64_t lanesAlongHeadDim =
-        std::min<int64_t>(64, headDimV * elementBytes / vectorBytes);
-    return 64 / lanesAlongHeadDim * numWaves * keysPerLane;
+        std::min<int64_t>(waveSize, headDimV * elementBytes / vectorBytes);
+    return int64_t(waveSize) / lanesAlongHeadDim * numWaves * keysPerLane;
   };
   while (keysCovered() > blockN && vectorBytes > elementBytes)
     vectorBytes /= 2;
@@ -816,7 +852,7 @@ LogicalResult AttentionTiler::run() {
     keysPerLane /= 2;
   auto vLayout =
       getCoalescedLayout(context, {headDimV, blockN}, 0, elementBytes, numWaves,
-                         64, keysPerLane, vectorBytes);
+                         waveSize, keysPerLane, vectorBytes);
   Value qT = LoadOp::create(b, loc, tile({headDim, blockM}, element, qLayout),
                             transposedView(queries),
                             ValueRange{batch, head, zero, m0});
@@ -1103,7 +1139,7 @@ LogicalResult AttentionTiler::run() {
     }
   }
   recordPackedHeads();
-  finishKernel(op, 64 * numWaves, {blockM, blockN}, config);
+  finishKernel(op, target.waveSize * numWaves, {blockM, blockN}, config);
   return success();
 }
 
@@ -1119,7 +1155,9 @@ struct TilePass : public tessel::impl::TesselTilePassBase<TilePass> {
                                    << "'; known chips: " << knownChipNames();
         return signalPassFailure();
       }
-      xcds = target->numXCDs;
+      tileTarget.xcds = target->numXCDs;
+      tileTarget.waveSize = target->defaultWaveSize;
+      tileTarget.chip = target->name.str();
     }
     SmallVector<func::FuncOp> functions(getOperation().getOps<func::FuncOp>());
     for (func::FuncOp function : functions)
@@ -1128,7 +1166,7 @@ struct TilePass : public tessel::impl::TesselTilePassBase<TilePass> {
   }
 
   LogicalResult tileFunction(func::FuncOp function);
-  unsigned xcds = 1;
+  TileTarget tileTarget;
   /// Split-KV attention: one kernel with three workspaces appended to the
   /// arguments, each split's partial O and log2-sum-exp and the arrivals
   /// per query block (zero before the first launch); the last split of a
@@ -1160,12 +1198,12 @@ LogicalResult TilePass::tileFunction(func::FuncOp function) {
   if (auto matmul = dyn_cast<MatmulOp>(problem)) {
     if (config.getSplits() > 1)
       return splitMatmul(function, matmul);
-    return MatmulTiler(matmul, xcds).run();
+    return MatmulTiler(matmul, tileTarget).run();
   }
   auto attention = cast<AttentionOp>(problem);
   if (config.getSplits() > 1)
     return splitAttention(function, attention);
-  return AttentionTiler(attention).run();
+  return AttentionTiler(attention, tileTarget).run();
 }
 
 LogicalResult TilePass::splitAttention(func::FuncOp function,
@@ -1203,7 +1241,7 @@ LogicalResult TilePass::splitAttention(func::FuncOp function,
   function->setAttr(
       "tessel.splits",
       IntegerAttr::get(IntegerType::get(&getContext(), 64), splits));
-  return AttentionTiler(attention, AttentionTiler::Mode::Split,
+  return AttentionTiler(attention, tileTarget, AttentionTiler::Mode::Split,
                         function.getArgument(first),
                         function.getArgument(first + 1),
                         function.getArgument(first + 2))
@@ -1234,7 +1272,7 @@ LogicalResult TilePass::splitMatmul(func::FuncOp function, MatmulOp matmul) {
   function->setAttr(
       "tessel.splits",
       IntegerAttr::get(IntegerType::get(&getContext(), 64), splits));
-  return MatmulTiler(matmul, xcds, MatmulTiler::Mode::Split,
+  return MatmulTiler(matmul, tileTarget, MatmulTiler::Mode::Split,
                      function.getArgument(first),
                      function.getArgument(first + 1))
       .run();
