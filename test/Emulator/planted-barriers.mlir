@@ -121,3 +121,18 @@ gpu.module @barriers {
     gpu.return
   }
 }
+
+// The same checks on a wave32 chip: lanes 32-63 are wave 1 there, so a
+// branch at lane 32 splits waves, not a wave, and each bug is caught as the
+// partial or mismatched barrier it then is.
+// RUN: not tessel-run %s --kernel divergent_barrier --chip gfx1100 --arg %t.x.npy --arg %t.y.npy 2>&1 | FileCheck %s --check-prefix=WAVE32-DIVERGENT
+// WAVE32-DIVERGENT: error: kernel 'divergent_barrier', {{.*}}: partial barrier: barrier #0 {{.*}} reached by only part of the workgroup (wave 1 has returned without reaching it)
+// RUN: not tessel-run %s --kernel partial_barrier --chip gfx1100 --arg %t.x.npy --arg %t.y.npy 2>&1 | FileCheck %s --check-prefix=WAVE32-PARTIAL
+// WAVE32-PARTIAL: error: kernel 'partial_barrier', {{.*}}: partial barrier: barrier #1 {{.*}} reached by only part of the workgroup (wave 2 has returned without reaching it)
+// RUN: not tessel-run %s --kernel mismatched_barriers --chip gfx1100 --arg %t.x.npy --arg %t.y.npy 2>&1 | FileCheck %s --check-prefix=WAVE32-MISMATCHED
+// WAVE32-MISMATCHED: error: kernel 'mismatched_barriers', {{.*}}: mismatched barriers: wave 0 waits at barrier #2 {{.*}} while wave 2 waits at barrier #3
+// RUN: not tessel-run %s --kernel barrier_or_shuffle --chip gfx1100 --arg %t.x.npy --arg %t.y.npy 2>&1 | FileCheck %s --check-prefix=WAVE32-COLLECTIVE
+// WAVE32-COLLECTIVE: error: kernel 'barrier_or_shuffle', {{.*}}: partial barrier: barrier #5 {{.*}} (wave 1 has returned without reaching it)
+// RUN: tessel-run %s --kernel uniform_barrier --chip gfx1100 --arg %t.x.npy --arg %t.y.npy --out-dir %t.ok32 | FileCheck %s --check-prefix=WAVE32-OK
+// RUN: %python -c "import numpy as np; y = np.load('%t.ok32/arg1.npy'); assert (y == 127 - np.arange(128)).all(), y; print('values ok')" | FileCheck %s --check-prefix=VALUES
+// WAVE32-OK: uniform_barrier on emu (gfx1100): grid 1x1x1, block 128x1x1: 128 lanes, 1 barriers

@@ -368,7 +368,12 @@ ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
   if (wave32)
     wideBlocks = false;
   int64_t queriesPerWave = wave32 ? 16 : 32;
-  SmallVector<int64_t> tile = {blockM, wideBlocks ? 64 : 32};
+  int64_t blockN = wideBlocks ? 64 : 32;
+  // gfx11 holds each WMMA operand twice (both half-waves): past head dim 64
+  // a 32-key block's K and V do not fit next to Q and O, 16 keys do.
+  if (instr->family == MmaFamily::Rdna3 && headDim > 64)
+    blockN = 16;
+  SmallVector<int64_t> tile = {blockM, blockN};
   SmallVector<int64_t> waves = {blockM / queriesPerWave, 1};
   // Decode (a few queries): one query block per head leaves most CUs idle,
   // so the keys are spread over workgroups. 8 splits here;
@@ -500,10 +505,16 @@ tessel::checkAttentionConfig(ConfigAttr config, const Chip &chip, Type element,
                        << " and head dim " << headDim
                        << " must be multiples of the " << instr->m << "x"
                        << instr->n << " instruction tile";
-  if (headDim % (2 * instr->k) || tile[1] % (2 * instr->k))
-    return emitError() << "head dim " << headDim << " and key block " << tile[1]
-                       << " must be multiples of " << 2 * instr->k
-                       << " (two steps of " << name << ")";
+  if (headDim % (2 * instr->k))
+    return emitError() << "head dim " << headDim << " must be a multiple of "
+                       << 2 * instr->k << " (two steps of " << name << ")";
+  // A key block is two instruction steps; one WMMA step (16 keys) where
+  // gfx11's replicated operands leave no registers for more.
+  int64_t keyStep = instr->isWmma() ? instr->k : 2 * instr->k;
+  if (tile[1] % keyStep)
+    return emitError() << "key block " << tile[1] << " must be a multiple of "
+                       << keyStep << " (" << keyStep / instr->k
+                       << " step(s) of " << name << ")";
   int64_t bytes = bytesOf(element), lanes = waveSize * waves[0];
   int64_t blockM = tile[0], blockN = tile[1];
   // K and V tiles go through LDS; Q is loaded once, straight into its

@@ -149,6 +149,19 @@ FailureOr<LdsType> PromoteLdsPass::chooseBuffer(Promotion promotion,
                       type.getElementType(), swizzle);
 }
 
+/// The first op of `convert`'s block that uses its result (the op holding
+/// the use, for a use nested in a region); the op after it if none.
+static Operation *getFirstUser(ConvertLayoutOp convert) {
+  Block *block = convert->getBlock();
+  Operation *first = nullptr;
+  for (Operation *user : convert->getUsers()) {
+    Operation *inBlock = block->findAncestorOpInBlock(*user);
+    if (inBlock && (!first || inBlock->isBeforeInBlock(first)))
+      first = inBlock;
+  }
+  return first ? first : convert->getNextNode();
+}
+
 void PromoteLdsPass::runOnOperation() {
   const Chip *target = lookupChip(chip);
   if (!target) {
@@ -232,10 +245,17 @@ void PromoteLdsPass::runOnOperation() {
     // Every read right after the barrier: an operand used later in the
     // block (attention's V^T, after S^T and the softmax) is then in flight
     // while the earlier products run, not requested when it is needed.
+    // gfx11's WMMA operands are the exception: each half-wave holds a
+    // copy, twice the registers, and keeping V^T live across S^T and the
+    // softmax spills a head dim of 128; they are read where they are used.
     for (auto [promotion, buffer] : llvm::zip(promotions, buffers)) {
       ConvertLayoutOp convert = promotion.convert;
-      Value loaded = LocalLoadOp::create(b, convert.getLoc(), convert.getType(),
-                                         buffer, slot);
+      OpBuilder reader = b;
+      if (promotion.readLayout.getParent().getInstruction().family ==
+          MmaFamily::Rdna3)
+        reader.setInsertionPoint(getFirstUser(convert));
+      Value loaded = LocalLoadOp::create(reader, convert.getLoc(),
+                                         convert.getType(), buffer, slot);
       convert.replaceAllUsesWith(loaded);
     }
     // Erased last: the first conversion is the builder's insertion point.
