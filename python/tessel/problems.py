@@ -276,7 +276,8 @@ def _matmul_dynamic(dynamic, m, batched):
 
 # The 8-bit float a chip multiplies by default (FNUZ before gfx950, OCP on
 # it), as scaled_mm's a_type.
-_DEFAULT_FP8 = {"gfx942": "f8E4M3FNUZ", "gfx950": "f8E4M3FN"}
+_DEFAULT_FP8 = {"gfx942": "f8E4M3FNUZ", "gfx950": "f8E4M3FN",
+                "gfx1201": "f8E4M3FN"}
 
 # numpy dtypes of scaled_mm's outputs (bf16 travels as uint16 bits).
 _SCALED_OUTPUTS = {"f16": np.float16, "bf16": np.uint16, "f32": np.float32}
