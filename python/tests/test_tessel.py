@@ -542,3 +542,16 @@ def test_attention_bf16_and_lse():
     scores = np.einsum("bhqd,bhkd->bhqk", qf, kf) * 0.125
     expected_lse = np.log(np.exp(scores).sum(-1))
     assert np.abs(lse - expected_lse).max() < 1e-3
+
+
+@pytest.mark.parametrize("chip", ["gfx1100", "gfx1201"])
+def test_wmma_chips(chip):
+    rng = np.random.default_rng(13)
+    a = rng.standard_normal((70, 64)).astype(np.float16)
+    b = rng.standard_normal((64, 50)).astype(np.float16)
+    c = tessel.matmul(a, b, chip=chip)
+    assert np.abs(c - reference_matmul(a, b)).max() < 0.05
+    q = rng.standard_normal((1, 2, 40, 64)).astype(np.float16)
+    k = rng.standard_normal((1, 1, 50, 64)).astype(np.float16)
+    o = tessel.attention(q, k, k, causal=True, scale=0.125, chip=chip)
+    assert np.abs(o - reference_attention(q, k, k, True, 0.125)).max() < 1e-2
