@@ -205,8 +205,10 @@ TESSEL_C_API int tesselHipAvailable(void);
  * The emulator implements the same calls (its device memory is a separate,
  * checked heap; each stream runs on its own thread), so one program runs
  * with and without a GPU. Errors of queued work are reported by the next
- * synchronize of that stream; queued host buffers must stay alive until
- * then. Streams and events keep their context alive; destroying a context
+ * synchronize of that stream (or of the context); queued host buffers must
+ * stay alive until then. The default stream does not wait for the other
+ * streams on the emulator (HIP's legacy null stream does): order work on
+ * several streams with events. Streams and events keep their context alive; destroying a context
  * releases its memory once they are gone.
  *===----------------------------------------------------------------------===*/
 
@@ -226,7 +228,8 @@ TESSEL_C_API TesselContext *tesselContextCreate(TesselDevice device);
 TESSEL_C_API void tesselContextDestroy(TesselContext *context);
 /* TESSEL_DEVICE_HIP or TESSEL_DEVICE_EMULATOR (-1 for a bad handle). */
 TESSEL_C_API int tesselContextGetDevice(const TesselContext *context);
-/* Waits for all work of every stream of the context; 0 on success. */
+/* Waits for all work of every stream of the context; 0 on success, else
+ * the first error of any stream's queued work. */
 TESSEL_C_API int tesselContextSynchronize(TesselContext *context);
 
 /* Device memory (256-byte aligned; the emulator fills it with 0xff bytes,

@@ -951,6 +951,11 @@ int tesselEventElapsedTime(float *milliseconds, TesselEvent *start,
                    "tesselEventElapsedTime") ||
       !checkHandle(liveEvents(), stop, "stop event", "tesselEventElapsedTime"))
     return 1;
+  if (start->runtime != stop->runtime) {
+    setError("tesselEventElapsedTime: the events belong to different "
+             "contexts");
+    return 1;
+  }
   llvm::Expected<float> elapsed = stop->event->millisecondsSince(*start->event);
   if (!elapsed)
     return report(elapsed.takeError(), "tesselEventElapsedTime");

@@ -273,12 +273,13 @@ llvm::Error EmulatedEvent::record(Stream &stream) {
   auto *emulated = dynamic_cast<EmulatedStream *>(&stream);
   if (!emulated)
     return llvm::createStringError("the stream belongs to another device");
-  uint64_t generation;
-  {
-    std::lock_guard<std::mutex> lock(state->mutex);
-    generation = ++state->recorded;
-  }
+  // Counted and queued under the event's lock: a waitFor on another thread
+  // that sees this generation then queues behind this marker, never ahead
+  // of it (the worker completes markers without the queue's lock, so the
+  // two locks are never taken in the other order).
   std::shared_ptr<EventState> shared = state;
+  std::lock_guard<std::mutex> lock(state->mutex);
+  uint64_t generation = ++state->recorded;
   emulated->enqueue(
       [shared, generation] {
         shared->complete(generation);
@@ -427,18 +428,26 @@ llvm::Error EmulatedRuntime::fill(void *destination, uint8_t value,
 }
 
 void EmulatedRuntime::drainAll() {
-  std::vector<EmulatedStream *> all;
-  {
-    std::lock_guard<std::mutex> lock(streamsMutex);
-    all.assign(streams.begin(), streams.end());
-  }
-  for (EmulatedStream *stream : all)
+  // Under the registry's lock: a stream destroyed on another thread
+  // unregisters itself (after its worker has finished) only once this is
+  // done with it.
+  std::lock_guard<std::mutex> lock(streamsMutex);
+  for (EmulatedStream *stream : streams)
     stream->drain();
 }
 
 llvm::Error EmulatedRuntime::synchronize() {
-  drainAll();
-  return defaultStream->synchronize();
+  // Every stream's first failure, as hipDeviceSynchronize reports any.
+  std::lock_guard<std::mutex> lock(streamsMutex);
+  llvm::Error first = llvm::Error::success();
+  for (EmulatedStream *stream : streams)
+    if (llvm::Error error = stream->synchronize()) {
+      if (first)
+        llvm::consumeError(std::move(error));
+      else
+        first = std::move(error);
+    }
+  return first;
 }
 
 //===----------------------------------------------------------------------===//

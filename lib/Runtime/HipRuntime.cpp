@@ -10,6 +10,8 @@
 #include "tessel/Runtime/Compiler.h"
 #include "tessel/Runtime/DeviceRuntime.h"
 
+#include <mutex>
+#include <set>
 #include <utility>
 
 using namespace tessel;
@@ -27,8 +29,13 @@ public:
   llvm::Error waitFor(Event &event) override;
 
   /// Starts handing out workspaces from the first again (the previous
-  /// launch's are done with by the time the next one runs).
-  void beginLaunch() { nextWorkspace = 0; }
+  /// launch's are done with by the time the next one runs). Held for a
+  /// whole launch: launches on one stream from several threads take turns.
+  std::unique_lock<std::mutex> beginLaunch() {
+    std::unique_lock<std::mutex> lock(launchMutex);
+    nextWorkspace = 0;
+    return lock;
+  }
   /// A workspace of `bytes`, zeroed on this stream.
   llvm::Expected<void *> takeZeroedWorkspace(size_t bytes);
 
@@ -37,6 +44,7 @@ public:
 
 private:
   bool owned;
+  std::mutex launchMutex;
   std::vector<std::pair<void *, size_t>> workspaces;
   size_t nextWorkspace = 0;
 };
@@ -73,12 +81,9 @@ public:
       : device(device), defaultStream(device, nullptr, /*owned=*/false) {}
 
   DeviceKind getKind() const override { return DeviceKind::Hip; }
-  llvm::Expected<void *> allocate(size_t bytes) override {
-    return device.allocate(std::max<size_t>(bytes, 1));
-  }
-  llvm::Error release(void *address) override {
-    return address ? device.release(address) : llvm::Error::success();
-  }
+  ~HipRuntime() override;
+  llvm::Expected<void *> allocate(size_t bytes) override;
+  llvm::Error release(void *address) override;
   llvm::Error copy(void *destination, const void *source, size_t bytes,
                    CopyDirection direction, Stream *stream) override;
   llvm::Error fill(void *destination, uint8_t value, size_t bytes,
@@ -111,17 +116,47 @@ private:
 
   HipDevice &device;
   HipStream defaultStream;
+  // What allocate() returned and release() did not take back: freed with
+  // the runtime.
+  std::mutex allocationsMutex;
+  std::set<void *> allocations;
 };
 } // namespace
 
+HipRuntime::~HipRuntime() {
+  // Nothing may still use the memory (hipFree waits for the device too).
+  llvm::consumeError(device.synchronizeDevice());
+  for (void *address : allocations)
+    llvm::consumeError(device.release(address));
+}
+
+llvm::Expected<void *> HipRuntime::allocate(size_t bytes) {
+  llvm::Expected<void *> address = device.allocate(std::max<size_t>(bytes, 1));
+  if (address) {
+    std::lock_guard<std::mutex> lock(allocationsMutex);
+    allocations.insert(*address);
+  }
+  return address;
+}
+
+llvm::Error HipRuntime::release(void *address) {
+  if (!address)
+    return llvm::Error::success();
+  {
+    std::lock_guard<std::mutex> lock(allocationsMutex);
+    allocations.erase(address);
+  }
+  return device.release(address);
+}
+
 HipStream::~HipStream() {
-  // hipFree waits for the device, so the workspaces are no longer in use.
+  // The queued work (a wrapped stream's too) may still use the workspaces.
+  if (!workspaces.empty() || owned)
+    llvm::consumeError(device.synchronizeStream(native));
   for (auto [address, bytes] : workspaces)
     llvm::consumeError(device.release(address));
-  if (owned) {
-    llvm::consumeError(device.synchronizeStream(native));
+  if (owned)
     device.destroyStream(native);
-  }
 }
 
 llvm::Error HipStream::waitFor(Event &event) {
@@ -209,7 +244,7 @@ llvm::Error HipRuntime::launch(std::shared_ptr<const CompiledModule> module,
   if (!target)
     return target.takeError();
   HipStream &hip = **target;
-  hip.beginLaunch();
+  std::unique_lock<std::mutex> turn = hip.beginLaunch();
   ProblemLauncher launcher;
   launcher.allocateZeroed = [&](size_t bytes) {
     return hip.takeZeroedWorkspace(bytes);

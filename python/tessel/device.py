@@ -16,6 +16,7 @@ GPU.
 """
 
 import ctypes
+import weakref
 
 import numpy as np
 
@@ -62,6 +63,7 @@ class Device:
             raise TesselError(_capi.last_error())
         self.kind = _capi.DEVICE_NAMES[
             _capi.lib().tesselContextGetDevice(self._handle)]
+        self._streams = weakref.WeakSet()  # to release their host buffers
 
     def __del__(self):
         if getattr(self, "_handle", None):
@@ -109,7 +111,7 @@ class Device:
         handle = _capi.lib().tesselStreamCreate(self._handle)
         if not handle:
             raise TesselError(_capi.last_error())
-        return Stream(self, handle)
+        return self._track(Stream(self, handle))
 
     def wrap_stream(self, native):
         """A stream over a hipStream_t the caller owns, e.g.
@@ -118,7 +120,11 @@ class Device:
                                               ctypes.c_void_p(native))
         if not handle:
             raise TesselError(_capi.last_error())
-        return Stream(self, handle)
+        return self._track(Stream(self, handle))
+
+    def _track(self, stream):
+        self._streams.add(stream)
+        return stream
 
     def event(self):
         handle = _capi.lib().tesselEventCreate(self._handle)
@@ -127,8 +133,13 @@ class Device:
         return Event(self, handle)
 
     def synchronize(self):
-        """Waits for all work on every stream of the device."""
-        _capi.check(_capi.lib().tesselContextSynchronize(self._handle))
+        """Waits for all work on every stream of the device; raises the
+        first error of any stream's work."""
+        try:
+            _capi.check(_capi.lib().tesselContextSynchronize(self._handle))
+        finally:
+            for stream in list(self._streams):
+                stream._keep.clear()
 
 
 def _stream_handle(stream):
@@ -271,6 +282,10 @@ class Stream:
 
     def __del__(self):
         if getattr(self, "_handle", None):
+            # Queued copies may still read host buffers kept here (a
+            # wrapped stream is not waited for when it is destroyed).
+            if self._keep:
+                _capi.lib().tesselStreamSynchronize(self._handle)
             _capi.lib().tesselStreamDestroy(self._handle)
             self._handle = None
 

@@ -81,6 +81,11 @@ def _attention_cpu(q, k, v, causal=False, scale=None, window_left=-1,
 # GPU: HIP on torch's stream and memory.
 
 _hip_device = None
+# Tessel's stream over each torch stream, kept: a split-K or split-KV
+# kernel's workspaces belong to the stream and are reused by every launch
+# on it (a new wrapper per call would allocate and free them each time,
+# and hipFree waits for the whole device).
+_wrapped_streams = {}
 
 
 def _gpu_context(tensor):
@@ -94,8 +99,10 @@ def _gpu_context(tensor):
     if _hip_device is None:
         _hip_device = Device("hip")
     chip = torch.cuda.get_device_properties(tensor.device).gcnArchName
-    stream = _hip_device.wrap_stream(
-        torch.cuda.current_stream(tensor.device).cuda_stream)
+    native = torch.cuda.current_stream(tensor.device).cuda_stream
+    stream = _wrapped_streams.get(native)
+    if stream is None:
+        stream = _wrapped_streams[native] = _hip_device.wrap_stream(native)
     return _hip_device, chip, stream
 
 
@@ -181,12 +188,21 @@ def _attention_meta(q, k, v, causal=False, scale=None, window_left=-1,
     return q.new_empty(tuple(q.shape[:3]) + (v.shape[3],))
 
 
+def _on_gpu0(function):
+    """`function` with GPU 0 current on the calling thread: HIP's current
+    device is per thread, and Tessel's allocations and launches go to it."""
+    def run(*args, **kwargs):
+        with torch.cuda.device(0):
+            return function(*args, **kwargs)
+    return run
+
+
 for _name, _cpu, _gpu, _meta in (
         ("matmul", _matmul_cpu, _matmul_gpu, _matmul_meta),
         ("scaled_mm", _scaled_mm_cpu, _scaled_mm_gpu, _scaled_mm_meta),
         ("attention", _attention_cpu, _attention_gpu, _attention_meta)):
     _library.impl(_name, _cpu, "CPU")
-    _library.impl(_name, _gpu, "CUDA")
+    _library.impl(_name, _on_gpu0(_gpu), "CUDA")
     _library.impl(_name, _meta, "Meta")
     # This torch has no autograd fallthrough for meta tensors; the ops have
     # no derivative, so the meta kernel serves that key as well.

@@ -39,7 +39,10 @@ class _HostArrays:
     def output(shape, dtype, out):
         if out is None:
             return np.zeros(shape, dtype)
+        out = _host_array(out)
         _check_out(out, shape, dtype)
+        if not out.flags["C_CONTIGUOUS"]:
+            raise TesselError("out must be C-contiguous")
         return out
 
     def run(self, kernel, arrays, name, sizes=None):
@@ -99,6 +102,8 @@ class _DeviceArrays:
             return self.device.empty(shape, dtype)
         out = self.take(out)
         _check_out(out, shape, dtype)
+        if not out.is_contiguous():
+            raise TesselError("out must be a contiguous device array")
         return out
 
     def run(self, kernel, arrays, name, sizes=None):

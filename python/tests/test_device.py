@@ -156,3 +156,16 @@ def test_alpha_scalar_on_host_and_device(dev):
     c = np.zeros((8, 8), np.float32)
     kernel(ones, ones, c, np.float64(3))
     assert (c == 24).all()
+
+
+def test_out_arrays_must_be_contiguous(dev):
+    a = np.ones((8, 16), np.float32)
+    b = np.ones((16, 8), np.float32)
+    with pytest.raises(tessel.TesselError, match="C-contiguous"):
+        tessel.matmul(a, b, out=np.zeros((8, 8), np.float32).T)
+    with pytest.raises(tessel.TesselError, match="contiguous device array"):
+        tessel.matmul(dev.to_device(a), dev.to_device(b),
+                      out=dev.empty((8, 8), np.float32).T)
+    out = np.zeros((8, 8), np.float32)
+    tessel.matmul(a, b, out=out)
+    assert (out == 16).all()

@@ -16,9 +16,16 @@
 //    its queue in order, so forgetting to synchronize before reading a
 //    result behaves as it would on a GPU.
 //
-// Errors of queued work (a failed launch) are reported by the next
-// synchronize of the stream (or of the runtime), as HIP does; the work
-// queued after a failure on that stream is skipped.
+// Errors of queued work are reported by the next synchronize of the stream
+// or of the runtime. On the emulator every launch runs later, so a failed
+// launch is such an error and the work queued after it on that stream is
+// skipped; HIP reports a launch it refuses at once and a fault of a kernel
+// at the next synchronize. The emulator's default stream is an ordinary
+// in-order stream: unlike HIP's legacy null stream it does not wait for the
+// other streams, so work on several streams is ordered with events.
+//
+// Streams and events must be destroyed before their runtime (the C API's
+// handles keep their runtime alive).
 //
 //===----------------------------------------------------------------------===//
 
@@ -125,7 +132,7 @@ public:
                              Stream *stream = nullptr) = 0;
 
   /// Waits for every stream of this runtime; returns the first error of
-  /// the default stream's work.
+  /// any stream's work.
   virtual llvm::Error synchronize() = 0;
 };
 
