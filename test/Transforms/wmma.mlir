@@ -1,0 +1,36 @@
+// The tile passes on the WMMA chips (wave32): tessel-tile takes the wave size
+// and names the chip in the #tessel.mma layout, tessel-select-mfma gives WMMA
+// operands exactly the instruction's elements per lane (16 on gfx11, whose
+// half-waves hold copies; 8 on gfx12), tessel-promote-lds reads gfx11's
+// operands where they are used, and tessel-lower-to-gpu emits amdgpu.wmma.
+
+// RUN: tessel-gen matmul -m 64 -n 64 -k 64 -t f16 --config='#tessel.config<tile = [32, 32, 32], waves = [1, 2], stages = 2, instr = "v_wmma_f32_16x16x16_f16">' | tessel-opt --tessel-tile=chip=gfx1100 --tessel-select-mfma=chip=gfx1100 | FileCheck %s --check-prefix=GFX11
+// GFX11: #blocked = #tessel.blocked<sizePerThread = [1, 8], threadsPerWave = [8, 4], waves = [2, 1], order = [1, 0]>
+// GFX11: #mma = #tessel.mma<"v_wmma_f32_16x16x16_f16", waves = [1, 2], chip = "gfx1100">
+// GFX11: #mma_operand = #tessel.mma_operand<a, #mma, kWidth = 16>
+// GFX11: #mma_operand1 = #tessel.mma_operand<b, #mma, kWidth = 16>
+// GFX11-LABEL: func.func @matmul
+// GFX11-SAME: tessel.workgroup_size = 64
+// GFX11: tessel.dot {{.*}} : tensor<32x32xf16, #mma_operand>, tensor<32x32xf16, #mma_operand1> -> tensor<32x32xf32, #mma>
+
+// RUN: tessel-gen matmul -m 64 -n 64 -k 64 -t bf16 --config='#tessel.config<tile = [32, 32, 32], waves = [1, 2], stages = 2, instr = "v_wmma_f32_16x16x16_bf16">' | tessel-opt --tessel-tile=chip=gfx1201 --tessel-select-mfma=chip=gfx1201 --tessel-promote-lds=chip=gfx1201 --tessel-lower-to-gpu=chip=gfx1201 | FileCheck %s --check-prefix=GFX12
+// GFX12-LABEL: gpu.func @matmul
+// GFX12: amdgpu.wmma 16x16x16 {{.*}} : vector<8xbf16>, vector<8xbf16>, vector<8xf32>
+// GFX12-NOT: amdgpu.mfma
+
+// gfx11 attention: V^T is read from LDS after the softmax, right before the
+// second product, not with K^T after the barrier.
+// RUN: tessel-gen attention -b 1 -h 2 --seq-q 128 --seq-kv 128 -d 128 -t f16 | tessel-opt --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx1100}),tessel-tile{chip=gfx1100},func.func(tessel-select-mfma{chip=gfx1100},tessel-promote-lds{chip=gfx1100}))' | FileCheck %s --check-prefix=READ
+// READ: #tessel.config<tile = [128, 16], waves = [8, 1]
+// READ: scf.for
+// READ: gpu.barrier
+// READ: gpu.barrier
+// READ-NEXT: tessel.local_load
+// READ-NEXT: tessel.dot
+// READ: math.exp2
+// READ: tessel.local_load
+// READ-NEXT: tessel.dot
+
+// A WMMA config tiled without a chip is an error (its layouts depend on it).
+// RUN: tessel-gen matmul -m 64 -n 64 -k 64 -t f16 --config='#tessel.config<tile = [32, 32, 32], waves = [1, 2], stages = 2, instr = "v_wmma_f32_16x16x16_f16">' | not tessel-opt --tessel-tile 2>&1 | FileCheck %s --check-prefix=NOCHIP
+// NOCHIP: error: 'tessel.matmul' op instruction v_wmma_f32_16x16x16_f16 is a WMMA instruction, whose layout depends on the chip: tile with a chip
