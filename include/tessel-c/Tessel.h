@@ -208,8 +208,8 @@ TESSEL_C_API int tesselHipAvailable(void);
  * synchronize of that stream (or of the context); queued host buffers must
  * stay alive until then. The default stream does not wait for the other
  * streams on the emulator (HIP's legacy null stream does): order work on
- * several streams with events. Streams and events keep their context alive; destroying a context
- * releases its memory once they are gone.
+ * several streams with events. Streams and events keep their context
+ * alive; destroying a context releases its memory once they are gone.
  *===----------------------------------------------------------------------===*/
 
 typedef struct TesselContext TesselContext;
@@ -265,8 +265,8 @@ TESSEL_C_API int tesselEventSynchronize(TesselEvent *event);
  * on error. */
 TESSEL_C_API int tesselEventQuery(TesselEvent *event);
 /* Milliseconds from `start` to `stop`, both completed; 0 on success. */
-TESSEL_C_API int tesselEventElapsedTime(float *milliseconds,
-                                        TesselEvent *start, TesselEvent *stop);
+TESSEL_C_API int tesselEventElapsedTime(float *milliseconds, TesselEvent *start,
+                                        TesselEvent *stop);
 TESSEL_C_API void tesselEventDestroy(TesselEvent *event);
 
 /* Queues problem `name` of `module` on `stream` (NULL: the context's
