@@ -40,3 +40,57 @@
 // KEYS: error: 'tessel.attention' op key block 16 must be a multiple of 32 (2 step(s) of v_mfma_f32_16x16x16_f16)
 // RUN: tessel-gen attention -b 1 -h 2 --seq-q 64 --seq-kv 64 -d 64 -t f16 --config='#tessel.config<tile = [64, 16], waves = [4, 1], stages = 1, instr = "v_wmma_f32_16x16x16_f16">' | tessel-run --chip gfx1100 | FileCheck %s --check-prefix=ONESTEP
 // ONESTEP: on gfx1100 (emu){{.*}}: PASS
+
+// Past head dim 128 a WMMA wave cannot hold Q, O and a key block's K and V:
+// head dims go in chunks of 64. D = 192 for the scores takes three chunks
+// (none for the padding to 256) and D = 128 for the values two: S^T sums a
+// product per chunk of K and Q^T, O^T has one accumulator per chunk, each
+// chunk stored to its own columns of O. Every chunk is read from LDS right
+// before its product; on gfx11, whose half-waves hold copies of an operand,
+// Q^T too: it is written to LDS once, before the loops, and read in them.
+// RUN: tessel-gen attention -b 1 -h 2 --seq-q 64 --seq-kv 64 -d 192 --head-dim-v 128 -t f16 | tessel-opt --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx1100}),tessel-tile{chip=gfx1100},func.func(tessel-select-mfma{chip=gfx1100},tessel-promote-lds{chip=gfx1100}))' | FileCheck %s --check-prefix=CHUNK
+// CHUNK: #tessel.config<tile = [64, 16], waves = [4, 1]
+// CHUNK: tessel.load %transpose[{{.*}}, %c0{{.*}}, {{.*}}] {tessel.lds_read_at_use} : {{.*}} -> tensor<64x64xf16
+// CHUNK: tessel.load %transpose[{{.*}}, %c64{{.*}}, {{.*}}] {tessel.lds_read_at_use} : {{.*}} -> tensor<64x64xf16
+// CHUNK: tessel.load %transpose[{{.*}}, %c128{{.*}}, {{.*}}] {tessel.lds_read_at_use} : {{.*}} -> tensor<64x64xf16
+// CHUNK-NOT: %c192
+// CHUNK: gpu.barrier
+// CHUNK-COUNT-3: tessel.local_store {{.*}} : tensor<64x64xf16
+// CHUNK-NEXT: gpu.barrier
+// CHUNK: scf.for {{.*}} -> (tensor<1x64xf32, #linear>, tensor<1x64xf32, #linear>, tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>)
+// CHUNK-COUNT-3: tessel.load %arg1{{.*}} in_bounds {tessel.lds_read_at_use} : memref<1x2x64x192xf16> -> tensor<16x64xf16
+// CHUNK-COUNT-2: tessel.load %transpose{{.*}} in_bounds {tessel.lds_read_at_use} : {{.*}} -> tensor<64x16xf16
+// CHUNK: gpu.barrier
+// CHUNK-COUNT-5: tessel.local_store
+// CHUNK-NEXT: gpu.barrier
+// CHUNK-NEXT: %[[Q0:.*]] = tessel.local_load
+// CHUNK-NEXT: %[[K0:.*]] = tessel.local_load
+// CHUNK-NEXT: %[[S0:.*]] = tessel.dot %[[K0]], %[[Q0]], %cst
+// CHUNK-NEXT: %[[Q1:.*]] = tessel.local_load
+// CHUNK-NEXT: %[[K1:.*]] = tessel.local_load
+// CHUNK-NEXT: %[[S1:.*]] = tessel.dot %[[K1]], %[[Q1]], %[[S0]]
+// CHUNK-NEXT: %[[Q2:.*]] = tessel.local_load
+// CHUNK-NEXT: %[[K2:.*]] = tessel.local_load
+// CHUNK-NEXT: tessel.dot %[[K2]], %[[Q2]], %[[S1]]
+// CHUNK: math.exp2
+// CHUNK: %[[V0:.*]] = tessel.local_load
+// CHUNK-NEXT: %[[O0:.*]] = tessel.dot %[[V0]]
+// CHUNK: %[[V1:.*]] = tessel.local_load
+// CHUNK-NEXT: %[[O1:.*]] = tessel.dot %[[V1]]
+// CHUNK-NEXT: scf.yield {{.*}}, %[[O0]], %[[O1]]
+// CHUNK: tessel.store {{.*}}, %c0{{.*}}, {{.*}}] : tensor<64x64xf16, #mma>
+// CHUNK: tessel.store {{.*}}, %c64{{.*}}, {{.*}}] : tensor<64x64xf16, #mma>
+
+// On gfx12 Q^T stays in registers across the loops: loaded straight into
+// its operand layout, never written to LDS.
+// RUN: tessel-gen attention -b 1 -h 2 --seq-q 128 --seq-kv 128 -d 256 -t bf16 | tessel-opt --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx1201}),tessel-tile{chip=gfx1201},func.func(tessel-select-mfma{chip=gfx1201},tessel-promote-lds{chip=gfx1201}))' | FileCheck %s --check-prefix=CHUNK12
+// CHUNK12: #tessel.config<tile = [128, 16], waves = [8, 1]
+// CHUNK12-COUNT-4: tessel.load %transpose{{.*}} -> tensor<64x128xbf16, #mma_operand
+// CHUNK12-NOT: tessel.local_store
+// CHUNK12: scf.for
+// CHUNK12-COUNT-8: tessel.load
+// CHUNK12: gpu.barrier
+// CHUNK12-COUNT-8: tessel.local_store
+// CHUNK12-NEXT: gpu.barrier
+// CHUNK12-NEXT: tessel.local_load
+// CHUNK12-NEXT: tessel.dot

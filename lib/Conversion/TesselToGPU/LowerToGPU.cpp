@@ -63,6 +63,41 @@ private:
       return lhs;
     return arith::XOrIOp::create(b, loc(), lhs, constIndex(constant));
   }
+  /// The LDS access of a register at `regOffset` from `start` (the base
+  /// plus the lane's offset of register 0), start XOR regOffset. Where a
+  /// wave has no AGPRs (the WMMA chips), as a view of `memory` at (start XOR
+  /// the bits some lane or wave also sets) and a constant index, the other
+  /// bits: the backend folds the constant into the LDS instruction's offset
+  /// field, so registers that differ only in those bits share one address
+  /// register instead of each holding its own across a loop (a gfx1100
+  /// attention at head dim 128 takes 49 fewer VGPRs). The CDNA chips keep
+  /// one address per register: with their 512 registers the backend
+  /// schedules that form's loops better by the performance model
+  /// (docs/performance.md).
+  std::pair<Value, Value> ldsAccess(Value memory, Value start,
+                                    int64_t regOffset, int64_t laneBits) {
+    if (chip.maxAccVgprs > 0)
+      return {memory, xorIndex(start, regOffset)};
+    auto type = cast<MemRefType>(memory.getType());
+    Value offset = xorIndex(start, regOffset & laneBits);
+    auto viewType = MemRefType::get(
+        type.getShape(), type.getElementType(),
+        StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, {1}),
+        type.getMemorySpace());
+    Value view = memref::ReinterpretCastOp::create(
+        b, loc(), viewType, memory, OpFoldResult(offset),
+        ArrayRef<OpFoldResult>{b.getIndexAttr(type.getDimSize(0))},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+    return {view, constIndex(regOffset & ~laneBits)};
+  }
+  /// The offset bits that lanes or waves of `toOffset` set.
+  static int64_t laneOffsetBits(const LinearLayout &toOffset) {
+    int64_t bits = 0;
+    for (StringRef name : {dims::kLane, dims::kWave})
+      for (int32_t bit = 0; bit < toOffset.getInDimSizeLog2(name); ++bit)
+        bits |= toOffset.getBasis(name, bit)[0];
+    return bits;
+  }
   VectorType vectorTypeOf(RankedTensorType type, const LinearLayout &layout) {
     return VectorType::get({layout.getInDimSize(dims::kRegister)},
                            type.getElementType());
@@ -616,6 +651,7 @@ void KernelLowering::storeToLds(Value memory, Value base, Value vector,
     runMask |= int64_t(1) << bit;
   Value laneOffset = laneCoordinates(toOffset)[0];
   Value start = arith::AddIOp::create(b, loc(), base, laneOffset);
+  int64_t laneBits = laneOffsetBits(toOffset);
   Value holder = canonicalHolder(toOffset);
   scf::IfOp guard;
   OpBuilder::InsertionGuard insertion(b);
@@ -631,13 +667,13 @@ void KernelLowering::storeToLds(Value memory, Value base, Value vector,
     int32_t regOffset = toOffset.apply({int32_t(r), 0, 0})[0];
     if (!written.insert(regOffset).second)
       continue; // a register repeating a lower one
-    Value offset = xorIndex(start, regOffset);
+    auto [view, index] = ldsAccess(memory, start, regOffset, laneBits);
     SmallVector<int64_t> lanes;
     for (int64_t i = 0; i < run; ++i)
       lanes.push_back(runRegister(r, runBits, i));
     Value slice =
         vector::ShuffleOp::create(b, loc(), vector, vector, lanes).getResult();
-    vector::StoreOp::create(b, loc(), slice, memory, ValueRange{offset},
+    vector::StoreOp::create(b, loc(), slice, view, ValueRange{index},
                             /*nontemporal=*/false,
                             llvm::MaybeAlign(run * elementBytes));
   }
@@ -655,15 +691,16 @@ Value KernelLowering::loadFromLds(Value memory, Value base,
     runMask |= int64_t(1) << bit;
   Value laneOffset = laneCoordinates(toOffset)[0];
   Value start = arith::AddIOp::create(b, loc(), base, laneOffset);
+  int64_t laneBits = laneOffsetBits(toOffset);
   auto sliceType = VectorType::get({run}, type.getElementType());
   SmallVector<Value> elements(type.getNumElements());
   for (int64_t r = 0; r < type.getNumElements(); ++r) {
     if (r & runMask)
       continue;
     int32_t regOffset = toOffset.apply({int32_t(r), 0, 0})[0];
-    Value offset = xorIndex(start, regOffset);
+    auto [view, index] = ldsAccess(memory, start, regOffset, laneBits);
     Value slice = vector::LoadOp::create(
-        b, loc(), sliceType, memory, ValueRange{offset},
+        b, loc(), sliceType, view, ValueRange{index},
         /*nontemporal=*/false, llvm::MaybeAlign(run * elementBytes));
     for (int64_t i = 0; i < run; ++i)
       elements[runRegister(r, runBits, i)] =

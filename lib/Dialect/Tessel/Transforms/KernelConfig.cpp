@@ -309,6 +309,17 @@ tessel::checkMatmulConfig(ConfigAttr config, const Chip &chip, Type a, Type b,
   return success();
 }
 
+int64_t tessel::getAttentionHeadDimChunk(const MmaInstr &instr,
+                                         int64_t headDim) {
+  return instr.isWmma() && headDim > 128 ? 64 : headDim;
+}
+
+bool tessel::readsAttentionQueriesFromLds(const MmaInstr &instr,
+                                          int64_t headDim, int64_t blockM) {
+  return getAttentionHeadDimChunk(instr, headDim) < headDim &&
+         (instr.family == MmaFamily::Rdna3 || blockM <= 32);
+}
+
 int64_t tessel::getPaddedHeadDim(int64_t headDim) {
   // At least the 32 rows of the instructions attention uses.
   return int64_t(llvm::PowerOf2Ceil(uint64_t(std::max<int64_t>(headDim, 32))));
@@ -370,9 +381,15 @@ ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
   int64_t queriesPerWave = wave32 ? 16 : 32;
   int64_t blockN = wideBlocks ? 64 : 32;
   // gfx11 holds each WMMA operand twice (both half-waves): past head dim 64
-  // a 32-key block's K and V do not fit next to Q and O, 16 keys do.
-  if (instr->family == MmaFamily::Rdna3 && headDim > 64)
+  // a 32-key block's K and V do not fit next to Q and O, 16 keys do. Past
+  // head dim 128 (head-dim chunks) O alone takes half of a WMMA chip's
+  // registers: 16 keys on gfx12 too, and on gfx11, whose Q stays in LDS,
+  // at most 64 queries so that Q, K and V fit its 64 KiB.
+  bool chunked = getAttentionHeadDimChunk(*instr, headDim) < headDim;
+  if ((instr->family == MmaFamily::Rdna3 && headDim > 64) || chunked)
     blockN = 16;
+  if (readsAttentionQueriesFromLds(*instr, headDim, blockM))
+    blockM = std::min<int64_t>(blockM, 64);
   SmallVector<int64_t> tile = {blockM, blockN};
   SmallVector<int64_t> waves = {blockM / queriesPerWave, 1};
   // Decode (a few queries): one query block per head leaves most CUs idle,
@@ -518,19 +535,23 @@ tessel::checkAttentionConfig(ConfigAttr config, const Chip &chip, Type element,
   int64_t bytes = bytesOf(element), lanes = waveSize * waves[0];
   int64_t blockM = tile[0], blockN = tile[1];
   // K and V tiles go through LDS; Q is loaded once, straight into its
-  // operand registers.
+  // operand registers, or into LDS where it is read at each use.
+  bool queriesInLds = readsAttentionQueriesFromLds(*instr, headDim, tile[0]);
   int64_t ldsBytes = 2 * blockN * headDim * bytes;
+  if (queriesInLds)
+    ldsBytes += blockM * headDim * bytes;
   if (ldsBytes > chip.maxLdsBytesPerWorkgroup)
     return emitError() << "the config needs " << ldsBytes
                        << " bytes of LDS, over the "
                        << chip.maxLdsBytesPerWorkgroup << " of " << chip.name;
-  // S^T and P^T, O^T, and the operands: Q^T per wave, K and V whole (the
-  // row statistics are a few registers).
-  int64_t vgprs =
-      2 * blockM * blockN / lanes + blockM * headDim / lanes +
-      llvm::divideCeil((blockM / waves[0] * headDim + 2 * blockN * headDim) *
-                           bytes,
-                       4 * waveSize);
+  // S^T and P^T, O^T, and the operands: Q^T per wave (one head-dim chunk
+  // where it is read from LDS at use), K and V a chunk at a time (the row
+  // statistics are a few registers).
+  int64_t chunk = getAttentionHeadDimChunk(*instr, headDim);
+  int64_t queryOperand = blockM / waves[0] * (queriesInLds ? chunk : headDim);
+  int64_t vgprs = 2 * blockM * blockN / lanes + blockM * headDim / lanes +
+                  llvm::divideCeil((queryOperand + 2 * blockN * chunk) * bytes,
+                                   4 * waveSize);
   int64_t budget = chip.maxArchVgprs + chip.maxAccVgprs;
   if (vgprs > budget)
     return emitError() << "head dim " << headDim << " needs about " << vgprs
@@ -553,6 +574,38 @@ tessel::getCoalescedLayout(MLIRContext *context, ArrayRef<int64_t> shape,
       waveSize, shape[contiguousDim] / perThread[contiguousDim]);
   threads[other] = waveSize / threads[contiguousDim];
   waves[other] = numWaves;
+  SmallVector<int64_t, 2> order = {contiguousDim, other};
+  return BlockedAttr::get(context, perThread, threads, waves, order);
+}
+
+BlockedAttr
+tessel::getSpreadCoalescedLayout(MLIRContext *context, ArrayRef<int64_t> shape,
+                                 int64_t contiguousDim, unsigned elementBytes,
+                                 unsigned numWaves, unsigned waveSize,
+                                 int64_t otherRun) {
+  int64_t other = 1 - contiguousDim;
+  int64_t lanes = int64_t(numWaves) * waveSize;
+  int64_t perLane = std::max<int64_t>(1, shape[0] * shape[1] / lanes);
+  int64_t vector = std::min<int64_t>({std::max<unsigned>(16 / elementBytes, 1),
+                                      shape[contiguousDim], perLane});
+  int64_t run = 1;
+  // A run along the other dimension from the lane's spare elements, then
+  // traded for vector width while the vector stays at least twice the run.
+  while (run < otherRun && 2 * run <= shape[other] && vector * run < perLane)
+    run *= 2;
+  while (run < otherRun && vector / 2 >= 2 * run) {
+    vector /= 2;
+    run *= 2;
+  }
+  SmallVector<int64_t, 2> perThread(2), threads(2), waves(2);
+  perThread[contiguousDim] = vector;
+  perThread[other] = run;
+  threads[contiguousDim] =
+      std::min<int64_t>(waveSize, shape[contiguousDim] / vector);
+  threads[other] = waveSize / threads[contiguousDim];
+  waves[other] =
+      std::clamp<int64_t>(shape[other] / (run * threads[other]), 1, numWaves);
+  waves[contiguousDim] = numWaves / waves[other];
   SmallVector<int64_t, 2> order = {contiguousDim, other};
   return BlockedAttr::get(context, perThread, threads, waves, order);
 }

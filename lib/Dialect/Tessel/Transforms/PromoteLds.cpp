@@ -26,6 +26,16 @@ struct Promotion {
   ConvertLayoutOp convert;
   BlockedAttr writeLayout;
   MmaOperandAttr readLayout;
+  /// Read from LDS right before each use (kLdsReadAtUseAttrName).
+  bool readAtUse = false;
+};
+
+/// An LDS buffer and whether later blocks may take it over: not when the
+/// operand in it is read inside them (read at use from a loop).
+struct PooledBuffer {
+  LdsType type;
+  Value buffer;
+  bool pinned;
 };
 
 struct PromoteLdsPass
@@ -183,7 +193,9 @@ void PromoteLdsPass::runOnOperation() {
     // each lane loads its own K runs straight from global memory into the
     // operand layout, and the tile takes no LDS, which is what limits how
     // many workgroups share a CU.
-    if (!convert->getParentOfType<LoopLikeOpInterface>() && load->hasOneUse()) {
+    bool readAtUse = load->hasAttr(kLdsReadAtUseAttrName);
+    if (!convert->getParentOfType<LoopLikeOpInterface>() && load->hasOneUse() &&
+        !readAtUse) {
       OpBuilder b(load);
       auto direct = cast<LoadOp>(b.clone(*load));
       direct.getResult().setType(convert.getResult().getType());
@@ -192,20 +204,30 @@ void PromoteLdsPass::runOnOperation() {
       load.erase();
       return;
     }
-    byBlock[convert->getBlock()].push_back({convert, write, read});
+    byBlock[convert->getBlock()].push_back({convert, write, read, readAtUse});
   });
   Block &entry = getOperation().getBody().front();
   // Buffers are shared between blocks: a block's promotions are fenced by
   // barriers on both sides, so one block's buffers are free once its reads
   // are done (attention's Q before the key loops, its unmasked key loop
   // before the masked one).
-  SmallVector<std::pair<LdsType, Value>> pool;
+  SmallVector<PooledBuffer> pool;
   for (auto &[block, promotions] : byBlock) {
     SmallVector<bool> taken(pool.size(), false);
     // One write phase for all the block's operands, fenced on both sides:
     // the barrier before keeps it behind the previous iteration's reads, the
     // one after in front of this iteration's.
-    OpBuilder b(promotions.front().convert);
+    // At the block's first conversion, or after the last of the tiles it
+    // writes where one is loaded later (Q^T's head-dim chunks, each
+    // converted right after its load).
+    Operation *writePoint = promotions.front().convert;
+    for (Promotion &promotion : promotions) {
+      Operation *source = promotion.convert.getSource().getDefiningOp();
+      if (source && source->getBlock() == block &&
+          writePoint->isBeforeInBlock(source))
+        writePoint = source->getNextNode();
+    }
+    OpBuilder b(writePoint);
     Location loc = promotions.front().convert.getLoc();
     OpBuilder atStart(&entry, entry.begin());
     Value slot = arith::ConstantIndexOp::create(atStart, loc, 0);
@@ -217,11 +239,12 @@ void PromoteLdsPass::runOnOperation() {
       if (failed(type))
         return signalPassFailure();
       auto reusable = llvm::find_if(llvm::enumerate(pool), [&](auto entry) {
-        return !taken[entry.index()] && entry.value().first == *type;
+        return !taken[entry.index()] && !entry.value().pinned &&
+               entry.value().type == *type;
       });
       if (reusable != llvm::enumerate(pool).end()) {
         taken[(*reusable).index()] = true;
-        Value buffer = (*reusable).value().second;
+        Value buffer = (*reusable).value().buffer;
         LocalStoreOp::create(b, loc, promotion.convert.getSource(), buffer,
                              slot);
         buffers.push_back(buffer);
@@ -238,7 +261,12 @@ void PromoteLdsPass::runOnOperation() {
       Value buffer = alloc;
       LocalStoreOp::create(b, loc, promotion.convert.getSource(), buffer, slot);
       buffers.push_back(buffer);
-      pool.push_back({*type, buffer});
+      bool readInsideLoops =
+          promotion.readAtUse &&
+          llvm::any_of(promotion.convert->getUsers(), [&](Operation *user) {
+            return user->getBlock() != block;
+          });
+      pool.push_back({*type, buffer, readInsideLoops});
       taken.push_back(true);
     }
     gpu::BarrierOp::create(b, loc);
@@ -248,8 +276,19 @@ void PromoteLdsPass::runOnOperation() {
     // gfx11's WMMA operands are the exception: each half-wave holds a
     // copy, twice the registers, and keeping V^T live across S^T and the
     // softmax spills a head dim of 128; they are read where they are used.
+    // So are operands marked to be read at use (attention's head-dim
+    // chunks), once before each user: one chunk is live at a time, and an
+    // operand promoted outside the loops (Q^T) is read inside them.
     for (auto [promotion, buffer] : llvm::zip(promotions, buffers)) {
       ConvertLayoutOp convert = promotion.convert;
+      if (promotion.readAtUse) {
+        for (OpOperand &use : llvm::make_early_inc_range(convert->getUses())) {
+          OpBuilder reader(use.getOwner());
+          use.set(LocalLoadOp::create(reader, convert.getLoc(),
+                                      convert.getType(), buffer, slot));
+        }
+        continue;
+      }
       OpBuilder reader = b;
       if (promotion.readLayout.getParent().getInstruction().family ==
           MmaFamily::Rdna3)

@@ -777,11 +777,10 @@ LogicalResult AttentionTiler::run() {
   // loads read zeros past it (which add nothing to S or O) and the stores
   // skip it. Q and K have the scores' head dim, V and O the values' (they
   // may differ).
+  int64_t realHeadDim = qType.getDimSize(3);
   int64_t realHeadDimV = op.getV().getType().getDimSize(3);
-  int64_t headDim = getPaddedHeadDim(qType.getDimSize(3));
+  int64_t headDim = getPaddedHeadDim(realHeadDim);
   int64_t headDimV = getPaddedHeadDim(realHeadDimV);
-  bool paddedHeadDim =
-      headDim != qType.getDimSize(3) || headDimV != realHeadDimV;
   Type element = qType.getElementType();
   Type f32 = b.getF32Type();
   unsigned elementBytes = llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
@@ -822,10 +821,43 @@ LogicalResult AttentionTiler::run() {
   // once; K and V^T (a transposed view, D contiguous in memory) per key
   // block.
   unsigned waveSize = target.waveSize;
-  auto qLayout = getCoalescedLayout(context, {headDim, blockM}, 0, elementBytes,
+  FailureOr<MmaAttr> mmaLayout = getMmaLayout(op, config.getInstr().getValue(),
+                                              {1, int64_t(numWaves)}, target);
+  if (failed(mmaLayout))
+    return failure();
+  MmaAttr mma = *mmaLayout;
+  const MmaInstr &instr = mma.getInstruction();
+  // Head dims a chunk at a time where registers are short (WMMA past 128):
+  // S^T sums one product per chunk of K and Q^T, O^T keeps one accumulator
+  // per chunk of V^T. Chunks wholly past the real head dim are left out.
+  int64_t chunk = getAttentionHeadDimChunk(instr, std::max(headDim, headDimV));
+  int64_t chunkQK = std::min(chunk, headDim),
+          chunkV = std::min(chunk, headDimV);
+  int64_t chunksQK = llvm::divideCeil(realHeadDim, chunkQK);
+  int64_t chunksV = llvm::divideCeil(realHeadDimV, chunkV);
+  // Whether chunk `c` of `size` head dims reaches past the `real` ones
+  // (its loads read zeros there, its stores skip them).
+  auto paddedChunk = [](int64_t c, int64_t size, int64_t real) {
+    return (c + 1) * size > real;
+  };
+  bool paddedHeadDim = paddedChunk(chunksQK - 1, chunkQK, realHeadDim) ||
+                       paddedChunk(chunksV - 1, chunkV, realHeadDimV);
+  // Operands read from LDS at their product rather than all after the
+  // key block's barrier: with chunks, one chunk's K or V^T at a time.
+  bool chunked = chunk < std::max(headDim, headDimV);
+  auto markReadAtUse = [&](Value load) {
+    if (chunked)
+      load.getDefiningOp()->setAttr(kLdsReadAtUseAttrName, b.getUnitAttr());
+  };
+  auto qLayout = getCoalescedLayout(context, {chunkQK, blockM}, 0, elementBytes,
                                     numWaves, waveSize);
-  auto kLayout = getCoalescedLayout(context, {blockN, headDim}, 1, elementBytes,
-                                    numWaves, waveSize);
+  // A chunk of K or V^T is too small for 16 bytes per lane of the
+  // workgroup: its waves split it both ways.
+  auto kLayout =
+      chunked ? getSpreadCoalescedLayout(context, {blockN, chunkQK}, 1,
+                                         elementBytes, numWaves, waveSize)
+              : getCoalescedLayout(context, {blockN, chunkQK}, 1, elementBytes,
+                                   numWaves, waveSize);
   // Each lane also holds a run of consecutive keys of V^T, so that V^T's
   // LDS copy keeps the keys (its K) contiguous: written and read in runs,
   // not element by element. The run is what the second product reads per
@@ -833,17 +865,12 @@ LogicalResult AttentionTiler::run() {
   // instruction takes 8 per lane). Lanes load 16 bytes of head dims, or
   // less where the workgroup's lanes would otherwise cover the key block
   // more than once (a 32-key block at head dim 128: 8 bytes).
-  FailureOr<MmaAttr> mmaLayout = getMmaLayout(op, config.getInstr().getValue(),
-                                              {1, int64_t(numWaves)}, target);
-  if (failed(mmaLayout))
-    return failure();
-  MmaAttr mma = *mmaLayout;
-  int64_t keysPerLane = std::min<int64_t>(
-      mma.getInstruction().getOperandElementsPerLane(waveSize), 4);
+  int64_t keysPerLane =
+      std::min<int64_t>(instr.getOperandElementsPerLane(waveSize), 4);
   unsigned vectorBytes = 16;
   auto keysCovered = [&] {
     int64_t lanesAlongHeadDim =
-        std::min<int64_t>(waveSize, headDimV * elementBytes / vectorBytes);
+        std::min<int64_t>(waveSize, chunkV * elementBytes / vectorBytes);
     return int64_t(waveSize) / lanesAlongHeadDim * numWaves * keysPerLane;
   };
   while (keysCovered() > blockN && vectorBytes > elementBytes)
@@ -851,15 +878,27 @@ LogicalResult AttentionTiler::run() {
   while (keysCovered() > blockN && keysPerLane > 1)
     keysPerLane /= 2;
   auto vLayout =
-      getCoalescedLayout(context, {headDimV, blockN}, 0, elementBytes, numWaves,
-                         waveSize, keysPerLane, vectorBytes);
-  Value qT = LoadOp::create(b, loc, tile({headDim, blockM}, element, qLayout),
-                            transposedView(queries),
-                            ValueRange{batch, head, zero, m0});
+      chunked
+          ? getSpreadCoalescedLayout(
+                context, {chunkV, blockN}, 0, elementBytes, numWaves, waveSize,
+                std::min<int64_t>(instr.getOperandElementsPerLane(waveSize), 4))
+          : getCoalescedLayout(context, {chunkV, blockN}, 0, elementBytes,
+                               numWaves, waveSize, keysPerLane, vectorBytes);
+  Value queriesTransposed = transposedView(queries);
+  SmallVector<Value> qTChunks;
+  for (int64_t c = 0; c < chunksQK; ++c) {
+    Value qT = LoadOp::create(
+        b, loc, tile({chunkQK, blockM}, element, qLayout), queriesTransposed,
+        ValueRange{batch, head, constIndex(c * chunkQK), m0});
+    if (readsAttentionQueriesFromLds(instr, std::max(headDim, headDimV),
+                                     blockM))
+      markReadAtUse(qT);
+    qTChunks.push_back(qT);
+  }
   Value vTransposed = transposedView(op.getV());
 
   auto sType = tile({blockN, blockM}, f32, mma);
-  auto oType = tile({headDimV, blockM}, f32, mma);
+  auto oType = tile({chunkV, blockM}, f32, mma);
   auto iotaType = tile({blockN, blockM}, b.getI32Type(), mma);
   FailureOr<RankedTensorType> statType =
       getReducedTileType(sType, 0, [&] { return op.emitOpError(); });
@@ -951,22 +990,38 @@ LogicalResult AttentionTiler::run() {
   // blocks (the tail past the sequence, causal diagonal blocks) apply the
   // key-bound and causal masks; the others need none.
   auto step = [&](Value n0, ValueRange iters, bool masked) {
-    Value m = iters[0], l = iters[1], acc = iters[2];
+    Value m = iters[0], l = iters[1];
+    SmallVector<Value> accs(iters.drop_front(2));
     // The blocks before the tail lie inside the sequence: their loads need
-    // no bounds checks. (A static sequence shorter than a block has no
-    // such blocks.)
+    // no bounds checks, nor do chunks within the real head dim. (A static
+    // sequence shorter than a block has no such blocks.)
     int64_t keys = op.getK().getType().getDimSize(2);
-    bool whole = !masked && !paddedHeadDim &&
-                 (ShapedType::isDynamic(keys) || keys >= blockN);
-    UnitAttr inBounds = whole ? b.getUnitAttr() : UnitAttr();
-    Value k = LoadOp::create(b, loc, tile({blockN, headDim}, element, kLayout),
-                             op.getK(), ValueRange{batch, kvHead, n0, zero},
-                             inBounds);
-    Value vT = LoadOp::create(
-        b, loc, tile({headDimV, blockN}, element, vLayout), vTransposed,
-        ValueRange{batch, kvHead, zero, n0}, inBounds);
-    Value s =
-        DotOp::create(b, loc, sType, k, qT, splat(sType, 0.0), UnitAttr());
+    bool wholeKeys = !masked && (ShapedType::isDynamic(keys) || keys >= blockN);
+    auto inBounds = [&](bool padded) {
+      return wholeKeys && !padded ? b.getUnitAttr() : UnitAttr();
+    };
+    // Every load of the block first: LDS takes the block's K and V^T in
+    // one write phase.
+    SmallVector<Value> kChunks, vTChunks;
+    for (int64_t c = 0; c < chunksQK; ++c) {
+      Value k = LoadOp::create(
+          b, loc, tile({blockN, chunkQK}, element, kLayout), op.getK(),
+          ValueRange{batch, kvHead, n0, constIndex(c * chunkQK)},
+          inBounds(paddedChunk(c, chunkQK, realHeadDim)));
+      markReadAtUse(k);
+      kChunks.push_back(k);
+    }
+    for (int64_t c = 0; c < chunksV; ++c) {
+      Value vT = LoadOp::create(
+          b, loc, tile({chunkV, blockN}, element, vLayout), vTransposed,
+          ValueRange{batch, kvHead, constIndex(c * chunkV), n0},
+          inBounds(paddedChunk(c, chunkV, realHeadDimV)));
+      markReadAtUse(vT);
+      vTChunks.push_back(vT);
+    }
+    Value s = splat(sType, 0.0);
+    for (auto [k, qT] : llvm::zip(kChunks, qTChunks))
+      s = DotOp::create(b, loc, sType, k, qT, s, UnitAttr());
     if (!foldScale)
       s = arith::MulFOp::create(b, loc, s, scoreScale);
     if (masked) {
@@ -1049,12 +1104,16 @@ LogicalResult AttentionTiler::run() {
         b, loc, *statType, p, b.getI64IntegerAttr(0), b.getStringAttr("add"));
     Value lNew = arith::AddFOp::create(
         b, loc, arith::MulFOp::create(b, loc, l, alpha), blockSum);
-    acc = arith::MulFOp::create(b, loc, acc,
-                                BroadcastOp::create(b, loc, oType, alpha));
+    Value alphaTile = BroadcastOp::create(b, loc, oType, alpha);
+    for (Value &acc : accs)
+      acc = arith::MulFOp::create(b, loc, acc, alphaTile);
     Value pLow = arith::TruncFOp::create(
         b, loc, tile({blockN, blockM}, element, mma), p);
-    acc = DotOp::create(b, loc, oType, vT, pLow, acc, UnitAttr());
-    return SmallVector<Value>{mNew, lNew, acc};
+    SmallVector<Value> results = {mNew, lNew};
+    for (auto [acc, vT] : llvm::zip(accs, vTChunks))
+      results.push_back(
+          DotOp::create(b, loc, oType, vT, pLow, acc, UnitAttr()));
+    return results;
   };
   auto keyLoop = [&](Value begin, Value end, ValueRange inits, bool masked) {
     return scf::ForOp::create(
@@ -1081,7 +1140,8 @@ LogicalResult AttentionTiler::run() {
                                   arith::MinSIOp::create(b, loc, key, high))
         .getResult();
   };
-  SmallVector<Value> inits = {mInit, lInit, accInit};
+  SmallVector<Value> inits = {mInit, lInit};
+  inits.append(chunksV, accInit);
   Value unmaskedBegin = kvBegin;
   if (window.hasLeft()) {
     // The first block whose first key the block's last query sees.
@@ -1094,7 +1154,8 @@ LogicalResult AttentionTiler::run() {
   Value maskStart = clampTo(visibleEnd, unmaskedBegin, kvEnd);
   auto unmasked = keyLoop(unmaskedBegin, maskStart, inits, false);
   auto loop = keyLoop(maskStart, kvEnd, unmasked.getResults(), true);
-  Value m = loop.getResult(0), l = loop.getResult(1), acc = loop.getResult(2);
+  Value m = loop.getResult(0), l = loop.getResult(1);
+  ValueRange accs = loop.getResults().drop_front(2);
 
   // O = acc / l (times V's descale), 0 for a query that saw no key (l ==
   // 0): one reciprocal per query. A NaN or infinity in Q or K makes l NaN,
@@ -1104,12 +1165,27 @@ LogicalResult AttentionTiler::run() {
   Value inverse =
       arith::SelectOp::create(b, loc, none, splat(*statType, 0.0),
                               arith::DivFOp::create(b, loc, valueScale, l));
-  Value out = arith::MulFOp::create(
-      b, loc, acc, BroadcastOp::create(b, loc, oType, inverse));
+  Value inverseTile = BroadcastOp::create(b, loc, oType, inverse);
+  // Each chunk of O^T, normalized, to `view` at head dim c x chunkV.
+  auto storeOutput = [&](Value view, ArrayRef<Value> before, Type element) {
+    SmallVector<Value> outs;
+    for (Value acc : accs) {
+      Value out = arith::MulFOp::create(b, loc, acc, inverseTile);
+      if (element != f32)
+        out = arith::TruncFOp::create(
+            b, loc, tile({chunkV, blockM}, element, mma), out);
+      outs.push_back(out);
+    }
+    Value viewT = transposedView(view);
+    for (auto [c, out] : llvm::enumerate(outs)) {
+      SmallVector<Value> indices(before);
+      indices.append({constIndex(c * chunkV), m0});
+      StoreOp::create(b, loc, out, viewT, indices);
+    }
+  };
   if (mode == Mode::Split) {
     // This split's normalized O and log2-sum-exp (in the exp2 domain).
-    StoreOp::create(b, loc, out, transposedView(workspaceO),
-                    ValueRange{batch, head, split, zero, m0});
+    storeOutput(workspaceO, {batch, head, split}, f32);
     Value lse2 =
         arith::AddFOp::create(b, loc, m, math::Log2Op::create(b, loc, l));
     StoreOp::create(b, loc, lse2, queryView(workspaceLse),
@@ -1123,12 +1199,7 @@ LogicalResult AttentionTiler::run() {
     buildCombine(batch, head, m0, numWaves);
     b.setInsertionPointAfter(lastSplit);
   } else {
-    Type oElement = op.getO().getType().getElementType();
-    if (oElement != f32)
-      out = arith::TruncFOp::create(
-          b, loc, tile({headDimV, blockM}, oElement, mma), out);
-    StoreOp::create(b, loc, out, transposedView(output),
-                    ValueRange{batch, head, zero, m0});
+    storeOutput(output, {batch, head}, op.getO().getType().getElementType());
 
     if (logsumexp) {
       // logsumexp in the natural log: (m + log2 l) ln 2, to a [B, H, 1, Sq]

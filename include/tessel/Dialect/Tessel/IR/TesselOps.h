@@ -42,6 +42,15 @@ llvm::FailureOr<mlir::RankedTensorType>
 getReducedTileType(mlir::RankedTensorType source, unsigned axis,
                    llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
 
+/// A unit attribute on a `tessel.load` whose tile becomes a dot operand
+/// through LDS: tessel-promote-lds reads the operand from LDS right before
+/// its first use instead of right after the block's write phase, and keeps
+/// an operand loaded outside the loops in LDS rather than in registers, so
+/// that it does not stay live across the block (set by tessel-tile where
+/// registers are short).
+inline constexpr llvm::StringLiteral kLdsReadAtUseAttrName =
+    "tessel.lds_read_at_use";
+
 /// Split-K: the K elements each of `splits` workgroups multiplies, a whole
 /// number of `tileK` steps (the last split may get fewer).
 int64_t getSplitKChunk(int64_t k, int64_t tileK, int64_t splits);

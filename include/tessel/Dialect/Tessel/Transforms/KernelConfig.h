@@ -159,6 +159,37 @@ checkAttentionConfig(ConfigAttr config, const Chip &chip, mlir::Type element,
 /// is never stored.
 int64_t getPaddedHeadDim(int64_t headDim);
 
+/// The head dims an attention kernel on `instr` computes at a time, for a
+/// padded head dim `headDim` (the larger of the scores' and the values'):
+/// all of them where a wave holds its queries' Q and O and a key block's K
+/// and V in registers at once; 64 on the WMMA chips past head dim 128, whose
+/// waves have 256 VGPRs and no AGPRs. Each chunk of K and V^T is then read
+/// from LDS where its product uses it, S^T sums the chunks' products and O^T
+/// has one accumulator per chunk; chunks wholly past the real head dim are
+/// not computed (head dim 192 takes 3).
+int64_t getAttentionHeadDimChunk(const MmaInstr &instr, int64_t headDim);
+
+/// Whether Q^T stays in LDS and is read where it is used, on every key
+/// block, instead of living in registers across the key loop, for query
+/// blocks of `blockM` rows: with head-dim chunks, on gfx11, which holds each
+/// WMMA operand on both half-waves (Q and O together fill the register
+/// file), and in blocks of at most 32 queries (decode), whose two waves
+/// stage a whole key block's K and V in registers on the way to LDS.
+bool readsAttentionQueriesFromLds(const MmaInstr &instr, int64_t headDim,
+                                  int64_t blockM);
+
+/// A coalesced layout of a `shape` tile too small for every lane of the
+/// workgroup to load 16 bytes of it (attention's head-dim chunks of K and
+/// V^T): the waves split both dimensions, so that no two lanes load the same
+/// elements, and each lane loads an equal share, as a vector along
+/// `contiguousDim` and, up to `otherRun`, a run along the other dimension
+/// (the vector kept at least twice the run).
+BlockedAttr getSpreadCoalescedLayout(mlir::MLIRContext *context,
+                                     llvm::ArrayRef<int64_t> shape,
+                                     int64_t contiguousDim,
+                                     unsigned elementBytes, unsigned numWaves,
+                                     unsigned waveSize, int64_t otherRun = 1);
+
 /// The coalesced layout of a `shape` tile of `elementBytes` elements stored
 /// with dimension `contiguousDim` contiguous: `vectorBytes` (16) per lane
 /// along it, lanes along it first, the workgroup's waves along the other

@@ -41,6 +41,13 @@ def TesselPromoteLdsPass
     iteration's writes behind this iteration's reads. Each `local_alloc`
     carries the bank analysis of its layout: `tessel.write_conflicts` and
     `tessel.read_conflicts`, the extra cycles per wave-wide LDS access.
+
+    All of a block's operands are read right after its write phase, except
+    gfx11 WMMA operands (read before their first use) and tiles whose
+    `tessel.load` carries `tessel.lds_read_at_use` (attention's head-dim
+    chunks): those are read right before each use, and one converted outside
+    the loops (Q^T) stays in an LDS buffer of its own, written once and read
+    inside the loops, instead of going straight to registers.
   }];
   let options = [
     Option<"chip", "chip", "std::string", "\"gfx942\"",
