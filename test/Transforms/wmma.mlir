@@ -94,3 +94,11 @@
 // CHUNK12-NEXT: gpu.barrier
 // CHUNK12-NEXT: tessel.local_load
 // CHUNK12-NEXT: tessel.dot
+
+// A user's config for a chunked kernel is checked with the chunks: gfx11
+// keeps Q^T in LDS next to K and V (128 queries of head dim 256 do not fit
+// its 64 KiB), and 64-key blocks of head dim 256 overflow gfx12's VGPRs.
+// RUN: tessel-gen attention -b 1 -h 2 --seq-q 128 --seq-kv 128 -d 256 -t f16 --config='#tessel.config<tile = [128, 16], waves = [8, 1], stages = 1, instr = "v_wmma_f32_16x16x16_f16">' | not tessel-opt --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx1100}))' 2>&1 | FileCheck %s --check-prefix=BADCHUNK
+// BADCHUNK: error: 'tessel.attention' op the config needs 81920 bytes of LDS, over the 65536 of gfx1100
+// RUN: tessel-gen attention -b 1 -h 2 --seq-q 64 --seq-kv 64 -d 256 -t f16 --config='#tessel.config<tile = [64, 64], waves = [4, 1], stages = 1, instr = "v_wmma_f32_16x16x16_f16">' | not tessel-opt --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx1201}))' 2>&1 | FileCheck %s --check-prefix=BADCHUNK12
+// BADCHUNK12: error: 'tessel.attention' op head dim 256 needs about 384 VGPRs per lane with 64x64 blocks, over the 256 of gfx1201
