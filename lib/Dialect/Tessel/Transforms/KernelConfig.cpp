@@ -315,9 +315,9 @@ int64_t tessel::getAttentionHeadDimChunk(const MmaInstr &instr,
 }
 
 bool tessel::readsAttentionQueriesFromLds(const MmaInstr &instr,
-                                          int64_t headDim, int64_t blockM) {
+                                          int64_t headDim) {
   return getAttentionHeadDimChunk(instr, headDim) < headDim &&
-         (instr.family == MmaFamily::Rdna3 || blockM <= 32);
+         instr.family == MmaFamily::Rdna3;
 }
 
 int64_t tessel::getPaddedHeadDim(int64_t headDim) {
@@ -388,7 +388,12 @@ ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
   bool chunked = getAttentionHeadDimChunk(*instr, headDim) < headDim;
   if ((instr->family == MmaFamily::Rdna3 && headDim > 64) || chunked)
     blockN = 16;
-  if (readsAttentionQueriesFromLds(*instr, headDim, blockM))
+  // A chunked decode block takes four waves even for a few queries: two
+  // would each stage half of a key block's K and V (64 VGPRs at head dim
+  // 256) on its way to LDS, next to O^T's 128.
+  if (chunked && decode)
+    blockM = std::max<int64_t>(blockM, 64);
+  if (readsAttentionQueriesFromLds(*instr, headDim))
     blockM = std::min<int64_t>(blockM, 64);
   SmallVector<int64_t> tile = {blockM, blockN};
   SmallVector<int64_t> waves = {blockM / queriesPerWave, 1};
@@ -536,7 +541,7 @@ tessel::checkAttentionConfig(ConfigAttr config, const Chip &chip, Type element,
   int64_t blockM = tile[0], blockN = tile[1];
   // K and V tiles go through LDS; Q is loaded once, straight into its
   // operand registers, or into LDS where it is read at each use.
-  bool queriesInLds = readsAttentionQueriesFromLds(*instr, headDim, tile[0]);
+  bool queriesInLds = readsAttentionQueriesFromLds(*instr, headDim);
   int64_t ldsBytes = 2 * blockN * headDim * bytes;
   if (queriesInLds)
     ldsBytes += blockM * headDim * bytes;

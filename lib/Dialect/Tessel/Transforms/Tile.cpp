@@ -890,8 +890,7 @@ LogicalResult AttentionTiler::run() {
     Value qT = LoadOp::create(
         b, loc, tile({chunkQK, blockM}, element, qLayout), queriesTransposed,
         ValueRange{batch, head, constIndex(c * chunkQK), m0});
-    if (readsAttentionQueriesFromLds(instr, std::max(headDim, headDimV),
-                                     blockM))
+    if (readsAttentionQueriesFromLds(instr, std::max(headDim, headDimV)))
       markReadAtUse(qT);
     qTChunks.push_back(qT);
   }

@@ -170,13 +170,10 @@ int64_t getPaddedHeadDim(int64_t headDim);
 int64_t getAttentionHeadDimChunk(const MmaInstr &instr, int64_t headDim);
 
 /// Whether Q^T stays in LDS and is read where it is used, on every key
-/// block, instead of living in registers across the key loop, for query
-/// blocks of `blockM` rows: with head-dim chunks, on gfx11, which holds each
-/// WMMA operand on both half-waves (Q and O together fill the register
-/// file), and in blocks of at most 32 queries (decode), whose two waves
-/// stage a whole key block's K and V in registers on the way to LDS.
-bool readsAttentionQueriesFromLds(const MmaInstr &instr, int64_t headDim,
-                                  int64_t blockM);
+/// block, instead of living in registers across the key loop: with head-dim
+/// chunks on gfx11, which holds each WMMA operand on both half-waves (Q and
+/// O together fill the register file).
+bool readsAttentionQueriesFromLds(const MmaInstr &instr, int64_t headDim);
 
 /// A coalesced layout of a `shape` tile too small for every lane of the
 /// workgroup to load 16 bytes of it (attention's head-dim chunks of K and
