@@ -312,6 +312,10 @@ FailureOr<func::FuncOp> tessel::buildProblem(OpBuilder &builder, Location loc,
   if (problem.descale && !fp8)
     return emitError(loc) << "--descale applies to 8-bit float inputs, not "
                           << *type;
+  if (problem.backward && (problem.lse || problem.sinks || problem.descale))
+    return emitError(loc) << "--backward takes the forward's logsumexp as an "
+                             "input and has no sinks or descale; leave out "
+                             "--lse, --sinks and --descale";
   int64_t heads = problem.heads, headDim = problem.headDim;
   int64_t headDimV = problem.headDimV ? problem.headDimV : headDim;
   int64_t hkv = problem.kvHeads ? problem.kvHeads : heads;
@@ -332,7 +336,16 @@ FailureOr<func::FuncOp> tessel::buildProblem(OpBuilder &builder, Location loc,
       MemRefType::get({b, heads, sq, headDim}, *type),
       MemRefType::get({b, hkv, skv, headDim}, *type),
       MemRefType::get({b, hkv, skv, headDimV}, *type),
-      MemRefType::get({b, heads, sq, headDimV}, *outType)};
+      MemRefType::get({b, heads, sq, headDimV},
+                      problem.backward ? *type : *outType)};
+  if (problem.backward) {
+    // O, dO, lse, then dQ, dK, dV (of outType).
+    argTypes.push_back(argTypes.back());
+    argTypes.push_back(MemRefType::get({b, heads, sq}, builder.getF32Type()));
+    for (unsigned operand = 0; operand < 3; ++operand)
+      argTypes.push_back(
+          cast<MemRefType>(argTypes[operand]).clone(*outType));
+  }
   if (problem.lse)
     argTypes.push_back(MemRefType::get({b, heads, sq}, builder.getF32Type()));
   if (problem.sinks)
@@ -350,20 +363,27 @@ FailureOr<func::FuncOp> tessel::buildProblem(OpBuilder &builder, Location loc,
                                    builder.getFunctionType(argTypes, {}));
   Block *body = func.addEntryBlock();
   builder.setInsertionPointToStart(body);
-  Value lse = problem.lse ? body->getArgument(4) : Value();
-  ValueRange trailing = body->getArguments().drop_front(4 + problem.lse);
-  Value sinks = problem.sinks ? trailing.front() : Value();
-  ValueRange descale = problem.descale ? trailing.take_back(3) : ValueRange();
   FloatAttr scaleAttr =
       problem.scale ? builder.getF32FloatAttr(*problem.scale) : FloatAttr();
   DenseI64ArrayAttr window = problem.window.empty()
                                  ? DenseI64ArrayAttr()
                                  : builder.getDenseI64ArrayAttr(problem.window);
+  UnitAttr causal = problem.causal ? builder.getUnitAttr() : UnitAttr();
+  if (problem.backward) {
+    ValueRange args = body->getArguments();
+    AttentionGradOp::create(builder, loc, args[0], args[1], args[2], args[3],
+                            args[4], args[5], args[6], args[7], args[8],
+                            scaleAttr, causal, window, *config);
+    func::ReturnOp::create(builder, loc);
+    return func;
+  }
+  Value lse = problem.lse ? body->getArgument(4) : Value();
+  ValueRange trailing = body->getArguments().drop_front(4 + problem.lse);
+  Value sinks = problem.sinks ? trailing.front() : Value();
+  ValueRange descale = problem.descale ? trailing.take_back(3) : ValueRange();
   AttentionOp::create(builder, loc, body->getArgument(0), body->getArgument(1),
                       body->getArgument(2), body->getArgument(3), lse, sinks,
-                      descale, scaleAttr,
-                      problem.causal ? builder.getUnitAttr() : UnitAttr(),
-                      window, *config);
+                      descale, scaleAttr, causal, window, *config);
   func::ReturnOp::create(builder, loc);
   return func;
 }

@@ -158,6 +158,12 @@ static cl::opt<bool> withDescale(
              "v (three memref<1xf32> arguments, last), as "
              "FlashAttention-3's descale_q/k/v"),
     cl::sub(attentionCommand));
+static cl::opt<bool> backward(
+    "backward",
+    cl::desc("The backward pass (tessel.attention_grad): arguments q, k, v, "
+             "o, do and the forward's logsumexp, then dq, dk, dv (of "
+             "--out-type)"),
+    cl::sub(attentionCommand));
 
 static cl::opt<std::string> configText(
     "config",
@@ -216,6 +222,7 @@ static AttentionProblem attentionFromCommandLine() {
   problem.window.assign(window.begin(), window.end());
   problem.sinks = withSinks;
   problem.descale = withDescale;
+  problem.backward = backward;
   problem.config = configText;
   return problem;
 }

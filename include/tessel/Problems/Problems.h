@@ -64,6 +64,9 @@ struct AttentionProblem {
   /// 8-bit inputs: per-tensor dequantization scales of q, k and v (three
   /// memref<1xf32> arguments, last), as FlashAttention-3's descale_q/k/v.
   bool descale = false;
+  /// The backward (tessel.attention_grad): arguments Q, K, V, O, dO, the
+  /// forward's logsumexp, then dQ, dK, dV (of outType; O and dO of type).
+  bool backward = false;
   std::string config;
 };
 

@@ -1591,7 +1591,8 @@ struct LowerToGPUPass
           &getContext(), {int32_t(workgroupSize), 1, 1}));
       for (StringRef name :
            {"tessel.tile", "tessel.config", "tessel.plan_of",
-            "tessel.plan_stage", "tessel.splits", "tessel.packed_heads"})
+            "tessel.plan_stage", "tessel.splits", "tessel.packed_heads",
+            "tessel.grid_over_keys", "tessel.workspace_dims"})
         if (Attribute attr = function->getAttr(name))
           kernel->setAttr(name, attr);
       if (failed(KernelLowering(kernel, *target).lower(function)))

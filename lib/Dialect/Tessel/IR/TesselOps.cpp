@@ -351,26 +351,39 @@ LogicalResult MatmulOp::verifyRegions() {
 // AttentionOp
 //===----------------------------------------------------------------------===//
 
-float AttentionOp::getEffectiveScale() {
-  if (std::optional<APFloat> scale = getScale())
+/// The softmax scale of an attention op (forward or backward): its `scale`,
+/// or 1/sqrt(D) when absent.
+template <typename AttentionLikeOp>
+static float getAttentionScale(AttentionLikeOp op) {
+  if (std::optional<APFloat> scale = op.getScale())
     return scale->convertToFloat();
-  int64_t headDim = getQ().getType().getDimSize(3);
+  int64_t headDim = op.getQ().getType().getDimSize(3);
   return 1.0f / std::sqrt(static_cast<float>(headDim));
 }
 
-KeyWindow AttentionOp::getKeyWindow() {
+/// The keys each query of an attention op sees: `window` and `causal`.
+template <typename AttentionLikeOp>
+static KeyWindow getAttentionKeyWindow(AttentionLikeOp op) {
   KeyWindow window;
-  if (std::optional<ArrayRef<int64_t>> bounds = getWindow()) {
+  if (std::optional<ArrayRef<int64_t>> bounds = op.getWindow()) {
     window.left = (*bounds)[0];
     window.right = (*bounds)[1];
   }
-  if (getCausal())
+  if (op.getCausal())
     window.right = 0;
   return window;
 }
 
+float AttentionOp::getEffectiveScale() { return getAttentionScale(*this); }
+KeyWindow AttentionOp::getKeyWindow() { return getAttentionKeyWindow(*this); }
+float AttentionGradOp::getEffectiveScale() { return getAttentionScale(*this); }
+KeyWindow AttentionGradOp::getKeyWindow() {
+  return getAttentionKeyWindow(*this);
+}
+
 /// Checks the window's two bounds and their agreement with `causal`.
-static LogicalResult verifyKeyWindow(AttentionOp op) {
+template <typename AttentionLikeOp>
+static LogicalResult verifyKeyWindow(AttentionLikeOp op) {
   std::optional<ArrayRef<int64_t>> bounds = op.getWindow();
   if (!bounds)
     return success();
@@ -411,16 +424,17 @@ static LogicalResult verifySinks(AttentionOp op) {
   return success();
 }
 
-/// Checks ranks and the [B, H, S, D] agreement of Q, K, V and O.
-static LogicalResult verifyAttentionShapes(AttentionOp op) {
-  MemRefType q = op.getQ().getType(), k = op.getK().getType(),
-             v = op.getV().getType(), o = op.getO().getType();
-  for (auto [name, type] : {std::pair<StringRef, MemRefType>{"q", q},
-                            {"k", k},
-                            {"v", v},
-                            {"o", o}}) {
+/// Checks ranks and the [B, H, S, D] agreement of Q, K, V and O (and of
+/// extra operands shaped as one of them: the backward's gradients).
+static LogicalResult verifyAttentionShapes(
+    Operation *op, MemRefType q, MemRefType k, MemRefType v, MemRefType o,
+    ArrayRef<std::pair<StringRef, MemRefType>> extras = {}) {
+  SmallVector<std::pair<StringRef, MemRefType>> all = {
+      {"q", q}, {"k", k}, {"v", v}, {"o", o}};
+  all.append(extras.begin(), extras.end());
+  for (auto [name, type] : all) {
     if (type.getRank() != 4)
-      return op.emitOpError()
+      return op->emitOpError()
              << "operand '" << name
              << "' must be a rank-4 memref [batch, heads, seq, head_dim], got "
                 "rank "
@@ -428,14 +442,14 @@ static LogicalResult verifyAttentionShapes(AttentionOp op) {
     SmallVector<int64_t> strides;
     int64_t offset;
     if (failed(type.getStridesAndOffset(strides, offset)) || strides[3] != 1)
-      return op.emitOpError() << "operand '" << name
+      return op->emitOpError() << "operand '" << name
                               << "' must be contiguous along head_dim (unit "
                                  "innermost stride), got "
                               << type;
   }
   auto mismatch = [&](StringRef what, StringRef lhs, MemRefType lhsType,
                       StringRef rhs, MemRefType rhsType) {
-    return op.emitOpError()
+    return op->emitOpError()
            << what << " differs: '" << lhs << "' is "
            << formatShape(lhsType.getShape()) << " but '" << rhs << "' is "
            << formatShape(rhsType.getShape());
@@ -456,24 +470,60 @@ static LogicalResult verifyAttentionShapes(AttentionOp op) {
     return mismatch("head_dim", "v", v, "o", o);
   for (auto [name, type] : {std::pair<StringRef, MemRefType>{"q", q}, {"v", v}})
     if (ShapedType::isDynamic(type.getDimSize(3)))
-      return op.emitOpError()
+      return op->emitOpError()
              << "operand '" << name << "' must have a static head_dim, got "
              << formatShape(type.getShape());
   int64_t hq = q.getDimSize(1), hkv = k.getDimSize(1);
   if (hkv == 0 && hq != 0)
-    return op.emitOpError()
+    return op->emitOpError()
            << "key/value heads are 0 but query heads are " << formatSize(hq)
            << ": every query head needs a key/value head";
   if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hkv) && hkv != 0 &&
       hq % hkv != 0)
-    return op.emitOpError() << "query heads (" << hq
-                            << ") must be a multiple of key/value heads ("
-                            << hkv << ") for grouped-query attention";
+    return op->emitOpError() << "query heads (" << hq
+                             << ") must be a multiple of key/value heads ("
+                             << hkv << ") for grouped-query attention";
+  return success();
+}
+
+/// Checks that `lse` is the f32 [batch, heads, seq_q] of queries `q`.
+static LogicalResult verifyLogSumExp(Operation *op, MemRefType q,
+                                     MemRefType lse) {
+  bool shapeOk = lse.getRank() == 3;
+  for (int dim = 0; shapeOk && dim < 3; ++dim)
+    shapeOk = sizesAgree(lse.getDimSize(dim), q.getDimSize(dim));
+  if (!shapeOk)
+    return op->emitOpError()
+           << "operand 'lse' must be [batch, heads, seq_q] = "
+           << formatShape(q.getShape().take_front(3)) << ", got "
+           << formatShape(lse.getShape());
+  if (!lse.getElementType().isF32())
+    return op->emitOpError() << "operand 'lse' must have element type f32, got "
+                             << lse.getElementType();
+  return success();
+}
+
+/// Checks the `scale` attribute and the config's tile of an attention op.
+template <typename AttentionLikeOp>
+static LogicalResult verifyScaleAndTile(AttentionLikeOp op) {
+  if (std::optional<APFloat> scale = op.getScale()) {
+    float value = scale->convertToFloat();
+    if (!std::isfinite(value) || value <= 0.0f)
+      return op.emitOpError() << "scale must be a positive finite number, got "
+                              << value;
+  }
+  if (ConfigAttr config = op.getConfigAttr();
+      config && config.getTile().size() != 2)
+    return op.emitOpError()
+           << "config tile must have 2 sizes [M, N] (query rows, "
+              "keys per step) for attention, got "
+           << config.getTile().size();
   return success();
 }
 
 LogicalResult AttentionOp::verify() {
-  if (failed(verifyAttentionShapes(*this)))
+  if (failed(verifyAttentionShapes(*this, getQ().getType(), getK().getType(),
+                                   getV().getType(), getO().getType())))
     return failure();
   Type qType = getQ().getType().getElementType();
   bool fp8 = isa<Float8E4M3FNUZType, Float8E4M3FNType>(qType);
@@ -492,20 +542,10 @@ LogicalResult AttentionOp::verify() {
   if (!isa<FloatType>(oType))
     return emitOpError() << "operand 'o' has element type " << oType
                          << ", expected a float type";
-  if (Value lse = getLse()) {
-    auto lseType = cast<MemRefType>(lse.getType());
-    MemRefType qMemref = getQ().getType();
-    bool shapeOk = lseType.getRank() == 3;
-    for (int dim = 0; shapeOk && dim < 3; ++dim)
-      shapeOk = sizesAgree(lseType.getDimSize(dim), qMemref.getDimSize(dim));
-    if (!shapeOk)
-      return emitOpError() << "operand 'lse' must be [batch, heads, seq_q] = "
-                           << formatShape(qMemref.getShape().take_front(3))
-                           << ", got " << formatShape(lseType.getShape());
-    if (!lseType.getElementType().isF32())
-      return emitOpError() << "operand 'lse' must have element type f32, got "
-                           << lseType.getElementType();
-  }
+  if (Value lse = getLse();
+      lse && failed(verifyLogSumExp(*this, getQ().getType(),
+                                    cast<MemRefType>(lse.getType()))))
+    return failure();
   if (failed(verifyKeyWindow(*this)) || failed(verifySinks(*this)))
     return failure();
   if (!getDescale().empty()) {
@@ -525,18 +565,60 @@ LogicalResult AttentionOp::verify() {
                              << type;
     }
   }
-  if (std::optional<APFloat> scale = getScale()) {
-    float value = scale->convertToFloat();
-    if (!std::isfinite(value) || value <= 0.0f)
-      return emitOpError() << "scale must be a positive finite number, got "
-                           << value;
-  }
-  if (ConfigAttr config = getConfigAttr();
-      config && config.getTile().size() != 2)
-    return emitOpError() << "config tile must have 2 sizes [M, N] (query rows, "
-                            "keys per step) for attention, got "
-                         << config.getTile().size();
-  return success();
+  return verifyScaleAndTile(*this);
+}
+
+LogicalResult AttentionGradOp::verify() {
+  MemRefType q = getQ().getType(), k = getK().getType(), v = getV().getType(),
+             o = getO().getType();
+  MemRefType gradO = getGradO().getType(), gradQ = getGradQ().getType(),
+             gradK = getGradK().getType(), gradV = getGradV().getType();
+  if (failed(verifyAttentionShapes(*this, q, k, v, o,
+                                   {{"grad_o", gradO},
+                                    {"grad_q", gradQ},
+                                    {"grad_k", gradK},
+                                    {"grad_v", gradV}})))
+    return failure();
+  auto sameShape = [&](StringRef name, MemRefType type, StringRef asName,
+                       MemRefType as) -> LogicalResult {
+    for (int dim = 0; dim < 4; ++dim)
+      if (!sizesAgree(type.getDimSize(dim), as.getDimSize(dim)))
+        return emitOpError()
+               << "operand '" << name << "' must be shaped as '" << asName
+               << "' " << formatShape(as.getShape()) << ", got "
+               << formatShape(type.getShape());
+    return success();
+  };
+  if (failed(sameShape("grad_o", gradO, "o", o)) ||
+      failed(sameShape("grad_q", gradQ, "q", q)) ||
+      failed(sameShape("grad_k", gradK, "k", k)) ||
+      failed(sameShape("grad_v", gradV, "v", v)))
+    return failure();
+  Type element = q.getElementType();
+  if (!element.isF16() && !element.isBF16())
+    return emitOpError() << "operand 'q' has element type " << element
+                         << ", expected f16 or bf16 (the backward has no "
+                            "8-bit form)";
+  for (auto [name, type] : {std::pair<StringRef, MemRefType>{"k", k},
+                            {"v", v},
+                            {"o", o},
+                            {"grad_o", gradO}})
+    if (type.getElementType() != element)
+      return emitOpError() << "operand '" << name << "' has element type "
+                           << type.getElementType() << " but 'q' has "
+                           << element
+                           << "; q, k, v, o and grad_o share one element type";
+  for (auto [name, type] : {std::pair<StringRef, MemRefType>{"grad_q", gradQ},
+                            {"grad_k", gradK},
+                            {"grad_v", gradV}})
+    if (type.getElementType() != element && !type.getElementType().isF32())
+      return emitOpError() << "operand '" << name << "' has element type "
+                           << type.getElementType() << ", expected " << element
+                           << " (as q) or f32";
+  if (failed(verifyLogSumExp(*this, q, getLse().getType())) ||
+      failed(verifyKeyWindow(*this)))
+    return failure();
+  return verifyScaleAndTile(*this);
 }
 
 //===----------------------------------------------------------------------===//

@@ -565,6 +565,109 @@ tessel::checkAttentionConfig(ConfigAttr config, const Chip &chip, Type element,
   return success();
 }
 
+ConfigAttr tessel::getDefaultAttentionGradConfig(MLIRContext *context,
+                                                 const Chip &chip,
+                                                 Type element,
+                                                 int64_t realHeadDim) {
+  if (!chip.isCDNA())
+    return {};
+  const MmaInstr *instr =
+      chooseMmaInstr(chip, element, element, 16,
+                     /*xf32=*/false, kMaxAttentionOperandElements);
+  if (!instr)
+    return {};
+  // Each wave owns 16 queries (dQ kernel) or keys (dK/dV kernel) and steps
+  // over one instruction's K of the other: a step's operands (K, V, K^T or
+  // Q, dO, their transposes) are then a few registers each next to the
+  // accumulators of two head dims. Past head dim 128 two waves keep the
+  // operands the workgroup holds across its loop (Q^T, dO^T or K^T, V^T)
+  // within LDS.
+  int64_t headDim = getPaddedHeadDim(realHeadDim);
+  int64_t waves = headDim > 128 ? 2 : 4;
+  int64_t step = std::max<int64_t>(16, instr->k);
+  SmallVector<int64_t> tile = {16 * waves, step};
+  return ConfigAttr::get(context, tile, {waves, 1}, /*stages=*/1,
+                         StringAttr::get(context, instr->name), /*splits=*/1);
+}
+
+LogicalResult tessel::checkAttentionGradConfig(
+    ConfigAttr config, const Chip &chip, Type element, int64_t realHeadDim,
+    int64_t realHeadDimV, function_ref<InFlightDiagnostic()> emitError) {
+  if (!chip.isCDNA())
+    return emitError() << "the attention backward runs on the CDNA chips "
+                          "(gfx90a, gfx942, gfx950), not on "
+                       << chip.name;
+  int64_t largest = std::max(realHeadDim, realHeadDimV);
+  if (largest > 256)
+    return emitError() << "head dim " << largest
+                       << " is over the 256 attention kernels support";
+  std::string why = explainUnsupportedTypes(chip, element, element);
+  if (!why.empty())
+    return emitError() << why;
+  if (!config.getInstr())
+    return emitError() << "the config names no instruction";
+  StringRef name = config.getInstr().getValue();
+  std::optional<MmaElement> mmaElement = getMmaElement(element);
+  const MmaInstr *instr = lookupMma(name, chip, mmaElement, mmaElement);
+  if (!instr)
+    return emitError() << "instruction " << name << " does not multiply "
+                       << element << " on " << chip.name;
+  unsigned waveSize = chip.defaultWaveSize;
+  if (instr->getOperandElementsPerLane(waveSize) > kMaxAttentionOperandElements)
+    return emitError() << "instruction " << name << " takes "
+                       << instr->getOperandElementsPerLane(waveSize)
+                       << " K values per lane; attention kernels take at "
+                          "most "
+                       << kMaxAttentionOperandElements
+                       << " (P reaches the second product in runs of 4 rows)";
+  ArrayRef<int64_t> waves = config.getWaves();
+  if (waves[1] != 1)
+    return emitError() << "the backward splits a workgroup's rows over "
+                          "waves: waves must be [n, 1], got ["
+                       << waves[0] << ", " << waves[1] << "]";
+  // tile = [rows a workgroup owns, rows per step]: queries and keys in the
+  // dQ kernel, keys and queries in the dK/dV kernel. The owned rows run
+  // along the instruction's N (split over the waves), the stepped ones
+  // along its M and, in the second product, its K.
+  ArrayRef<int64_t> tile = config.getTile();
+  int64_t headDim = getPaddedHeadDim(realHeadDim),
+          headDimV = getPaddedHeadDim(realHeadDimV);
+  int64_t own = tile[0], step = tile[1];
+  if (own % (instr->n * waves[0]) || step % instr->m || step % instr->k ||
+      std::min(headDim, headDimV) % instr->m)
+    return emitError() << "tile " << own << "x" << step << " and head dims "
+                       << headDim << "/" << headDimV
+                       << " must be multiples of the " << instr->m << "x"
+                       << instr->n << "x" << instr->k
+                       << " instruction (the first over " << waves[0]
+                       << " waves)";
+  int64_t bytes = bytesOf(element);
+  int64_t ownPerWave = own / waves[0];
+  // Per lane: dK^T and dV^T (or dQ^T) in f32, the operands held across
+  // the loop, a step's four operands and its score tiles.
+  int64_t vgprs =
+      (headDim + headDimV) * ownPerWave / waveSize +
+      llvm::divideCeil((headDim + headDimV) * ownPerWave * bytes +
+                           4 * step * std::max(headDim, headDimV) * bytes,
+                       4 * waveSize) +
+      4 * step * ownPerWave / waveSize;
+  int64_t budget = chip.maxArchVgprs + chip.maxAccVgprs;
+  if (vgprs > budget)
+    return emitError() << "head dims " << headDim << "/" << headDimV
+                       << " need about " << vgprs << " VGPRs per lane with a "
+                       << own << "x" << step << " tile, over the " << budget
+                       << " of " << chip.name;
+  // LDS: the held operands and one step's (each read once per product).
+  int64_t ldsBytes =
+      ((headDim + headDimV) * own + 4 * step * std::max(headDim, headDimV)) *
+      bytes;
+  if (ldsBytes > chip.maxLdsBytesPerWorkgroup)
+    return emitError() << "the config needs about " << ldsBytes
+                       << " bytes of LDS, over the "
+                       << chip.maxLdsBytesPerWorkgroup << " of " << chip.name;
+  return success();
+}
+
 BlockedAttr
 tessel::getCoalescedLayout(MLIRContext *context, ArrayRef<int64_t> shape,
                            int64_t contiguousDim, unsigned elementBytes,

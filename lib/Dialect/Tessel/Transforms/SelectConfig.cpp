@@ -180,6 +180,37 @@ struct SelectConfigPass
       return WalkResult::advance();
     });
     if (result.wasInterrupted())
+      return signalPassFailure();
+    result = getOperation().walk([&](AttentionGradOp grad) {
+      Type element = grad.getQ().getType().getElementType();
+      int64_t headDim = grad.getQ().getType().getDimSize(3),
+              headDimV = grad.getV().getType().getDimSize(3);
+      ConfigAttr config = grad.getConfigAttr();
+      if (!config) {
+        config = getDefaultAttentionGradConfig(&getContext(), *target, element,
+                                               std::max(headDim, headDimV));
+        // Without a default the check below says why.
+        if (config)
+          grad.setConfigAttr(config);
+      }
+      if (!config) {
+        if (failed(checkAttentionGradConfig(
+                ConfigAttr::get(&getContext(), {64, 16}, {4, 1}, 1,
+                                StringAttr(), 1),
+                *target, element, headDim, headDimV,
+                [&] { return grad.emitOpError(); })))
+          return WalkResult::interrupt();
+        grad.emitOpError() << target->name
+                           << " has no matrix instruction for " << element;
+        return WalkResult::interrupt();
+      }
+      if (failed(checkAttentionGradConfig(config, *target, element, headDim,
+                                          headDimV,
+                                          [&] { return grad.emitOpError(); })))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
       signalPassFailure();
   }
 };

@@ -1,5 +1,6 @@
 //===- Tile.cpp - Problem ops (L0) to tile programs (L1) --------*- C++ -*-===//
 
+#include "TileSupport.h"
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 #include "tessel/Dialect/Tessel/Transforms/KernelConfig.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
@@ -19,46 +20,8 @@ namespace tessel {
 using namespace mlir;
 using namespace tessel;
 
-namespace {
-/// Records on the kernel function what lowering and launching need (lanes
-/// per workgroup, the output tile of one workgroup, the configuration) and
-/// removes the problem op it was tiled from.
-void finishKernel(Operation *problem, int64_t lanes, ArrayRef<int64_t> tile,
-                  ConfigAttr config) {
-  auto function = problem->getParentOfType<func::FuncOp>();
-  Builder b(problem->getContext());
-  function->setAttr("tessel.workgroup_size", b.getI64IntegerAttr(lanes));
-  function->setAttr("tessel.tile", b.getDenseI64ArrayAttr(tile));
-  function->setAttr("tessel.config", config);
-  problem->erase();
-}
-} // namespace
 
 namespace {
-
-/// What tiling needs of the target chip.
-struct TileTarget {
-  unsigned xcds = 1;      // XCDs (L2s) the workgroups are spread over
-  unsigned waveSize = 64; // lanes per wave
-  std::string chip;       // empty when no chip was given
-};
-
-/// The `#tessel.mma` layout of instruction `name` over `waves`: WMMA names
-/// carry the chip (their layouts differ between gfx11 and gfx12), MFMA ones
-/// do not need it.
-static FailureOr<MmaAttr> getMmaLayout(Operation *op, StringRef name,
-                                       ArrayRef<int64_t> waves,
-                                       const TileTarget &target) {
-  SmallVector<const MmaInstr *> instrs = lookupMmaByName(name);
-  bool wmma = !instrs.empty() && instrs.front()->isWmma();
-  if (wmma && target.chip.empty())
-    return op->emitOpError() << "instruction " << name
-                             << " is a WMMA instruction, whose layout depends "
-                                "on the chip: tile with a chip";
-  return MmaAttr::get(op->getContext(), name, waves,
-                      wmma ? StringRef(target.chip) : StringRef(),
-                      /*waveSize=*/0);
-}
 
 /// `in_bounds` for a tile of `extents` at tile-aligned indices of `type`'s
 /// last two dimensions (within the grid and the loop bounds, as the matmul
@@ -498,13 +461,9 @@ private:
         lse);
   }
 
-  /// `memref` with a stride-0 dimension inserted before dimension
-  /// `position` (of size `width`, or 1 without one). At the end, a
-  /// [.., rows, 1] view: storing a tile there writes its column 0 only, and
-  /// a [.., rows, width] view repeats each row's value. Before the last, a
-  /// [.., 1, queries] view of a [.., queries] memref (the logsumexp): a
-  /// statistic tile of one row stores there.
-  Value unitDimView(Value memref, int64_t position, Value width = {});
+  Value unitDimView(Value memref, int64_t position, Value width = {}) {
+    return tessel::unitDimView(b, loc, memref, position, width);
+  }
   Value rowView(Value memref, Value width) {
     return unitDimView(memref, cast<MemRefType>(memref.getType()).getRank(),
                        width);
@@ -513,13 +472,14 @@ private:
     return unitDimView(memref,
                        cast<MemRefType>(memref.getType()).getRank() - 1);
   }
-  /// `memref` with its last two dimensions swapped (a tile's transpose).
-  Value transposedView(Value memref);
-  /// A view of the buffer `metadata` describes (at its offset) with these
-  /// sizes and strides, all dynamic in its type.
+  Value transposedView(Value memref) {
+    return tessel::transposedView(b, loc, memref);
+  }
   Value stridedView(memref::ExtractStridedMetadataOp metadata, Type element,
                     ArrayRef<OpFoldResult> sizes,
-                    ArrayRef<OpFoldResult> strides);
+                    ArrayRef<OpFoldResult> strides) {
+    return tessel::stridedView(b, loc, metadata, element, sizes, strides);
+  }
   /// The sink logits in log2 units of the query rows of a tile of `type`
   /// whose dimension `rowsDim` runs over the rows: the head's logit
   /// everywhere (the sinks memref seen as [heads, rows, columns] with
@@ -587,37 +547,6 @@ private:
 
 } // namespace
 
-Value AttentionTiler::unitDimView(Value memref, int64_t position, Value width) {
-  auto type = cast<MemRefType>(memref.getType());
-  int64_t rank = type.getRank();
-  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
-  SmallVector<OpFoldResult> sizes, strides;
-  for (int64_t d = 0; d <= rank; ++d) {
-    if (d == position) {
-      sizes.push_back(width ? OpFoldResult(width)
-                            : OpFoldResult(b.getIndexAttr(1)));
-      strides.push_back(b.getIndexAttr(0));
-    }
-    if (d == rank)
-      break;
-    sizes.push_back(dim(memref, d));
-    strides.push_back(metadata.getStrides()[d]);
-  }
-  return stridedView(metadata, type.getElementType(), sizes, strides);
-}
-
-Value AttentionTiler::stridedView(memref::ExtractStridedMetadataOp metadata,
-                                  Type element, ArrayRef<OpFoldResult> sizes,
-                                  ArrayRef<OpFoldResult> strides) {
-  SmallVector<int64_t> dynamic(sizes.size(), ShapedType::kDynamic);
-  auto viewType = MemRefType::get(
-      dynamic, element,
-      StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, dynamic));
-  return memref::ReinterpretCastOp::create(
-      b, loc, viewType, metadata.getBaseBuffer(),
-      OpFoldResult(metadata.getOffset()), sizes, strides);
-}
-
 Value AttentionTiler::stackHeads(Value memref, int64_t group) {
   // Heads and rows from Q, whose sizes packing requires static (those of O
   // or the logsumexp may be dynamic where Q's are not).
@@ -669,17 +598,6 @@ void AttentionTiler::viewOperands() {
         stride};
     sinks = stridedView(metadata, b.getF32Type(), sizes, strides);
   }
-}
-
-Value AttentionTiler::transposedView(Value memref) {
-  unsigned rank = cast<MemRefType>(memref.getType()).getRank();
-  SmallVector<unsigned> permutation =
-      llvm::to_vector(llvm::seq<unsigned>(0, rank));
-  std::swap(permutation[rank - 2], permutation[rank - 1]);
-  return memref::TransposeOp::create(
-      b, loc, memref,
-      AffineMapAttr::get(
-          AffineMap::getPermutationMap(permutation, b.getContext())));
 }
 
 void AttentionTiler::buildCombine(Value batch, Value head, Value m0,
@@ -1252,7 +1170,7 @@ struct TilePass : public tessel::impl::TesselTilePassBase<TilePass> {
 LogicalResult TilePass::tileFunction(func::FuncOp function) {
   SmallVector<Operation *> problems;
   function.walk([&](Operation *op) {
-    if (isa<MatmulOp, AttentionOp>(op))
+    if (isa<MatmulOp, AttentionOp, AttentionGradOp>(op))
       problems.push_back(op);
   });
   if (problems.size() > 1)
@@ -1270,6 +1188,8 @@ LogicalResult TilePass::tileFunction(func::FuncOp function) {
       return splitMatmul(function, matmul);
     return MatmulTiler(matmul, tileTarget).run();
   }
+  if (auto grad = dyn_cast<AttentionGradOp>(problem))
+    return tileAttentionGrad(function, grad, tileTarget);
   auto attention = cast<AttentionOp>(problem);
   if (config.getSplits() > 1)
     return splitAttention(function, attention);

@@ -147,6 +147,66 @@ def Tessel_AttentionOp : Tessel_Op<"attention", [AttrSizedOperandSegments]> {
   }];
 }
 
+def Tessel_AttentionGradOp : Tessel_Op<"attention_grad"> {
+  let summary = "FlashAttention backward: dQ, dK and dV from dO";
+  let description = [{
+    The gradients of `O = softmax(scale * Q K^T [+ mask]) V` (as
+    `tessel.attention` defines it, masks and grouped-query heads included)
+    with respect to Q, K and V, given the forward's output `O`, its
+    natural-log logsumexp `lse` `[B, Hq, Sq]` (f32) and the gradient of the
+    output `grad_o` (shaped as O):
+
+    ```
+    P  = exp(scale * Q K^T - lse)       (per row; masked scores are 0)
+    dV = P^T dO                         (summed over a group's query heads)
+    dP = dO V^T
+    dS = P * (dP - rowsum(dO * O))
+    dQ = scale * dS K
+    dK = scale * dS^T Q                 (summed over a group's query heads)
+    ```
+
+    Q, K, V, O and `grad_o` share one element type (f16 or bf16); the
+    gradients are that type or f32. Shapes, masks (`causal`, `window`) and
+    `scale` follow `tessel.attention`; a row whose logsumexp is +inf (it
+    saw no key) has zero gradients. The kernels recompute P from the
+    logsumexp rather than storing it: a plan of two kernels, one per query
+    block for dQ (which also writes rowsum(dO * O) to a workspace) and one
+    per key block for dK and dV.
+
+    ```mlir
+    tessel.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<2x32x?x128xbf16>, memref<2x8x?x128xbf16>, memref<2x8x?x128xbf16>, memref<2x32x?x128xbf16>, memref<2x32x?x128xbf16>, memref<2x32x?xf32>)
+                          outs(%dq, %dk, %dv : memref<2x32x?x128xbf16>, memref<2x8x?x128xbf16>, memref<2x8x?x128xbf16>) {causal}
+    ```
+  }];
+  let arguments = (ins Arg<AnyMemRef, "queries", [MemRead]>:$q,
+                       Arg<AnyMemRef, "keys", [MemRead]>:$k,
+                       Arg<AnyMemRef, "values", [MemRead]>:$v,
+                       Arg<AnyMemRef, "forward output", [MemRead]>:$o,
+                       Arg<AnyMemRef, "gradient of the output", [MemRead]>:$grad_o,
+                       Arg<AnyMemRef, "forward logsumexp", [MemRead]>:$lse,
+                       Arg<AnyMemRef, "gradient of q", [MemWrite]>:$grad_q,
+                       Arg<AnyMemRef, "gradient of k", [MemWrite]>:$grad_k,
+                       Arg<AnyMemRef, "gradient of v", [MemWrite]>:$grad_v,
+                       OptionalAttr<F32Attr>:$scale,
+                       UnitAttr:$causal,
+                       OptionalAttr<DenseI64ArrayAttr>:$window,
+                       OptionalAttr<Tessel_ConfigAttr>:$config);
+  let assemblyFormat = [{
+    `ins` `(` $q `,` $k `,` $v `,` $o `,` $grad_o `,` $lse `:` type($q) `,`
+      type($k) `,` type($v) `,` type($o) `,` type($grad_o) `,` type($lse) `)`
+    `outs` `(` $grad_q `,` $grad_k `,` $grad_v `:` type($grad_q) `,`
+      type($grad_k) `,` type($grad_v) `)`
+    attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The softmax scale: the `scale` attribute, or 1/sqrt(D) when absent.
+    float getEffectiveScale();
+    /// The keys each query sees: `window` and `causal` combined.
+    KeyWindow getKeyWindow();
+  }];
+}
+
 def Tessel_YieldOp : Tessel_Op<"yield", [Pure, ReturnLike, Terminator,
                                           HasParent<"MatmulOp">]> {
   let summary = "Yields the element an epilogue stores";

@@ -153,6 +153,18 @@ checkAttentionConfig(ConfigAttr config, const Chip &chip, mlir::Type element,
                      int64_t headDim,
                      llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
 
+/// The default config of an attention backward (tessel.attention_grad):
+/// tile [rows a workgroup owns, rows per step] (queries and keys in the dQ
+/// kernel, keys and queries in the dK/dV kernel), 16 owned rows per wave,
+/// the chip's 16x16 instruction. Null off the CDNA chips.
+ConfigAttr getDefaultAttentionGradConfig(mlir::MLIRContext *context,
+                                         const Chip &chip, mlir::Type element,
+                                         int64_t headDim);
+/// Checks an attention backward config against `chip`: a CDNA chip, the
+/// instruction, tile multiples of it, registers and LDS within budget.
+mlir::LogicalResult checkAttentionGradConfig(
+    ConfigAttr config, const Chip &chip, mlir::Type element, int64_t headDim,
+    int64_t headDimV, llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
 /// The head dim an attention kernel computes with: `headDim` rounded up to
 /// a power of two of at least 32 (tiles are powers of two, the instructions
 /// 32 rows); the padding reads as zeros and

@@ -1,0 +1,78 @@
+//===- TileSupport.cpp - Shared pieces of the tile programs -----*- C++ -*-===//
+
+#include "TileSupport.h"
+
+#include "tessel/Target/Mma.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+using namespace mlir;
+using namespace tessel;
+
+FailureOr<MmaAttr> tessel::getMmaLayout(Operation *op, StringRef name,
+                                        ArrayRef<int64_t> waves,
+                                        const TileTarget &target) {
+  SmallVector<const MmaInstr *> instrs = lookupMmaByName(name);
+  bool wmma = !instrs.empty() && instrs.front()->isWmma();
+  if (wmma && target.chip.empty())
+    return op->emitOpError() << "instruction " << name
+                             << " is a WMMA instruction, whose layout depends "
+                                "on the chip: tile with a chip";
+  return MmaAttr::get(op->getContext(), name, waves,
+                      wmma ? StringRef(target.chip) : StringRef(),
+                      /*waveSize=*/0);
+}
+
+void tessel::finishKernel(Operation *problem, int64_t lanes,
+                          ArrayRef<int64_t> tile, ConfigAttr config) {
+  auto function = problem->getParentOfType<func::FuncOp>();
+  Builder b(problem->getContext());
+  function->setAttr("tessel.workgroup_size", b.getI64IntegerAttr(lanes));
+  function->setAttr("tessel.tile", b.getDenseI64ArrayAttr(tile));
+  function->setAttr("tessel.config", config);
+  problem->erase();
+}
+
+Value tessel::transposedView(OpBuilder &b, Location loc, Value memref) {
+  unsigned rank = cast<MemRefType>(memref.getType()).getRank();
+  SmallVector<unsigned> permutation =
+      llvm::to_vector(llvm::seq<unsigned>(0, rank));
+  std::swap(permutation[rank - 2], permutation[rank - 1]);
+  return memref::TransposeOp::create(
+      b, loc, memref,
+      AffineMapAttr::get(
+          AffineMap::getPermutationMap(permutation, b.getContext())));
+}
+
+Value tessel::stridedView(OpBuilder &b, Location loc,
+                          memref::ExtractStridedMetadataOp metadata,
+                          Type element, ArrayRef<OpFoldResult> sizes,
+                          ArrayRef<OpFoldResult> strides) {
+  SmallVector<int64_t> dynamic(sizes.size(), ShapedType::kDynamic);
+  auto viewType = MemRefType::get(
+      dynamic, element,
+      StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, dynamic));
+  return memref::ReinterpretCastOp::create(
+      b, loc, viewType, metadata.getBaseBuffer(),
+      OpFoldResult(metadata.getOffset()), sizes, strides);
+}
+
+Value tessel::unitDimView(OpBuilder &b, Location loc, Value memref,
+                          int64_t position, Value width) {
+  auto type = cast<MemRefType>(memref.getType());
+  int64_t rank = type.getRank();
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  SmallVector<OpFoldResult> sizes, strides;
+  for (int64_t d = 0; d <= rank; ++d) {
+    if (d == position) {
+      sizes.push_back(width ? OpFoldResult(width)
+                            : OpFoldResult(b.getIndexAttr(1)));
+      strides.push_back(b.getIndexAttr(0));
+    }
+    if (d == rank)
+      break;
+    sizes.push_back(memref::DimOp::create(b, loc, memref, d).getResult());
+    strides.push_back(metadata.getStrides()[d]);
+  }
+  return stridedView(b, loc, metadata, type.getElementType(), sizes, strides);
+}

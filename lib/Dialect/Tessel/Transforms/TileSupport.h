@@ -1,0 +1,76 @@
+//===- TileSupport.h - Shared pieces of the tile programs -------*- C++ -*-===//
+//
+// What the tile programs of tessel-tile (Tile.cpp, TileAttentionGrad.cpp)
+// share: the target facts tiling needs, the MFMA/WMMA layout of a config,
+// the memref views the programs read and write through, and the
+// bookkeeping that turns a problem function into a kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_LIB_DIALECT_TESSEL_TRANSFORMS_TILESUPPORT_H
+#define TESSEL_LIB_DIALECT_TESSEL_TRANSFORMS_TILESUPPORT_H
+
+#include "tessel/Dialect/Tessel/IR/TesselOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+
+#include <string>
+
+namespace tessel {
+
+/// What tiling needs of the target chip.
+struct TileTarget {
+  unsigned xcds = 1;      // XCDs (L2s) the workgroups are spread over
+  unsigned waveSize = 64; // lanes per wave
+  std::string chip;       // empty when no chip was given
+};
+
+/// The `#tessel.mma` layout of instruction `name` over `waves`: WMMA names
+/// carry the chip (their layouts differ between gfx11 and gfx12), MFMA ones
+/// do not need it.
+mlir::FailureOr<MmaAttr> getMmaLayout(mlir::Operation *op,
+                                      llvm::StringRef name,
+                                      llvm::ArrayRef<int64_t> waves,
+                                      const TileTarget &target);
+
+/// Records on the kernel function what lowering and launching need (lanes
+/// per workgroup, the output tile of one workgroup, the configuration) and
+/// removes the problem op it was tiled from.
+void finishKernel(mlir::Operation *problem, int64_t lanes,
+                  llvm::ArrayRef<int64_t> tile, ConfigAttr config);
+
+/// `memref` with its last two dimensions swapped (a tile's transpose).
+mlir::Value transposedView(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value memref);
+
+/// A view of the buffer `metadata` describes (at its offset) with these
+/// sizes and strides, all dynamic in its type.
+mlir::Value stridedView(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::memref::ExtractStridedMetadataOp metadata,
+                        mlir::Type element,
+                        llvm::ArrayRef<mlir::OpFoldResult> sizes,
+                        llvm::ArrayRef<mlir::OpFoldResult> strides);
+
+/// `memref` with a stride-0 dimension inserted before dimension `position`
+/// (of size `width`, or 1 without one). At the end, a [.., rows, 1] view:
+/// storing a tile there writes its column 0 only, and a [.., rows, width]
+/// view repeats each row's value. Before the last, a [.., 1, queries] view
+/// of a [.., queries] memref (the logsumexp): a statistic tile of one row
+/// stores there.
+mlir::Value unitDimView(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Value memref, int64_t position,
+                        mlir::Value width = {});
+
+/// Replaces `function`, which holds `op`, by the backward plan's two
+/// kernels `<name>__dq` and `<name>__dkdv` (TileAttentionGrad.cpp).
+mlir::LogicalResult tileAttentionGrad(mlir::func::FuncOp function,
+                                      AttentionGradOp op,
+                                      const TileTarget &target);
+
+} // namespace tessel
+
+#endif // TESSEL_LIB_DIALECT_TESSEL_TRANSFORMS_TILESUPPORT_H
