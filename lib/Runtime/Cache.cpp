@@ -59,7 +59,15 @@ CacheOptions CacheOptions::fromEnvironment() {
 //===----------------------------------------------------------------------===//
 
 static llvm::StringRef kindName(GridRule::Kind kind) {
-  return kind == GridRule::Kind::Matmul ? "matmul" : "attention";
+  switch (kind) {
+  case GridRule::Kind::Matmul:
+    return "matmul";
+  case GridRule::Kind::Attention:
+    return "attention";
+  case GridRule::Kind::AttentionKeys:
+    return "attention_keys";
+  }
+  llvm_unreachable("unknown grid kind");
 }
 
 static llvm::json::Array toJSON(const std::vector<std::string> &names) {
@@ -178,12 +186,14 @@ static bool readKernel(const llvm::json::Object &object,
   // an entry whose checksum is intact.
   if (!rows || !columns || *rows <= 0 || *columns <= 0 || *block <= 0 ||
       *block > 1024 || *splits < 1 || *packedHeads < 1 || *stage < 0 ||
-      (*kind != "matmul" && *kind != "attention"))
+      (*kind != "matmul" && *kind != "attention" &&
+       *kind != "attention_keys"))
     return false;
   kernel.name = name->str();
   kernel.blockSize = unsigned(*block);
-  kernel.grid.kind =
-      *kind == "matmul" ? GridRule::Kind::Matmul : GridRule::Kind::Attention;
+  kernel.grid.kind = *kind == "matmul"      ? GridRule::Kind::Matmul
+                     : *kind == "attention" ? GridRule::Kind::Attention
+                                            : GridRule::Kind::AttentionKeys;
   kernel.grid.tile = {*rows, *columns};
   kernel.grid.planOf = planOf->str();
   kernel.grid.stage = *stage;

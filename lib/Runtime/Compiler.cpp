@@ -142,6 +142,9 @@ CompiledKernel::gridFor(const ProblemSizes &sizes) const {
   if (grid.kind == GridRule::Kind::Matmul)
     workgroups = {tilesOf(sizes.n, grid.tile[1]),
                   tilesOf(sizes.m, grid.tile[0]), batchSplits};
+  else if (grid.kind == GridRule::Kind::AttentionKeys)
+    workgroups = {tilesOf(sizes.seqKV, grid.tile[0]),
+                  std::max<int64_t>(sizes.kvHeads, 0), batchSplits};
   else
     workgroups = {tilesOf(sizes.seqQ * grid.packedHeads, grid.tile[0]),
                   std::max<int64_t>(sizes.heads, 0) / grid.packedHeads,
@@ -246,12 +249,28 @@ static void describeAttention(AttentionOp op, ProblemFacts &facts) {
     nameDimensions(facts, sinks, {"heads"});
 }
 
+static void describeAttentionGrad(AttentionGradOp op, ProblemFacts &facts) {
+  std::vector<std::string> q = {"batch", "heads", "seq_q", "head_dim"};
+  std::vector<std::string> k = {"batch", "kv_heads", "seq_kv", "head_dim"};
+  std::vector<std::string> v = {"batch", "kv_heads", "seq_kv", "head_dim_v"};
+  std::vector<std::string> o = {"batch", "heads", "seq_q", "head_dim_v"};
+  nameDimensions(facts, op.getQ(), q);
+  nameDimensions(facts, op.getK(), k);
+  nameDimensions(facts, op.getV(), v);
+  nameDimensions(facts, op.getO(), o);
+  nameDimensions(facts, op.getGradO(), o);
+  nameDimensions(facts, op.getLse(), {"batch", "heads", "seq_q"});
+  nameDimensions(facts, op.getGradQ(), q, /*written=*/true);
+  nameDimensions(facts, op.getGradK(), k, /*written=*/true);
+  nameDimensions(facts, op.getGradV(), v, /*written=*/true);
+}
+
 /// The problem facts of every kernel function, read before lowering.
 static llvm::StringMap<ProblemFacts> collectProblemKinds(ModuleOp module) {
   llvm::StringMap<ProblemFacts> kinds;
   module.walk([&](func::FuncOp function) {
     function.walk([&](Operation *op) {
-      if (!isa<MatmulOp, AttentionOp>(op))
+      if (!isa<MatmulOp, AttentionOp, AttentionGradOp>(op))
         return;
       ProblemFacts facts;
       facts.arguments = function.getNumArguments();
@@ -260,6 +279,9 @@ static llvm::StringMap<ProblemFacts> collectProblemKinds(ModuleOp module) {
       if (auto matmul = dyn_cast<MatmulOp>(op)) {
         facts.kind = GridRule::Kind::Matmul;
         describeMatmul(matmul, facts);
+      } else if (auto grad = dyn_cast<AttentionGradOp>(op)) {
+        facts.kind = GridRule::Kind::Attention;
+        describeAttentionGrad(grad, facts);
       } else {
         facts.kind = GridRule::Kind::Attention;
         describeAttention(cast<AttentionOp>(op), facts);
@@ -336,10 +358,21 @@ collectLaunchFacts(ModuleOp module,
       kernel.grid.packedHeads = std::max<int64_t>(1, packed.getInt());
     ProblemFacts facts = kinds.lookup(problem);
     kernel.grid.kind = facts.kind;
+    if (function->hasAttr("tessel.grid_over_keys"))
+      kernel.grid.kind = GridRule::Kind::AttentionKeys;
     kernel.problemArguments = facts.arguments;
+    // The dimension names of each workspace, where the compiler gave them.
+    auto workspaceDims =
+        function->getAttrOfType<ArrayAttr>("tessel.workspace_dims");
     for (auto [index, argument] : llvm::enumerate(kernel.arguments)) {
       if (index >= facts.arguments) {
         argument.written = true; // a workspace
+        unsigned workspace = index - facts.arguments;
+        if (workspaceDims && workspace < workspaceDims.size())
+          if (auto names = dyn_cast<ArrayAttr>(workspaceDims[workspace]))
+            for (Attribute name : names)
+              if (auto text = dyn_cast<StringAttr>(name))
+                argument.dimensions.push_back(text.str());
         continue;
       }
       argument.dimensions = facts.dimensions[index];

@@ -263,6 +263,8 @@ llvm::Expected<ProblemSizes> tessel::bindProblemArguments(
   sizes.batch = dimensions.get("batch");
   sizes.seqQ = dimensions.get("seq_q");
   sizes.heads = heads;
+  sizes.seqKV = dimensions.get("seq_kv");
+  sizes.kvHeads = kvHeads;
   sizes.batched = dimensions.has("batch");
   for (auto [what, given, derived] :
        {std::tuple<llvm::StringRef, int64_t, int64_t>{"m", requested.m,
@@ -281,6 +283,21 @@ llvm::Expected<ProblemSizes> tessel::bindProblemArguments(
           name, what, given, derived));
   }
   return sizes;
+}
+
+/// The problem size named `dimension` (as ArgumentType::dimensions names
+/// them), or -1 for a name the grid sizes do not carry.
+static int64_t getNamedSize(const ProblemSizes &sizes,
+                            llvm::StringRef dimension) {
+  return llvm::StringSwitch<int64_t>(dimension)
+      .Case("batch", sizes.batch)
+      .Case("heads", sizes.heads)
+      .Case("kv_heads", sizes.kvHeads)
+      .Case("seq_q", sizes.seqQ)
+      .Case("seq_kv", sizes.seqKV)
+      .Case("m", sizes.m)
+      .Case("n", sizes.n)
+      .Default(-1);
 }
 
 llvm::Error tessel::runProblem(const CompiledModule &module,
@@ -309,19 +326,24 @@ llvm::Error tessel::runProblem(const CompiledModule &module,
     return llvm::Error::success(); // nothing to compute
   for (size_t index = arguments.size(); index < types.size(); ++index) {
     const ArgumentType &type = types[index];
+    // Dynamic dimensions take the problem size they are named after.
+    std::vector<int64_t> shape = type.shape;
+    for (auto [axis, size] : llvm::enumerate(shape))
+      if (size < 0 && axis < type.dimensions.size())
+        size = getNamedSize(*sizes, type.dimensions[axis]);
     int64_t elements = 1;
-    for (int64_t size : type.shape)
+    for (int64_t size : shape)
       elements *= size;
-    if (!type.isMemref || llvm::is_contained(type.shape, -1))
+    if (!type.isMemref || llvm::is_contained(shape, -1))
       return llvm::createStringError(llvm::formatv(
-          "problem '{0}': workspace argument {1} has a dynamic shape (only "
-          "static workspaces are allocated by the runtime yet)",
+          "problem '{0}': workspace argument {1} has a dynamic dimension "
+          "the compiler gave no size for",
           name, index));
     size_t bytes = std::max<int64_t>(elements, 1) * type.elementBytes;
     llvm::Expected<void *> workspace = launcher.allocateZeroed(bytes);
     if (!workspace)
       return workspace.takeError();
-    all.push_back(KernelArgumentValue::memref(*workspace, bytes, type.shape));
+    all.push_back(KernelArgumentValue::memref(*workspace, bytes, shape));
   }
   for (auto [kernel, grid] : llvm::zip(sequence, grids))
     if (llvm::Error error = launcher.launch(*kernel, grid, all))

@@ -182,6 +182,17 @@ HostArray tessel::makeScalarArray(Type type, double value) {
   return host;
 }
 
+HostArray tessel::makeArrayFromValues(Type type, ArrayRef<int64_t> shape,
+                                      ArrayRef<double> values) {
+  HostArray host;
+  host.npy.dtype = getNpyDtype(type).value_or("<i8");
+  host.npy.shape.assign(shape.begin(), shape.end());
+  host.npy.data.assign(values.size() * host.npy.getElementBytes(), 0);
+  for (auto [index, value] : llvm::enumerate(values))
+    host.values.push_back(storeElement(type, host.npy, index, value));
+  return host;
+}
+
 std::vector<double> tessel::decodeArray(Type type, const NpyArray &array) {
   std::vector<double> values(array.getNumElements());
   for (int64_t i = 0; i < int64_t(values.size()); ++i)
@@ -512,12 +523,22 @@ LogicalResult tessel::computeAttentionReference(
     const HostArray &k, const HostArray &v, const HostArray *sinks,
     std::vector<double> &o, std::vector<double> &lse,
     std::array<double, 3> descale) {
+  return computeAttentionReference(op, op.getEffectiveScale(),
+                                   op.getKeyWindow(), sizes, q, k, v, sinks, o,
+                                   lse, descale);
+}
+
+LogicalResult tessel::computeAttentionReference(
+    Operation *op, double softmaxScale, KeyWindow window,
+    const AttentionSizes &sizes, const HostArray &q, const HostArray &k,
+    const HostArray &v, const HostArray *sinks, std::vector<double> &o,
+    std::vector<double> &lse, std::array<double, 3> descale) {
   int64_t d = sizes.headDim, dv = sizes.headDimV, sq = sizes.seqQ,
           skv = sizes.seqKV;
   if (sizes.kvHeads <= 0 ? sizes.heads != 0 : sizes.heads % sizes.kvHeads)
-    return op.emitError() << "host reference: " << sizes.heads
-                          << " heads are not a multiple of " << sizes.kvHeads
-                          << " kv heads";
+    return op->emitError() << "host reference: " << sizes.heads
+                           << " heads are not a multiple of " << sizes.kvHeads
+                           << " kv heads";
   std::optional<int64_t> qCount = product({sizes.batch, sizes.heads, sq, d});
   std::optional<int64_t> oCount = product({sizes.batch, sizes.heads, sq, dv});
   std::optional<int64_t> lseCount = product({sizes.batch, sizes.heads, sq});
@@ -536,8 +557,7 @@ LogicalResult tessel::computeAttentionReference(
   if (*lseCount == 0)
     return success();
   int64_t group = sizes.heads / sizes.kvHeads;
-  double scale = op.getEffectiveScale() * descale[0] * descale[1];
-  KeyWindow window = op.getKeyWindow();
+  double scale = softmaxScale * descale[0] * descale[1];
   std::vector<double> scores(skv);
   for (int64_t b = 0; b < sizes.batch; ++b)
     for (int64_t h = 0; h < sizes.heads; ++h) {
@@ -574,6 +594,78 @@ LogicalResult tessel::computeAttentionReference(
             oRow[c] += p * vBase[j * dv + c];
         }
         lse[(b * sizes.heads + h) * sq + i] = max + std::log(sum);
+      }
+    }
+  return success();
+}
+
+LogicalResult tessel::computeAttentionGradReference(
+    AttentionGradOp op, const AttentionSizes &sizes, const HostArray &q,
+    const HostArray &k, const HostArray &v, const HostArray &o,
+    const HostArray &gradO, const HostArray &lse, std::vector<double> &gradQ,
+    std::vector<double> &gradK, std::vector<double> &gradV) {
+  int64_t d = sizes.headDim, dv = sizes.headDimV, sq = sizes.seqQ,
+          skv = sizes.seqKV;
+  if (sizes.kvHeads <= 0 ? sizes.heads != 0 : sizes.heads % sizes.kvHeads)
+    return op.emitError() << "host reference: " << sizes.heads
+                          << " heads are not a multiple of " << sizes.kvHeads
+                          << " kv heads";
+  std::optional<int64_t> qCount = product({sizes.batch, sizes.heads, sq, d});
+  std::optional<int64_t> oCount = product({sizes.batch, sizes.heads, sq, dv});
+  std::optional<int64_t> kCount =
+      product({sizes.batch, sizes.kvHeads, skv, d});
+  std::optional<int64_t> vCount =
+      product({sizes.batch, sizes.kvHeads, skv, dv});
+  if (failed(checkCount(op, "Q", q, qCount)) ||
+      failed(checkCount(op, "K", k, kCount)) ||
+      failed(checkCount(op, "V", v, vCount)) ||
+      failed(checkCount(op, "O", o, oCount)) ||
+      failed(checkCount(op, "dO", gradO, oCount)) ||
+      failed(checkCount(op, "lse", lse,
+                        product({sizes.batch, sizes.heads, sq}))))
+    return failure();
+  gradQ.assign(*qCount, 0.0);
+  gradK.assign(*kCount, 0.0);
+  gradV.assign(*vCount, 0.0);
+  if (sizes.heads == 0)
+    return success();
+  int64_t group = sizes.heads / sizes.kvHeads;
+  double scale = op.getEffectiveScale();
+  KeyWindow window = op.getKeyWindow();
+  for (int64_t b = 0; b < sizes.batch; ++b)
+    for (int64_t h = 0; h < sizes.heads; ++h) {
+      int64_t kvh = h / group;
+      int64_t kvRow = (b * sizes.kvHeads + kvh) * skv;
+      for (int64_t i = 0; i < sq; ++i) {
+        int64_t row = (b * sizes.heads + h) * sq + i;
+        const double *qRow = q.values.data() + row * d;
+        const double *oRow = o.values.data() + row * dv;
+        const double *gradORow = gradO.values.data() + row * dv;
+        double rowLse = lse.values[row];
+        double delta = 0;
+        for (int64_t c = 0; c < dv; ++c)
+          delta += gradORow[c] * oRow[c];
+        int64_t first = window.begin(i, sq, skv), end = window.end(i, sq, skv);
+        for (int64_t j = first; j < end; ++j) {
+          const double *kRow = k.values.data() + (kvRow + j) * d;
+          const double *vRow = v.values.data() + (kvRow + j) * dv;
+          double dot = 0, gradP = 0;
+          for (int64_t c = 0; c < d; ++c)
+            dot += qRow[c] * kRow[c];
+          for (int64_t c = 0; c < dv; ++c)
+            gradP += gradORow[c] * vRow[c];
+          double p = std::exp(dot * scale - rowLse);
+          double gradS = p * (gradP - delta);
+          double *gradVRow = gradV.data() + (kvRow + j) * dv;
+          for (int64_t c = 0; c < dv; ++c)
+            gradVRow[c] += p * gradORow[c];
+          double *gradQRow = gradQ.data() + row * d;
+          double *gradKRow = gradK.data() + (kvRow + j) * d;
+          for (int64_t c = 0; c < d; ++c) {
+            gradQRow[c] += scale * gradS * kRow[c];
+            gradKRow[c] += scale * gradS * qRow[c];
+          }
+        }
       }
     }
   return success();

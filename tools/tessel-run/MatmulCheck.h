@@ -34,6 +34,10 @@ HostArray makeRandomArray(mlir::Type type, llvm::ArrayRef<int64_t> shape,
 /// rounded to the type.
 HostArray makeScalarArray(mlir::Type type, double value);
 
+/// An array of `type` in `shape` holding `values`, each rounded to the type.
+HostArray makeArrayFromValues(mlir::Type type, llvm::ArrayRef<int64_t> shape,
+                              llvm::ArrayRef<double> values);
+
 /// The doubles an array of `type` holds.
 std::vector<double> decodeArray(mlir::Type type, const NpyArray &array);
 
@@ -85,6 +89,24 @@ computeAttentionReference(AttentionOp op, const AttentionSizes &sizes,
                           const HostArray &v, const HostArray *sinks,
                           std::vector<double> &o, std::vector<double> &lse,
                           std::array<double, 3> descale = {1.0, 1.0, 1.0});
+/// The same for softmax scale `scale` and the keys `window` leaves each
+/// query (errors are reported on `op`).
+llvm::LogicalResult computeAttentionReference(
+    mlir::Operation *op, double scale, KeyWindow window,
+    const AttentionSizes &sizes, const HostArray &q, const HostArray &k,
+    const HostArray &v, const HostArray *sinks, std::vector<double> &o,
+    std::vector<double> &lse, std::array<double, 3> descale = {1.0, 1.0, 1.0});
+
+/// dQ, dK and dV of tessel.attention_grad in double precision, from the
+/// arrays as the kernel read them: P = exp(scale q.k - lse) over the keys
+/// the op's window leaves each query, D = rowsum(dO * O), dS = P (dO.v -
+/// D); dQ = scale dS K, dK = scale dS^T Q and dV = P^T dO summed over each
+/// group's query heads. Arrays must hold what `sizes` imply.
+llvm::LogicalResult computeAttentionGradReference(
+    AttentionGradOp op, const AttentionSizes &sizes, const HostArray &q,
+    const HostArray &k, const HostArray &v, const HostArray &o,
+    const HostArray &gradO, const HostArray &lse, std::vector<double> &gradQ,
+    std::vector<double> &gradK, std::vector<double> &gradV);
 
 /// Max absolute error, and max error relative to the larger of the largest
 /// reference magnitude and the error floor of the output type, and whether

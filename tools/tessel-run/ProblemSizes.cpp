@@ -97,6 +97,29 @@ llvm::Expected<ProblemSizes> ProblemSizes::get(Operation *op) {
       if (llvm::Error error =
               assign(extra, withBatch({kM, kN}), /*broadcasts=*/true))
         return std::move(error);
+  } else if (auto grad = dyn_cast<AttentionGradOp>(op)) {
+    result.isMatmul = false;
+    result.sizes = {{"batch"},  {"heads"},    {"kv heads"},  {"seq-q"},
+                    {"seq-kv"}, {"head dim"}, {"head dim v"}};
+    llvm::SmallVector<unsigned> queries = {kAttnBatch, kHeads, kSeqQ, kHeadDim};
+    llvm::SmallVector<unsigned> keys = {kAttnBatch, kKvHeads, kSeqKV, kHeadDim};
+    llvm::SmallVector<unsigned> values = {kAttnBatch, kKvHeads, kSeqKV,
+                                          kHeadDimV};
+    llvm::SmallVector<unsigned> outputs = {kAttnBatch, kHeads, kSeqQ,
+                                           kHeadDimV};
+    for (auto [operand, roleSizes] :
+         {std::pair{grad.getQ(), queries},
+          {grad.getK(), keys},
+          {grad.getV(), values},
+          {grad.getO(), outputs},
+          {grad.getGradO(), outputs},
+          {grad.getGradQ(), queries},
+          {grad.getGradK(), keys},
+          {grad.getGradV(), values}})
+      if (llvm::Error error = assign(operand, roleSizes))
+        return std::move(error);
+    if (llvm::Error error = assign(grad.getLse(), {kAttnBatch, kHeads, kSeqQ}))
+      return std::move(error);
   } else {
     auto attention = cast<AttentionOp>(op);
     result.isMatmul = false;

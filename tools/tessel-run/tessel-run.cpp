@@ -692,6 +692,7 @@ struct KernelLaunch {
   std::string planOf;
   int64_t stage = 0, splits = 1;
   int64_t packedHeads = 1; // query heads per workgroup (GridRule)
+  bool overKeys = false;   // x over key blocks, y over key/value heads
 };
 
 /// Fails when the arrays tessel-run would generate for `kernel` hold more
@@ -835,6 +836,9 @@ static std::array<uint64_t, 3> getProblemGrid(const PreparedProblem &prepared,
             uint64_t(std::max<int64_t>(sizes.batch, 1)) * splits};
   }
   AttentionSizes sizes = prepared.sizes.getAttentionSizes();
+  if (step.overKeys)
+    return {uint64_t(llvm::divideCeil(sizes.seqKV, tile[0])),
+            uint64_t(sizes.kvHeads), uint64_t(sizes.batch)};
   return {uint64_t(llvm::divideCeil(sizes.seqQ * step.packedHeads, tile[0])),
           uint64_t(sizes.heads / step.packedHeads),
           uint64_t(sizes.batch) * splits};
@@ -870,10 +874,13 @@ getLaunchSteps(const Problem &problem, llvm::ArrayRef<KernelLaunch> kernels) {
 static llvm::SmallVector<std::pair<Type, llvm::SmallVector<int64_t>>>
 getWorkspaceShapes(const PreparedProblem &prepared, FunctionType signature,
                    unsigned numArguments, int64_t splits, int64_t blockRows) {
-  AttentionSizes a = isa<AttentionOp>(prepared.problem->op)
+  AttentionSizes a = isa<AttentionOp, AttentionGradOp>(prepared.problem->op)
                          ? prepared.sizes.getAttentionSizes()
                          : AttentionSizes();
   SmallVector<int64_t> role = {a.batch, a.heads, splits, a.seqQ, a.headDimV};
+  // The backward's one workspace: D [batch, heads, seq-q].
+  if (isa<AttentionGradOp>(prepared.problem->op))
+    role = {a.batch, a.heads, a.seqQ};
   SmallVector<int64_t> arrivalRole = {
       a.batch, a.heads,
       int64_t(llvm::divideCeil(a.seqQ, std::max<int64_t>(1, blockRows)))};
@@ -897,6 +904,47 @@ static NpyArray makeZeroArray(Type element, llvm::ArrayRef<int64_t> shape) {
   array.shape.assign(shape.begin(), shape.end());
   array.data.assign(array.getNumElements() * array.getElementBytes(), 0);
   return array;
+}
+
+/// Replaces generated O and logsumexp inputs of an attention backward by
+/// the forward's (from the generated Q, K and V, O rounded to its type), so
+/// that the gradients are those of a real forward pass. Given ones stay.
+static llvm::Error makeForwardInputs(const PreparedProblem &prepared,
+                                     std::vector<KernelInput> &inputs) {
+  auto grad = dyn_cast<AttentionGradOp>(prepared.problem->op);
+  if (!grad)
+    return llvm::Error::success();
+  auto argumentOf = [](Value value) {
+    return cast<BlockArgument>(value).getArgNumber();
+  };
+  unsigned oIndex = argumentOf(grad.getO()), lseIndex = argumentOf(grad.getLse());
+  if (prepared.given[oIndex] || prepared.given[lseIndex])
+    return llvm::Error::success();
+  auto values = [&](Value value) {
+    unsigned index = argumentOf(value);
+    HostArray host;
+    host.npy = *inputs[index].array;
+    host.values = decodeArray(cast<MemRefType>(value.getType()).getElementType(),
+                              host.npy);
+    return host;
+  };
+  AttentionSizes sizes = prepared.sizes.getAttentionSizes();
+  std::vector<double> o, lse;
+  if (failed(computeAttentionReference(grad, grad.getEffectiveScale(),
+                                       grad.getKeyWindow(), sizes,
+                                       values(grad.getQ()), values(grad.getK()),
+                                       values(grad.getV()), nullptr, o, lse)))
+    return makeError("cannot compute the forward pass for the backward's "
+                     "inputs");
+  inputs[oIndex].array =
+      makeArrayFromValues(grad.getO().getType().getElementType(),
+                          inputs[oIndex].array->shape, o)
+          .npy;
+  inputs[lseIndex].array =
+      makeArrayFromValues(grad.getLse().getType().getElementType(),
+                          inputs[lseIndex].array->shape, lse)
+          .npy;
+  return llvm::Error::success();
 }
 
 /// Every argument of the lowered kernel (`signature`): given inputs as
@@ -943,7 +991,7 @@ static llvm::Error makeKernelInputs(PreparedProblem &prepared,
         input.scalar.integer = int64_t(scalars[index].values[0]);
     }
   }
-  return llvm::Error::success();
+  return makeForwardInputs(prepared, inputs);
 }
 
 /// Launches each step of a problem over `arguments`; a zero-size problem
@@ -1048,6 +1096,56 @@ static FailureOr<Verdict> checkAttention(AttentionOp attention,
   return verdict;
 }
 
+static FailureOr<Verdict> checkAttentionGrad(AttentionGradOp grad,
+                                             const AttentionSizes &a,
+                                             const KernelArguments &arguments,
+                                             llvm::ArrayRef<HostArray> scalars) {
+  auto host = [&](Value value) { return readHost(value, arguments, scalars); };
+  std::vector<double> expected[3];
+  if (failed(computeAttentionGradReference(
+          grad, a, host(grad.getQ()), host(grad.getK()), host(grad.getV()),
+          host(grad.getO()), host(grad.getGradO()), host(grad.getLse()),
+          expected[0], expected[1], expected[2])))
+    return failure();
+  // Each gradient against its reference; the verdict shows the one furthest
+  // from its tolerance (all must pass). dQ sums over keys, dK and dV over
+  // the group's queries.
+  Value outputs[] = {grad.getGradQ(), grad.getGradK(), grad.getGradV()};
+  int64_t sums[] = {a.seqKV, a.seqQ * (a.heads / std::max<int64_t>(a.kvHeads, 1)),
+                    a.seqQ * (a.heads / std::max<int64_t>(a.kvHeads, 1))};
+  static constexpr llvm::StringLiteral names[] = {"dq", "dk", "dv"};
+  Verdict verdict;
+  std::string worst;
+  double worstRatio = -1;
+  bool passed = true;
+  std::string errors;
+  for (unsigned i = 0; i < 3; ++i) {
+    Type element = cast<MemRefType>(outputs[i].getType()).getElementType();
+    Comparison comparison = compareResults(element, host(outputs[i]).values,
+                                           expected[i], sums[i]);
+    passed &= comparison.passed;
+    errors += llvm::formatv("{0}{1} {2:e2}", i ? ", " : "", names[i],
+                            comparison.maxRelError);
+    double ratio = comparison.maxRelError / std::max(comparison.tolerance, 1e-30);
+    if (ratio > worstRatio) {
+      worstRatio = ratio;
+      verdict.comparison = comparison;
+    }
+  }
+  verdict.comparison.passed = passed;
+  std::string masks = grad.getCausal() ? ", causal" : "";
+  if (std::optional<ArrayRef<int64_t>> window = grad.getWindow())
+    masks += llvm::formatv(", window [{0}, {1}]", (*window)[0], (*window)[1]);
+  verdict.what = llvm::formatv(
+      "backward {0}x{1}x{2}x{3} (kv heads {4}, kv length {5}{6}{7}; rel "
+      "errors {8}) {9}",
+      a.batch, a.heads, a.seqQ, a.headDim, a.kvHeads, a.seqKV,
+      a.headDimV != a.headDim ? ", v head dim " + std::to_string(a.headDimV)
+                              : std::string(),
+      masks, errors, grad.getQ().getType().getElementType());
+  return verdict;
+}
+
 static FailureOr<Verdict> checkMatmul(MatmulOp matmul, const MatmulSizes &sizes,
                                       const KernelArguments &arguments,
                                       llvm::ArrayRef<HostArray> scalars) {
@@ -1122,6 +1220,10 @@ static Outcome runProblem(PreparedProblem &prepared,
     verdict = checkAttention(attention, prepared.sizes.getAttentionSizes(),
                              arguments, scalars, splits);
     config = attention.getConfigAttr();
+  } else if (auto grad = dyn_cast<AttentionGradOp>(problem.op)) {
+    verdict = checkAttentionGrad(grad, prepared.sizes.getAttentionSizes(),
+                                 arguments, scalars);
+    config = grad.getConfigAttr();
   } else {
     auto matmul = cast<MatmulOp>(problem.op);
     verdict = checkMatmul(matmul, prepared.sizes.getMatmulSizes(), arguments,
@@ -1222,6 +1324,7 @@ static int runProblems(ModuleOp module, ArrayRef<Problem> problems,
       launch.splits = splits.getInt();
     if (auto packed = kernel->getAttrOfType<IntegerAttr>("tessel.packed_heads"))
       launch.packedHeads = std::max<int64_t>(1, packed.getInt());
+    launch.overKeys = kernel->hasAttr("tessel.grid_over_keys");
     kernels.push_back(launch);
   });
   llvm::Expected<std::unique_ptr<emu::Emulator>> emulator =
@@ -1287,7 +1390,7 @@ int main(int argc, char **argv) {
   SmallVector<Problem> problems;
   original->walk([&](func::FuncOp function) {
     function.walk([&](Operation *op) {
-      if (isa<MatmulOp, AttentionOp>(op))
+      if (isa<MatmulOp, AttentionOp, AttentionGradOp>(op))
         problems.push_back(
             {function.getName().str(), op, function.getFunctionType()});
     });

@@ -47,9 +47,11 @@ struct CompileOptions {
 /// How a kernel's launch covers its problem. Matmul: x over column tiles,
 /// y over row tiles, z over the batch. Attention: x over query-row tiles,
 /// y over heads, z over batch (times splits for a split-KV first stage; the
-/// matmul's z too for split-K).
+/// matmul's z too for split-K). AttentionKeys (the attention backward's
+/// dK/dV kernel): x over key-row tiles, y over key/value heads, z over
+/// batch.
 struct GridRule {
-  enum class Kind { Matmul, Attention };
+  enum class Kind { Matmul, Attention, AttentionKeys };
   Kind kind = Kind::Matmul;
   std::array<int64_t, 2> tile = {0, 0}; // rows x columns per workgroup
   /// Split-KV plans: the problem kernel this one is a stage of and its
@@ -69,6 +71,7 @@ struct GridRule {
 struct ProblemSizes {
   int64_t m = 0, n = 0, batch = 0; // matmul (batch 0: not batched)
   int64_t seqQ = 0, heads = 0;     // attention (batch shared)
+  int64_t seqKV = 0, kvHeads = 0;  // attention's keys (AttentionKeys grids)
   /// The problem has a batch dimension, so a batch of 0 is an empty grid
   /// rather than "not batched".
   bool batched = false;
@@ -86,7 +89,9 @@ struct ArgumentType {
   std::vector<int64_t> strides;
   /// What each dimension is in the problem ("m", "k", "batch", "heads",
   /// "seq_kv", ...; "" for a broadcast dimension): equal names must have
-  /// equal sizes at run time, and the grid is derived from them.
+  /// equal sizes at run time, and the grid is derived from them. A
+  /// workspace's names (where the compiler gives them) size its dynamic
+  /// dimensions.
   std::vector<std::string> dimensions;
   /// The kernel writes it (C of a matmul; O and the logsumexp of an
   /// attention; workspaces).
