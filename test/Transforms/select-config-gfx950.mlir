@@ -40,3 +40,14 @@ func.func @fnuz_on_gfx950(%a: memref<64x64xf8E4M3FNUZ>, %b: memref<64x64xf8E4M3F
   tessel.matmul ins(%a, %b : memref<64x64xf8E4M3FNUZ>, memref<64x64xf8E4M3FNUZ>) outs(%c : memref<64x64xf32>)
   return
 }
+
+// -----
+
+// The backward on gfx950: its f16 16x16 instruction takes K = 32, one step.
+// CHECK-LABEL: func.func @attention_grad_gfx950
+// CHECK: tessel.attention_grad
+// CHECK-SAME: config = #tessel.config<tile = [64, 32], waves = [4, 1], stages = 1, instr = "v_mfma_f32_16x16x32_f16">
+func.func @attention_grad_gfx950(%q: memref<1x4x?x64xf16>, %k: memref<1x2x?x64xf16>, %v: memref<1x2x?x64xf16>, %o: memref<1x4x?x64xf16>, %do: memref<1x4x?x64xf16>, %lse: memref<1x4x?xf32>, %dq: memref<1x4x?x64xf16>, %dk: memref<1x2x?x64xf16>, %dv: memref<1x2x?x64xf16>) {
+  tessel.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<1x4x?x64xf16>, memref<1x2x?x64xf16>, memref<1x2x?x64xf16>, memref<1x4x?x64xf16>, memref<1x4x?x64xf16>, memref<1x4x?xf32>) outs(%dq, %dk, %dv : memref<1x4x?x64xf16>, memref<1x2x?x64xf16>, memref<1x2x?x64xf16>) {causal}
+  return
+}

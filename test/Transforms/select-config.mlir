@@ -180,3 +180,49 @@ func.func @attention_decode_large_batch(%q: memref<64x32x1x128xbf16>, %k: memref
   tessel.attention ins(%q, %k, %v : memref<64x32x1x128xbf16>, memref<64x8x4096x128xbf16>, memref<64x8x4096x128xbf16>) outs(%o : memref<64x32x1x128xbf16>)
   return
 }
+
+// -----
+
+// The attention backward: 16 owned rows per wave on the 16x16 instruction,
+// four waves (two past head dim 128), one instruction's K per step.
+// CHECK-LABEL: func.func @attention_grad_default
+// CHECK: tessel.attention_grad
+// CHECK-SAME: config = #tessel.config<tile = [64, 16], waves = [4, 1], stages = 1, instr = "v_mfma_f32_16x16x16_f16">
+func.func @attention_grad_default(%q: memref<1x4x?x128xf16>, %k: memref<1x2x?x128xf16>, %v: memref<1x2x?x128xf16>, %o: memref<1x4x?x128xf16>, %do: memref<1x4x?x128xf16>, %lse: memref<1x4x?xf32>, %dq: memref<1x4x?x128xf16>, %dk: memref<1x2x?x128xf16>, %dv: memref<1x2x?x128xf16>) {
+  tessel.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<1x4x?x128xf16>, memref<1x2x?x128xf16>, memref<1x2x?x128xf16>, memref<1x4x?x128xf16>, memref<1x4x?x128xf16>, memref<1x4x?xf32>) outs(%dq, %dk, %dv : memref<1x4x?x128xf16>, memref<1x2x?x128xf16>, memref<1x2x?x128xf16>) {causal}
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @attention_grad_head_dim_256
+// CHECK: tessel.attention_grad
+// CHECK-SAME: config = #tessel.config<tile = [32, 16], waves = [2, 1], stages = 1, instr = "v_mfma_f32_16x16x16_bf16">
+func.func @attention_grad_head_dim_256(%q: memref<1x4x?x256xbf16>, %k: memref<1x2x?x256xbf16>, %v: memref<1x2x?x256xbf16>, %o: memref<1x4x?x256xbf16>, %do: memref<1x4x?x256xbf16>, %lse: memref<1x4x?xf32>, %dq: memref<1x4x?x256xbf16>, %dk: memref<1x2x?x256xbf16>, %dv: memref<1x2x?x256xbf16>) {
+  tessel.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<1x4x?x256xbf16>, memref<1x2x?x256xbf16>, memref<1x2x?x256xbf16>, memref<1x4x?x256xbf16>, memref<1x4x?x256xbf16>, memref<1x4x?xf32>) outs(%dq, %dk, %dv : memref<1x4x?x256xbf16>, memref<1x2x?x256xbf16>, memref<1x2x?x256xbf16>)
+  return
+}
+
+// -----
+
+func.func @attention_grad_tile(%q: memref<1x4x?x64xf16>, %k: memref<1x2x?x64xf16>, %v: memref<1x2x?x64xf16>, %o: memref<1x4x?x64xf16>, %do: memref<1x4x?x64xf16>, %lse: memref<1x4x?xf32>, %dq: memref<1x4x?x64xf16>, %dk: memref<1x2x?x64xf16>, %dv: memref<1x2x?x64xf16>) {
+  // expected-error @+1 {{tile 32x16 and head dims 64/64 must be multiples of the 16x16x16 instruction (the first over 4 waves)}}
+  tessel.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<1x4x?x64xf16>, memref<1x2x?x64xf16>, memref<1x2x?x64xf16>, memref<1x4x?x64xf16>, memref<1x4x?x64xf16>, memref<1x4x?xf32>) outs(%dq, %dk, %dv : memref<1x4x?x64xf16>, memref<1x2x?x64xf16>, memref<1x2x?x64xf16>) {config = #tessel.config<tile = [32, 16], waves = [4, 1], stages = 1, instr = "v_mfma_f32_16x16x16_f16">}
+  return
+}
+
+// -----
+
+func.func @attention_grad_waves(%q: memref<1x4x?x64xf16>, %k: memref<1x2x?x64xf16>, %v: memref<1x2x?x64xf16>, %o: memref<1x4x?x64xf16>, %do: memref<1x4x?x64xf16>, %lse: memref<1x4x?xf32>, %dq: memref<1x4x?x64xf16>, %dk: memref<1x2x?x64xf16>, %dv: memref<1x2x?x64xf16>) {
+  // expected-error @+1 {{the backward splits a workgroup's rows over waves: waves must be [n, 1], got [1, 4]}}
+  tessel.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<1x4x?x64xf16>, memref<1x2x?x64xf16>, memref<1x2x?x64xf16>, memref<1x4x?x64xf16>, memref<1x4x?x64xf16>, memref<1x4x?xf32>) outs(%dq, %dk, %dv : memref<1x4x?x64xf16>, memref<1x2x?x64xf16>, memref<1x2x?x64xf16>) {config = #tessel.config<tile = [64, 16], waves = [1, 4], stages = 1, instr = "v_mfma_f32_16x16x16_f16">}
+  return
+}
+
+// -----
+
+func.func @attention_grad_registers(%q: memref<1x4x?x256xf16>, %k: memref<1x2x?x256xf16>, %v: memref<1x2x?x256xf16>, %o: memref<1x4x?x256xf16>, %do: memref<1x4x?x256xf16>, %lse: memref<1x4x?xf32>, %dq: memref<1x4x?x256xf16>, %dk: memref<1x2x?x256xf16>, %dv: memref<1x2x?x256xf16>) {
+  // expected-error @+1 {{head dims 256/256 need about 1536 VGPRs per lane with a 256x64 tile, over the 512 of gfx942}}
+  tessel.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<1x4x?x256xf16>, memref<1x2x?x256xf16>, memref<1x2x?x256xf16>, memref<1x4x?x256xf16>, memref<1x4x?x256xf16>, memref<1x4x?xf32>) outs(%dq, %dk, %dv : memref<1x4x?x256xf16>, memref<1x2x?x256xf16>, memref<1x2x?x256xf16>) {config = #tessel.config<tile = [256, 64], waves = [4, 1], stages = 1, instr = "v_mfma_f32_16x16x16_f16">}
+  return
+}

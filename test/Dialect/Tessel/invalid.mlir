@@ -847,3 +847,94 @@ func.func @attention_descale_shape(%q: memref<1x2x64x64xf8E4M3FN>, %k: memref<1x
   tessel.attention ins(%q, %k, %v : memref<1x2x64x64xf8E4M3FN>, memref<1x2x64x64xf8E4M3FN>, memref<1x2x64x64xf8E4M3FN>) outs(%o : memref<1x2x64x64xbf16>) descale(%d, %d, %h : memref<1xf32>, memref<1xf32>, memref<2xf32>)
   return
 }
+
+// -----
+// tessel.attention_grad
+
+// -----
+
+func.func @grad_o_shape(%q: memref<1x4x77x64xf16>, %k: memref<1x2x90x64xf16>, %v: memref<1x2x90x64xf16>, %o: memref<1x4x77x64xf16>, %do: memref<1x4x76x64xf16>, %lse: memref<1x4x77xf32>, %dq: memref<1x4x77x64xf16>, %dk: memref<1x2x90x64xf16>, %dv: memref<1x2x90x64xf16>) {
+  // expected-error @+1 {{operand 'grad_o' must be shaped as 'o' [1, 4, 77, 64], got [1, 4, 76, 64]}}
+  tessel.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<1x4x77x64xf16>, memref<1x2x90x64xf16>, memref<1x2x90x64xf16>, memref<1x4x77x64xf16>, memref<1x4x76x64xf16>, memref<1x4x77xf32>) outs(%dq, %dk, %dv : memref<1x4x77x64xf16>, memref<1x2x90x64xf16>, memref<1x2x90x64xf16>)
+  return
+}
+
+// -----
+
+func.func @grad_k_shape(%q: memref<1x4x77x64xf16>, %k: memref<1x2x90x64xf16>, %v: memref<1x2x90x64xf16>, %o: memref<1x4x77x64xf16>, %do: memref<1x4x77x64xf16>, %lse: memref<1x4x77xf32>, %dq: memref<1x4x77x64xf16>, %dk: memref<1x2x91x64xf16>, %dv: memref<1x2x90x64xf16>) {
+  // expected-error @+1 {{operand 'grad_k' must be shaped as 'k' [1, 2, 90, 64], got [1, 2, 91, 64]}}
+  tessel.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<1x4x77x64xf16>, memref<1x2x90x64xf16>, memref<1x2x90x64xf16>, memref<1x4x77x64xf16>, memref<1x4x77x64xf16>, memref<1x4x77xf32>) outs(%dq, %dk, %dv : memref<1x4x77x64xf16>, memref<1x2x91x64xf16>, memref<1x2x90x64xf16>)
+  return
+}
+
+// -----
+
+func.func @grad_kv_heads(%q: memref<1x4x77x64xf16>, %k: memref<1x3x90x64xf16>, %v: memref<1x3x90x64xf16>, %o: memref<1x4x77x64xf16>, %do: memref<1x4x77x64xf16>, %lse: memref<1x4x77xf32>, %dq: memref<1x4x77x64xf16>, %dk: memref<1x3x90x64xf16>, %dv: memref<1x3x90x64xf16>) {
+  // expected-error @+1 {{query heads (4) must be a multiple of key/value heads (3)}}
+  tessel.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<1x4x77x64xf16>, memref<1x3x90x64xf16>, memref<1x3x90x64xf16>, memref<1x4x77x64xf16>, memref<1x4x77x64xf16>, memref<1x4x77xf32>) outs(%dq, %dk, %dv : memref<1x4x77x64xf16>, memref<1x3x90x64xf16>, memref<1x3x90x64xf16>)
+  return
+}
+
+// -----
+
+func.func @grad_fp8(%q: memref<1x4x77x64xf8E4M3FNUZ>, %k: memref<1x2x90x64xf8E4M3FNUZ>, %v: memref<1x2x90x64xf8E4M3FNUZ>, %o: memref<1x4x77x64xf8E4M3FNUZ>, %do: memref<1x4x77x64xf8E4M3FNUZ>, %lse: memref<1x4x77xf32>, %dq: memref<1x4x77x64xf32>, %dk: memref<1x2x90x64xf32>, %dv: memref<1x2x90x64xf32>) {
+  // expected-error @+1 {{operand 'q' has element type 'f8E4M3FNUZ', expected f16 or bf16 (the backward has no 8-bit form)}}
+  tessel.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<1x4x77x64xf8E4M3FNUZ>, memref<1x2x90x64xf8E4M3FNUZ>, memref<1x2x90x64xf8E4M3FNUZ>, memref<1x4x77x64xf8E4M3FNUZ>, memref<1x4x77x64xf8E4M3FNUZ>, memref<1x4x77xf32>) outs(%dq, %dk, %dv : memref<1x4x77x64xf32>, memref<1x2x90x64xf32>, memref<1x2x90x64xf32>)
+  return
+}
+
+// -----
+
+func.func @grad_o_type(%q: memref<1x4x77x64xf16>, %k: memref<1x2x90x64xf16>, %v: memref<1x2x90x64xf16>, %o: memref<1x4x77x64xbf16>, %do: memref<1x4x77x64xbf16>, %lse: memref<1x4x77xf32>, %dq: memref<1x4x77x64xf16>, %dk: memref<1x2x90x64xf16>, %dv: memref<1x2x90x64xf16>) {
+  // expected-error @+1 {{operand 'o' has element type 'bf16' but 'q' has 'f16'; q, k, v, o and grad_o share one element type}}
+  tessel.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<1x4x77x64xf16>, memref<1x2x90x64xf16>, memref<1x2x90x64xf16>, memref<1x4x77x64xbf16>, memref<1x4x77x64xbf16>, memref<1x4x77xf32>) outs(%dq, %dk, %dv : memref<1x4x77x64xf16>, memref<1x2x90x64xf16>, memref<1x2x90x64xf16>)
+  return
+}
+
+// -----
+
+func.func @grad_q_type(%q: memref<1x4x77x64xf16>, %k: memref<1x2x90x64xf16>, %v: memref<1x2x90x64xf16>, %o: memref<1x4x77x64xf16>, %do: memref<1x4x77x64xf16>, %lse: memref<1x4x77xf32>, %dq: memref<1x4x77x64xbf16>, %dk: memref<1x2x90x64xf16>, %dv: memref<1x2x90x64xf16>) {
+  // expected-error @+1 {{operand 'grad_q' has element type 'bf16', expected 'f16' (as q) or f32}}
+  tessel.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<1x4x77x64xf16>, memref<1x2x90x64xf16>, memref<1x2x90x64xf16>, memref<1x4x77x64xf16>, memref<1x4x77x64xf16>, memref<1x4x77xf32>) outs(%dq, %dk, %dv : memref<1x4x77x64xbf16>, memref<1x2x90x64xf16>, memref<1x2x90x64xf16>)
+  return
+}
+
+// -----
+
+func.func @grad_lse_shape(%q: memref<1x4x77x64xf16>, %k: memref<1x2x90x64xf16>, %v: memref<1x2x90x64xf16>, %o: memref<1x4x77x64xf16>, %do: memref<1x4x77x64xf16>, %lse: memref<1x4x78xf32>, %dq: memref<1x4x77x64xf16>, %dk: memref<1x2x90x64xf16>, %dv: memref<1x2x90x64xf16>) {
+  // expected-error @+1 {{operand 'lse' must be [batch, heads, seq_q] = [1, 4, 77], got [1, 4, 78]}}
+  tessel.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<1x4x77x64xf16>, memref<1x2x90x64xf16>, memref<1x2x90x64xf16>, memref<1x4x77x64xf16>, memref<1x4x77x64xf16>, memref<1x4x78xf32>) outs(%dq, %dk, %dv : memref<1x4x77x64xf16>, memref<1x2x90x64xf16>, memref<1x2x90x64xf16>)
+  return
+}
+
+// -----
+
+func.func @grad_lse_type(%q: memref<1x4x77x64xf16>, %k: memref<1x2x90x64xf16>, %v: memref<1x2x90x64xf16>, %o: memref<1x4x77x64xf16>, %do: memref<1x4x77x64xf16>, %lse: memref<1x4x77xf16>, %dq: memref<1x4x77x64xf16>, %dk: memref<1x2x90x64xf16>, %dv: memref<1x2x90x64xf16>) {
+  // expected-error @+1 {{operand 'lse' must have element type f32, got 'f16'}}
+  tessel.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<1x4x77x64xf16>, memref<1x2x90x64xf16>, memref<1x2x90x64xf16>, memref<1x4x77x64xf16>, memref<1x4x77x64xf16>, memref<1x4x77xf16>) outs(%dq, %dk, %dv : memref<1x4x77x64xf16>, memref<1x2x90x64xf16>, memref<1x2x90x64xf16>)
+  return
+}
+
+// -----
+
+func.func @grad_head_dim_stride(%q: memref<1x4x77x64xf16>, %k: memref<1x2x90x64xf16>, %v: memref<1x2x90x64xf16>, %o: memref<1x4x77x64xf16>, %do: memref<1x4x77x64xf16>, %lse: memref<1x4x77xf32>, %dq: memref<1x4x77x64xf16>, %dk: memref<1x2x90x64xf16>, %dv: memref<1x2x90x64xf16, strided<[11520, 5760, 1, 90]>>) {
+  // expected-error @+1 {{operand 'grad_v' must be contiguous along head_dim (unit innermost stride)}}
+  tessel.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<1x4x77x64xf16>, memref<1x2x90x64xf16>, memref<1x2x90x64xf16>, memref<1x4x77x64xf16>, memref<1x4x77x64xf16>, memref<1x4x77xf32>) outs(%dq, %dk, %dv : memref<1x4x77x64xf16>, memref<1x2x90x64xf16>, memref<1x2x90x64xf16, strided<[11520, 5760, 1, 90]>>)
+  return
+}
+
+// -----
+
+func.func @grad_window_causal(%q: memref<1x4x77x64xf16>, %k: memref<1x2x90x64xf16>, %v: memref<1x2x90x64xf16>, %o: memref<1x4x77x64xf16>, %do: memref<1x4x77x64xf16>, %lse: memref<1x4x77xf32>, %dq: memref<1x4x77x64xf16>, %dk: memref<1x2x90x64xf16>, %dv: memref<1x2x90x64xf16>) {
+  // expected-error @+1 {{causal sees no key after the query: window right must be 0 or -1 with causal, got 4}}
+  tessel.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<1x4x77x64xf16>, memref<1x2x90x64xf16>, memref<1x2x90x64xf16>, memref<1x4x77x64xf16>, memref<1x4x77x64xf16>, memref<1x4x77xf32>) outs(%dq, %dk, %dv : memref<1x4x77x64xf16>, memref<1x2x90x64xf16>, memref<1x2x90x64xf16>) {causal, window = array<i64: 8, 4>}
+  return
+}
+
+// -----
+
+func.func @grad_scale(%q: memref<1x4x77x64xf16>, %k: memref<1x2x90x64xf16>, %v: memref<1x2x90x64xf16>, %o: memref<1x4x77x64xf16>, %do: memref<1x4x77x64xf16>, %lse: memref<1x4x77xf32>, %dq: memref<1x4x77x64xf16>, %dk: memref<1x2x90x64xf16>, %dv: memref<1x2x90x64xf16>) {
+  // expected-error @+1 {{scale must be a positive finite number, got -1}}
+  tessel.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<1x4x77x64xf16>, memref<1x2x90x64xf16>, memref<1x2x90x64xf16>, memref<1x4x77x64xf16>, memref<1x4x77x64xf16>, memref<1x4x77xf32>) outs(%dq, %dk, %dv : memref<1x4x77x64xf16>, memref<1x2x90x64xf16>, memref<1x2x90x64xf16>) {scale = -1.0 : f32}
+  return
+}

@@ -181,3 +181,14 @@ func.func @reduce_and_broadcast(%s: tensor<32x32xf32, #acc>) -> tensor<64x32xf32
   %w = tessel.broadcast %m : tensor<1x32xf32, #column> -> tensor<64x32xf32, #acc>
   return %w : tensor<64x32xf32, #acc>
 }
+
+// The backward: forward inputs, O, dO and the logsumexp in; dQ, dK, dV out.
+// CHECK-LABEL: func.func @attention_grad
+// CHECK: tessel.attention_grad ins(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : memref<2x8x?x128xbf16>, memref<2x2x?x128xbf16>, memref<2x2x?x128xbf16>, memref<2x8x?x128xbf16>, memref<2x8x?x128xbf16>, memref<2x8x?xf32>) outs(%{{.*}}, %{{.*}}, %{{.*}} : memref<2x8x?x128xf32>, memref<2x2x?x128xbf16>, memref<2x2x?x128xbf16>) {causal, window = array<i64: 64, 0>}
+func.func @attention_grad(%q: memref<2x8x?x128xbf16>, %k: memref<2x2x?x128xbf16>, %v: memref<2x2x?x128xbf16>,
+                          %o: memref<2x8x?x128xbf16>, %do: memref<2x8x?x128xbf16>, %lse: memref<2x8x?xf32>,
+                          %dq: memref<2x8x?x128xf32>, %dk: memref<2x2x?x128xbf16>, %dv: memref<2x2x?x128xbf16>) {
+  tessel.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<2x8x?x128xbf16>, memref<2x2x?x128xbf16>, memref<2x2x?x128xbf16>, memref<2x8x?x128xbf16>, memref<2x8x?x128xbf16>, memref<2x8x?xf32>)
+                        outs(%dq, %dk, %dv : memref<2x8x?x128xf32>, memref<2x2x?x128xbf16>, memref<2x2x?x128xbf16>) {causal, window = array<i64: 64, 0>}
+  return
+}

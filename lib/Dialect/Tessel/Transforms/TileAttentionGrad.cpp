@@ -114,9 +114,14 @@ private:
   SmallVector<Value>
   buildLoops(const LoopRanges &ranges, int64_t step, ValueRange inits,
              function_ref<SmallVector<Value>(Value, ValueRange, bool)> body);
+  /// -lse log2 e, for probabilities().
+  Value negatedLog2(Value lse) {
+    return arith::MulFOp::create(
+        b, loc, lse, splat(cast<RankedTensorType>(lse.getType()), -kLog2e));
+  }
   /// exp2(scores * scale log2 e - lse log2 e): P from the forward's
-  /// logsumexp, `lse` already broadcast to the scores' tile.
-  Value probabilities(Value scores, Value lse);
+  /// logsumexp, `minusLse` (negatedLog2) broadcast to the scores' tile.
+  Value probabilities(Value scores, Value minusLse);
 
   LogicalResult buildQueryKernel();
   LogicalResult buildKeyKernel();
@@ -284,11 +289,10 @@ SmallVector<Value> AttentionGradTiler::buildLoops(
   return loop(ranges.unmaskedEnd, ranges.end, values, true);
 }
 
-Value AttentionGradTiler::probabilities(Value scores, Value lse) {
+Value AttentionGradTiler::probabilities(Value scores, Value minusLse) {
   auto type = cast<RankedTensorType>(scores.getType());
   double scaleLog2 = double(op.getEffectiveScale()) * kLog2e;
   // A row that saw no key has lse +inf: its P is exp2(-inf) = 0.
-  Value minusLse = arith::MulFOp::create(b, loc, lse, splat(type, -kLog2e));
   Value exponent =
       math::FmaOp::create(b, loc, scores, splat(type, scaleLog2), minusLse);
   return math::Exp2Op::create(b, loc, exponent, arith::FastMathFlags::afn);
@@ -366,7 +370,7 @@ LogicalResult AttentionGradTiler::buildQueryKernel() {
   Value lse = LoadOp::create(b, loc, *statType,
                              unitDimView(b, loc, op.getLse(), 2),
                              ValueRange{batch, head, zero, m0});
-  Value lseTile = BroadcastOp::create(b, loc, sType, lse);
+  Value lseTile = BroadcastOp::create(b, loc, sType, negatedLog2(lse));
 
   // Q^T and dO^T stay in registers (operands of every key block).
   Value qT = loadCoalesced({headDim, blockM}, 0, transposedView(b, loc, op.getQ()),
@@ -490,7 +494,8 @@ LogicalResult AttentionGradTiler::buildKeyKernel() {
         s = maskScores(s, /*keyDim=*/1, n0, m0);
       Value lse = LoadOp::create(b, loc, *statType, lseRows,
                                  ValueRange{batch, head, m0, zero});
-      Value p = probabilities(s, BroadcastOp::create(b, loc, sType, lse));
+      Value p = probabilities(
+          s, BroadcastOp::create(b, loc, sType, negatedLog2(lse)));
       Value dp =
           DotOp::create(b, loc, sType, gradO, vT, splat(sType, 0.0), UnitAttr());
       Value rowSum = LoadOp::create(b, loc, *statType, deltaRows,
