@@ -90,11 +90,13 @@ std::string tessel::serializeCompiledModule(const CompiledModule &entry,
                              {"shape", llvm::json::Array(argument.shape)},
                              {"strides", llvm::json::Array(argument.strides)},
                              {"dimensions", toJSON(argument.dimensions)},
-                             {"written", argument.written}});
+                             {"written", argument.written},
+                             {"used", argument.used}});
     kernels.push_back(llvm::json::Object{
         {"arguments", std::move(arguments)},
         {"problem_arguments", kernel.problemArguments},
         {"name", kernel.name},
+        {"problem", kernel.problem},
         {"block", kernel.blockSize},
         {"kind", kindName(kernel.grid.kind)},
         {"tile", llvm::json::Array{kernel.grid.tile[0], kernel.grid.tile[1]}},
@@ -146,8 +148,10 @@ static bool readArgument(const llvm::json::Object &object, ArgumentType &type) {
   std::optional<int64_t> bytes = object.getInteger("bytes");
   std::optional<llvm::StringRef> element = object.getString("type");
   std::optional<bool> written = object.getBoolean("written");
+  std::optional<bool> used = object.getBoolean("used");
   const llvm::json::Array *dimensions = object.getArray("dimensions");
   if (!memref || !bytes || *bytes <= 0 || *bytes > 16 || !element || !written ||
+      !used ||
       !dimensions || !readIntegers(object.getArray("shape"), type.shape) ||
       !readIntegers(object.getArray("strides"), type.strides))
     return false;
@@ -155,6 +159,7 @@ static bool readArgument(const llvm::json::Object &object, ArgumentType &type) {
   type.elementBytes = unsigned(*bytes);
   type.elementType = element->str();
   type.written = *written;
+  type.used = *used;
   for (const llvm::json::Value &value : *dimensions) {
     std::optional<llvm::StringRef> name = value.getAsString();
     if (!name)
@@ -170,6 +175,7 @@ static bool readArgument(const llvm::json::Object &object, ArgumentType &type) {
 static bool readKernel(const llvm::json::Object &object,
                        CompiledKernel &kernel) {
   std::optional<llvm::StringRef> name = object.getString("name");
+  std::optional<llvm::StringRef> problem = object.getString("problem");
   std::optional<int64_t> block = object.getInteger("block");
   std::optional<llvm::StringRef> kind = object.getString("kind");
   const llvm::json::Array *tile = object.getArray("tile");
@@ -177,7 +183,8 @@ static bool readKernel(const llvm::json::Object &object,
   std::optional<int64_t> stage = object.getInteger("stage");
   std::optional<int64_t> splits = object.getInteger("splits");
   std::optional<int64_t> packedHeads = object.getInteger("packed_heads");
-  if (!name || !block || !kind || !tile || tile->size() != 2 || !planOf ||
+  if (!name || !problem || !block || !kind || !tile || tile->size() != 2 ||
+      !planOf ||
       !stage || !splits || !packedHeads)
     return false;
   std::optional<int64_t> rows = (*tile)[0].getAsInteger();
@@ -190,6 +197,7 @@ static bool readKernel(const llvm::json::Object &object,
        *kind != "attention_keys"))
     return false;
   kernel.name = name->str();
+  kernel.problem = problem->str();
   kernel.blockSize = unsigned(*block);
   kernel.grid.kind = *kind == "matmul"      ? GridRule::Kind::Matmul
                      : *kind == "attention" ? GridRule::Kind::Attention

@@ -188,6 +188,7 @@ namespace {
 /// what each dimension is and whether the problem writes it.
 struct ProblemFacts {
   GridRule::Kind kind = GridRule::Kind::Matmul;
+  std::string op; // "matmul", "attention", "attention_grad"
   unsigned arguments = 0;
   std::vector<std::vector<std::string>> dimensions;
   std::vector<bool> written;
@@ -273,6 +274,7 @@ static llvm::StringMap<ProblemFacts> collectProblemKinds(ModuleOp module) {
       if (!isa<MatmulOp, AttentionOp, AttentionGradOp>(op))
         return;
       ProblemFacts facts;
+      facts.op = op->getName().stripDialect().str();
       facts.arguments = function.getNumArguments();
       facts.dimensions.resize(facts.arguments);
       facts.written.resize(facts.arguments, false);
@@ -358,6 +360,10 @@ collectLaunchFacts(ModuleOp module,
       kernel.grid.packedHeads = std::max<int64_t>(1, packed.getInt());
     ProblemFacts facts = kinds.lookup(problem);
     kernel.grid.kind = facts.kind;
+    kernel.problem = facts.op;
+    for (auto [argument, value] :
+         llvm::zip(kernel.arguments, function.getArguments()))
+      argument.used = !value.use_empty();
     if (function->hasAttr("tessel.grid_over_keys"))
       kernel.grid.kind = GridRule::Kind::AttentionKeys;
     kernel.problemArguments = facts.arguments;

@@ -108,16 +108,65 @@ attentionLoopIterations(int64_t seqQ, int64_t seqKV, int64_t blockM,
   return iterations;
 }
 
-/// Whether the kernel reads or writes argument `index`: a kernel alone
-/// touches all its arguments (split-K: the workspaces too); in a split
-/// plan the first stage reads the inputs and writes the workspaces, and the
-/// later ones read the workspaces and write the outputs.
+/// Iterations per workgroup of each loop of an attention backward kernel
+/// (three, in code order: masked, unmasked, masked), averaged over its
+/// workgroups. The dQ kernel (`overKeys` false) owns `own` queries and
+/// steps over `step` keys; the dK/dV kernel owns keys and steps over the
+/// queries of each of the `group` query heads of its key/value head.
+/// Mirrors the ranges tessel-tile builds (AttentionGradTiler).
+static std::vector<double>
+attentionGradLoopIterations(int64_t seqQ, int64_t seqKV, int64_t own,
+                            int64_t step, bool overKeys, int64_t group,
+                            KeyWindow window) {
+  if (seqQ <= 0 || seqKV <= 0 || own <= 0 || step <= 0)
+    return {};
+  int64_t shift = seqKV - seqQ;
+  auto alignDown = [&](int64_t x) { return x / step * step; };
+  auto alignUp = [&](int64_t x) { return alignDown(x + step - 1); };
+  // The other dimension's length, and the range a block's rows [first,
+  // last] reach in it with the bounds each side adds (lower: the first row
+  // reached is row - low; upper: row + high), -1 for unbounded.
+  int64_t other = overKeys ? seqQ : seqKV;
+  int64_t low = overKeys ? window.right : window.left;
+  int64_t high = overKeys ? window.left : window.right;
+  int64_t offset = overKeys ? -shift : shift;
+  bool wholeRows = true;
+  double counts[3] = {0, 0, 0};
+  int64_t blocks = llvm::divideCeil(overKeys ? seqKV : seqQ, own);
+  for (int64_t block = 0; block < blocks; ++block) {
+    int64_t first = block * own + offset, last = first + own - 1;
+    auto clamp = [&](int64_t x) { return std::clamp<int64_t>(x, 0, other); };
+    int64_t begin = low >= 0 ? alignDown(clamp(first - low)) : 0;
+    int64_t end = high >= 0 ? clamp(last + high + 1) : other;
+    int64_t unmaskedBegin = low >= 0 ? alignUp(clamp(last - low)) : begin;
+    int64_t unmaskedEnd = alignDown(other);
+    if (high >= 0)
+      unmaskedEnd = std::min(unmaskedEnd, alignDown(clamp(first + high + 1)));
+    // The dK/dV kernel's tail key block is masked everywhere.
+    if (overKeys)
+      wholeRows = (block + 1) * own <= seqKV;
+    unmaskedBegin = std::min(std::max(unmaskedBegin, begin), end);
+    if (!wholeRows)
+      unmaskedEnd = unmaskedBegin;
+    unmaskedEnd = std::min(std::max(unmaskedEnd, unmaskedBegin), end);
+    counts[0] += double(llvm::divideCeil(unmaskedBegin - begin, step));
+    counts[1] += double(llvm::divideCeil(unmaskedEnd - unmaskedBegin, step));
+    counts[2] += double(llvm::divideCeil(end - unmaskedEnd, step));
+  }
+  // The first loop is empty in the code when the lower bound is unbounded
+  // (the backend removes it).
+  std::vector<double> iterations;
+  for (auto [index, count] : llvm::enumerate(counts))
+    if (index != 0 || low >= 0)
+      iterations.push_back(count * double(overKeys ? group : 1) /
+                           double(blocks));
+  return iterations;
+}
+
+/// Whether the kernel reads or writes argument `index` at all: a stage of a
+/// plan leaves some of the problem's arrays to the others.
 static bool touchesInHbm(const CompiledKernel &kernel, size_t index) {
-  bool workspace = index >= kernel.problemArguments;
-  if (kernel.grid.planOf.empty() || workspace)
-    return true;
-  bool written = kernel.arguments[index].written;
-  return kernel.grid.stage == 0 ? !written : written;
+  return kernel.arguments[index].used;
 }
 
 ProblemWork tessel::getProblemWork(const CompiledKernel &kernel,
@@ -128,8 +177,21 @@ ProblemWork tessel::getProblemWork(const CompiledKernel &kernel,
   };
   ProblemWork work;
   work.followsKernel = kernel.grid.stage > 0;
-  // Only the first stage of a plan multiplies matrices; the others combine.
-  if (kernel.grid.stage == 0) {
+  if (kernel.problem == "attention_grad") {
+    // The dQ kernel computes S, dP and dQ per visible (query, key) pair;
+    // the dK/dV kernel S, dP, dV and dK (the plan recomputes S and dP).
+    int64_t seqQ = int64_t(size("seq_q")), seqKV = int64_t(size("seq_kv"));
+    double d = size("head_dim"), dv = size("head_dim_v", d);
+    bool overKeys = kernel.grid.kind == GridRule::Kind::AttentionKeys;
+    work.flops = 2 * size("batch") * size("heads") *
+                 windowPairs(seqQ, seqKV, window) *
+                 (overKeys ? 2 * d + 2 * dv : 2 * d + dv);
+    int64_t kvHeads = int64_t(size("kv_heads", size("heads")));
+    work.loopIterations = attentionGradLoopIterations(
+        seqQ, seqKV, kernel.grid.tile[0], kernel.grid.tile[1], overKeys,
+        kvHeads > 0 ? int64_t(size("heads")) / kvHeads : 1, window);
+  } else if (kernel.grid.stage == 0) {
+    // Only the first stage of a split plan multiplies matrices.
     if (kernel.grid.kind == GridRule::Kind::Matmul) {
       work.flops = 2 * size("m") * size("n") * size("k") *
                    std::max(1.0, size("batch", 1));
@@ -185,9 +247,10 @@ static std::function<CacheTraffic(unsigned)>
 getCacheTraffic(const Chip &chip, const CompiledKernel &kernel,
                 const DimensionSizes &sizes, KeyWindow window) {
   auto get = [&](llvm::StringRef name) { return sizeOf(sizes, name); };
-  // A later stage of a multi-kernel plan (none today) reads only the
-  // workspaces.
-  if (kernel.grid.stage != 0)
+  // Later stages of a plan, and the attention backward's kernels (whose
+  // reuse of Q, K, V and dO the forward's traffic model does not describe):
+  // no cache model, the unique bytes only.
+  if (kernel.grid.stage != 0 || kernel.problem == "attention_grad")
     return {};
   int64_t splits = std::max<int64_t>(1, kernel.grid.splits);
   if (kernel.grid.kind == GridRule::Kind::Matmul) {
@@ -250,6 +313,8 @@ tessel::predictPerformance(const CompiledModule &module,
   problemSizes.batched = sizes.count("batch");
   problemSizes.seqQ = get("seq_q");
   problemSizes.heads = get("heads");
+  problemSizes.seqKV = get("seq_kv");
+  problemSizes.kvHeads = sizes.count("kv_heads") ? get("kv_heads") : get("heads");
   llvm::Expected<std::array<unsigned, 3>> grid = kernel.gridFor(problemSizes);
   if (!grid)
     return grid.takeError();

@@ -43,7 +43,7 @@ func.func @fnuz_on_gfx950(%a: memref<64x64xf8E4M3FNUZ>, %b: memref<64x64xf8E4M3F
 
 // -----
 
-// The backward on gfx950: its f16 16x16 instruction takes K = 32, one step.
+// The backward on gfx950: the f16 16x16 instruction takes K = 32.
 // CHECK-LABEL: func.func @attention_grad_gfx950
 // CHECK: tessel.attention_grad
 // CHECK-SAME: config = #tessel.config<tile = [64, 32], waves = [4, 1], stages = 1, instr = "v_mfma_f32_16x16x32_f16">

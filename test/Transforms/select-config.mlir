@@ -184,10 +184,11 @@ func.func @attention_decode_large_batch(%q: memref<64x32x1x128xbf16>, %k: memref
 // -----
 
 // The attention backward: 16 owned rows per wave on the 16x16 instruction,
-// four waves (two past head dim 128), one instruction's K per step.
+// four waves and 32-row steps (two waves and 16-row steps past head dim
+// 128).
 // CHECK-LABEL: func.func @attention_grad_default
 // CHECK: tessel.attention_grad
-// CHECK-SAME: config = #tessel.config<tile = [64, 16], waves = [4, 1], stages = 1, instr = "v_mfma_f32_16x16x16_f16">
+// CHECK-SAME: config = #tessel.config<tile = [64, 32], waves = [4, 1], stages = 1, instr = "v_mfma_f32_16x16x16_f16">
 func.func @attention_grad_default(%q: memref<1x4x?x128xf16>, %k: memref<1x2x?x128xf16>, %v: memref<1x2x?x128xf16>, %o: memref<1x4x?x128xf16>, %do: memref<1x4x?x128xf16>, %lse: memref<1x4x?xf32>, %dq: memref<1x4x?x128xf16>, %dk: memref<1x2x?x128xf16>, %dv: memref<1x2x?x128xf16>) {
   tessel.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<1x4x?x128xf16>, memref<1x2x?x128xf16>, memref<1x2x?x128xf16>, memref<1x4x?x128xf16>, memref<1x4x?x128xf16>, memref<1x4x?xf32>) outs(%dq, %dk, %dv : memref<1x4x?x128xf16>, memref<1x2x?x128xf16>, memref<1x2x?x128xf16>) {causal}
   return

@@ -192,11 +192,13 @@ static int writeOutput(const Settings &settings, StringRef outputBuffer) {
 /// matmul).
 static KeyWindow getProblemKeyWindow(ModuleOp module, StringRef name) {
   KeyWindow window;
-  module.walk([&](AttentionOp op) {
-    auto function = op->getParentOfType<func::FuncOp>();
+  auto fromOp = [&](auto op) {
+    auto function = op->template getParentOfType<func::FuncOp>();
     if (function && function.getName() == name)
       window = op.getKeyWindow();
-  });
+  };
+  module.walk([&](AttentionOp op) { fromOp(op); });
+  module.walk([&](AttentionGradOp op) { fromOp(op); });
   return window;
 }
 

@@ -96,10 +96,16 @@ struct ArgumentType {
   /// The kernel writes it (C of a matmul; O and the logsumexp of an
   /// attention; workspaces).
   bool written = false;
+  /// The kernel reads or writes it at all (a stage of a plan may leave
+  /// some of the problem's arrays to the other stages).
+  bool used = true;
 };
 
 struct CompiledKernel {
   std::string name; // the kernel symbol in the code object
+  /// The problem op it computes (a stage of): "matmul", "attention" or
+  /// "attention_grad".
+  std::string problem;
   /// The function's arguments: the problem's own, then any workspaces the
   /// compiler added (split-KV partial results).
   std::vector<ArgumentType> arguments;

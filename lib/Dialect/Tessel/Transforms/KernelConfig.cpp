@@ -577,14 +577,15 @@ ConfigAttr tessel::getDefaultAttentionGradConfig(MLIRContext *context,
   if (!instr)
     return {};
   // Each wave owns 16 queries (dQ kernel) or keys (dK/dV kernel) and steps
-  // over one instruction's K of the other: a step's operands (K, V, K^T or
-  // Q, dO, their transposes) are then a few registers each next to the
-  // accumulators of two head dims. Past head dim 128 two waves keep the
-  // operands the workgroup holds across its loop (Q^T, dO^T or K^T, V^T)
-  // within LDS.
+  // over 32 rows of the other: a step's operands (K, V, K^T or Q, dO, their
+  // transposes) are then a few registers each next to the accumulators of
+  // two head dims, and the step's barriers are shared by 8 to 16 matrix
+  // instructions per product. Past head dim 128 two waves of 16-row steps
+  // keep the step's operands within LDS and the registers without spills.
+  // (docs/performance.md has the model's predictions for these choices.)
   int64_t headDim = getPaddedHeadDim(realHeadDim);
   int64_t waves = headDim > 128 ? 2 : 4;
-  int64_t step = std::max<int64_t>(16, instr->k);
+  int64_t step = std::max<int64_t>(headDim > 128 ? 16 : 32, instr->k);
   SmallVector<int64_t> tile = {16 * waves, step};
   return ConfigAttr::get(context, tile, {waves, 1}, /*stages=*/1,
                          StringAttr::get(context, instr->name), /*splits=*/1);
@@ -657,10 +658,11 @@ LogicalResult tessel::checkAttentionGradConfig(
                        << " need about " << vgprs << " VGPRs per lane with a "
                        << own << "x" << step << " tile, over the " << budget
                        << " of " << chip.name;
-  // LDS: the held operands and one step's (each read once per product).
-  int64_t ldsBytes =
-      ((headDim + headDimV) * own + 4 * step * std::max(headDim, headDimV)) *
-      bytes;
+  // LDS: the operands held across the loop pass through it once, before
+  // it; a step's four operands then take their buffers over.
+  int64_t ldsBytes = std::max((headDim + headDimV) * own,
+                              4 * step * std::max(headDim, headDimV)) *
+                     bytes;
   if (ldsBytes > chip.maxLdsBytesPerWorkgroup)
     return emitError() << "the config needs about " << ldsBytes
                        << " bytes of LDS, over the "
