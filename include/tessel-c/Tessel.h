@@ -148,6 +148,10 @@ typedef struct TesselAttentionProblem {
      f32 descales of q, k and v (three 1-element arguments, last). */
   int32_t descale;
   const char *out_type; /* of O; NULL: the input type (bf16 for 8-bit) */
+  /* Nonzero: the backward pass (tessel.attention_grad). Arguments q, k, v,
+     o, do (of `type`), the forward's logsumexp (f32), then dq, dk, dv (of
+     out_type; NULL: `type`). lse, sinks and descale must be 0. */
+  int32_t backward;
 } TesselAttentionProblem;
 
 TESSEL_C_API TesselModule *

@@ -270,6 +270,7 @@ static AttentionProblem toProblem(const TesselAttentionProblem &c) {
   problem.headDimV = c.head_dim_v;
   problem.descale = c.descale;
   problem.outType = orDefault(c.out_type, problem.outType);
+  problem.backward = c.backward;
   problem.dynamic = splitNames(c.dynamic);
   problem.config = orDefault(c.config, problem.config);
   return problem;

@@ -43,6 +43,7 @@ def version():
 
 
 __all__ = ["compile", "version", "matmul", "scaled_mm", "attention",
+           "attention_backward",
            "cache_stats", "hip_available", "Kernel", "TesselError", "Device",
            "DeviceArray", "Stream", "Event"]
 
@@ -316,4 +317,5 @@ def hip_available():
     return bool(_capi.lib().tesselHipAvailable())
 
 
-from .problems import attention, matmul, scaled_mm  # noqa: E402
+from .problems import (attention, attention_backward, matmul,  # noqa: E402
+                       scaled_mm)

@@ -403,7 +403,18 @@ def attention(q, k, v, *, causal=False, scale=None, window_size=(-1, -1),
     `return_lse` also returns the logsumexp of each row's scaled scores
     ((B, H, Sq) float32), as FlashAttention does for its backward pass.
     The batch and the key length (and the query length above 16) are
-    run-time sizes. Device arrays as for matmul."""
+    run-time sizes. Device arrays as for matmul.
+
+    Torch tensors that require grad take part in autograd: the result's
+    backward runs Tessel's attention backward (attention_backward) on the
+    saved q, k, v, output and logsumexp (f16/bf16, without sinks)."""
+    if _wants_autograd(q, k, v):
+        if sinks is not None or descale is not None:
+            raise TesselError("autograd of tessel.attention covers f16/bf16 "
+                              "attention without sinks")
+        return _AttentionFunction.apply(q, k, v, bool(causal), scale,
+                                        tuple(window_size), chip, device,
+                                        bool(return_lse))
     arrays, q = _arrays_for(q, device, stream)
     k = arrays.take(k)
     v = arrays.take(v)
@@ -473,3 +484,124 @@ def attention(q, k, v, *, causal=False, scale=None, window_size=(-1, -1),
     if return_lse:
         return arrays.result(o), arrays.result(lse)
     return arrays.result(o)
+
+
+def attention_backward(dout, q, k, v, out, lse, *, causal=False, scale=None,
+                       window_size=(-1, -1), grad_dtype=None, chip="gfx942",
+                       device="auto", stream=None):
+    """The gradients (dq, dk, dv) of attention(q, k, v, causal=...,
+    scale=..., window_size=...) given `dout`, the gradient of its output,
+    and the forward's output `out` and logsumexp `lse` ((B, H, Sq) float32,
+    attention(..., return_lse=True)), as FlashAttention's backward takes
+    them. dk and dv are summed over the query heads that share a key/value
+    head. The gradients have the inputs' type, or float32 with
+    grad_dtype="f32". Runs Tessel's two-kernel backward plan (dQ per query
+    block, then dK and dV per key block); arrays as for attention."""
+    arrays, q = _arrays_for(q, device, stream)
+    k, v, out, dout = (arrays.take(x) for x in (k, v, out, dout))
+    element = _attention_element(q, k, v, None, chip)
+    if np.dtype(q.dtype) == np.uint8:
+        raise TesselError("the attention backward takes f16 or bf16 arrays")
+    if (q.ndim != 4 or k.ndim != 4 or v.ndim != 4
+            or tuple(k.shape[:3]) != tuple(v.shape[:3])
+            or k.shape[0] != q.shape[0] or k.shape[3] != q.shape[3]):
+        raise TesselError("q must be (B, H, Sq, D), k (B, Hkv, Skv, D) and "
+                          "v (B, Hkv, Skv, Dv), got %s, %s and %s" %
+                          (tuple(q.shape), tuple(k.shape), tuple(v.shape)))
+    o_shape = tuple(q.shape[:3]) + (v.shape[3],)
+    for x, name in ((out, "out"), (dout, "dout")):
+        if tuple(x.shape) != o_shape or x.dtype != q.dtype:
+            raise TesselError("%s must be a %s %s array (as the output), got "
+                              "%s %s" % (name, o_shape, q.dtype,
+                                         tuple(x.shape), x.dtype))
+    lse = arrays.float32(lse, "lse")
+    if tuple(lse.shape) != tuple(q.shape[:3]):
+        raise TesselError("lse must be (B, H, Sq) = %s, got %s" %
+                          (tuple(q.shape[:3]), tuple(lse.shape)))
+    if grad_dtype not in (None, "f32"):
+        raise TesselError('grad_dtype must be None (the inputs\' type) or '
+                          '"f32"')
+    if len(window_size) != 2:
+        raise TesselError("window_size must be (left, right)")
+    q, k, v, out, dout = (arrays.contiguous(x, name) for x, name in
+                          ((q, "q"), (k, "k"), (v, "v"), (out, "out"),
+                           (dout, "dout")))
+    g_dtype = np.float32 if grad_dtype == "f32" else q.dtype
+    dq = arrays.output(tuple(q.shape), g_dtype, None)
+    dk = arrays.output(tuple(k.shape), g_dtype, None)
+    dv = arrays.output(tuple(v.shape), g_dtype, None)
+    batch, heads, seq_q, head_dim = q.shape
+    window = tuple(int(w) for w in window_size)
+    problem = _capi.AttentionProblem(
+        batch=batch, heads=heads, kv_heads=k.shape[1], seq_q=seq_q,
+        seq_kv=k.shape[2], head_dim=head_dim, head_dim_v=v.shape[3],
+        type=element.encode(), causal=int(bool(causal)),
+        has_scale=int(scale is not None),
+        scale=float(scale) if scale is not None else 0.0,
+        has_window=int(window != (-1, -1)), window_left=window[0],
+        window_right=window[1], backward=1,
+        out_type=grad_dtype.encode() if grad_dtype else None,
+        dynamic=b"batch,seq-kv,seq-q")
+    from . import _default_compiler
+    kernel = _default_compiler().compile_attention(problem, chip)
+    arrays.run(kernel, [q, k, v, out, dout, lse, dq, dk, dv], "attention",
+               sizes={"seq_q": seq_q, "heads": heads, "batch": batch})
+    return arrays.result(dq), arrays.result(dk), arrays.result(dv)
+
+
+def _wants_autograd(*tensors):
+    """Whether torch tensors among `tensors` require grad with grad mode
+    on (attention then runs as an autograd Function)."""
+    if not any(type(t).__module__.startswith("torch") for t in tensors):
+        return False
+    import torch
+    return torch.is_grad_enabled() and any(
+        getattr(t, "requires_grad", False) for t in tensors)
+
+
+def _make_attention_function():
+    import torch
+
+    class AttentionFunction(torch.autograd.Function):
+        """tessel.attention in torch autograd: the forward keeps q, k, v,
+        the output and the logsumexp; the backward is Tessel's attention
+        backward."""
+
+        @staticmethod
+        def forward(ctx, q, k, v, causal, scale, window, chip, device,
+                    return_lse):
+            q, k, v = (x.detach().contiguous() for x in (q, k, v))
+            o, lse = attention(q, k, v, causal=causal, scale=scale,
+                               window_size=window, return_lse=True, chip=chip,
+                               device=device)
+            ctx.save_for_backward(q, k, v, o, lse)
+            ctx.options = dict(causal=causal, scale=scale,
+                               window_size=window, chip=chip, device=device)
+            ctx.mark_non_differentiable(lse)
+            return (o, lse) if return_lse else o
+
+        @staticmethod
+        def backward(ctx, grad_o, *unused):
+            q, k, v, o, lse = ctx.saved_tensors
+            dq, dk, dv = attention_backward(
+                grad_o.to(q.dtype).contiguous(), q, k, v, o, lse,
+                **ctx.options)
+            return dq, dk, dv, None, None, None, None, None, None
+
+    return AttentionFunction
+
+
+class _LazyFunction:
+    """Builds the autograd Function on first use (torch is optional)."""
+
+    def __init__(self, make):
+        self._make = make
+        self._function = None
+
+    def apply(self, *args):
+        if self._function is None:
+            self._function = self._make()
+        return self._function.apply(*args)
+
+
+_AttentionFunction = _LazyFunction(_make_attention_function)
