@@ -210,6 +210,52 @@ int main(int argc, char **argv) {
   check(plan && tesselModuleGetNumKernels(plan) == 1,
         "decode attention compiles to one split-KV kernel");
   tesselModuleDestroy(plan);
+
+  /* The backward: a plan of two kernels. With q = k = 0 every key has
+   * probability 1/16; v = o = do = 1 makes dP equal D, so dS, dq and dk
+   * are 0, and dv sums 1/16 over 8 queries of each of the 2 query heads
+   * that share the key/value head: exactly 1. */
+  TesselAttentionProblem backward;
+  memset(&backward, 0, sizeof(backward));
+  backward.batch = 1;
+  backward.heads = 2;
+  backward.kv_heads = 1;
+  backward.seq_q = 8;
+  backward.seq_kv = 16;
+  backward.head_dim = 32;
+  backward.backward = 1;
+  TesselModule *grad = tesselCompileAttention(fresh, &backward, "gfx942");
+  check(grad && tesselModuleGetNumKernels(grad) == 2 &&
+            tesselModuleGetNumArguments(grad, "attention") == 9,
+        "attention backward compiles to a plan of two kernels");
+  enum { Q = 2 * 8 * 32, KV = 16 * 32, S = 2 * 8 };
+  static uint16_t gq[Q], gk[KV], gv[KV], go[Q], gdo[Q], gdq[Q], gdk[KV],
+      gdv[KV];
+  static float glse[S];
+  for (int i = 0; i < Q; ++i)
+    go[i] = gdo[i] = 0x3C00; /* 1.0 in f16 */
+  for (int i = 0; i < KV; ++i)
+    gv[i] = 0x3C00;
+  for (int i = 0; i < S; ++i)
+    glse[i] = logf(16.0f);
+  int64_t qShape[4] = {1, 2, 8, 32}, kvShape[4] = {1, 1, 16, 32},
+          lseShape[3] = {1, 2, 8};
+  TesselBuffer gradBuffers[9] = {
+      {gq, sizeof(gq), 4, qShape},       {gk, sizeof(gk), 4, kvShape},
+      {gv, sizeof(gv), 4, kvShape},      {go, sizeof(go), 4, qShape},
+      {gdo, sizeof(gdo), 4, qShape},     {glse, sizeof(glse), 3, lseShape},
+      {gdq, sizeof(gdq), 4, qShape},     {gdk, sizeof(gdk), 4, kvShape},
+      {gdv, sizeof(gdv), 4, kvShape}};
+  check(grad && tesselRun(grad, "attention", NULL, gradBuffers, 9,
+                          TESSEL_DEVICE_EMULATOR) == 0,
+        "attention backward runs");
+  int gradOk = 1;
+  for (int i = 0; i < Q; ++i)
+    gradOk &= gdq[i] == 0 || gdq[i] == 0x8000;
+  for (int i = 0; i < KV; ++i)
+    gradOk &= (gdk[i] == 0 || gdk[i] == 0x8000) && gdv[i] == 0x3C00;
+  check(gradOk, "attention backward gradients: dq = dk = 0, dv = 1");
+  tesselModuleDestroy(grad);
   gemm.a_type = "f64";
   check(tesselCompileMatmul(fresh, &gemm, "gfx942") == NULL,
         "bad problem description");
