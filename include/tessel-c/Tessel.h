@@ -152,6 +152,12 @@ typedef struct TesselAttentionProblem {
      o, do (of `type`), the forward's logsumexp (f32), then dq, dk, dv (of
      out_type; NULL: `type`). lse, sinks and descale must be 0. */
   int32_t backward;
+  /* Nonzero: variable-length (packed) sequences as flash_attn_varlen_func
+     takes them. q, k, v, o (and the lse) are [1, heads, total, head_dim]
+     views of (total, heads, head_dim) arrays (the lse [1, heads, total_q]);
+     cu_seqlens_q and cu_seqlens_k (int32, batch + 1) and max_seqlen_q (an
+     8-byte integer) follow the other arguments. */
+  int32_t varlen;
 } TesselAttentionProblem;
 
 TESSEL_C_API TesselModule *

@@ -271,6 +271,7 @@ static AttentionProblem toProblem(const TesselAttentionProblem &c) {
   problem.descale = c.descale;
   problem.outType = orDefault(c.out_type, problem.outType);
   problem.backward = c.backward;
+  problem.varlen = c.varlen;
   problem.dynamic = splitNames(c.dynamic);
   problem.config = orDefault(c.config, problem.config);
   return problem;

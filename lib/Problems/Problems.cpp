@@ -332,12 +332,24 @@ FailureOr<func::FuncOp> tessel::buildProblem(OpBuilder &builder, Location loc,
   int64_t b = sizeOrDynamic(dynamic, "batch", problem.batch);
   int64_t sq = sizeOrDynamic(dynamic, "seq-q", problem.seqQ),
           skv = sizeOrDynamic(dynamic, "seq-kv", problem.seqKV);
+  if (problem.varlen && problem.backward)
+    return emitError(loc) << "--varlen has no --backward yet";
+  // Varlen: FlashAttention's packed (total, heads, head_dim) arrays as
+  // [1, heads, total, head_dim] views, the totals run-time sizes.
+  auto array = [&](int64_t rowHeads, int64_t rows, int64_t columns,
+                   Type element) {
+    if (!problem.varlen)
+      return MemRefType::get({b, rowHeads, rows, columns}, element);
+    return MemRefType::get(
+        {1, rowHeads, ShapedType::kDynamic, columns}, element,
+        StridedLayoutAttr::get(builder.getContext(), 0,
+                               {ShapedType::kDynamic, columns,
+                                rowHeads * columns, 1}));
+  };
   SmallVector<Type> argTypes = {
-      MemRefType::get({b, heads, sq, headDim}, *type),
-      MemRefType::get({b, hkv, skv, headDim}, *type),
-      MemRefType::get({b, hkv, skv, headDimV}, *type),
-      MemRefType::get({b, heads, sq, headDimV},
-                      problem.backward ? *type : *outType)};
+      array(heads, sq, headDim, *type), array(hkv, skv, headDim, *type),
+      array(hkv, skv, headDimV, *type),
+      array(heads, sq, headDimV, problem.backward ? *type : *outType)};
   if (problem.backward) {
     // O, dO, lse, then dQ, dK, dV (of outType).
     argTypes.push_back(argTypes.back());
@@ -347,11 +359,21 @@ FailureOr<func::FuncOp> tessel::buildProblem(OpBuilder &builder, Location loc,
           cast<MemRefType>(argTypes[operand]).clone(*outType));
   }
   if (problem.lse)
-    argTypes.push_back(MemRefType::get({b, heads, sq}, builder.getF32Type()));
+    argTypes.push_back(problem.varlen
+                           ? MemRefType::get({1, heads, ShapedType::kDynamic},
+                                             builder.getF32Type())
+                           : MemRefType::get({b, heads, sq},
+                                             builder.getF32Type()));
   if (problem.sinks)
     argTypes.push_back(MemRefType::get({heads}, builder.getF32Type()));
   if (problem.descale)
     argTypes.append(3, MemRefType::get({1}, builder.getF32Type()));
+  if (problem.varlen) {
+    // cu_seqlens_q, cu_seqlens_k (B + 1 each) and max_seqlen_q.
+    int64_t lengths = ShapedType::isDynamic(b) ? b : b + 1;
+    argTypes.append(2, MemRefType::get({lengths}, builder.getI32Type()));
+    argTypes.push_back(builder.getIndexType());
+  }
   if (!problem.window.empty() && problem.window.size() != 2)
     return emitError(loc) << "--window takes two bounds, left,right (-1: "
                              "unbounded), got "
@@ -380,10 +402,17 @@ FailureOr<func::FuncOp> tessel::buildProblem(OpBuilder &builder, Location loc,
   Value lse = problem.lse ? body->getArgument(4) : Value();
   ValueRange trailing = body->getArguments().drop_front(4 + problem.lse);
   Value sinks = problem.sinks ? trailing.front() : Value();
+  ValueRange varlen =
+      problem.varlen ? trailing.take_back(3) : ValueRange();
+  if (problem.varlen)
+    trailing = trailing.drop_back(3);
   ValueRange descale = problem.descale ? trailing.take_back(3) : ValueRange();
   AttentionOp::create(builder, loc, body->getArgument(0), body->getArgument(1),
                       body->getArgument(2), body->getArgument(3), lse, sinks,
-                      descale, scaleAttr, causal, window, *config);
+                      descale, varlen.empty() ? Value() : varlen[0],
+                      varlen.empty() ? Value() : varlen[1],
+                      varlen.empty() ? Value() : varlen[2], scaleAttr, causal,
+                      window, *config);
   func::ReturnOp::create(builder, loc);
   return func;
 }

@@ -235,17 +235,29 @@ static void describeMatmul(MatmulOp op, ProblemFacts &facts) {
 }
 
 static void describeAttention(AttentionOp op, ProblemFacts &facts) {
-  // Q and K share the scores' head dim, V and O the values'.
-  std::vector<std::string> q = {"batch", "heads", "seq_q", "head_dim"};
-  std::vector<std::string> k = {"batch", "kv_heads", "seq_kv", "head_dim"};
-  std::vector<std::string> v = {"batch", "kv_heads", "seq_kv", "head_dim_v"};
-  std::vector<std::string> o = {"batch", "heads", "seq_q", "head_dim_v"};
+  // Q and K share the scores' head dim, V and O the values'. Varlen: the
+  // arrays hold the packed sequences along their (total) seq dimension;
+  // the batch is the cumulative lengths' size less one and the launch's
+  // query length the max_seqlen_q scalar.
+  bool varlen = op.isVarlen();
+  std::string batch = varlen ? "" : "batch";
+  std::string seqQ = varlen ? "total_q" : "seq_q";
+  std::string seqKV = varlen ? "total_kv" : "seq_kv";
+  std::vector<std::string> q = {batch, "heads", seqQ, "head_dim"};
+  std::vector<std::string> k = {batch, "kv_heads", seqKV, "head_dim"};
+  std::vector<std::string> v = {batch, "kv_heads", seqKV, "head_dim_v"};
+  std::vector<std::string> o = {batch, "heads", seqQ, "head_dim_v"};
   nameDimensions(facts, op.getQ(), q);
   nameDimensions(facts, op.getK(), k);
   nameDimensions(facts, op.getV(), v);
   nameDimensions(facts, op.getO(), o, /*written=*/true);
+  if (varlen) {
+    nameDimensions(facts, op.getCuSeqlensQ(), {"batch+1"});
+    nameDimensions(facts, op.getCuSeqlensK(), {"batch+1"});
+    nameDimensions(facts, op.getMaxSeqlenQ(), {"seq_q"});
+  }
   if (Value lse = op.getLse())
-    nameDimensions(facts, lse, {"batch", "heads", "seq_q"}, /*written=*/true);
+    nameDimensions(facts, lse, {batch, "heads", seqQ}, /*written=*/true);
   if (Value sinks = op.getSinks())
     nameDimensions(facts, sinks, {"heads"});
 }

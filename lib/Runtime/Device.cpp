@@ -242,6 +242,19 @@ llvm::Expected<ProblemSizes> tessel::bindProblemArguments(
             "{4} bytes",
             name, index, type.elementBytes, type.elementType,
             value.scalarBytes));
+      // A scalar that is a size of the problem (varlen's max_seqlen_q).
+      if (type.dimensions.size() == 1) {
+        int64_t size = value.scalarBytes == 4
+                           ? int64_t(int32_t(uint32_t(value.scalarBits)))
+                           : int64_t(value.scalarBits);
+        if (size < 0)
+          return llvm::createStringError(llvm::formatv(
+              "problem '{0}', argument {1}: {2} = {3} is negative", name,
+              index, type.dimensions.front(), size));
+        if (llvm::Error error = dimensions.bind(name, type.dimensions.front(),
+                                                size, index, 0))
+          return std::move(error);
+      }
       continue;
     }
     if (llvm::Error error = checkMemref(name, index, type, value))
@@ -261,11 +274,14 @@ llvm::Expected<ProblemSizes> tessel::bindProblemArguments(
   sizes.m = dimensions.get("m");
   sizes.n = dimensions.get("n");
   sizes.batch = dimensions.get("batch");
+  // Varlen: B + 1 cumulative lengths.
+  if (dimensions.has("batch+1"))
+    sizes.batch = std::max<int64_t>(dimensions.get("batch+1") - 1, 0);
   sizes.seqQ = dimensions.get("seq_q");
   sizes.heads = heads;
   sizes.seqKV = dimensions.get("seq_kv");
   sizes.kvHeads = kvHeads;
-  sizes.batched = dimensions.has("batch");
+  sizes.batched = dimensions.has("batch") || dimensions.has("batch+1");
   for (auto [what, given, derived] :
        {std::tuple<llvm::StringRef, int64_t, int64_t>{"m", requested.m,
                                                       sizes.m},

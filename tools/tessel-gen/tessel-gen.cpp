@@ -165,6 +165,14 @@ static cl::opt<bool> backward(
              "--out-type)"),
     cl::sub(attentionCommand));
 
+static cl::opt<bool> varlen(
+    "varlen",
+    cl::desc("Variable-length (packed) sequences, as flash_attn_varlen_func: "
+             "q, k, v, o as [1, heads, total, head_dim] views of "
+             "(total, heads, head_dim) arrays, then cu_seqlens_q, "
+             "cu_seqlens_k (i32, batch + 1) and max_seqlen_q (index)"),
+    cl::sub(attentionCommand));
+
 static cl::opt<std::string> configText(
     "config",
     cl::desc("A #tessel.config<...> for the kernel (default: the compiler "
@@ -223,6 +231,7 @@ static AttentionProblem attentionFromCommandLine() {
   problem.sinks = withSinks;
   problem.descale = withDescale;
   problem.backward = backward;
+  problem.varlen = varlen;
   problem.config = configText;
   return problem;
 }

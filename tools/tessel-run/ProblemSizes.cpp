@@ -21,7 +21,8 @@ enum AttentionSize : unsigned {
   kSeqQ,
   kSeqKV,
   kHeadDim,
-  kHeadDimV
+  kHeadDimV,
+  kCumulative // varlen: the sequences' cumulative lengths (batch + 1)
 };
 } // namespace
 
@@ -123,8 +124,19 @@ llvm::Expected<ProblemSizes> ProblemSizes::get(Operation *op) {
   } else {
     auto attention = cast<AttentionOp>(op);
     result.isMatmul = false;
-    result.sizes = {{"batch"},  {"heads"},    {"kv heads"},  {"seq-q"},
-                    {"seq-kv"}, {"head dim"}, {"head dim v"}};
+    // Varlen: "seq-q" and "seq-kv" are the packed totals, the batch
+    // dimension a static 1, and the cumulative lengths count batch + 1.
+    result.sizes = {{"batch"},  {"heads"},    {"kv heads"},
+                    {"seq-q"},  {"seq-kv"},   {"head dim"},
+                    {"head dim v"}, {"sequences + 1"}};
+    if (attention.isVarlen()) {
+      for (Value lengths :
+           {attention.getCuSeqlensQ(), attention.getCuSeqlensK()})
+        if (llvm::Error error = assign(lengths, {kCumulative}))
+          return std::move(error);
+      if (llvm::Error error = assign(attention.getMaxSeqlenQ(), {}))
+        return std::move(error);
+    }
     llvm::SmallVector<unsigned> queries = {kAttnBatch, kHeads, kSeqQ, kHeadDim};
     llvm::SmallVector<unsigned> keys = {kAttnBatch, kKvHeads, kSeqKV, kHeadDim};
     llvm::SmallVector<unsigned> values = {kAttnBatch, kKvHeads, kSeqKV,
@@ -324,4 +336,11 @@ AttentionSizes ProblemSizes::getAttentionSizes() const {
   return {sizes[kAttnBatch].value, sizes[kHeads].value, sizes[kKvHeads].value,
           sizes[kSeqQ].value,      sizes[kSeqKV].value, sizes[kHeadDim].value,
           sizes[kHeadDimV].value};
+}
+
+int64_t ProblemSizes::getVarlenSequences() const {
+  return sizes.size() > kCumulative &&
+                 !ShapedType::isDynamic(sizes[kCumulative].value)
+             ? std::max<int64_t>(sizes[kCumulative].value - 1, 0)
+             : 0;
 }

@@ -57,6 +57,9 @@ public:
 
   MatmulSizes getMatmulSizes() const;
   AttentionSizes getAttentionSizes() const;
+  /// Varlen attention: the number of packed sequences (the cumulative
+  /// lengths' size less one); 0 otherwise.
+  int64_t getVarlenSequences() const;
 
 private:
   struct Size {

@@ -680,6 +680,9 @@ struct PreparedProblem {
   const Problem *problem;
   ProblemSizes sizes;
   std::vector<std::optional<KernelInput>> given; // per function argument
+  /// Varlen attention: max_seqlen_q as the inputs give it (the grid's
+  /// queries per sequence).
+  int64_t varlenMaxSeqQ = 0;
 };
 
 /// Launch facts of one lowered kernel: a problem is one kernel of its name,
@@ -836,6 +839,11 @@ static std::array<uint64_t, 3> getProblemGrid(const PreparedProblem &prepared,
             uint64_t(std::max<int64_t>(sizes.batch, 1)) * splits};
   }
   AttentionSizes sizes = prepared.sizes.getAttentionSizes();
+  if (auto attention = dyn_cast<AttentionOp>(prepared.problem->op);
+      attention && attention.isVarlen())
+    return {uint64_t(llvm::divideCeil(prepared.varlenMaxSeqQ, tile[0])),
+            uint64_t(sizes.heads),
+            uint64_t(prepared.sizes.getVarlenSequences())};
   if (step.overKeys)
     return {uint64_t(llvm::divideCeil(sizes.seqKV, tile[0])),
             uint64_t(sizes.kvHeads), uint64_t(sizes.batch)};
@@ -947,6 +955,70 @@ static llvm::Error makeForwardInputs(const PreparedProblem &prepared,
   return llvm::Error::success();
 }
 
+/// Cumulative lengths of `sequences` sequences that pack `total` rows: cut
+/// points drawn at random (a sequence may be empty), as int32.
+static std::vector<double> makeCumulativeLengths(int64_t sequences,
+                                                 int64_t total,
+                                                 std::mt19937 &rng) {
+  std::uniform_int_distribution<int64_t> cut(0, total);
+  std::vector<double> lengths = {0.0};
+  std::vector<int64_t> cuts;
+  for (int64_t s = 1; s < sequences; ++s)
+    cuts.push_back(cut(rng));
+  llvm::sort(cuts);
+  for (int64_t c : cuts)
+    lengths.push_back(double(c));
+  lengths.push_back(double(total));
+  return lengths;
+}
+
+/// Varlen attention: generated cumulative lengths split the packed totals
+/// into the batch's sequences at random, and a generated max_seqlen_q is
+/// the longest query sequence. Given ones stay (max_seqlen_q given or not,
+/// the grid takes its value).
+static void makeVarlenInputs(PreparedProblem &prepared,
+                             std::vector<KernelInput> &inputs,
+                             std::vector<HostArray> &scalars,
+                             std::mt19937 &rng) {
+  auto attention = dyn_cast<AttentionOp>(prepared.problem->op);
+  if (!attention || !attention.isVarlen())
+    return;
+  auto argumentOf = [](Value value) {
+    return cast<BlockArgument>(value).getArgNumber();
+  };
+  AttentionSizes sizes = prepared.sizes.getAttentionSizes();
+  int64_t sequences = prepared.sizes.getVarlenSequences();
+  unsigned maxIndex = argumentOf(attention.getMaxSeqlenQ());
+  int64_t longest = 0;
+  for (auto [lengths, total] :
+       {std::pair{attention.getCuSeqlensQ(), sizes.seqQ},
+        {attention.getCuSeqlensK(), sizes.seqKV}}) {
+    unsigned index = argumentOf(lengths);
+    if (!prepared.given[index]) {
+      auto type = cast<MemRefType>(lengths.getType());
+      inputs[index].array =
+          makeArrayFromValues(type.getElementType(), {sequences + 1},
+                              makeCumulativeLengths(sequences, total, rng))
+              .npy;
+    }
+    if (lengths == attention.getCuSeqlensQ()) {
+      std::vector<double> cumulative =
+          decodeArray(IntegerType::get(attention.getContext(), 32),
+                      *inputs[index].array);
+      for (size_t s = 0; s + 1 < cumulative.size(); ++s)
+        longest = std::max<int64_t>(
+            longest, int64_t(cumulative[s + 1] - cumulative[s]));
+    }
+  }
+  if (!prepared.given[maxIndex]) {
+    inputs[maxIndex].scalar.integer = longest;
+    scalars[maxIndex] = makeScalarArray(attention.getMaxSeqlenQ().getType(),
+                                        double(longest));
+  }
+  prepared.varlenMaxSeqQ = std::max<int64_t>(
+      inputs[maxIndex].scalar.integer, 0);
+}
+
 /// Every argument of the lowered kernel (`signature`): given inputs as
 /// read, other problem arguments random, workspaces zeroed. `scalars[i]`
 /// holds scalar argument i as the self-check reads it (the value given or
@@ -991,6 +1063,7 @@ static llvm::Error makeKernelInputs(PreparedProblem &prepared,
         input.scalar.integer = int64_t(scalars[index].values[0]);
     }
   }
+  makeVarlenInputs(prepared, inputs, scalars, rng);
   return makeForwardInputs(prepared, inputs);
 }
 
@@ -1045,6 +1118,71 @@ static std::string describeMasks(AttentionOp attention) {
   return masks;
 }
 
+/// Rows [start, start + length) of dimension 2 of `array`, a [1, heads,
+/// rows, columns] array of `rows` rows.
+static HostArray sliceRows(const HostArray &array, int64_t heads,
+                           int64_t rows, int64_t columns, int64_t start,
+                           int64_t length) {
+  HostArray slice;
+  for (int64_t h = 0; h < heads; ++h)
+    for (int64_t r = start; r < start + length; ++r)
+      for (int64_t c = 0; c < columns; ++c)
+        slice.values.push_back(array.values[(h * rows + r) * columns + c]);
+  return slice;
+}
+
+/// The varlen reference: each sequence of the packed batch (rows cu[b] to
+/// cu[b + 1] of Q and O, cu_k[b] to cu_k[b + 1] of K and V, clamped as the
+/// kernel clamps them) through the dense reference. Rows no sequence
+/// covers are marked in `uncovered` (the kernel does not write them).
+static LogicalResult computeVarlenReference(
+    AttentionOp attention, const AttentionSizes &a, const HostArray &q,
+    const HostArray &k, const HostArray &v, const HostArray *sinks,
+    const HostArray &cuQ, const HostArray &cuK, std::vector<double> &o,
+    std::vector<double> &lse, std::vector<bool> &uncovered,
+    std::array<double, 3> descale) {
+  o.assign(a.heads * a.seqQ * a.headDimV, 0.0);
+  lse.assign(a.heads * a.seqQ, 0.0);
+  uncovered.assign(o.size(), true);
+  std::vector<bool> lseUncovered(lse.size(), true);
+  int64_t sequences = int64_t(cuQ.values.size()) - 1;
+  auto range = [](const HostArray &cumulative, int64_t s, int64_t total) {
+    auto bound = [&](int64_t i) {
+      return std::clamp<int64_t>(int64_t(cumulative.values[i]), 0, total);
+    };
+    int64_t end = bound(s + 1);
+    int64_t start = std::min(bound(s), end);
+    return std::make_pair(start, end - start);
+  };
+  for (int64_t s = 0; s < sequences; ++s) {
+    auto [qStart, qLength] = range(cuQ, s, a.seqQ);
+    auto [kStart, kLength] = range(cuK, s, a.seqKV);
+    AttentionSizes one = a;
+    one.batch = 1;
+    one.seqQ = qLength;
+    one.seqKV = kLength;
+    std::vector<double> sequenceO, sequenceLse;
+    if (failed(computeAttentionReference(
+            attention, one,
+            sliceRows(q, a.heads, a.seqQ, a.headDim, qStart, qLength),
+            sliceRows(k, a.kvHeads, a.seqKV, a.headDim, kStart, kLength),
+            sliceRows(v, a.kvHeads, a.seqKV, a.headDimV, kStart, kLength),
+            sinks, sequenceO, sequenceLse, descale)))
+      return failure();
+    for (int64_t h = 0; h < a.heads; ++h)
+      for (int64_t r = 0; r < qLength; ++r) {
+        int64_t row = h * a.seqQ + qStart + r;
+        lse[row] = sequenceLse[h * qLength + r];
+        for (int64_t c = 0; c < a.headDimV; ++c) {
+          o[row * a.headDimV + c] =
+              sequenceO[(h * qLength + r) * a.headDimV + c];
+          uncovered[row * a.headDimV + c] = false;
+        }
+      }
+  }
+  return success();
+}
+
 static FailureOr<Verdict> checkAttention(AttentionOp attention,
                                          const AttentionSizes &a,
                                          const KernelArguments &arguments,
@@ -1058,15 +1196,24 @@ static FailureOr<Verdict> checkAttention(AttentionOp attention,
   std::array<double, 3> descale = {1.0, 1.0, 1.0};
   for (auto [index, value] : llvm::enumerate(attention.getDescale()))
     descale[index] = host(value).values.front();
-  if (failed(computeAttentionReference(
-          attention, a, host(attention.getQ()), host(attention.getK()),
-          host(attention.getV()), sinks ? &*sinks : nullptr, expectedO,
-          expectedLse, descale)))
+  std::vector<bool> uncovered;
+  if (attention.isVarlen()) {
+    if (failed(computeVarlenReference(
+            attention, a, host(attention.getQ()), host(attention.getK()),
+            host(attention.getV()), sinks ? &*sinks : nullptr,
+            host(attention.getCuSeqlensQ()), host(attention.getCuSeqlensK()),
+            expectedO, expectedLse, uncovered, descale)))
+      return failure();
+  } else if (failed(computeAttentionReference(
+                 attention, a, host(attention.getQ()), host(attention.getK()),
+                 host(attention.getV()), sinks ? &*sinks : nullptr, expectedO,
+                 expectedLse, descale))) {
     return failure();
+  }
   Type oElement = attention.getO().getType().getElementType();
   Verdict verdict;
   verdict.comparison = compareResults(oElement, host(attention.getO()).values,
-                                      expectedO, a.seqKV);
+                                      expectedO, a.seqKV, false, uncovered);
   // With 8-bit inputs P is rounded to Q's 8-bit type (3 mantissa bits) for
   // the second product, as FlashAttention-3 does: each probability carries
   // up to 2^-4 relative error, which the exact reference does not have.
@@ -1077,9 +1224,13 @@ static FailureOr<Verdict> checkAttention(AttentionOp attention,
     c.passed = c.maxRelError <= c.tolerance;
   }
   if (Value lse = attention.getLse()) {
+    std::vector<bool> lseUncovered;
+    for (size_t row = 0; row < expectedLse.size() && !uncovered.empty(); ++row)
+      lseUncovered.push_back(uncovered[row * a.headDimV]);
     Comparison lseComparison =
         compareResults(Float32Type::get(attention.getContext()),
-                       host(lse).values, expectedLse, a.seqKV);
+                       host(lse).values, expectedLse, a.seqKV, false,
+                       lseUncovered);
     verdict.comparison.passed &= lseComparison.passed;
     verdict.comparison.maxRelError =
         std::max(verdict.comparison.maxRelError, lseComparison.maxRelError);
@@ -1091,8 +1242,15 @@ static FailureOr<Verdict> checkAttention(AttentionOp attention,
                        " ways, last split combines"
                  : std::string(),
       oElement,
-      a.headDimV != a.headDim ? ", v head dim " + std::to_string(a.headDimV)
-                              : std::string());
+      (a.headDimV != a.headDim ? ", v head dim " + std::to_string(a.headDimV)
+                               : std::string()) +
+          (attention.isVarlen()
+               ? llvm::formatv(", varlen: {0} packed sequences",
+                               int64_t(host(attention.getCuSeqlensQ())
+                                           .values.size()) -
+                                   1)
+                     .str()
+               : std::string()));
   return verdict;
 }
 

@@ -67,6 +67,12 @@ struct AttentionProblem {
   /// The backward (tessel.attention_grad): arguments Q, K, V, O, dO, the
   /// forward's logsumexp, then dQ, dK, dV (of outType; O and dO of type).
   bool backward = false;
+  /// Variable-length (packed) sequences, as FlashAttention's varlen
+  /// functions: Q, K, V, O (and the lse) hold the batch's sequences one
+  /// after another ([1, heads, total, head_dim] views of FlashAttention's
+  /// (total, heads, head_dim) arrays), then cu_seqlens_q, cu_seqlens_k
+  /// (i32, batch + 1) and max_seqlen_q (index) follow the other arguments.
+  bool varlen = false;
   std::string config;
 };
 

@@ -424,6 +424,45 @@ static LogicalResult verifySinks(AttentionOp op) {
   return success();
 }
 
+/// Checks the varlen operands: all three or none, B + 1 i32 lengths each,
+/// arrays whose batch dimension is 1, no split-KV.
+static LogicalResult verifyVarlen(AttentionOp op) {
+  Value cuQ = op.getCuSeqlensQ(), cuK = op.getCuSeqlensK();
+  if (!cuQ && !cuK && !op.getMaxSeqlenQ())
+    return success();
+  if (!cuQ || !cuK || !op.getMaxSeqlenQ())
+    return op.emitOpError() << "varlen takes cu_seqlens_q, cu_seqlens_k and "
+                               "max_seqlen_q together";
+  auto q = cast<MemRefType>(cuQ.getType()), k = cast<MemRefType>(cuK.getType());
+  for (auto [name, type] : {std::pair<StringRef, MemRefType>{"cu_seqlens_q", q},
+                            {"cu_seqlens_k", k}})
+    if (type.getRank() != 1 || !type.getLayout().isIdentity())
+      return op.emitOpError() << "operand '" << name
+                              << "' must be a contiguous rank-1 memref of "
+                                 "B + 1 cumulative lengths, got "
+                              << type;
+  if (!sizesAgree(q.getDimSize(0), k.getDimSize(0)))
+    return op.emitOpError() << "cu_seqlens_q and cu_seqlens_k must have the "
+                               "same size (B + 1), got "
+                            << formatSize(q.getDimSize(0)) << " and "
+                            << formatSize(k.getDimSize(0));
+  for (auto [name, value] : {std::pair<StringRef, Value>{"q", op.getQ()},
+                             {"k", op.getK()},
+                             {"v", op.getV()},
+                             {"o", op.getO()}})
+    if (cast<MemRefType>(value.getType()).getDimSize(0) != 1)
+      return op.emitOpError() << "with varlen, operand '" << name
+                              << "' holds the packed sequences and its batch "
+                                 "dimension must be a static 1, got "
+                              << formatShape(cast<MemRefType>(value.getType())
+                                                 .getShape());
+  if (ConfigAttr config = op.getConfigAttr();
+      config && config.getSplits() > 1)
+    return op.emitOpError() << "varlen attention has no split-KV plan (splits "
+                            << config.getSplits() << ")";
+  return success();
+}
+
 /// Checks ranks and the [B, H, S, D] agreement of Q, K, V and O (and of
 /// extra operands shaped as one of them: the backward's gradients).
 static LogicalResult verifyAttentionShapes(
@@ -546,7 +585,8 @@ LogicalResult AttentionOp::verify() {
       lse && failed(verifyLogSumExp(*this, getQ().getType(),
                                     cast<MemRefType>(lse.getType()))))
     return failure();
-  if (failed(verifyKeyWindow(*this)) || failed(verifySinks(*this)))
+  if (failed(verifyKeyWindow(*this)) || failed(verifySinks(*this)) ||
+      failed(verifyVarlen(*this)))
     return failure();
   if (!getDescale().empty()) {
     if (!fp8)

@@ -459,7 +459,8 @@ int64_t tessel::getPackableQueryHeadGroup(AttentionOp op) {
   int64_t heads = q.getDimSize(1), kvHeads = k.getDimSize(1),
           seqQ = q.getDimSize(2);
   if (ShapedType::isDynamic(heads) || ShapedType::isDynamic(kvHeads) ||
-      ShapedType::isDynamic(seqQ) || kvHeads <= 0 || seqQ <= 0)
+      ShapedType::isDynamic(seqQ) || kvHeads <= 0 || seqQ <= 0 ||
+      op.isVarlen())
     return 1;
   int64_t groups = heads / kvHeads;
   if (groups <= 1)

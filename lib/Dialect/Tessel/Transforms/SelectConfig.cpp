@@ -151,10 +151,15 @@ struct SelectConfigPass
       Type element = attention.getQ().getType().getElementType();
       ConfigAttr config = attention.getConfigAttr();
       if (!config) {
+        // Packed (varlen) sequences: the per-sequence lengths are run-time
+        // values, whatever the packed total.
+        bool varlen = attention.isVarlen();
         config = getDefaultAttentionConfig(
             &getContext(), *target, element,
-            attention.getQ().getType().getDimSize(2),
-            attention.getK().getType().getDimSize(2),
+            varlen ? ShapedType::kDynamic
+                   : attention.getQ().getType().getDimSize(2),
+            varlen ? ShapedType::kDynamic
+                   : attention.getK().getType().getDimSize(2),
             getLargestHeadDim(attention),
             /*masked=*/!attention.getKeyWindow().isFull(),
             getPackableQueryHeadGroup(attention));

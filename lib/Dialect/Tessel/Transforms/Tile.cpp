@@ -518,6 +518,12 @@ private:
   /// with packed query heads (getPackedQueryHeads) views that stack each
   /// group's heads along the query rows.
   void viewOperands();
+  /// Varlen: the program's arrays become views of sequence `sequence` of
+  /// the packed batch (its rows of Q, O, the logsumexp, K and V, from the
+  /// cumulative lengths, clamped to the arrays), batch index 0.
+  void viewSequence(Value sequence);
+  /// `memref`'s rows [start, start + length) of dimension 2 (the sequence).
+  Value rowRange(Value memref, Value start, Value length);
   /// Merges the splits' partial O and log2-sum-exp of the query block at
   /// row m0 into O (and the logsumexp), on `numWaves` waves.
   void buildCombine(Value batch, Value head, Value m0, unsigned numWaves);
@@ -542,7 +548,7 @@ private:
   Value workspaceO, workspaceLse, arrivals;
   // What the program reads and writes (viewOperands).
   int64_t packedHeads = 1;
-  Value queries, output, logsumexp, sinks;
+  Value queries, output, logsumexp, sinks, keys, values;
 };
 
 } // namespace
@@ -573,12 +579,62 @@ Value AttentionTiler::stackHeads(Value memref, int64_t group) {
   return stridedView(metadata, type.getElementType(), sizes, strides);
 }
 
+Value AttentionTiler::rowRange(Value memref, Value start, Value length) {
+  auto type = cast<MemRefType>(memref.getType());
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  SmallVector<OpFoldResult> sizes, strides;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    sizes.push_back(d == 2 ? length : dim(memref, d));
+    strides.push_back(metadata.getStrides()[d]);
+  }
+  Value offset = arith::AddIOp::create(
+      b, loc, metadata.getOffset(),
+      arith::MulIOp::create(b, loc, start, metadata.getStrides()[2]));
+  SmallVector<int64_t> dynamic(type.getRank(), ShapedType::kDynamic);
+  auto viewType = MemRefType::get(
+      dynamic, type.getElementType(),
+      StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, dynamic));
+  return memref::ReinterpretCastOp::create(b, loc, viewType,
+                                           metadata.getBaseBuffer(),
+                                           OpFoldResult(offset), sizes, strides);
+}
+
+void AttentionTiler::viewSequence(Value sequence) {
+  // Sequence b: rows cu[b] to cu[b + 1], both clamped to [0, total] (an
+  // inconsistent array reads and writes nothing outside the arrays).
+  auto range = [&](Value cumulative, Value total) {
+    auto bound = [&](Value index) {
+      Value raw = memref::LoadOp::create(b, loc, cumulative, index);
+      Value asIndex =
+          arith::IndexCastOp::create(b, loc, b.getIndexType(), raw);
+      return arith::MinSIOp::create(
+                 b, loc, total,
+                 arith::MaxSIOp::create(b, loc, asIndex, constIndex(0)))
+          .getResult();
+    };
+    Value end = bound(arith::AddIOp::create(b, loc, sequence, constIndex(1)));
+    Value start = arith::MinSIOp::create(b, loc, bound(sequence), end);
+    return std::make_pair(start, arith::SubIOp::create(b, loc, end, start)
+                                     .getResult());
+  };
+  auto [queryStart, queryLength] = range(op.getCuSeqlensQ(), dim(queries, 2));
+  auto [keyStart, keyLength] = range(op.getCuSeqlensK(), dim(keys, 2));
+  queries = rowRange(queries, queryStart, queryLength);
+  output = rowRange(output, queryStart, queryLength);
+  if (logsumexp)
+    logsumexp = rowRange(logsumexp, queryStart, queryLength);
+  keys = rowRange(keys, keyStart, keyLength);
+  values = rowRange(values, keyStart, keyLength);
+}
+
 void AttentionTiler::viewOperands() {
   packedHeads = getPackedQueryHeads(op, config);
   queries = op.getQ();
   output = op.getO();
   logsumexp = op.getLse();
   sinks = op.getSinks();
+  keys = op.getK();
+  values = op.getV();
   if (packedHeads == 1)
     return;
   queries = stackHeads(queries, packedHeads);
@@ -718,6 +774,11 @@ LogicalResult AttentionTiler::run() {
     split = arith::RemUIOp::create(b, loc, batch, constIndex(splits));
     batch = arith::DivUIOp::create(b, loc, batch, constIndex(splits));
   }
+  // Varlen: z is the sequence; the arrays become its views.
+  if (op.isVarlen()) {
+    viewSequence(batch);
+    batch = constIndex(0);
+  }
   Value m0 = arith::MulIOp::create(b, loc, pidM, constIndex(blockM));
   // With packed query heads, y is the key/value head (queries and output
   // are views of [batch, kv heads, group x seq_q, head dim]).
@@ -727,7 +788,7 @@ LogicalResult AttentionTiler::run() {
         arith::DivUIOp::create(b, loc, dim(op.getQ(), 1), dim(op.getK(), 1));
     kvHead = arith::DivUIOp::create(b, loc, head, groups);
   }
-  Value seqQ = dim(op.getQ(), 2), seqKV = dim(op.getK(), 2);
+  Value seqQ = dim(queries, 2), seqKV = dim(keys, 2);
   Value zero = constIndex(0);
 
   // The transposed form S^T = K Q^T, O^T = V^T P^T: the accumulators hold
@@ -812,7 +873,7 @@ LogicalResult AttentionTiler::run() {
       markReadAtUse(qT);
     qTChunks.push_back(qT);
   }
-  Value vTransposed = transposedView(op.getV());
+  Value vTransposed = transposedView(values);
 
   auto sType = tile({blockN, blockM}, f32, mma);
   auto oType = tile({chunkV, blockM}, f32, mma);
@@ -870,6 +931,13 @@ LogicalResult AttentionTiler::run() {
   if (window.hasRight())
     kvEnd = clampKeys(arith::AddIOp::create(b, loc, lastPosition,
                                             constIndex(window.right + 1)));
+  // A packed sequence shorter than the launch's longest: its query blocks
+  // past its end visit no key.
+  if (op.isVarlen())
+    kvEnd = arith::SelectOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, m0, seqQ),
+        kvEnd, kvBegin);
   if (mode == Mode::Split) {
     // Each split takes a whole number of key blocks of the block's key
     // range (all keys, or the ones its queries' windows reach).
@@ -912,8 +980,9 @@ LogicalResult AttentionTiler::run() {
     // The blocks before the tail lie inside the sequence: their loads need
     // no bounds checks, nor do chunks within the real head dim. (A static
     // sequence shorter than a block has no such blocks.)
-    int64_t keys = op.getK().getType().getDimSize(2);
-    bool wholeKeys = !masked && (ShapedType::isDynamic(keys) || keys >= blockN);
+    int64_t staticKeys = cast<MemRefType>(keys.getType()).getDimSize(2);
+    bool wholeKeys = !masked && (ShapedType::isDynamic(staticKeys) ||
+                                 staticKeys >= blockN);
     auto inBounds = [&](bool padded) {
       return wholeKeys && !padded ? b.getUnitAttr() : UnitAttr();
     };
@@ -922,7 +991,7 @@ LogicalResult AttentionTiler::run() {
     SmallVector<Value> kChunks, vTChunks;
     for (int64_t c = 0; c < chunksQK; ++c) {
       Value k = LoadOp::create(
-          b, loc, tile({blockN, chunkQK}, element, kLayout), op.getK(),
+          b, loc, tile({blockN, chunkQK}, element, kLayout), keys,
           ValueRange{batch, kvHead, n0, constIndex(c * chunkQK)},
           inBounds(paddedChunk(c, chunkQK, realHeadDim)));
       markReadAtUse(k);

@@ -108,6 +108,18 @@ def Tessel_AttentionOp : Tessel_Op<"attention", [AttrSizedOperandSegments]> {
                      outs(%o : memref<2x32x?x128xf16>)
                      sinks(%s : memref<32xf32>) {causal, window = array<i64: 128, 0>}
     ```
+
+    Variable-length (packed) batches, as FlashAttention's `varlen`
+    functions take them: `varlen(%cu_q, %cu_k, %max_q : memref<?xi32>,
+    memref<?xi32>)` says that Q, K, V and O (and the logsumexp) hold the
+    batch's sequences one after the other along their `seq` dimension,
+    their batch dimension being 1: sequence `b` has queries `cu_q[b]` to
+    `cu_q[b + 1]` and keys `cu_k[b]` to `cu_k[b + 1]` (B + 1 cumulative
+    lengths each, read at run time). `%max_q` (index) is at least the
+    longest query sequence: the launch covers that many queries per
+    sequence. A FlashAttention `(total, heads, head_dim)` tensor is the
+    strided view `[1, heads, total, head_dim]` of the same memory. Lengths
+    past the arrays' ends are clamped to them.
   }];
   let arguments = (ins Arg<AnyMemRef, "queries", [MemRead]>:$q,
                        Arg<AnyMemRef, "keys", [MemRead]>:$k,
@@ -116,6 +128,9 @@ def Tessel_AttentionOp : Tessel_Op<"attention", [AttrSizedOperandSegments]> {
                        Arg<Optional<AnyMemRef>, "logsumexp", [MemWrite]>:$lse,
                        Arg<Optional<AnyMemRef>, "sink logits", [MemRead]>:$sinks,
                        Arg<Variadic<AnyMemRef>, "dequantization scales of q, k and v", [MemRead]>:$descale,
+                       Arg<Optional<MemRefOf<[I32]>>, "cumulative query lengths", [MemRead]>:$cu_seqlens_q,
+                       Arg<Optional<MemRefOf<[I32]>>, "cumulative key lengths", [MemRead]>:$cu_seqlens_k,
+                       Optional<Index>:$max_seqlen_q,
                        OptionalAttr<F32Attr>:$scale,
                        UnitAttr:$causal,
                        OptionalAttr<DenseI64ArrayAttr>:$window,
@@ -126,10 +141,14 @@ def Tessel_AttentionOp : Tessel_Op<"attention", [AttrSizedOperandSegments]> {
     (`lse` `(` $lse^ `:` type($lse) `)`)?
     (`sinks` `(` $sinks^ `:` type($sinks) `)`)?
     (`descale` `(` $descale^ `:` type($descale) `)`)?
+    (`varlen` `(` $cu_seqlens_q^ `,` $cu_seqlens_k `,` $max_seqlen_q `:`
+      type($cu_seqlens_q) `,` type($cu_seqlens_k) `)`)?
     attr-dict
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
+    /// Whether the batch's sequences are packed (`varlen`).
+    bool isVarlen() { return static_cast<bool>(getCuSeqlensQ()); }
     /// The descale operands of q, k and v, or null without them.
     ::mlir::Value getDescaleQ() {
       return getDescale().empty() ? ::mlir::Value() : getDescale()[0];
