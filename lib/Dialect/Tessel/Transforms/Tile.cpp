@@ -788,7 +788,10 @@ LogicalResult AttentionTiler::run() {
         arith::DivUIOp::create(b, loc, dim(op.getQ(), 1), dim(op.getK(), 1));
     kvHead = arith::DivUIOp::create(b, loc, head, groups);
   }
-  Value seqQ = dim(queries, 2), seqKV = dim(keys, 2);
+  // Queries per head: the sequence's with varlen (`queries` is its view);
+  // Q's own otherwise (with packed heads `queries` stacks the group's).
+  Value seqQ = dim(op.isVarlen() ? queries : op.getQ(), 2);
+  Value seqKV = dim(keys, 2);
   Value zero = constIndex(0);
 
   // The transposed form S^T = K Q^T, O^T = V^T P^T: the accumulators hold
