@@ -938,3 +938,38 @@ func.func @grad_scale(%q: memref<1x4x77x64xf16>, %k: memref<1x2x90x64xf16>, %v: 
   tessel.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<1x4x77x64xf16>, memref<1x2x90x64xf16>, memref<1x2x90x64xf16>, memref<1x4x77x64xf16>, memref<1x4x77x64xf16>, memref<1x4x77xf32>) outs(%dq, %dk, %dv : memref<1x4x77x64xf16>, memref<1x2x90x64xf16>, memref<1x2x90x64xf16>) {scale = -1.0 : f32}
   return
 }
+
+// -----
+// tessel.attention varlen
+
+// -----
+
+func.func @varlen_batch(%q: memref<2x4x?x64xf16>, %k: memref<2x2x?x64xf16>, %v: memref<2x2x?x64xf16>, %o: memref<2x4x?x64xf16>, %cq: memref<4xi32>, %ck: memref<4xi32>, %max: index) {
+  // expected-error @+1 {{with varlen, operand 'q' holds the packed sequences and its batch dimension must be a static 1, got [2, 4, ?, 64]}}
+  tessel.attention ins(%q, %k, %v : memref<2x4x?x64xf16>, memref<2x2x?x64xf16>, memref<2x2x?x64xf16>) outs(%o : memref<2x4x?x64xf16>) varlen(%cq, %ck, %max : memref<4xi32>, memref<4xi32>)
+  return
+}
+
+// -----
+
+func.func @varlen_lengths(%q: memref<1x4x?x64xf16>, %k: memref<1x2x?x64xf16>, %v: memref<1x2x?x64xf16>, %o: memref<1x4x?x64xf16>, %cq: memref<4xi32>, %ck: memref<5xi32>, %max: index) {
+  // expected-error @+1 {{cu_seqlens_q and cu_seqlens_k must have the same size (B + 1), got 4 and 5}}
+  tessel.attention ins(%q, %k, %v : memref<1x4x?x64xf16>, memref<1x2x?x64xf16>, memref<1x2x?x64xf16>) outs(%o : memref<1x4x?x64xf16>) varlen(%cq, %ck, %max : memref<4xi32>, memref<5xi32>)
+  return
+}
+
+// -----
+
+func.func @varlen_rank(%q: memref<1x4x?x64xf16>, %k: memref<1x2x?x64xf16>, %v: memref<1x2x?x64xf16>, %o: memref<1x4x?x64xf16>, %cq: memref<2x2xi32>, %ck: memref<4xi32>, %max: index) {
+  // expected-error @+1 {{operand 'cu_seqlens_q' must be a contiguous rank-1 memref of B + 1 cumulative lengths, got 'memref<2x2xi32>'}}
+  tessel.attention ins(%q, %k, %v : memref<1x4x?x64xf16>, memref<1x2x?x64xf16>, memref<1x2x?x64xf16>) outs(%o : memref<1x4x?x64xf16>) varlen(%cq, %ck, %max : memref<2x2xi32>, memref<4xi32>)
+  return
+}
+
+// -----
+
+func.func @varlen_splits(%q: memref<1x4x?x64xf16>, %k: memref<1x2x?x64xf16>, %v: memref<1x2x?x64xf16>, %o: memref<1x4x?x64xf16>, %cq: memref<4xi32>, %ck: memref<4xi32>, %max: index) {
+  // expected-error @+1 {{varlen attention has no split-KV plan (splits 4)}}
+  tessel.attention ins(%q, %k, %v : memref<1x4x?x64xf16>, memref<1x2x?x64xf16>, memref<1x2x?x64xf16>) outs(%o : memref<1x4x?x64xf16>) varlen(%cq, %ck, %max : memref<4xi32>, memref<4xi32>) {config = #tessel.config<tile = [32, 32], waves = [1, 1], stages = 1, instr = "v_mfma_f32_32x32x8_f16", splits = 4>}
+  return
+}

@@ -192,3 +192,15 @@ func.func @attention_grad(%q: memref<2x8x?x128xbf16>, %k: memref<2x2x?x128xbf16>
                         outs(%dq, %dk, %dv : memref<2x8x?x128xf32>, memref<2x2x?x128xbf16>, memref<2x2x?x128xbf16>) {causal, window = array<i64: 64, 0>}
   return
 }
+
+// Packed sequences: FlashAttention's (total, heads, head_dim) arrays as
+// [1, heads, total, head_dim] views, with the cumulative lengths.
+// CHECK-LABEL: func.func @attention_varlen
+// CHECK: outs(%{{.*}} : memref<1x8x?x64xf16, strided<[?, 64, 512, 1]>>) varlen(%{{.*}}, %{{.*}}, %{{.*}} : memref<?xi32>, memref<?xi32>) {causal}
+func.func @attention_varlen(%q: memref<1x8x?x64xf16, strided<[?, 64, 512, 1]>>, %k: memref<1x2x?x64xf16, strided<[?, 64, 128, 1]>>,
+                            %v: memref<1x2x?x64xf16, strided<[?, 64, 128, 1]>>, %o: memref<1x8x?x64xf16, strided<[?, 64, 512, 1]>>,
+                            %cu_q: memref<?xi32>, %cu_k: memref<?xi32>, %max_q: index) {
+  tessel.attention ins(%q, %k, %v : memref<1x8x?x64xf16, strided<[?, 64, 512, 1]>>, memref<1x2x?x64xf16, strided<[?, 64, 128, 1]>>, memref<1x2x?x64xf16, strided<[?, 64, 128, 1]>>)
+                   outs(%o : memref<1x8x?x64xf16, strided<[?, 64, 512, 1]>>) varlen(%cu_q, %cu_k, %max_q : memref<?xi32>, memref<?xi32>) {causal}
+  return
+}

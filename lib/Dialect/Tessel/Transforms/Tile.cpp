@@ -580,20 +580,34 @@ Value AttentionTiler::stackHeads(Value memref, int64_t group) {
 }
 
 Value AttentionTiler::rowRange(Value memref, Value start, Value length) {
+  // The view keeps the memref's static sizes (but the rows') and strides:
+  // the lowering vectorizes along a statically contiguous dimension.
   auto type = cast<MemRefType>(memref.getType());
+  SmallVector<int64_t> staticStrides;
+  int64_t staticOffset;
+  if (failed(type.getStridesAndOffset(staticStrides, staticOffset)))
+    staticStrides.assign(type.getRank(), ShapedType::kDynamic);
   auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
   SmallVector<OpFoldResult> sizes, strides;
+  SmallVector<int64_t> shape;
   for (int64_t d = 0; d < type.getRank(); ++d) {
-    sizes.push_back(d == 2 ? length : dim(memref, d));
-    strides.push_back(metadata.getStrides()[d]);
+    bool rows = d == 2;
+    shape.push_back(rows ? ShapedType::kDynamic : type.getDimSize(d));
+    sizes.push_back(rows ? OpFoldResult(length)
+                         : type.isDynamicDim(d)
+                             ? OpFoldResult(dim(memref, d))
+                             : OpFoldResult(b.getIndexAttr(type.getDimSize(d))));
+    strides.push_back(ShapedType::isDynamic(staticStrides[d])
+                          ? OpFoldResult(metadata.getStrides()[d])
+                          : OpFoldResult(b.getIndexAttr(staticStrides[d])));
   }
   Value offset = arith::AddIOp::create(
       b, loc, metadata.getOffset(),
       arith::MulIOp::create(b, loc, start, metadata.getStrides()[2]));
-  SmallVector<int64_t> dynamic(type.getRank(), ShapedType::kDynamic);
   auto viewType = MemRefType::get(
-      dynamic, type.getElementType(),
-      StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, dynamic));
+      shape, type.getElementType(),
+      StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic,
+                             staticStrides));
   return memref::ReinterpretCastOp::create(b, loc, viewType,
                                            metadata.getBaseBuffer(),
                                            OpFoldResult(offset), sizes, strides);
