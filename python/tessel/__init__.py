@@ -43,7 +43,7 @@ def version():
 
 
 __all__ = ["compile", "version", "matmul", "scaled_mm", "attention",
-           "attention_backward",
+           "attention_backward", "attention_varlen",
            "cache_stats", "hip_available", "Kernel", "TesselError", "Device",
            "DeviceArray", "Stream", "Event"]
 
@@ -317,5 +317,5 @@ def hip_available():
     return bool(_capi.lib().tesselHipAvailable())
 
 
-from .problems import (attention, attention_backward, matmul,  # noqa: E402
-                       scaled_mm)
+from .problems import (attention, attention_backward,  # noqa: E402
+                       attention_varlen, matmul, scaled_mm)

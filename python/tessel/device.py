@@ -28,6 +28,7 @@ from ._capi import TesselError
 NUMPY_FOR_ELEMENT = {
     "f16": "float16", "f32": "float32", "f64": "float64", "bf16": "uint16",
     "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
+    "index": "int64",
     "f8E4M3FNUZ": "uint8", "f8E5M2FNUZ": "uint8", "f8E4M3FN": "uint8",
     "f8E5M2": "uint8"}
 

@@ -605,3 +605,95 @@ class _LazyFunction:
 
 
 _AttentionFunction = _LazyFunction(_make_attention_function)
+
+
+def _packed_view(arrays, x, name):
+    """A packed (total, heads, head_dim) array as the [1, heads, total,
+    head_dim] view the varlen kernel takes (the same memory)."""
+    x = arrays.contiguous(x, name)
+    if x.ndim != 3:
+        raise TesselError("%s must be (total, heads, head_dim), got %s" %
+                          (name, tuple(x.shape)))
+    total, heads, columns = x.shape
+    if isinstance(x, DeviceArray):
+        return DeviceArray(x.device, x.ptr, (1, heads, total, columns),
+                           x.dtype, (total * heads * columns, columns,
+                                     heads * columns, 1), owner=x)
+    return x.transpose(1, 0, 2)[None]
+
+
+def attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
+                     max_seqlen_k=None, *, causal=False, softmax_scale=None,
+                     window_size=(-1, -1), sinks=None, return_lse=False,
+                     chip="gfx942", out=None, device="auto", stream=None):
+    """Attention over a batch of variable-length sequences packed one after
+    another, with flash_attn_varlen_func's arguments: q (total_q, H, D), k
+    (total_k, Hkv, D) and v (total_k, Hkv, Dv), float16 or bfloat16;
+    cu_seqlens_q and cu_seqlens_k the (B + 1,) int32 cumulative lengths
+    (sequence b is rows cu[b] to cu[b + 1]); max_seqlen_q at least the
+    longest query sequence (max_seqlen_k is accepted for the signature and
+    not needed). Returns o (total_q, H, Dv), and with return_lse the
+    logsumexp (H, total_q) float32. Masks, scale and sinks as attention();
+    the lengths are read on the device, so no compile depends on them."""
+    arrays, q = _arrays_for(q, device, stream)
+    k, v = arrays.take(k), arrays.take(v)
+    element = _attention_element(q, k, v, None, chip)
+    if np.dtype(q.dtype) == np.uint8:
+        raise TesselError("attention_varlen takes float16 or bfloat16 arrays")
+    if (q.ndim != 3 or k.ndim != 3 or v.ndim != 3
+            or tuple(k.shape[:2]) != tuple(v.shape[:2])
+            or k.shape[2] != q.shape[2]):
+        raise TesselError("q must be (total_q, H, D), k (total_k, Hkv, D) and "
+                          "v (total_k, Hkv, Dv), got %s, %s and %s" %
+                          (tuple(q.shape), tuple(k.shape), tuple(v.shape)))
+    cu_q = arrays.take(cu_seqlens_q) if isinstance(
+        cu_seqlens_q, DeviceArray) else np.ascontiguousarray(
+            _host_array(cu_seqlens_q), dtype=np.int32)
+    cu_k = arrays.take(cu_seqlens_k) if isinstance(
+        cu_seqlens_k, DeviceArray) else np.ascontiguousarray(
+            _host_array(cu_seqlens_k), dtype=np.int32)
+    if isinstance(arrays, _DeviceArrays):
+        cu_q, cu_k = (x if isinstance(x, DeviceArray) else
+                      arrays.device.to_device(x, arrays.stream)
+                      for x in (cu_q, cu_k))
+    if (cu_q.ndim != 1 or tuple(cu_q.shape) != tuple(cu_k.shape)
+            or cu_q.shape[0] < 1 or np.dtype(cu_q.dtype) != np.int32
+            or np.dtype(cu_k.dtype) != np.int32):
+        raise TesselError("cu_seqlens_q and cu_seqlens_k must be (B + 1,) "
+                          "int32 arrays of one size")
+    max_seqlen_q = int(max_seqlen_q)
+    if max_seqlen_q < 0:
+        raise TesselError("max_seqlen_q must be 0 or more")
+    if len(window_size) != 2:
+        raise TesselError("window_size must be (left, right)")
+    total_q, heads, head_dim = q.shape
+    o = arrays.output((total_q, heads, v.shape[2]), q.dtype, out)
+    operands = [_packed_view(arrays, x, name) for x, name in
+                ((q, "q"), (k, "k"), (v, "v"), (o, "out"))]
+    lse = None
+    if return_lse:
+        lse = arrays.output((heads, total_q), np.float32, None)
+        operands.append(lse.reshape(1, heads, total_q))
+    if sinks is not None:
+        sinks = arrays.float32(sinks, "sinks")
+        if tuple(sinks.shape) != (heads,):
+            raise TesselError("sinks must be (H,) = (%d,), got %s" %
+                              (heads, tuple(sinks.shape)))
+        operands.append(sinks)
+    operands += [cu_q, cu_k, max_seqlen_q]
+    window = tuple(int(w) for w in window_size)
+    problem = _capi.AttentionProblem(
+        batch=max(cu_q.shape[0] - 1, 1), heads=heads, kv_heads=k.shape[1],
+        seq_q=1, seq_kv=1, head_dim=head_dim, head_dim_v=v.shape[2],
+        type=element.encode(), causal=int(bool(causal)),
+        has_scale=int(softmax_scale is not None),
+        scale=float(softmax_scale) if softmax_scale is not None else 0.0,
+        has_window=int(window != (-1, -1)), window_left=window[0],
+        window_right=window[1], sinks=int(sinks is not None),
+        lse=int(bool(return_lse)), varlen=1, dynamic=b"batch")
+    from . import _default_compiler
+    kernel = _default_compiler().compile_attention(problem, chip)
+    arrays.run(kernel, operands, "attention")
+    if return_lse:
+        return arrays.result(o), arrays.result(lse)
+    return arrays.result(o)
