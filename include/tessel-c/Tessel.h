@@ -158,6 +158,12 @@ typedef struct TesselAttentionProblem {
      cu_seqlens_q and cu_seqlens_k (int32, batch + 1) and max_seqlen_q (an
      8-byte integer) follow the other arguments. */
   int32_t varlen;
+  /* Nonzero: a paged KV cache (vLLM's) with pages of this many keys (16,
+     32, 64 or 128): k and v are [pages, kv_heads, page_size, head_dim]
+     views of [pages, page_size, kv_heads, head_dim] caches; block_table
+     (int32, [batch, ceil(seq_kv / page_size)]) and context_lens (int32,
+     [batch]) follow the other arguments. */
+  int64_t page_size;
 } TesselAttentionProblem;
 
 TESSEL_C_API TesselModule *

@@ -272,6 +272,7 @@ static AttentionProblem toProblem(const TesselAttentionProblem &c) {
   problem.outType = orDefault(c.out_type, problem.outType);
   problem.backward = c.backward;
   problem.varlen = c.varlen;
+  problem.pageSize = c.page_size;
   problem.dynamic = splitNames(c.dynamic);
   problem.config = orDefault(c.config, problem.config);
   return problem;

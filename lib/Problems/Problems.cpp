@@ -334,6 +334,14 @@ FailureOr<func::FuncOp> tessel::buildProblem(OpBuilder &builder, Location loc,
           skv = sizeOrDynamic(dynamic, "seq-kv", problem.seqKV);
   if (problem.varlen && problem.backward)
     return emitError(loc) << "--varlen has no --backward yet";
+  bool paged = problem.pageSize != 0;
+  if (paged && (problem.varlen || problem.backward))
+    return emitError(loc) << "--page-size combines with neither --varlen "
+                             "nor --backward";
+  if (paged && (problem.pageSize < 16 || problem.pageSize > 128 ||
+                !llvm::isPowerOf2_64(problem.pageSize)))
+    return emitError(loc) << "--page-size must be 16, 32, 64 or 128, got "
+                          << problem.pageSize;
   // Varlen: FlashAttention's packed (total, heads, head_dim) arrays as
   // [1, heads, total, head_dim] views, the totals run-time sizes.
   auto array = [&](int64_t rowHeads, int64_t rows, int64_t columns,
@@ -346,9 +354,20 @@ FailureOr<func::FuncOp> tessel::buildProblem(OpBuilder &builder, Location loc,
                                {ShapedType::kDynamic, columns,
                                 rowHeads * columns, 1}));
   };
+  // A paged cache: [pages, page_size, kv_heads, head_dim] as a
+  // [pages, kv_heads, page_size, head_dim] view, the page count dynamic.
+  auto cache = [&](int64_t columns) {
+    int64_t ps = problem.pageSize;
+    return MemRefType::get(
+        {ShapedType::kDynamic, hkv, ps, columns}, *type,
+        StridedLayoutAttr::get(builder.getContext(), 0,
+                               {ps * hkv * columns, columns, hkv * columns,
+                                1}));
+  };
   SmallVector<Type> argTypes = {
-      array(heads, sq, headDim, *type), array(hkv, skv, headDim, *type),
-      array(hkv, skv, headDimV, *type),
+      array(heads, sq, headDim, *type),
+      paged ? cache(headDim) : array(hkv, skv, headDim, *type),
+      paged ? cache(headDimV) : array(hkv, skv, headDimV, *type),
       array(heads, sq, headDimV, problem.backward ? *type : *outType)};
   if (problem.backward) {
     // O, dO, lse, then dQ, dK, dV (of outType).
@@ -368,6 +387,14 @@ FailureOr<func::FuncOp> tessel::buildProblem(OpBuilder &builder, Location loc,
     argTypes.push_back(MemRefType::get({heads}, builder.getF32Type()));
   if (problem.descale)
     argTypes.append(3, MemRefType::get({1}, builder.getF32Type()));
+  if (paged) {
+    // block_table [B, pages per sequence] and context_lens [B].
+    int64_t pages = ShapedType::isDynamic(skv)
+                        ? skv
+                        : llvm::divideCeil(skv, problem.pageSize);
+    argTypes.push_back(MemRefType::get({b, pages}, builder.getI32Type()));
+    argTypes.push_back(MemRefType::get({b}, builder.getI32Type()));
+  }
   if (problem.varlen) {
     // cu_seqlens_q, cu_seqlens_k (B + 1 each) and max_seqlen_q.
     int64_t lengths = ShapedType::isDynamic(b) ? b : b + 1;
@@ -406,13 +433,18 @@ FailureOr<func::FuncOp> tessel::buildProblem(OpBuilder &builder, Location loc,
       problem.varlen ? trailing.take_back(3) : ValueRange();
   if (problem.varlen)
     trailing = trailing.drop_back(3);
+  ValueRange pages = paged ? trailing.take_back(2) : ValueRange();
+  if (paged)
+    trailing = trailing.drop_back(2);
   ValueRange descale = problem.descale ? trailing.take_back(3) : ValueRange();
   AttentionOp::create(builder, loc, body->getArgument(0), body->getArgument(1),
                       body->getArgument(2), body->getArgument(3), lse, sinks,
                       descale, varlen.empty() ? Value() : varlen[0],
                       varlen.empty() ? Value() : varlen[1],
-                      varlen.empty() ? Value() : varlen[2], scaleAttr, causal,
-                      window, *config);
+                      varlen.empty() ? Value() : varlen[2],
+                      pages.empty() ? Value() : pages[0],
+                      pages.empty() ? Value() : pages[1],
+                      scaleAttr, causal, window, *config);
   func::ReturnOp::create(builder, loc);
   return func;
 }

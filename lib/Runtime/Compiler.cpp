@@ -246,6 +246,13 @@ static void describeAttention(AttentionOp op, ProblemFacts &facts) {
   std::vector<std::string> q = {batch, "heads", seqQ, "head_dim"};
   std::vector<std::string> k = {batch, "kv_heads", seqKV, "head_dim"};
   std::vector<std::string> v = {batch, "kv_heads", seqKV, "head_dim_v"};
+  // A paged cache: pages of page_size keys; the lengths are run-time values.
+  if (op.isPaged()) {
+    k = {"num_pages", "kv_heads", "page_size", "head_dim"};
+    v = {"num_pages", "kv_heads", "page_size", "head_dim_v"};
+    nameDimensions(facts, op.getBlockTable(), {"batch", "max_pages"});
+    nameDimensions(facts, op.getContextLens(), {"batch"});
+  }
   std::vector<std::string> o = {batch, "heads", seqQ, "head_dim_v"};
   nameDimensions(facts, op.getQ(), q);
   nameDimensions(facts, op.getK(), k);

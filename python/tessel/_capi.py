@@ -67,7 +67,7 @@ class AttentionProblem(ctypes.Structure):
                 ("head_dim_v", ctypes.c_int64), ("dynamic", ctypes.c_char_p),
                 ("config", ctypes.c_char_p), ("descale", ctypes.c_int32),
                 ("out_type", ctypes.c_char_p), ("backward", ctypes.c_int32),
-                ("varlen", ctypes.c_int32)]
+                ("varlen", ctypes.c_int32), ("page_size", ctypes.c_int64)]
 
 
 DEVICES = {"auto": 0, "hip": 1, "emulator": 2}

@@ -173,6 +173,14 @@ static cl::opt<bool> varlen(
              "cu_seqlens_k (i32, batch + 1) and max_seqlen_q (index)"),
     cl::sub(attentionCommand));
 
+static cl::opt<int64_t> pageSize(
+    "page-size",
+    cl::desc("A paged KV cache (vLLM's) with pages of this many keys (16, "
+             "32, 64, 128): k and v are [pages, page_size, kv_heads, "
+             "head_dim] caches, then block_table [batch, pages per sequence] "
+             "and context_lens [batch] (i32) follow"),
+    cl::init(0), cl::sub(attentionCommand));
+
 static cl::opt<std::string> configText(
     "config",
     cl::desc("A #tessel.config<...> for the kernel (default: the compiler "
@@ -232,6 +240,7 @@ static AttentionProblem attentionFromCommandLine() {
   problem.descale = withDescale;
   problem.backward = backward;
   problem.varlen = varlen;
+  problem.pageSize = pageSize;
   problem.config = configText;
   return problem;
 }

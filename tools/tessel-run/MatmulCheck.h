@@ -75,6 +75,11 @@ struct AttentionSizes {
   int64_t headDimV = 0; // of V and O (Q and K have headDim)
 };
 
+/// A paged KV cache's sizes.
+struct PagedSizes {
+  int64_t pages = 0, pageSize = 0, maxPages = 0;
+};
+
 /// O and the natural logsumexp per row, in double precision: softmax(scale
 /// Q K^T) V over the keys the op's window (causal, local) leaves each
 /// query, aligned bottom-right, with the head's sink logit (when `sinks`

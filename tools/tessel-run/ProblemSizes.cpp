@@ -22,7 +22,10 @@ enum AttentionSize : unsigned {
   kSeqKV,
   kHeadDim,
   kHeadDimV,
-  kCumulative // varlen: the sequences' cumulative lengths (batch + 1)
+  kCumulative, // varlen: the sequences' cumulative lengths (batch + 1)
+  kPages,      // paged: the cache's pages
+  kPageSize,   // paged: keys per page
+  kMaxPages    // paged: the block table's pages per sequence
 };
 } // namespace
 
@@ -126,9 +129,17 @@ llvm::Expected<ProblemSizes> ProblemSizes::get(Operation *op) {
     result.isMatmul = false;
     // Varlen: "seq-q" and "seq-kv" are the packed totals, the batch
     // dimension a static 1, and the cumulative lengths count batch + 1.
-    result.sizes = {{"batch"},  {"heads"},    {"kv heads"},
-                    {"seq-q"},  {"seq-kv"},   {"head dim"},
-                    {"head dim v"}, {"sequences + 1"}};
+    result.sizes = {{"batch"},      {"heads"},         {"kv heads"},
+                    {"seq-q"},      {"seq-kv"},        {"head dim"},
+                    {"head dim v"}, {"sequences + 1"}, {"pages"},
+                    {"page size"},  {"pages per sequence"}};
+    if (attention.isPaged()) {
+      if (llvm::Error error = assign(attention.getBlockTable(),
+                                     {kAttnBatch, kMaxPages}))
+        return std::move(error);
+      if (llvm::Error error = assign(attention.getContextLens(), {kAttnBatch}))
+        return std::move(error);
+    }
     if (attention.isVarlen()) {
       for (Value lengths :
            {attention.getCuSeqlensQ(), attention.getCuSeqlensK()})
@@ -143,6 +154,10 @@ llvm::Expected<ProblemSizes> ProblemSizes::get(Operation *op) {
                                           kHeadDimV};
     llvm::SmallVector<unsigned> outputs = {kAttnBatch, kHeads, kSeqQ,
                                            kHeadDimV};
+    if (attention.isPaged()) {
+      keys = {kPages, kKvHeads, kPageSize, kHeadDim};
+      values = {kPages, kKvHeads, kPageSize, kHeadDimV};
+    }
     for (auto [operand, roleSizes] : {std::pair{attention.getQ(), queries},
                                       {attention.getK(), keys},
                                       {attention.getV(), values},
@@ -336,6 +351,12 @@ AttentionSizes ProblemSizes::getAttentionSizes() const {
   return {sizes[kAttnBatch].value, sizes[kHeads].value, sizes[kKvHeads].value,
           sizes[kSeqQ].value,      sizes[kSeqKV].value, sizes[kHeadDim].value,
           sizes[kHeadDimV].value};
+}
+
+PagedSizes ProblemSizes::getPagedSizes() const {
+  if (sizes.size() <= kMaxPages)
+    return {};
+  return {sizes[kPages].value, sizes[kPageSize].value, sizes[kMaxPages].value};
 }
 
 int64_t ProblemSizes::getVarlenSequences() const {

@@ -57,6 +57,9 @@ public:
 
   MatmulSizes getMatmulSizes() const;
   AttentionSizes getAttentionSizes() const;
+  /// Paged attention: the cache's pages, keys per page and pages per
+  /// sequence.
+  PagedSizes getPagedSizes() const;
   /// Varlen attention: the number of packed sequences (the cumulative
   /// lengths' size less one); 0 otherwise.
   int64_t getVarlenSequences() const;

@@ -1019,6 +1019,47 @@ static void makeVarlenInputs(PreparedProblem &prepared,
       inputs[maxIndex].scalar.integer, 0);
 }
 
+/// Paged attention: a generated block table gives each sequence its pages
+/// in a shuffled order (pages are shared between sequences only when the
+/// cache has fewer than the table's entries), and generated context
+/// lengths are random in [1, pages per sequence x page size], so that most
+/// end inside a page. Given ones stay.
+static void makePagedInputs(const PreparedProblem &prepared,
+                            std::vector<KernelInput> &inputs,
+                            std::mt19937 &rng) {
+  auto attention = dyn_cast<AttentionOp>(prepared.problem->op);
+  if (!attention || !attention.isPaged())
+    return;
+  auto argumentOf = [](Value value) {
+    return cast<BlockArgument>(value).getArgNumber();
+  };
+  PagedSizes paged = prepared.sizes.getPagedSizes();
+  int64_t batch = prepared.sizes.getAttentionSizes().batch;
+  Type i32 = IntegerType::get(attention.getContext(), 32);
+  unsigned tableIndex = argumentOf(attention.getBlockTable());
+  if (!prepared.given[tableIndex]) {
+    std::vector<double> pages(std::max<int64_t>(paged.pages, 1));
+    for (auto [index, page] : llvm::enumerate(pages))
+      page = double(index);
+    std::shuffle(pages.begin(), pages.end(), rng);
+    std::vector<double> table;
+    for (int64_t entry = 0; entry < batch * paged.maxPages; ++entry)
+      table.push_back(pages[entry % pages.size()]);
+    inputs[tableIndex].array =
+        makeArrayFromValues(i32, {batch, paged.maxPages}, table).npy;
+  }
+  unsigned lengthsIndex = argumentOf(attention.getContextLens());
+  if (!prepared.given[lengthsIndex]) {
+    std::uniform_int_distribution<int64_t> length(
+        1, std::max<int64_t>(paged.maxPages * paged.pageSize, 1));
+    std::vector<double> lengths;
+    for (int64_t b = 0; b < batch; ++b)
+      lengths.push_back(double(length(rng)));
+    inputs[lengthsIndex].array =
+        makeArrayFromValues(i32, {batch}, lengths).npy;
+  }
+}
+
 /// Every argument of the lowered kernel (`signature`): given inputs as
 /// read, other problem arguments random, workspaces zeroed. `scalars[i]`
 /// holds scalar argument i as the self-check reads it (the value given or
@@ -1064,6 +1105,7 @@ static llvm::Error makeKernelInputs(PreparedProblem &prepared,
     }
   }
   makeVarlenInputs(prepared, inputs, scalars, rng);
+  makePagedInputs(prepared, inputs, rng);
   return makeForwardInputs(prepared, inputs);
 }
 
@@ -1183,8 +1225,59 @@ static LogicalResult computeVarlenReference(
   return success();
 }
 
+/// The paged reference: each sequence's keys gathered from the cache
+/// through its block table (lengths and page numbers clamped as the kernel
+/// clamps them), then the dense reference.
+static LogicalResult computePagedReference(
+    AttentionOp attention, const AttentionSizes &a, const PagedSizes &paged,
+    const HostArray &q, const HostArray &k, const HostArray &v,
+    const HostArray *sinks, const HostArray &table, const HostArray &lengths,
+    std::vector<double> &o, std::vector<double> &lse,
+    std::array<double, 3> descale) {
+  o.clear();
+  lse.clear();
+  int64_t capacity = paged.maxPages * paged.pageSize;
+  for (int64_t b = 0; b < a.batch; ++b) {
+    int64_t length =
+        std::clamp<int64_t>(int64_t(lengths.values[b]), 0, capacity);
+    // Rows of a [pages, kv heads, page size, columns] cache.
+    auto gather = [&](const HostArray &cache, int64_t columns) {
+      HostArray dense;
+      for (int64_t h = 0; h < a.kvHeads; ++h)
+        for (int64_t j = 0; j < length; ++j) {
+          int64_t page = std::clamp<int64_t>(
+              int64_t(table.values[b * paged.maxPages + j / paged.pageSize]),
+              0, paged.pages - 1);
+          int64_t row = j % paged.pageSize;
+          for (int64_t c = 0; c < columns; ++c)
+            dense.values.push_back(
+                cache.values[((page * a.kvHeads + h) * paged.pageSize + row) *
+                                 columns +
+                             c]);
+        }
+      return dense;
+    };
+    HostArray queries;
+    int64_t perBatch = a.heads * a.seqQ * a.headDim;
+    queries.values.assign(q.values.begin() + b * perBatch,
+                          q.values.begin() + (b + 1) * perBatch);
+    AttentionSizes one = a;
+    one.batch = 1;
+    one.seqKV = length;
+    std::vector<double> sequenceO, sequenceLse;
+    if (failed(computeAttentionReference(
+            attention, one, queries, gather(k, a.headDim),
+            gather(v, a.headDimV), sinks, sequenceO, sequenceLse, descale)))
+      return failure();
+    o.insert(o.end(), sequenceO.begin(), sequenceO.end());
+    lse.insert(lse.end(), sequenceLse.begin(), sequenceLse.end());
+  }
+  return success();
+}
+
 static FailureOr<Verdict> checkAttention(AttentionOp attention,
                                          const AttentionSizes &a,
+                                         const PagedSizes &pagedSizes,
                                          const KernelArguments &arguments,
                                          llvm::ArrayRef<HostArray> scalars,
                                          int64_t splits) {
@@ -1197,7 +1290,15 @@ static FailureOr<Verdict> checkAttention(AttentionOp attention,
   for (auto [index, value] : llvm::enumerate(attention.getDescale()))
     descale[index] = host(value).values.front();
   std::vector<bool> uncovered;
-  if (attention.isVarlen()) {
+  if (attention.isPaged()) {
+    if (failed(computePagedReference(
+            attention, a, pagedSizes, host(attention.getQ()),
+            host(attention.getK()), host(attention.getV()),
+            sinks ? &*sinks : nullptr, host(attention.getBlockTable()),
+            host(attention.getContextLens()), expectedO, expectedLse,
+            descale)))
+      return failure();
+  } else if (attention.isVarlen()) {
     if (failed(computeVarlenReference(
             attention, a, host(attention.getQ()), host(attention.getK()),
             host(attention.getV()), sinks ? &*sinks : nullptr,
@@ -1244,6 +1345,13 @@ static FailureOr<Verdict> checkAttention(AttentionOp attention,
       oElement,
       (a.headDimV != a.headDim ? ", v head dim " + std::to_string(a.headDimV)
                                : std::string()) +
+          (attention.isPaged()
+               ? llvm::formatv(", paged: {0} pages of {1} keys, {2} per "
+                               "sequence",
+                               pagedSizes.pages, pagedSizes.pageSize,
+                               pagedSizes.maxPages)
+                     .str()
+               : std::string()) +
           (attention.isVarlen()
                ? llvm::formatv(", varlen: {0} packed sequences",
                                int64_t(host(attention.getCuSeqlensQ())
@@ -1380,7 +1488,8 @@ static Outcome runProblem(PreparedProblem &prepared,
   ConfigAttr config;
   if (auto attention = dyn_cast<AttentionOp>(problem.op)) {
     verdict = checkAttention(attention, prepared.sizes.getAttentionSizes(),
-                             arguments, scalars, splits);
+                             prepared.sizes.getPagedSizes(), arguments,
+                             scalars, splits);
     config = attention.getConfigAttr();
   } else if (auto grad = dyn_cast<AttentionGradOp>(problem.op)) {
     verdict = checkAttentionGrad(grad, prepared.sizes.getAttentionSizes(),

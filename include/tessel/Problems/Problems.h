@@ -73,6 +73,12 @@ struct AttentionProblem {
   /// (total, heads, head_dim) arrays), then cu_seqlens_q, cu_seqlens_k
   /// (i32, batch + 1) and max_seqlen_q (index) follow the other arguments.
   bool varlen = false;
+  /// A paged KV cache (vLLM's) with pages of this many keys (0: none): K
+  /// and V are [pages, kv_heads, page_size, head_dim] views of
+  /// [pages, page_size, kv_heads, head_dim] caches with a run-time page
+  /// count, then block_table (i32, [batch, ceil(seqKV / page_size)]) and
+  /// context_lens (i32, [batch]) follow the other arguments.
+  int64_t pageSize = 0;
   std::string config;
 };
 

@@ -463,11 +463,57 @@ static LogicalResult verifyVarlen(AttentionOp op) {
   return success();
 }
 
+/// Checks the paged-cache operands: both or none; a [B, pages] block
+/// table and [B] lengths of i32; a static page size of 16 to 128 keys
+/// (a power of two); not with varlen.
+static LogicalResult verifyPaged(AttentionOp op) {
+  Value table = op.getBlockTable(), lengths = op.getContextLens();
+  if (!table && !lengths)
+    return success();
+  if (!table || !lengths)
+    return op.emitOpError() << "paged takes block_table and context_lens "
+                               "together";
+  if (op.isVarlen())
+    return op.emitOpError() << "paged and varlen do not combine";
+  auto tableType = cast<MemRefType>(table.getType());
+  auto lengthsType = cast<MemRefType>(lengths.getType());
+  int64_t batch = op.getQ().getType().getDimSize(0);
+  if (tableType.getRank() != 2 || !sizesAgree(tableType.getDimSize(0), batch))
+    return op.emitOpError()
+           << "operand 'block_table' must be [batch, pages per sequence] = ["
+           << formatSize(batch) << ", ?], got "
+           << formatShape(tableType.getShape());
+  if (lengthsType.getRank() != 1 ||
+      !sizesAgree(lengthsType.getDimSize(0), batch))
+    return op.emitOpError() << "operand 'context_lens' must be [batch] = ["
+                            << formatSize(batch) << "], got "
+                            << formatShape(lengthsType.getShape());
+  for (auto [name, type] : {std::pair<StringRef, MemRefType>{"block_table",
+                                                             tableType},
+                            {"context_lens", lengthsType}})
+    if (!type.getLayout().isIdentity())
+      return op.emitOpError() << "operand '" << name
+                              << "' must be contiguous, got " << type;
+  int64_t pageSize = op.getPageSize();
+  if (ShapedType::isDynamic(pageSize) || pageSize < 16 || pageSize > 128 ||
+      !llvm::isPowerOf2_64(pageSize))
+    return op.emitOpError() << "the paged cache's page size (dimension 2 of "
+                               "'k' and 'v') must be a static 16, 32, 64 or "
+                               "128, got "
+                            << formatSize(pageSize);
+  if (ConfigAttr config = op.getConfigAttr();
+      config && pageSize % config.getTile()[1] != 0)
+    return op.emitOpError() << "key blocks of " << config.getTile()[1]
+                            << " must divide the page size " << pageSize;
+  return success();
+}
+
 /// Checks ranks and the [B, H, S, D] agreement of Q, K, V and O (and of
 /// extra operands shaped as one of them: the backward's gradients).
 static LogicalResult verifyAttentionShapes(
     Operation *op, MemRefType q, MemRefType k, MemRefType v, MemRefType o,
-    ArrayRef<std::pair<StringRef, MemRefType>> extras = {}) {
+    ArrayRef<std::pair<StringRef, MemRefType>> extras = {},
+    bool pagedKV = false) {
   SmallVector<std::pair<StringRef, MemRefType>> all = {
       {"q", q}, {"k", k}, {"v", v}, {"o", o}};
   all.append(extras.begin(), extras.end());
@@ -501,7 +547,8 @@ static LogicalResult verifyAttentionShapes(
   for (int dim = 0; dim < 3; ++dim)
     if (!sizesAgree(q.getDimSize(dim), o.getDimSize(dim)))
       return mismatch("[batch, heads, seq]", "q", q, "o", o);
-  if (!sizesAgree(q.getDimSize(0), k.getDimSize(0)))
+  // A paged cache's first dimension counts pages, not sequences.
+  if (!pagedKV && !sizesAgree(q.getDimSize(0), k.getDimSize(0)))
     return mismatch("batch", "q", q, "k", k);
   if (!sizesAgree(q.getDimSize(3), k.getDimSize(3)))
     return mismatch("head_dim", "q", q, "k", k);
@@ -562,7 +609,8 @@ static LogicalResult verifyScaleAndTile(AttentionLikeOp op) {
 
 LogicalResult AttentionOp::verify() {
   if (failed(verifyAttentionShapes(*this, getQ().getType(), getK().getType(),
-                                   getV().getType(), getO().getType())))
+                                   getV().getType(), getO().getType(), {},
+                                   isPaged())))
     return failure();
   Type qType = getQ().getType().getElementType();
   bool fp8 = isa<Float8E4M3FNUZType, Float8E4M3FNType>(qType);
@@ -586,7 +634,7 @@ LogicalResult AttentionOp::verify() {
                                     cast<MemRefType>(lse.getType()))))
     return failure();
   if (failed(verifyKeyWindow(*this)) || failed(verifySinks(*this)) ||
-      failed(verifyVarlen(*this)))
+      failed(verifyVarlen(*this)) || failed(verifyPaged(*this)))
     return failure();
   if (!getDescale().empty()) {
     if (!fp8)

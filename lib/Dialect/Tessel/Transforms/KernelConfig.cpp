@@ -406,11 +406,22 @@ ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
                          StringAttr::get(context, instr->name), splits);
 }
 
+int64_t tessel::getAttentionKeyCapacity(AttentionOp op) {
+  if (op.isVarlen())
+    return ShapedType::kDynamic;
+  if (op.isPaged()) {
+    int64_t pages = cast<MemRefType>(op.getBlockTable().getType()).getDimSize(1);
+    return ShapedType::isDynamic(pages) ? ShapedType::kDynamic
+                                        : pages * op.getPageSize();
+  }
+  return op.getK().getType().getDimSize(2);
+}
+
 int64_t tessel::chooseAttentionSplits(AttentionOp op, ConfigAttr config,
                                       const Chip &chip) {
-  MemRefType q = op.getQ().getType(), k = op.getK().getType();
+  MemRefType q = op.getQ().getType();
   DecodeShape shape;
-  shape.seqKV = k.getDimSize(2);
+  shape.seqKV = getAttentionKeyCapacity(op);
   shape.seqQ = q.getDimSize(2);
   shape.heads = q.getDimSize(1);
   if (ShapedType::isDynamic(shape.seqKV) || ShapedType::isDynamic(shape.seqQ) ||
@@ -531,9 +542,11 @@ tessel::checkAttentionConfig(ConfigAttr config, const Chip &chip, Type element,
   if (headDim % (2 * instr->k))
     return emitError() << "head dim " << headDim << " must be a multiple of "
                        << 2 * instr->k << " (two steps of " << name << ")";
-  // A key block is two instruction steps; one WMMA step (16 keys) where
-  // gfx11's replicated operands leave no registers for more.
-  int64_t keyStep = instr->isWmma() ? instr->k : 2 * instr->k;
+  // A key block is two steps of a 32-row MFMA; one step of a 16-row MFMA
+  // (a 16-key block: a paged cache's 16-key pages) and of a WMMA (16 keys,
+  // where gfx11's replicated operands leave no registers for more).
+  int64_t keyStep =
+      instr->isWmma() || instr->m == 16 ? instr->k : 2 * instr->k;
   if (tile[1] % keyStep)
     return emitError() << "key block " << tile[1] << " must be a multiple of "
                        << keyStep << " (" << keyStep / instr->k

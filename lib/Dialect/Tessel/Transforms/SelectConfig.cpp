@@ -158,8 +158,7 @@ struct SelectConfigPass
             &getContext(), *target, element,
             varlen ? ShapedType::kDynamic
                    : attention.getQ().getType().getDimSize(2),
-            varlen ? ShapedType::kDynamic
-                   : attention.getK().getType().getDimSize(2),
+            getAttentionKeyCapacity(attention),
             getLargestHeadDim(attention),
             /*masked=*/!attention.getKeyWindow().isFull(),
             getPackableQueryHeadGroup(attention));
@@ -170,6 +169,21 @@ struct SelectConfigPass
                   llvm::formatv("{0}", element).str();
           attention.emitOpError() << why;
           return WalkResult::interrupt();
+        }
+        // A paged cache's key blocks lie within one page: 16-key pages take
+        // the 16-row instruction with 16 keys per step (4 values per lane)
+        // on the CDNA chips, one step a block.
+        int64_t pageSize = attention.isPaged() ? attention.getPageSize() : 0;
+        if (pageSize && config.getTile()[1] > pageSize) {
+          StringAttr instr = config.getInstr();
+          if (target->isCDNA() && pageSize < 32)
+            if (const MmaInstr *narrow = chooseMmaInstr(
+                    *target, element, element, 16, /*xf32=*/false, 4))
+              instr = StringAttr::get(&getContext(), narrow->name);
+          config = ConfigAttr::get(&getContext(),
+                                   {config.getTile()[0], pageSize},
+                                   config.getWaves(), config.getStages(),
+                                   instr, config.getSplits());
         }
         if (config.getSplits() > 1)
           config = ConfigAttr::get(

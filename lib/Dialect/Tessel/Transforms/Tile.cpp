@@ -524,6 +524,17 @@ private:
   void viewSequence(Value sequence);
   /// `memref`'s rows [start, start + length) of dimension 2 (the sequence).
   Value rowRange(Value memref, Value start, Value length);
+  /// Paged cache: sequence `sequence`'s context length, clamped to [0, its
+  /// block table's pages x the page size].
+  Value pagedLength(Value sequence);
+  /// Paged cache: the page holding key `n0` of sequence `sequence` (whose
+  /// length is `length`) as [1, kv heads, valid rows, head dim] views of K
+  /// and V (rows past the length read as zeros), and n0's row in it. The
+  /// page number is clamped to the cache.
+  struct PageBlock {
+    Value keys, values, row;
+  };
+  PageBlock viewPage(Value sequence, Value n0, Value length);
   /// Merges the splits' partial O and log2-sum-exp of the query block at
   /// row m0 into O (and the logsumexp), on `numWaves` waves.
   void buildCombine(Value batch, Value head, Value m0, unsigned numWaves);
@@ -639,6 +650,70 @@ void AttentionTiler::viewSequence(Value sequence) {
     logsumexp = rowRange(logsumexp, queryStart, queryLength);
   keys = rowRange(keys, keyStart, keyLength);
   values = rowRange(values, keyStart, keyLength);
+}
+
+Value AttentionTiler::pagedLength(Value sequence) {
+  Value raw = memref::LoadOp::create(b, loc, op.getContextLens(), sequence);
+  Value length = arith::IndexCastOp::create(b, loc, b.getIndexType(), raw);
+  Value capacity =
+      arith::MulIOp::create(b, loc, dim(op.getBlockTable(), 1),
+                            constIndex(op.getPageSize()));
+  return arith::MinSIOp::create(
+      b, loc, capacity, arith::MaxSIOp::create(b, loc, length, constIndex(0)));
+}
+
+AttentionTiler::PageBlock AttentionTiler::viewPage(Value sequence, Value n0,
+                                                   Value length) {
+  int64_t pageSize = op.getPageSize();
+  Value slot = arith::DivUIOp::create(b, loc, n0, constIndex(pageSize));
+  Value raw = memref::LoadOp::create(b, loc, op.getBlockTable(),
+                                     ValueRange{sequence, slot});
+  Value page = arith::IndexCastOp::create(b, loc, b.getIndexType(), raw);
+  Value lastPage = arith::SubIOp::create(b, loc, dim(keys, 0), constIndex(1));
+  page = arith::MinSIOp::create(
+      b, loc, lastPage, arith::MaxSIOp::create(b, loc, page, constIndex(0)));
+  Value row = arith::RemUIOp::create(b, loc, n0, constIndex(pageSize));
+  // The page's rows before the sequence's end.
+  Value pageStart = arith::SubIOp::create(b, loc, n0, row);
+  Value valid = arith::MinSIOp::create(
+      b, loc, constIndex(pageSize),
+      arith::MaxSIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, length, pageStart),
+          constIndex(0)));
+  auto pageView = [&](Value cache) {
+    auto type = cast<MemRefType>(cache.getType());
+    SmallVector<int64_t> staticStrides;
+    int64_t staticOffset;
+    if (failed(type.getStridesAndOffset(staticStrides, staticOffset)))
+      staticStrides.assign(type.getRank(), ShapedType::kDynamic);
+    auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, cache);
+    auto sizeOf = [&](int64_t d) -> OpFoldResult {
+      if (type.isDynamicDim(d))
+        return dim(cache, d);
+      return b.getIndexAttr(type.getDimSize(d));
+    };
+    SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1), sizeOf(1), valid,
+                                       sizeOf(3)};
+    SmallVector<OpFoldResult> strides;
+    for (int64_t d = 0; d < 4; ++d)
+      strides.push_back(ShapedType::isDynamic(staticStrides[d])
+                            ? OpFoldResult(metadata.getStrides()[d])
+                            : OpFoldResult(b.getIndexAttr(staticStrides[d])));
+    Value offset = arith::AddIOp::create(
+        b, loc, metadata.getOffset(),
+        arith::MulIOp::create(b, loc, page, metadata.getStrides()[0]));
+    auto viewType = MemRefType::get(
+        {1, type.getDimSize(1), ShapedType::kDynamic, type.getDimSize(3)},
+        type.getElementType(),
+        StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic,
+                               staticStrides));
+    return memref::ReinterpretCastOp::create(b, loc, viewType,
+                                             metadata.getBaseBuffer(),
+                                             OpFoldResult(offset), sizes,
+                                             strides)
+        .getResult();
+  };
+  return {pageView(keys), pageView(values), row};
 }
 
 void AttentionTiler::viewOperands() {
@@ -805,7 +880,8 @@ LogicalResult AttentionTiler::run() {
   // Queries per head: the sequence's with varlen (`queries` is its view);
   // Q's own otherwise (with packed heads `queries` stacks the group's).
   Value seqQ = dim(op.isVarlen() ? queries : op.getQ(), 2);
-  Value seqKV = dim(keys, 2);
+  // A paged cache: the sequence's context length, clamped to its pages.
+  Value seqKV = op.isPaged() ? pagedLength(batch) : dim(keys, 2);
   Value zero = constIndex(0);
 
   // The transposed form S^T = K Q^T, O^T = V^T P^T: the accumulators hold
@@ -1003,21 +1079,32 @@ LogicalResult AttentionTiler::run() {
     auto inBounds = [&](bool padded) {
       return wholeKeys && !padded ? b.getUnitAttr() : UnitAttr();
     };
+    // Where the block's keys are: rows n0.. of the sequence's K and V^T, or
+    // of its page of a paged cache.
+    Value blockKeys = keys, blockValuesT = vTransposed, keyBatch = batch,
+          keyRow = n0;
+    if (op.isPaged()) {
+      PageBlock page = viewPage(batch, n0, seqKV);
+      blockKeys = page.keys;
+      blockValuesT = transposedView(page.values);
+      keyBatch = zero;
+      keyRow = page.row;
+    }
     // Every load of the block first: LDS takes the block's K and V^T in
     // one write phase.
     SmallVector<Value> kChunks, vTChunks;
     for (int64_t c = 0; c < chunksQK; ++c) {
       Value k = LoadOp::create(
-          b, loc, tile({blockN, chunkQK}, element, kLayout), keys,
-          ValueRange{batch, kvHead, n0, constIndex(c * chunkQK)},
+          b, loc, tile({blockN, chunkQK}, element, kLayout), blockKeys,
+          ValueRange{keyBatch, kvHead, keyRow, constIndex(c * chunkQK)},
           inBounds(paddedChunk(c, chunkQK, realHeadDim)));
       markReadAtUse(k);
       kChunks.push_back(k);
     }
     for (int64_t c = 0; c < chunksV; ++c) {
       Value vT = LoadOp::create(
-          b, loc, tile({chunkV, blockN}, element, vLayout), vTransposed,
-          ValueRange{batch, kvHead, constIndex(c * chunkV), n0},
+          b, loc, tile({chunkV, blockN}, element, vLayout), blockValuesT,
+          ValueRange{keyBatch, kvHead, constIndex(c * chunkV), keyRow},
           inBounds(paddedChunk(c, chunkV, realHeadDimV)));
       markReadAtUse(vT);
       vTChunks.push_back(vT);

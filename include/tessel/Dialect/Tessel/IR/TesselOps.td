@@ -120,6 +120,16 @@ def Tessel_AttentionOp : Tessel_Op<"attention", [AttrSizedOperandSegments]> {
     sequence. A FlashAttention `(total, heads, head_dim)` tensor is the
     strided view `[1, heads, total, head_dim]` of the same memory. Lengths
     past the arrays' ends are clamped to them.
+
+    A paged KV cache, as vLLM keeps it: `paged(%block_table, %context_lens
+    : memref<Bx?xi32>, memref<Bxi32>)` makes K and V caches of pages,
+    `[num_pages, kv_heads, page_size, head_dim]` (the strided view of
+    vLLM's `[num_pages, page_size, kv_heads, head_dim]` cache), the
+    page size static (16 to 128). Sequence `b` of the queries' batch has
+    `context_lens[b]` keys; key `j` is row `j mod page_size` of page
+    `block_table[b][j / page_size]`. Lengths are clamped to the block
+    table's pages and page numbers to the cache, so no input reads outside
+    the arrays.
   }];
   let arguments = (ins Arg<AnyMemRef, "queries", [MemRead]>:$q,
                        Arg<AnyMemRef, "keys", [MemRead]>:$k,
@@ -131,6 +141,8 @@ def Tessel_AttentionOp : Tessel_Op<"attention", [AttrSizedOperandSegments]> {
                        Arg<Optional<MemRefOf<[I32]>>, "cumulative query lengths", [MemRead]>:$cu_seqlens_q,
                        Arg<Optional<MemRefOf<[I32]>>, "cumulative key lengths", [MemRead]>:$cu_seqlens_k,
                        Optional<Index>:$max_seqlen_q,
+                       Arg<Optional<MemRefOf<[I32]>>, "pages of each sequence", [MemRead]>:$block_table,
+                       Arg<Optional<MemRefOf<[I32]>>, "keys of each sequence", [MemRead]>:$context_lens,
                        OptionalAttr<F32Attr>:$scale,
                        UnitAttr:$causal,
                        OptionalAttr<DenseI64ArrayAttr>:$window,
@@ -143,12 +155,18 @@ def Tessel_AttentionOp : Tessel_Op<"attention", [AttrSizedOperandSegments]> {
     (`descale` `(` $descale^ `:` type($descale) `)`)?
     (`varlen` `(` $cu_seqlens_q^ `,` $cu_seqlens_k `,` $max_seqlen_q `:`
       type($cu_seqlens_q) `,` type($cu_seqlens_k) `)`)?
+    (`paged` `(` $block_table^ `,` $context_lens `:` type($block_table) `,`
+      type($context_lens) `)`)?
     attr-dict
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     /// Whether the batch's sequences are packed (`varlen`).
     bool isVarlen() { return static_cast<bool>(getCuSeqlensQ()); }
+    /// Whether K and V are a paged cache (`paged`).
+    bool isPaged() { return static_cast<bool>(getBlockTable()); }
+    /// The paged cache's page size (K's dimension 2).
+    int64_t getPageSize() { return getK().getType().getDimSize(2); }
     /// The descale operands of q, k and v, or null without them.
     ::mlir::Value getDescaleQ() {
       return getDescale().empty() ? ::mlir::Value() : getDescale()[0];

@@ -130,6 +130,10 @@ ConfigAttr getDefaultAttentionConfig(mlir::MLIRContext *context,
 int64_t chooseAttentionSplits(AttentionOp op, ConfigAttr config,
                               const Chip &chip);
 
+/// The most keys a sequence of `op` has, as the config chooser sees it: K's
+/// length; a paged cache's pages per sequence x page size; dynamic where a
+/// run-time value decides (varlen, a dynamic block table).
+int64_t getAttentionKeyCapacity(AttentionOp op);
 /// The query heads per key/value head of `op` when they could share one
 /// workgroup (everything getPackedQueryHeads asks but the block's size),
 /// else 1.
