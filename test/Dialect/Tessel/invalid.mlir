@@ -973,3 +973,38 @@ func.func @varlen_splits(%q: memref<1x4x?x64xf16>, %k: memref<1x2x?x64xf16>, %v:
   tessel.attention ins(%q, %k, %v : memref<1x4x?x64xf16>, memref<1x2x?x64xf16>, memref<1x2x?x64xf16>) outs(%o : memref<1x4x?x64xf16>) varlen(%cq, %ck, %max : memref<4xi32>, memref<4xi32>) {config = #tessel.config<tile = [32, 32], waves = [1, 1], stages = 1, instr = "v_mfma_f32_32x32x8_f16", splits = 4>}
   return
 }
+
+// -----
+// tessel.attention paged
+
+// -----
+
+func.func @paged_table(%q: memref<3x4x1x64xf16>, %k: memref<?x2x16x64xf16, strided<[2048, 64, 128, 1]>>, %v: memref<?x2x16x64xf16, strided<[2048, 64, 128, 1]>>, %o: memref<3x4x1x64xf16>, %table: memref<2x4xi32>, %lens: memref<3xi32>) {
+  // expected-error @+1 {{operand 'block_table' must be [batch, pages per sequence] = [3, ?], got [2, 4]}}
+  tessel.attention ins(%q, %k, %v : memref<3x4x1x64xf16>, memref<?x2x16x64xf16, strided<[2048, 64, 128, 1]>>, memref<?x2x16x64xf16, strided<[2048, 64, 128, 1]>>) outs(%o : memref<3x4x1x64xf16>) paged(%table, %lens : memref<2x4xi32>, memref<3xi32>)
+  return
+}
+
+// -----
+
+func.func @paged_lens(%q: memref<3x4x1x64xf16>, %k: memref<?x2x16x64xf16, strided<[2048, 64, 128, 1]>>, %v: memref<?x2x16x64xf16, strided<[2048, 64, 128, 1]>>, %o: memref<3x4x1x64xf16>, %table: memref<3x4xi32>, %lens: memref<3x1xi32>) {
+  // expected-error @+1 {{operand 'context_lens' must be [batch] = [3], got [3, 1]}}
+  tessel.attention ins(%q, %k, %v : memref<3x4x1x64xf16>, memref<?x2x16x64xf16, strided<[2048, 64, 128, 1]>>, memref<?x2x16x64xf16, strided<[2048, 64, 128, 1]>>) outs(%o : memref<3x4x1x64xf16>) paged(%table, %lens : memref<3x4xi32>, memref<3x1xi32>)
+  return
+}
+
+// -----
+
+func.func @paged_page_size(%q: memref<3x4x1x64xf16>, %k: memref<?x2x24x64xf16>, %v: memref<?x2x24x64xf16>, %o: memref<3x4x1x64xf16>, %table: memref<3x4xi32>, %lens: memref<3xi32>) {
+  // expected-error @+1 {{the paged cache's page size (dimension 2 of 'k' and 'v') must be a static 16, 32, 64 or 128, got 24}}
+  tessel.attention ins(%q, %k, %v : memref<3x4x1x64xf16>, memref<?x2x24x64xf16>, memref<?x2x24x64xf16>) outs(%o : memref<3x4x1x64xf16>) paged(%table, %lens : memref<3x4xi32>, memref<3xi32>)
+  return
+}
+
+// -----
+
+func.func @paged_block(%q: memref<3x4x1x64xf16>, %k: memref<?x2x16x64xf16, strided<[2048, 64, 128, 1]>>, %v: memref<?x2x16x64xf16, strided<[2048, 64, 128, 1]>>, %o: memref<3x4x1x64xf16>, %table: memref<3x4xi32>, %lens: memref<3xi32>) {
+  // expected-error @+1 {{key blocks of 32 must divide the page size 16}}
+  tessel.attention ins(%q, %k, %v : memref<3x4x1x64xf16>, memref<?x2x16x64xf16, strided<[2048, 64, 128, 1]>>, memref<?x2x16x64xf16, strided<[2048, 64, 128, 1]>>) outs(%o : memref<3x4x1x64xf16>) paged(%table, %lens : memref<3x4xi32>, memref<3xi32>) {config = #tessel.config<tile = [32, 32], waves = [1, 1], stages = 1, instr = "v_mfma_f32_32x32x8_f16", splits = 4>}
+  return
+}

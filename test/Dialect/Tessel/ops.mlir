@@ -204,3 +204,16 @@ func.func @attention_varlen(%q: memref<1x8x?x64xf16, strided<[?, 64, 512, 1]>>, 
                    outs(%o : memref<1x8x?x64xf16, strided<[?, 64, 512, 1]>>) varlen(%cu_q, %cu_k, %max_q : memref<?xi32>, memref<?xi32>) {causal}
   return
 }
+
+// A paged KV cache: [pages, kv_heads, page_size, head_dim] views of vLLM's
+// [pages, page_size, kv_heads, head_dim] caches, the block table and the
+// context lengths.
+// CHECK-LABEL: func.func @attention_paged
+// CHECK: outs(%{{.*}} : memref<?x8x1x128xbf16>) paged(%{{.*}}, %{{.*}} : memref<?x64xi32>, memref<?xi32>)
+func.func @attention_paged(%q: memref<?x8x1x128xbf16>, %k: memref<?x2x16x128xbf16, strided<[4096, 128, 256, 1]>>,
+                           %v: memref<?x2x16x128xbf16, strided<[4096, 128, 256, 1]>>, %o: memref<?x8x1x128xbf16>,
+                           %table: memref<?x64xi32>, %lens: memref<?xi32>) {
+  tessel.attention ins(%q, %k, %v : memref<?x8x1x128xbf16>, memref<?x2x16x128xbf16, strided<[4096, 128, 256, 1]>>, memref<?x2x16x128xbf16, strided<[4096, 128, 256, 1]>>)
+                   outs(%o : memref<?x8x1x128xbf16>) paged(%table, %lens : memref<?x64xi32>, memref<?xi32>)
+  return
+}

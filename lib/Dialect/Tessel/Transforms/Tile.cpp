@@ -1404,6 +1404,18 @@ LogicalResult TilePass::splitAttention(func::FuncOp function,
   function->setAttr(
       "tessel.splits",
       IntegerAttr::get(IntegerType::get(&getContext(), 64), splits));
+  // What the runtime sizes dynamic workspace dimensions from (a dynamic
+  // batch; the rows with a dynamic query length and no packed heads).
+  Builder names(&getContext());
+  std::string headsName = group > 1 ? "" : "heads";
+  std::string rowsName = group > 1 ? "" : "seq_q";
+  function->setAttr(
+      "tessel.workspace_dims",
+      names.getArrayAttr(
+          {names.getStrArrayAttr(
+               {"batch", headsName, "", rowsName, "head_dim_v"}),
+           names.getStrArrayAttr({"batch", headsName, "", rowsName}),
+           names.getStrArrayAttr({"batch", headsName, ""})}));
   return AttentionTiler(attention, tileTarget, AttentionTiler::Mode::Split,
                         function.getArgument(first),
                         function.getArgument(first + 1),
