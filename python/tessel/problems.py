@@ -697,3 +697,100 @@ def attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
     if return_lse:
         return arrays.result(o), arrays.result(lse)
     return arrays.result(o)
+
+
+def paged_attention(q, k_cache, v_cache, block_table, context_lens, *,
+                    scale=None, causal=False, window_size=(-1, -1),
+                    sinks=None, chip="gfx942", device="auto", stream=None):
+    """Decode attention over a paged KV cache, with the arguments of vLLM's
+    paged attention and flash_attn_with_kvcache: q (B, H, D) (one query per
+    sequence, vLLM) or (B, Sq, H, D) (FlashAttention); k_cache and v_cache
+    (num_pages, page_size, Hkv, D) with page_size 16, 32, 64 or 128;
+    block_table (B, max_pages) int32, the pages of each sequence in order;
+    context_lens (B,) int32, each sequence's keys (its last page may be
+    partly filled). Query i of Sq sits at key position context_len - Sq + i
+    for `causal` and windows. Returns the output shaped as q. Lengths and
+    page numbers are read on the device (clamped to the table and the
+    cache); the batch is a run-time size. Long contexts are split over
+    workgroups (split-KV), the split count chosen by the model."""
+    arrays, q = _arrays_for(q, device, stream)
+    k_cache, v_cache = arrays.take(k_cache), arrays.take(v_cache)
+    element = _attention_element(q, k_cache, v_cache, None, chip)
+    if np.dtype(q.dtype) == np.uint8:
+        raise TesselError("paged_attention takes float16 or bfloat16 arrays")
+    vllm = q.ndim == 3
+    if q.ndim not in (3, 4):
+        raise TesselError("q must be (B, H, D) or (B, Sq, H, D), got %s" %
+                          (tuple(q.shape),))
+    if (k_cache.ndim != 4 or v_cache.ndim != 4
+            or tuple(k_cache.shape[:3]) != tuple(v_cache.shape[:3])
+            or k_cache.shape[3] != q.shape[-1]):
+        raise TesselError("k_cache and v_cache must be (num_pages, page_size, "
+                          "Hkv, D) with q's D, got %s and %s" %
+                          (tuple(k_cache.shape), tuple(v_cache.shape)))
+    batch = q.shape[0]
+    seq_q = 1 if vllm else q.shape[1]
+    heads, head_dim = q.shape[-2], q.shape[-1]
+    pages, page_size, kv_heads, _ = k_cache.shape
+    tables = []
+    for value, name, ndim in ((block_table, "block_table", 2),
+                              (context_lens, "context_lens", 1)):
+        if isinstance(value, DeviceArray):
+            value = arrays.take(value)
+        else:
+            value = np.ascontiguousarray(_host_array(value), dtype=np.int32)
+            if isinstance(arrays, _DeviceArrays):
+                value = arrays.device.to_device(value, arrays.stream)
+        if (value.ndim != ndim or value.shape[0] != batch
+                or np.dtype(value.dtype) != np.int32):
+            raise TesselError("%s must be a (B%s) int32 array with B = %d" %
+                              (name, ", max_pages" if ndim == 2 else ",",
+                               batch))
+        tables.append(value)
+    if len(window_size) != 2:
+        raise TesselError("window_size must be (left, right)")
+    k_cache, v_cache = (arrays.contiguous(x, name) for x, name in
+                        ((k_cache, "k_cache"), (v_cache, "v_cache")))
+    # The kernel's [pages, Hkv, page_size, D] views of the caches, and
+    # [B, H, Sq, D] queries and output.
+    def cache_view(x):
+        if isinstance(x, DeviceArray):
+            return DeviceArray(x.device, x.ptr,
+                               (pages, kv_heads, page_size, head_dim), x.dtype,
+                               (page_size * kv_heads * head_dim, head_dim,
+                                kv_heads * head_dim, 1), owner=x)
+        return x.transpose(0, 2, 1, 3)
+    if vllm:
+        queries = arrays.contiguous(q, "q").reshape(batch, heads, 1, head_dim)
+    elif isinstance(q, DeviceArray):
+        raise TesselError("device queries must be (B, H, D); the (B, Sq, H, "
+                          "D) form is for host arrays")
+    else:
+        queries = np.ascontiguousarray(q.transpose(0, 2, 1, 3))
+    o = arrays.output((batch, heads, seq_q, head_dim), q.dtype, None)
+    operands = [queries, cache_view(k_cache), cache_view(v_cache), o]
+    if sinks is not None:
+        sinks = arrays.float32(sinks, "sinks")
+        if tuple(sinks.shape) != (heads,):
+            raise TesselError("sinks must be (H,) = (%d,), got %s" %
+                              (heads, tuple(sinks.shape)))
+        operands.append(sinks)
+    operands += tables
+    window = tuple(int(w) for w in window_size)
+    problem = _capi.AttentionProblem(
+        batch=batch, heads=heads, kv_heads=kv_heads, seq_q=seq_q,
+        seq_kv=tables[0].shape[1] * page_size, head_dim=head_dim,
+        type=element.encode(), causal=int(bool(causal)),
+        has_scale=int(scale is not None),
+        scale=float(scale) if scale is not None else 0.0,
+        has_window=int(window != (-1, -1)), window_left=window[0],
+        window_right=window[1], sinks=int(sinks is not None),
+        page_size=page_size, dynamic=b"batch")
+    from . import _default_compiler
+    kernel = _default_compiler().compile_attention(problem, chip)
+    arrays.run(kernel, operands, "attention")
+    if vllm:
+        result = o.reshape(batch, heads, head_dim)
+    else:
+        result = o.transpose(0, 2, 1, 3)
+    return arrays.result(result)
