@@ -359,7 +359,9 @@ FailureOr<func::FuncOp> tessel::buildProblem(OpBuilder &builder, Location loc,
   auto cache = [&](int64_t columns) {
     int64_t ps = problem.pageSize;
     return MemRefType::get(
-        {ShapedType::kDynamic, hkv, ps, columns}, *type,
+        {problem.numPages ? problem.numPages : ShapedType::kDynamic, hkv, ps,
+         columns},
+        *type,
         StridedLayoutAttr::get(builder.getContext(), 0,
                                {ps * hkv * columns, columns, hkv * columns,
                                 1}));

@@ -196,14 +196,19 @@ ProblemWork tessel::getProblemWork(const CompiledKernel &kernel,
       work.flops = 2 * size("m") * size("n") * size("k") *
                    std::max(1.0, size("batch", 1));
     } else {
+      // A paged cache: every sequence is taken to fill its block table's
+      // pages (the lengths are run-time values).
+      double keys = sizes.count("page_size")
+                        ? size("max_pages") * size("page_size")
+                        : size("seq_kv");
       double pairs =
-          windowPairs(int64_t(size("seq_q")), int64_t(size("seq_kv")), window);
+          windowPairs(int64_t(size("seq_q")), int64_t(keys), window);
       // S = Q K^T over the scores' head dim, O = P V over the values'.
       work.flops = 2 * size("batch") * size("heads") * pairs *
                    (size("head_dim") + size("head_dim_v", size("head_dim")));
       if (kernel.grid.splits <= 1)
         work.loopIterations = attentionLoopIterations(
-            int64_t(size("seq_q")), int64_t(size("seq_kv")),
+            int64_t(size("seq_q")), int64_t(keys),
             kernel.grid.tile[0], kernel.grid.tile[1], kernel.grid.packedHeads,
             window);
     }
@@ -271,8 +276,11 @@ getCacheTraffic(const Chip &chip, const CompiledKernel &kernel,
                                 bBytes, workgroupsPerCU);
     };
   }
-  // Attention: Q, K, V are the first three arguments.
-  if (kernel.arguments.size() < 3)
+  // Attention: Q, K, V are the first three arguments. A paged cache's
+  // gathers are outside the model: the unique bytes only.
+  if (kernel.arguments.size() < 3 ||
+      (!kernel.arguments[1].dimensions.empty() &&
+       kernel.arguments[1].dimensions[0] == "num_pages"))
     return {};
   AttentionTrafficShape shape;
   shape.batch = argumentDimension(kernel, sizes, 0, 0);

@@ -181,6 +181,12 @@ static cl::opt<int64_t> pageSize(
              "and context_lens [batch] (i32) follow"),
     cl::init(0), cl::sub(attentionCommand));
 
+static cl::opt<int64_t> numPages(
+    "num-pages",
+    cl::desc("With --page-size: the cache's pages, static (default: a "
+             "run-time count)"),
+    cl::init(0), cl::sub(attentionCommand));
+
 static cl::opt<std::string> configText(
     "config",
     cl::desc("A #tessel.config<...> for the kernel (default: the compiler "
@@ -241,6 +247,7 @@ static AttentionProblem attentionFromCommandLine() {
   problem.backward = backward;
   problem.varlen = varlen;
   problem.pageSize = pageSize;
+  problem.numPages = numPages;
   problem.config = configText;
   return problem;
 }

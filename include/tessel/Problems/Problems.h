@@ -79,6 +79,8 @@ struct AttentionProblem {
   /// count, then block_table (i32, [batch, ceil(seqKV / page_size)]) and
   /// context_lens (i32, [batch]) follow the other arguments.
   int64_t pageSize = 0;
+  /// The paged cache's pages; 0: a run-time count.
+  int64_t numPages = 0;
   std::string config;
 };
 
