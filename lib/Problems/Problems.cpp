@@ -332,8 +332,6 @@ FailureOr<func::FuncOp> tessel::buildProblem(OpBuilder &builder, Location loc,
   int64_t b = sizeOrDynamic(dynamic, "batch", problem.batch);
   int64_t sq = sizeOrDynamic(dynamic, "seq-q", problem.seqQ),
           skv = sizeOrDynamic(dynamic, "seq-kv", problem.seqKV);
-  if (problem.varlen && problem.backward)
-    return emitError(loc) << "--varlen has no --backward yet";
   bool paged = problem.pageSize != 0;
   if (paged && (problem.varlen || problem.backward))
     return emitError(loc) << "--page-size combines with neither --varlen "
@@ -374,7 +372,11 @@ FailureOr<func::FuncOp> tessel::buildProblem(OpBuilder &builder, Location loc,
   if (problem.backward) {
     // O, dO, lse, then dQ, dK, dV (of outType).
     argTypes.push_back(argTypes.back());
-    argTypes.push_back(MemRefType::get({b, heads, sq}, builder.getF32Type()));
+    argTypes.push_back(
+        problem.varlen
+            ? MemRefType::get({1, heads, ShapedType::kDynamic},
+                              builder.getF32Type())
+            : MemRefType::get({b, heads, sq}, builder.getF32Type()));
     for (unsigned operand = 0; operand < 3; ++operand)
       argTypes.push_back(
           cast<MemRefType>(argTypes[operand]).clone(*outType));
@@ -398,10 +400,11 @@ FailureOr<func::FuncOp> tessel::buildProblem(OpBuilder &builder, Location loc,
     argTypes.push_back(MemRefType::get({b}, builder.getI32Type()));
   }
   if (problem.varlen) {
-    // cu_seqlens_q, cu_seqlens_k (B + 1 each) and max_seqlen_q.
+    // cu_seqlens_q, cu_seqlens_k (B + 1 each), max_seqlen_q (and the
+    // backward's max_seqlen_k).
     int64_t lengths = ShapedType::isDynamic(b) ? b : b + 1;
     argTypes.append(2, MemRefType::get({lengths}, builder.getI32Type()));
-    argTypes.push_back(builder.getIndexType());
+    argTypes.append(problem.backward ? 2 : 1, builder.getIndexType());
   }
   if (!problem.window.empty() && problem.window.size() != 2)
     return emitError(loc) << "--window takes two bounds, left,right (-1: "
@@ -422,9 +425,14 @@ FailureOr<func::FuncOp> tessel::buildProblem(OpBuilder &builder, Location loc,
   UnitAttr causal = problem.causal ? builder.getUnitAttr() : UnitAttr();
   if (problem.backward) {
     ValueRange args = body->getArguments();
+    bool varlen = problem.varlen;
     AttentionGradOp::create(builder, loc, args[0], args[1], args[2], args[3],
                             args[4], args[5], args[6], args[7], args[8],
-                            scaleAttr, causal, window, *config);
+                            varlen ? args[9] : Value(),
+                            varlen ? args[10] : Value(),
+                            varlen ? args[11] : Value(),
+                            varlen ? args[12] : Value(), scaleAttr, causal,
+                            window, *config);
     func::ReturnOp::create(builder, loc);
     return func;
   }

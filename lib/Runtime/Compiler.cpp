@@ -270,16 +270,28 @@ static void describeAttention(AttentionOp op, ProblemFacts &facts) {
 }
 
 static void describeAttentionGrad(AttentionGradOp op, ProblemFacts &facts) {
-  std::vector<std::string> q = {"batch", "heads", "seq_q", "head_dim"};
-  std::vector<std::string> k = {"batch", "kv_heads", "seq_kv", "head_dim"};
-  std::vector<std::string> v = {"batch", "kv_heads", "seq_kv", "head_dim_v"};
-  std::vector<std::string> o = {"batch", "heads", "seq_q", "head_dim_v"};
+  // Varlen as the forward's (describeAttention), with max_seqlen_k the
+  // launch's keys per sequence.
+  bool varlen = op.isVarlen();
+  std::string batch = varlen ? "" : "batch";
+  std::string seqQ = varlen ? "total_q" : "seq_q";
+  std::string seqKV = varlen ? "total_kv" : "seq_kv";
+  std::vector<std::string> q = {batch, "heads", seqQ, "head_dim"};
+  std::vector<std::string> k = {batch, "kv_heads", seqKV, "head_dim"};
+  std::vector<std::string> v = {batch, "kv_heads", seqKV, "head_dim_v"};
+  std::vector<std::string> o = {batch, "heads", seqQ, "head_dim_v"};
+  if (varlen) {
+    nameDimensions(facts, op.getCuSeqlensQ(), {"batch+1"});
+    nameDimensions(facts, op.getCuSeqlensK(), {"batch+1"});
+    nameDimensions(facts, op.getMaxSeqlenQ(), {"seq_q"});
+    nameDimensions(facts, op.getMaxSeqlenK(), {"seq_kv"});
+  }
   nameDimensions(facts, op.getQ(), q);
   nameDimensions(facts, op.getK(), k);
   nameDimensions(facts, op.getV(), v);
   nameDimensions(facts, op.getO(), o);
   nameDimensions(facts, op.getGradO(), o);
-  nameDimensions(facts, op.getLse(), {"batch", "heads", "seq_q"});
+  nameDimensions(facts, op.getLse(), {batch, "heads", seqQ});
   nameDimensions(facts, op.getGradQ(), q, /*written=*/true);
   nameDimensions(facts, op.getGradK(), k, /*written=*/true);
   nameDimensions(facts, op.getGradV(), v, /*written=*/true);

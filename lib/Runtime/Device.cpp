@@ -280,6 +280,8 @@ llvm::Expected<ProblemSizes> tessel::bindProblemArguments(
   sizes.seqQ = dimensions.get("seq_q");
   sizes.heads = heads;
   sizes.seqKV = dimensions.get("seq_kv");
+  sizes.totalQ = dimensions.get("total_q");
+  sizes.totalKV = dimensions.get("total_kv");
   sizes.kvHeads = kvHeads;
   sizes.batched = dimensions.has("batch") || dimensions.has("batch+1");
   for (auto [what, given, derived] :
@@ -311,6 +313,8 @@ static int64_t getNamedSize(const ProblemSizes &sizes,
       .Case("kv_heads", sizes.kvHeads)
       .Case("seq_q", sizes.seqQ)
       .Case("seq_kv", sizes.seqKV)
+      .Case("total_q", sizes.totalQ)
+      .Case("total_kv", sizes.totalKV)
       .Case("m", sizes.m)
       .Case("n", sizes.n)
       .Default(-1);

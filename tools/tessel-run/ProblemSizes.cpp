@@ -103,8 +103,10 @@ llvm::Expected<ProblemSizes> ProblemSizes::get(Operation *op) {
         return std::move(error);
   } else if (auto grad = dyn_cast<AttentionGradOp>(op)) {
     result.isMatmul = false;
-    result.sizes = {{"batch"},  {"heads"},    {"kv heads"},  {"seq-q"},
-                    {"seq-kv"}, {"head dim"}, {"head dim v"}};
+    result.sizes = {{"batch"},      {"heads"},         {"kv heads"},
+                    {"seq-q"},      {"seq-kv"},        {"head dim"},
+                    {"head dim v"}, {"sequences + 1"}, {"pages"},
+                    {"page size"},  {"pages per sequence"}};
     llvm::SmallVector<unsigned> queries = {kAttnBatch, kHeads, kSeqQ, kHeadDim};
     llvm::SmallVector<unsigned> keys = {kAttnBatch, kKvHeads, kSeqKV, kHeadDim};
     llvm::SmallVector<unsigned> values = {kAttnBatch, kKvHeads, kSeqKV,
@@ -124,6 +126,14 @@ llvm::Expected<ProblemSizes> ProblemSizes::get(Operation *op) {
         return std::move(error);
     if (llvm::Error error = assign(grad.getLse(), {kAttnBatch, kHeads, kSeqQ}))
       return std::move(error);
+    if (grad.isVarlen()) {
+      for (Value lengths : {grad.getCuSeqlensQ(), grad.getCuSeqlensK()})
+        if (llvm::Error error = assign(lengths, {kCumulative}))
+          return std::move(error);
+      for (Value max : {grad.getMaxSeqlenQ(), grad.getMaxSeqlenK()})
+        if (llvm::Error error = assign(max, {}))
+          return std::move(error);
+    }
   } else {
     auto attention = cast<AttentionOp>(op);
     result.isMatmul = false;

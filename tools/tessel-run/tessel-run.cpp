@@ -683,7 +683,19 @@ struct PreparedProblem {
   /// Varlen attention: max_seqlen_q as the inputs give it (the grid's
   /// queries per sequence).
   int64_t varlenMaxSeqQ = 0;
+  /// The backward's max_seqlen_k (the dK/dV grid's keys per sequence).
+  int64_t varlenMaxSeqKV = 0;
 };
+
+static HostArray sliceRows(const HostArray &array, int64_t heads,
+                           int64_t rows, int64_t columns, int64_t start,
+                           int64_t length);
+static LogicalResult computeVarlenReference(
+    Operation *attention, double scale, KeyWindow window,
+    const AttentionSizes &a, const HostArray &q, const HostArray &k,
+    const HostArray &v, const HostArray *sinks, const HostArray &cuQ,
+    const HostArray &cuK, std::vector<double> &o, std::vector<double> &lse,
+    std::vector<bool> &uncovered, std::array<double, 3> descale);
 
 /// Launch facts of one lowered kernel: a problem is one kernel of its name,
 /// or the stages of a plan (split-KV attention, split-K matmul).
@@ -839,8 +851,16 @@ static std::array<uint64_t, 3> getProblemGrid(const PreparedProblem &prepared,
             uint64_t(std::max<int64_t>(sizes.batch, 1)) * splits};
   }
   AttentionSizes sizes = prepared.sizes.getAttentionSizes();
-  if (auto attention = dyn_cast<AttentionOp>(prepared.problem->op);
-      attention && attention.isVarlen())
+  bool varlen = false;
+  if (auto attention = dyn_cast<AttentionOp>(prepared.problem->op))
+    varlen = attention.isVarlen();
+  if (auto grad = dyn_cast<AttentionGradOp>(prepared.problem->op))
+    varlen = grad.isVarlen();
+  if (varlen && step.overKeys)
+    return {uint64_t(llvm::divideCeil(prepared.varlenMaxSeqKV, tile[0])),
+            uint64_t(sizes.kvHeads),
+            uint64_t(prepared.sizes.getVarlenSequences())};
+  if (varlen)
     return {uint64_t(llvm::divideCeil(prepared.varlenMaxSeqQ, tile[0])),
             uint64_t(sizes.heads),
             uint64_t(prepared.sizes.getVarlenSequences())};
@@ -938,10 +958,21 @@ static llvm::Error makeForwardInputs(const PreparedProblem &prepared,
   };
   AttentionSizes sizes = prepared.sizes.getAttentionSizes();
   std::vector<double> o, lse;
-  if (failed(computeAttentionReference(grad, grad.getEffectiveScale(),
-                                       grad.getKeyWindow(), sizes,
-                                       values(grad.getQ()), values(grad.getK()),
-                                       values(grad.getV()), nullptr, o, lse)))
+  std::vector<bool> uncovered;
+  LogicalResult forward =
+      grad.isVarlen()
+          ? computeVarlenReference(grad, grad.getEffectiveScale(),
+                                   grad.getKeyWindow(), sizes,
+                                   values(grad.getQ()), values(grad.getK()),
+                                   values(grad.getV()), nullptr,
+                                   values(grad.getCuSeqlensQ()),
+                                   values(grad.getCuSeqlensK()), o, lse,
+                                   uncovered, {1.0, 1.0, 1.0})
+          : computeAttentionReference(grad, grad.getEffectiveScale(),
+                                      grad.getKeyWindow(), sizes,
+                                      values(grad.getQ()), values(grad.getK()),
+                                      values(grad.getV()), nullptr, o, lse);
+  if (failed(forward))
     return makeError("cannot compute the forward pass for the backward's "
                      "inputs");
   inputs[oIndex].array =
@@ -980,43 +1011,51 @@ static void makeVarlenInputs(PreparedProblem &prepared,
                              std::vector<KernelInput> &inputs,
                              std::vector<HostArray> &scalars,
                              std::mt19937 &rng) {
-  auto attention = dyn_cast<AttentionOp>(prepared.problem->op);
-  if (!attention || !attention.isVarlen())
+  Value cuQ, cuK, maxQ, maxK; // maxK: the backward's
+  if (auto attention = dyn_cast<AttentionOp>(prepared.problem->op);
+      attention && attention.isVarlen()) {
+    cuQ = attention.getCuSeqlensQ();
+    cuK = attention.getCuSeqlensK();
+    maxQ = attention.getMaxSeqlenQ();
+  } else if (auto grad = dyn_cast<AttentionGradOp>(prepared.problem->op);
+             grad && grad.isVarlen()) {
+    cuQ = grad.getCuSeqlensQ();
+    cuK = grad.getCuSeqlensK();
+    maxQ = grad.getMaxSeqlenQ();
+    maxK = grad.getMaxSeqlenK();
+  } else {
     return;
+  }
   auto argumentOf = [](Value value) {
     return cast<BlockArgument>(value).getArgNumber();
   };
   AttentionSizes sizes = prepared.sizes.getAttentionSizes();
   int64_t sequences = prepared.sizes.getVarlenSequences();
-  unsigned maxIndex = argumentOf(attention.getMaxSeqlenQ());
-  int64_t longest = 0;
-  for (auto [lengths, total] :
-       {std::pair{attention.getCuSeqlensQ(), sizes.seqQ},
-        {attention.getCuSeqlensK(), sizes.seqKV}}) {
+  Type i32 = IntegerType::get(cuQ.getContext(), 32);
+  // Each side's lengths, and its longest sequence for a generated maximum.
+  auto side = [&](Value lengths, int64_t total, Value max, int64_t &bound) {
     unsigned index = argumentOf(lengths);
-    if (!prepared.given[index]) {
-      auto type = cast<MemRefType>(lengths.getType());
+    if (!prepared.given[index])
       inputs[index].array =
-          makeArrayFromValues(type.getElementType(), {sequences + 1},
+          makeArrayFromValues(i32, {sequences + 1},
                               makeCumulativeLengths(sequences, total, rng))
               .npy;
+    if (!max)
+      return;
+    std::vector<double> cumulative = decodeArray(i32, *inputs[index].array);
+    int64_t longest = 0;
+    for (size_t s = 0; s + 1 < cumulative.size(); ++s)
+      longest = std::max<int64_t>(
+          longest, int64_t(cumulative[s + 1] - cumulative[s]));
+    unsigned maxIndex = argumentOf(max);
+    if (!prepared.given[maxIndex]) {
+      inputs[maxIndex].scalar.integer = longest;
+      scalars[maxIndex] = makeScalarArray(max.getType(), double(longest));
     }
-    if (lengths == attention.getCuSeqlensQ()) {
-      std::vector<double> cumulative =
-          decodeArray(IntegerType::get(attention.getContext(), 32),
-                      *inputs[index].array);
-      for (size_t s = 0; s + 1 < cumulative.size(); ++s)
-        longest = std::max<int64_t>(
-            longest, int64_t(cumulative[s + 1] - cumulative[s]));
-    }
-  }
-  if (!prepared.given[maxIndex]) {
-    inputs[maxIndex].scalar.integer = longest;
-    scalars[maxIndex] = makeScalarArray(attention.getMaxSeqlenQ().getType(),
-                                        double(longest));
-  }
-  prepared.varlenMaxSeqQ = std::max<int64_t>(
-      inputs[maxIndex].scalar.integer, 0);
+    bound = std::max<int64_t>(inputs[maxIndex].scalar.integer, 0);
+  };
+  side(cuQ, sizes.seqQ, maxQ, prepared.varlenMaxSeqQ);
+  side(cuK, sizes.seqKV, maxK, prepared.varlenMaxSeqKV);
 }
 
 /// Paged attention: a generated block table gives each sequence its pages
@@ -1178,7 +1217,8 @@ static HostArray sliceRows(const HostArray &array, int64_t heads,
 /// kernel clamps them) through the dense reference. Rows no sequence
 /// covers are marked in `uncovered` (the kernel does not write them).
 static LogicalResult computeVarlenReference(
-    AttentionOp attention, const AttentionSizes &a, const HostArray &q,
+    Operation *attention, double scale, KeyWindow window,
+    const AttentionSizes &a, const HostArray &q,
     const HostArray &k, const HostArray &v, const HostArray *sinks,
     const HostArray &cuQ, const HostArray &cuK, std::vector<double> &o,
     std::vector<double> &lse, std::vector<bool> &uncovered,
@@ -1205,7 +1245,7 @@ static LogicalResult computeVarlenReference(
     one.seqKV = kLength;
     std::vector<double> sequenceO, sequenceLse;
     if (failed(computeAttentionReference(
-            attention, one,
+            attention, scale, window, one,
             sliceRows(q, a.heads, a.seqQ, a.headDim, qStart, qLength),
             sliceRows(k, a.kvHeads, a.seqKV, a.headDim, kStart, kLength),
             sliceRows(v, a.kvHeads, a.seqKV, a.headDimV, kStart, kLength),
@@ -1300,7 +1340,8 @@ static FailureOr<Verdict> checkAttention(AttentionOp attention,
       return failure();
   } else if (attention.isVarlen()) {
     if (failed(computeVarlenReference(
-            attention, a, host(attention.getQ()), host(attention.getK()),
+            attention, attention.getEffectiveScale(), attention.getKeyWindow(),
+            a, host(attention.getQ()), host(attention.getK()),
             host(attention.getV()), sinks ? &*sinks : nullptr,
             host(attention.getCuSeqlensQ()), host(attention.getCuSeqlensK()),
             expectedO, expectedLse, uncovered, descale)))
@@ -1362,17 +1403,81 @@ static FailureOr<Verdict> checkAttention(AttentionOp attention,
   return verdict;
 }
 
+/// The varlen backward's reference: each sequence's rows through the dense
+/// reference (rows no sequence covers are marked in `uncovered`).
+static LogicalResult computeVarlenGradReference(
+    AttentionGradOp grad, const AttentionSizes &a,
+    llvm::function_ref<HostArray(Value)> host, std::vector<double> expected[3],
+    std::vector<bool> uncovered[3]) {
+  HostArray q = host(grad.getQ()), k = host(grad.getK()),
+            v = host(grad.getV()), o = host(grad.getO()),
+            gradO = host(grad.getGradO()), lse = host(grad.getLse()),
+            cuQ = host(grad.getCuSeqlensQ()), cuK = host(grad.getCuSeqlensK());
+  int64_t rows[3] = {a.seqQ, a.seqKV, a.seqKV};
+  int64_t heads[3] = {a.heads, a.kvHeads, a.kvHeads};
+  int64_t columns[3] = {a.headDim, a.headDim, a.headDimV};
+  for (int i = 0; i < 3; ++i) {
+    expected[i].assign(heads[i] * rows[i] * columns[i], 0.0);
+    uncovered[i].assign(expected[i].size(), true);
+  }
+  auto range = [](const HostArray &cumulative, int64_t s, int64_t total) {
+    auto bound = [&](int64_t i) {
+      return std::clamp<int64_t>(int64_t(cumulative.values[i]), 0, total);
+    };
+    int64_t end = bound(s + 1);
+    int64_t start = std::min(bound(s), end);
+    return std::make_pair(start, end - start);
+  };
+  for (int64_t s = 0; s + 1 < int64_t(cuQ.values.size()); ++s) {
+    auto [qStart, qLength] = range(cuQ, s, a.seqQ);
+    auto [kStart, kLength] = range(cuK, s, a.seqKV);
+    AttentionSizes one = a;
+    one.batch = 1;
+    one.seqQ = qLength;
+    one.seqKV = kLength;
+    std::vector<double> part[3];
+    if (failed(computeAttentionGradReference(
+            grad, one, sliceRows(q, a.heads, a.seqQ, a.headDim, qStart, qLength),
+            sliceRows(k, a.kvHeads, a.seqKV, a.headDim, kStart, kLength),
+            sliceRows(v, a.kvHeads, a.seqKV, a.headDimV, kStart, kLength),
+            sliceRows(o, a.heads, a.seqQ, a.headDimV, qStart, qLength),
+            sliceRows(gradO, a.heads, a.seqQ, a.headDimV, qStart, qLength),
+            sliceRows(lse, a.heads, a.seqQ, 1, qStart, qLength), part[0],
+            part[1], part[2])))
+      return failure();
+    int64_t starts[3] = {qStart, kStart, kStart};
+    int64_t lengths[3] = {qLength, kLength, kLength};
+    for (int i = 0; i < 3; ++i)
+      for (int64_t h = 0; h < heads[i]; ++h)
+        for (int64_t r = 0; r < lengths[i]; ++r)
+          for (int64_t c = 0; c < columns[i]; ++c) {
+            int64_t at = ((h * rows[i]) + starts[i] + r) * columns[i] + c;
+            expected[i][at] =
+                part[i][(h * lengths[i] + r) * columns[i] + c];
+            uncovered[i][at] = false;
+          }
+  }
+  return success();
+}
+
 static FailureOr<Verdict> checkAttentionGrad(AttentionGradOp grad,
                                              const AttentionSizes &a,
                                              const KernelArguments &arguments,
                                              llvm::ArrayRef<HostArray> scalars) {
   auto host = [&](Value value) { return readHost(value, arguments, scalars); };
   std::vector<double> expected[3];
-  if (failed(computeAttentionGradReference(
-          grad, a, host(grad.getQ()), host(grad.getK()), host(grad.getV()),
-          host(grad.getO()), host(grad.getGradO()), host(grad.getLse()),
-          expected[0], expected[1], expected[2])))
+  std::vector<bool> uncovered[3];
+  if (grad.isVarlen()) {
+    if (failed(computeVarlenGradReference(grad, a, host, expected,
+                                          uncovered)))
+      return failure();
+  } else if (failed(computeAttentionGradReference(
+                 grad, a, host(grad.getQ()), host(grad.getK()),
+                 host(grad.getV()), host(grad.getO()), host(grad.getGradO()),
+                 host(grad.getLse()), expected[0], expected[1],
+                 expected[2]))) {
     return failure();
+  }
   // Each gradient against its reference; the verdict shows the one furthest
   // from its tolerance (all must pass). dQ sums over keys, dK and dV over
   // the group's queries.
@@ -1392,7 +1497,8 @@ static FailureOr<Verdict> checkAttentionGrad(AttentionGradOp grad,
     if (element.isF32())
       element = grad.getQ().getType().getElementType();
     Comparison comparison = compareResults(element, host(outputs[i]).values,
-                                           expected[i], sums[i]);
+                                           expected[i], sums[i], false,
+                                           uncovered[i]);
     passed &= comparison.passed;
     errors += llvm::formatv("{0}{1} {2:e2}", i ? ", " : "", names[i],
                             comparison.maxRelError);

@@ -72,6 +72,7 @@ struct ProblemSizes {
   int64_t m = 0, n = 0, batch = 0; // matmul (batch 0: not batched)
   int64_t seqQ = 0, heads = 0;     // attention (batch shared)
   int64_t seqKV = 0, kvHeads = 0;  // attention's keys (AttentionKeys grids)
+  int64_t totalQ = 0, totalKV = 0; // varlen: the packed arrays' rows
   /// The problem has a batch dimension, so a batch of 0 is an empty grid
   /// rather than "not batched".
   bool batched = false;

@@ -424,6 +424,12 @@ static LogicalResult verifySinks(AttentionOp op) {
   return success();
 }
 
+/// Checks the varlen lengths of an attention op: B + 1 i32 lengths each,
+/// arrays whose batch dimension is 1.
+static LogicalResult verifyVarlenLengths(Operation *op, Value cuQ, Value cuK,
+                                         ArrayRef<std::pair<StringRef, Value>>
+                                             arrays);
+
 /// Checks the varlen operands: all three or none, B + 1 i32 lengths each,
 /// arrays whose batch dimension is 1, no split-KV.
 static LogicalResult verifyVarlen(AttentionOp op) {
@@ -433,33 +439,42 @@ static LogicalResult verifyVarlen(AttentionOp op) {
   if (!cuQ || !cuK || !op.getMaxSeqlenQ())
     return op.emitOpError() << "varlen takes cu_seqlens_q, cu_seqlens_k and "
                                "max_seqlen_q together";
-  auto q = cast<MemRefType>(cuQ.getType()), k = cast<MemRefType>(cuK.getType());
-  for (auto [name, type] : {std::pair<StringRef, MemRefType>{"cu_seqlens_q", q},
-                            {"cu_seqlens_k", k}})
-    if (type.getRank() != 1 || !type.getLayout().isIdentity())
-      return op.emitOpError() << "operand '" << name
-                              << "' must be a contiguous rank-1 memref of "
-                                 "B + 1 cumulative lengths, got "
-                              << type;
-  if (!sizesAgree(q.getDimSize(0), k.getDimSize(0)))
-    return op.emitOpError() << "cu_seqlens_q and cu_seqlens_k must have the "
-                               "same size (B + 1), got "
-                            << formatSize(q.getDimSize(0)) << " and "
-                            << formatSize(k.getDimSize(0));
-  for (auto [name, value] : {std::pair<StringRef, Value>{"q", op.getQ()},
-                             {"k", op.getK()},
-                             {"v", op.getV()},
-                             {"o", op.getO()}})
-    if (cast<MemRefType>(value.getType()).getDimSize(0) != 1)
-      return op.emitOpError() << "with varlen, operand '" << name
-                              << "' holds the packed sequences and its batch "
-                                 "dimension must be a static 1, got "
-                              << formatShape(cast<MemRefType>(value.getType())
-                                                 .getShape());
+  if (failed(verifyVarlenLengths(op, cuQ, cuK,
+                                 {{"q", op.getQ()},
+                                  {"k", op.getK()},
+                                  {"v", op.getV()},
+                                  {"o", op.getO()}})))
+    return failure();
   if (ConfigAttr config = op.getConfigAttr();
       config && config.getSplits() > 1)
     return op.emitOpError() << "varlen attention has no split-KV plan (splits "
                             << config.getSplits() << ")";
+  return success();
+}
+
+static LogicalResult verifyVarlenLengths(Operation *op, Value cuQ, Value cuK,
+                                         ArrayRef<std::pair<StringRef, Value>>
+                                             arrays) {
+  auto q = cast<MemRefType>(cuQ.getType()), k = cast<MemRefType>(cuK.getType());
+  for (auto [name, type] : {std::pair<StringRef, MemRefType>{"cu_seqlens_q", q},
+                            {"cu_seqlens_k", k}})
+    if (type.getRank() != 1 || !type.getLayout().isIdentity())
+      return op->emitOpError() << "operand '" << name
+                               << "' must be a contiguous rank-1 memref of "
+                                  "B + 1 cumulative lengths, got "
+                               << type;
+  if (!sizesAgree(q.getDimSize(0), k.getDimSize(0)))
+    return op->emitOpError() << "cu_seqlens_q and cu_seqlens_k must have the "
+                                "same size (B + 1), got "
+                             << formatSize(q.getDimSize(0)) << " and "
+                             << formatSize(k.getDimSize(0));
+  for (auto [name, value] : arrays)
+    if (cast<MemRefType>(value.getType()).getDimSize(0) != 1)
+      return op->emitOpError()
+             << "with varlen, operand '" << name
+             << "' holds the packed sequences and its batch "
+                "dimension must be a static 1, got "
+             << formatShape(cast<MemRefType>(value.getType()).getShape());
   return success();
 }
 
@@ -706,6 +721,15 @@ LogicalResult AttentionGradOp::verify() {
   if (failed(verifyLogSumExp(*this, q, getLse().getType())) ||
       failed(verifyKeyWindow(*this)))
     return failure();
+  Value cuQ = getCuSeqlensQ(), cuK = getCuSeqlensK();
+  if (cuQ || cuK || getMaxSeqlenQ() || getMaxSeqlenK()) {
+    if (!cuQ || !cuK || !getMaxSeqlenQ() || !getMaxSeqlenK())
+      return emitOpError() << "varlen takes cu_seqlens_q, cu_seqlens_k, "
+                              "max_seqlen_q and max_seqlen_k together";
+    if (failed(verifyVarlenLengths(*this, cuQ, cuK,
+                                   {{"q", getQ()}, {"k", getK()}})))
+      return failure();
+  }
   return verifyScaleAndTile(*this);
 }
 

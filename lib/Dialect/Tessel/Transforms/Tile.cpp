@@ -522,8 +522,6 @@ private:
   /// the packed batch (its rows of Q, O, the logsumexp, K and V, from the
   /// cumulative lengths, clamped to the arrays), batch index 0.
   void viewSequence(Value sequence);
-  /// `memref`'s rows [start, start + length) of dimension 2 (the sequence).
-  Value rowRange(Value memref, Value start, Value length);
   /// Paged cache: sequence `sequence`'s context length, clamped to [0, its
   /// block table's pages x the page size].
   Value pagedLength(Value sequence);
@@ -590,66 +588,17 @@ Value AttentionTiler::stackHeads(Value memref, int64_t group) {
   return stridedView(metadata, type.getElementType(), sizes, strides);
 }
 
-Value AttentionTiler::rowRange(Value memref, Value start, Value length) {
-  // The view keeps the memref's static sizes (but the rows') and strides:
-  // the lowering vectorizes along a statically contiguous dimension.
-  auto type = cast<MemRefType>(memref.getType());
-  SmallVector<int64_t> staticStrides;
-  int64_t staticOffset;
-  if (failed(type.getStridesAndOffset(staticStrides, staticOffset)))
-    staticStrides.assign(type.getRank(), ShapedType::kDynamic);
-  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
-  SmallVector<OpFoldResult> sizes, strides;
-  SmallVector<int64_t> shape;
-  for (int64_t d = 0; d < type.getRank(); ++d) {
-    bool rows = d == 2;
-    shape.push_back(rows ? ShapedType::kDynamic : type.getDimSize(d));
-    sizes.push_back(rows ? OpFoldResult(length)
-                         : type.isDynamicDim(d)
-                             ? OpFoldResult(dim(memref, d))
-                             : OpFoldResult(b.getIndexAttr(type.getDimSize(d))));
-    strides.push_back(ShapedType::isDynamic(staticStrides[d])
-                          ? OpFoldResult(metadata.getStrides()[d])
-                          : OpFoldResult(b.getIndexAttr(staticStrides[d])));
-  }
-  Value offset = arith::AddIOp::create(
-      b, loc, metadata.getOffset(),
-      arith::MulIOp::create(b, loc, start, metadata.getStrides()[2]));
-  auto viewType = MemRefType::get(
-      shape, type.getElementType(),
-      StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic,
-                             staticStrides));
-  return memref::ReinterpretCastOp::create(b, loc, viewType,
-                                           metadata.getBaseBuffer(),
-                                           OpFoldResult(offset), sizes, strides);
-}
-
 void AttentionTiler::viewSequence(Value sequence) {
-  // Sequence b: rows cu[b] to cu[b + 1], both clamped to [0, total] (an
-  // inconsistent array reads and writes nothing outside the arrays).
-  auto range = [&](Value cumulative, Value total) {
-    auto bound = [&](Value index) {
-      Value raw = memref::LoadOp::create(b, loc, cumulative, index);
-      Value asIndex =
-          arith::IndexCastOp::create(b, loc, b.getIndexType(), raw);
-      return arith::MinSIOp::create(
-                 b, loc, total,
-                 arith::MaxSIOp::create(b, loc, asIndex, constIndex(0)))
-          .getResult();
-    };
-    Value end = bound(arith::AddIOp::create(b, loc, sequence, constIndex(1)));
-    Value start = arith::MinSIOp::create(b, loc, bound(sequence), end);
-    return std::make_pair(start, arith::SubIOp::create(b, loc, end, start)
-                                     .getResult());
-  };
-  auto [queryStart, queryLength] = range(op.getCuSeqlensQ(), dim(queries, 2));
-  auto [keyStart, keyLength] = range(op.getCuSeqlensK(), dim(keys, 2));
-  queries = rowRange(queries, queryStart, queryLength);
-  output = rowRange(output, queryStart, queryLength);
+  auto [queryStart, queryLength] =
+      getSequenceRange(b, loc, op.getCuSeqlensQ(), sequence, dim(queries, 2));
+  auto [keyStart, keyLength] =
+      getSequenceRange(b, loc, op.getCuSeqlensK(), sequence, dim(keys, 2));
+  queries = getRowRange(b, loc, queries, queryStart, queryLength);
+  output = getRowRange(b, loc, output, queryStart, queryLength);
   if (logsumexp)
-    logsumexp = rowRange(logsumexp, queryStart, queryLength);
-  keys = rowRange(keys, keyStart, keyLength);
-  values = rowRange(values, keyStart, keyLength);
+    logsumexp = getRowRange(b, loc, logsumexp, queryStart, queryLength);
+  keys = getRowRange(b, loc, keys, keyStart, keyLength);
+  values = getRowRange(b, loc, values, keyStart, keyLength);
 }
 
 Value AttentionTiler::pagedLength(Value sequence) {

@@ -142,6 +142,10 @@ private:
   unsigned numWaves = 1, elementBytes = 2;
   Value batch, seqQ, seqKV, shift;
   KeyWindow window;
+  // The arrays the kernel reads and writes: the op's, or with varlen views
+  // of the sequence's rows.
+  Value queries, keys, values, output, gradOutput, logsumexp, gradQueries,
+      gradKeys, gradValues;
 };
 
 } // namespace
@@ -302,9 +306,9 @@ LogicalResult AttentionGradTiler::run() {
   // tile = [rows a workgroup owns, rows per step]: queries then keys in
   // the dQ kernel, keys then queries in the dK/dV kernel.
   ArrayRef<int64_t> tileSizes = config.getTile();
-  bool queries = mode == Mode::Queries;
-  blockM = queries ? tileSizes[0] : tileSizes[1];
-  blockN = queries ? tileSizes[1] : tileSizes[0];
+  bool ownsQueries = mode == Mode::Queries;
+  blockM = ownsQueries ? tileSizes[0] : tileSizes[1];
+  blockN = ownsQueries ? tileSizes[1] : tileSizes[0];
   MemRefType qType = op.getQ().getType();
   element = qType.getElementType();
   elementBytes = llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
@@ -319,8 +323,30 @@ LogicalResult AttentionGradTiler::run() {
     return failure();
   mma = *layout;
   batch = ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(2));
-  seqQ = dim(op.getQ(), 2);
-  seqKV = dim(op.getK(), 2);
+  queries = op.getQ();
+  keys = op.getK();
+  values = op.getV();
+  output = op.getO();
+  gradOutput = op.getGradO();
+  logsumexp = op.getLse();
+  gradQueries = op.getGradQ();
+  gradKeys = op.getGradK();
+  gradValues = op.getGradV();
+  // Varlen: z is the sequence; the arrays become views of its rows.
+  if (op.isVarlen()) {
+    auto [queryStart, queryLength] = getSequenceRange(
+        b, loc, op.getCuSeqlensQ(), batch, dim(queries, 2));
+    auto [keyStart, keyLength] =
+        getSequenceRange(b, loc, op.getCuSeqlensK(), batch, dim(keys, 2));
+    for (Value *rows : {&queries, &output, &gradOutput, &logsumexp,
+                        &gradQueries, &delta})
+      *rows = getRowRange(b, loc, *rows, queryStart, queryLength);
+    for (Value *rows : {&keys, &values, &gradKeys, &gradValues})
+      *rows = getRowRange(b, loc, *rows, keyStart, keyLength);
+    batch = constIndex(0);
+  }
+  seqQ = dim(queries, 2);
+  seqKV = dim(keys, 2);
   shift = sub(seqKV, seqQ);
   window = op.getKeyWindow();
   LogicalResult built =
@@ -359,8 +385,8 @@ LogicalResult AttentionGradTiler::buildQueryKernel() {
         transposedView(b, loc, memref), ValueRange{batch, head, zero, m0});
     return arith::ExtFOp::create(b, loc, oType, loaded);
   };
-  Value product = arith::MulFOp::create(b, loc, loadAsAccumulator(op.getO()),
-                                        loadAsAccumulator(op.getGradO()));
+  Value product = arith::MulFOp::create(b, loc, loadAsAccumulator(output),
+                                        loadAsAccumulator(gradOutput));
   Value rowSum = ReduceOp::create(b, loc, *statType, product,
                                   b.getI64IntegerAttr(0),
                                   b.getStringAttr("add"));
@@ -368,17 +394,17 @@ LogicalResult AttentionGradTiler::buildQueryKernel() {
                   ValueRange{batch, head, zero, m0});
   Value deltaTile = BroadcastOp::create(b, loc, sType, rowSum);
   Value lse = LoadOp::create(b, loc, *statType,
-                             unitDimView(b, loc, op.getLse(), 2),
+                             unitDimView(b, loc, logsumexp, 2),
                              ValueRange{batch, head, zero, m0});
   Value lseTile = BroadcastOp::create(b, loc, sType, negatedLog2(lse));
 
   // Q^T and dO^T stay in registers (operands of every key block).
-  Value qT = loadCoalesced({headDim, blockM}, 0, transposedView(b, loc, op.getQ()),
+  Value qT = loadCoalesced({headDim, blockM}, 0, transposedView(b, loc, queries),
                            ValueRange{batch, head, zero, m0});
   Value gradOT =
-      loadCoalesced({headDimV, blockM}, 0, transposedView(b, loc, op.getGradO()),
+      loadCoalesced({headDimV, blockM}, 0, transposedView(b, loc, gradOutput),
                     ValueRange{batch, head, zero, m0});
-  Value keysT = transposedView(b, loc, op.getK());
+  Value keysT = transposedView(b, loc, keys);
   auto dqType = tile({headDim, blockM}, f32, mma);
 
   // K^T [head dim, keys]: each lane loads runs of keys, the K of the
@@ -389,9 +415,9 @@ LogicalResult AttentionGradTiler::buildQueryKernel() {
   auto step = [&](Value n0, ValueRange iters, bool masked) {
     // The key block's tiles are all loaded (and written to LDS) before its
     // first product.
-    Value k = loadCoalesced({blockN, headDim}, 1, op.getK(),
+    Value k = loadCoalesced({blockN, headDim}, 1, keys,
                             ValueRange{batch, kvHead, n0, zero});
-    Value v = loadCoalesced({blockN, headDimV}, 1, op.getV(),
+    Value v = loadCoalesced({blockN, headDimV}, 1, values,
                             ValueRange{batch, kvHead, n0, zero});
     Value kT = LoadOp::create(b, loc, tile({headDim, blockN}, element, kTLayout),
                               keysT, ValueRange{batch, kvHead, zero, n0});
@@ -412,11 +438,11 @@ LogicalResult AttentionGradTiler::buildQueryKernel() {
                                           ValueRange{splat(dqType, 0.0)}, step);
   Value gradQT = arith::MulFOp::create(
       b, loc, results[0], splat(dqType, double(op.getEffectiveScale())));
-  Type outElement = op.getGradQ().getType().getElementType();
+  Type outElement = cast<MemRefType>(gradQueries.getType()).getElementType();
   if (outElement != f32)
     gradQT = arith::TruncFOp::create(
         b, loc, tile({headDim, blockM}, outElement, mma), gradQT);
-  StoreOp::create(b, loc, gradQT, transposedView(b, loc, op.getGradQ()),
+  StoreOp::create(b, loc, gradQT, transposedView(b, loc, gradQueries),
                   ValueRange{batch, head, zero, m0});
   return success();
 }
@@ -447,14 +473,14 @@ LogicalResult AttentionGradTiler::buildKeyKernel() {
   };
   Value kT = LoadOp::create(
       b, loc, tile({headDim, blockN}, element, operandLayout(headDim)),
-      transposedView(b, loc, op.getK()), ValueRange{batch, kvHead, zero, n0});
+      transposedView(b, loc, keys), ValueRange{batch, kvHead, zero, n0});
   Value vT = LoadOp::create(
       b, loc, tile({headDimV, blockN}, element, operandLayout(headDimV)),
-      transposedView(b, loc, op.getV()), ValueRange{batch, kvHead, zero, n0});
-  Value queriesT = transposedView(b, loc, op.getQ());
-  Value gradOT = transposedView(b, loc, op.getGradO());
+      transposedView(b, loc, values), ValueRange{batch, kvHead, zero, n0});
+  Value queriesT = transposedView(b, loc, queries);
+  Value gradOT = transposedView(b, loc, gradOutput);
   // Per-query statistics as [queries, 1] views read into one value per row.
-  Value lseRows = unitDimView(b, loc, op.getLse(), 3);
+  Value lseRows = unitDimView(b, loc, logsumexp, 3);
   Value deltaRows = unitDimView(b, loc, delta, 3);
   auto dkType = tile({headDim, blockN}, f32, mma);
   auto dvType = tile({headDimV, blockN}, f32, mma);
@@ -482,9 +508,9 @@ LogicalResult AttentionGradTiler::buildKeyKernel() {
     auto step = [&](Value m0, ValueRange iters, bool masked) {
       // The query block's tiles are all loaded (and written to LDS) before
       // its first product.
-      Value q = loadCoalesced({blockM, headDim}, 1, op.getQ(),
+      Value q = loadCoalesced({blockM, headDim}, 1, queries,
                               ValueRange{batch, head, m0, zero});
-      Value gradO = loadCoalesced({blockM, headDimV}, 1, op.getGradO(),
+      Value gradO = loadCoalesced({blockM, headDimV}, 1, gradOutput,
                                   ValueRange{batch, head, m0, zero});
       Value gradOTBlock = transposedOperand(headDimV, gradOT, head, m0);
       Value qTBlock = transposedOperand(headDim, queriesT, head, m0);
@@ -526,9 +552,9 @@ LogicalResult AttentionGradTiler::buildKeyKernel() {
     StoreOp::create(b, loc, acc, transposedView(b, loc, memref),
                     ValueRange{batch, kvHead, zero, n0});
   };
-  store(heads.getResult(0), op.getGradK(), headDim,
+  store(heads.getResult(0), gradKeys, headDim,
         double(op.getEffectiveScale()));
-  store(heads.getResult(1), op.getGradV(), headDimV, 1.0);
+  store(heads.getResult(1), gradValues, headDimV, 1.0);
   return success();
 }
 
@@ -554,7 +580,10 @@ LogicalResult tessel::tileAttentionGrad(func::FuncOp function,
     // What the runtime sizes the workspace from.
     kernel->setAttr("tessel.workspace_dims",
                     attrs.getArrayAttr({attrs.getStrArrayAttr(
-                        {"batch", "heads", "seq_q"})}));
+                        op.isVarlen()
+                            ? ArrayRef<StringRef>{"", "heads", "total_q"}
+                            : ArrayRef<StringRef>{"batch", "heads",
+                                                  "seq_q"})}));
     unsigned index = kernel.getNumArguments();
     if (failed(kernel.insertArgument(index, deltaType, DictionaryAttr(),
                                      kernel.getLoc())))

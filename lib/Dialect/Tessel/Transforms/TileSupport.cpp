@@ -76,3 +76,56 @@ Value tessel::unitDimView(OpBuilder &b, Location loc, Value memref,
   }
   return stridedView(b, loc, metadata, type.getElementType(), sizes, strides);
 }
+
+std::pair<Value, Value> tessel::getSequenceRange(OpBuilder &b, Location loc,
+                                                 Value cumulative,
+                                                 Value sequence, Value total) {
+  auto constIndex = [&](int64_t value) {
+    return arith::ConstantIndexOp::create(b, loc, value).getResult();
+  };
+  auto bound = [&](Value index) {
+    Value raw = memref::LoadOp::create(b, loc, cumulative, index);
+    Value asIndex = arith::IndexCastOp::create(b, loc, b.getIndexType(), raw);
+    return arith::MinSIOp::create(
+               b, loc, total,
+               arith::MaxSIOp::create(b, loc, asIndex, constIndex(0)))
+        .getResult();
+  };
+  Value end = bound(arith::AddIOp::create(b, loc, sequence, constIndex(1)));
+  Value start = arith::MinSIOp::create(b, loc, bound(sequence), end);
+  return {start, arith::SubIOp::create(b, loc, end, start).getResult()};
+}
+
+Value tessel::getRowRange(OpBuilder &b, Location loc, Value memref,
+                          Value start, Value length) {
+  auto type = cast<MemRefType>(memref.getType());
+  SmallVector<int64_t> staticStrides;
+  int64_t staticOffset;
+  if (failed(type.getStridesAndOffset(staticStrides, staticOffset)))
+    staticStrides.assign(type.getRank(), ShapedType::kDynamic);
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  SmallVector<OpFoldResult> sizes, strides;
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    bool rows = d == 2;
+    shape.push_back(rows ? ShapedType::kDynamic : type.getDimSize(d));
+    sizes.push_back(
+        rows ? OpFoldResult(length)
+        : type.isDynamicDim(d)
+            ? OpFoldResult(memref::DimOp::create(b, loc, memref, d).getResult())
+            : OpFoldResult(b.getIndexAttr(type.getDimSize(d))));
+    strides.push_back(ShapedType::isDynamic(staticStrides[d])
+                          ? OpFoldResult(metadata.getStrides()[d])
+                          : OpFoldResult(b.getIndexAttr(staticStrides[d])));
+  }
+  Value offset = arith::AddIOp::create(
+      b, loc, metadata.getOffset(),
+      arith::MulIOp::create(b, loc, start, metadata.getStrides()[2]));
+  auto viewType = MemRefType::get(
+      shape, type.getElementType(),
+      StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic,
+                             staticStrides));
+  return memref::ReinterpretCastOp::create(b, loc, viewType,
+                                           metadata.getBaseBuffer(),
+                                           OpFoldResult(offset), sizes, strides);
+}

@@ -65,6 +65,21 @@ mlir::Value unitDimView(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::Value memref, int64_t position,
                         mlir::Value width = {});
 
+/// Varlen: sequence `sequence`'s rows of a packed array of `total` rows,
+/// from the cumulative lengths `cumulative` (i32): rows cu[b] to cu[b + 1],
+/// both clamped to [0, total], as (start, length).
+std::pair<mlir::Value, mlir::Value>
+getSequenceRange(mlir::OpBuilder &b, mlir::Location loc,
+                 mlir::Value cumulative, mlir::Value sequence,
+                 mlir::Value total);
+
+/// `memref`'s rows [start, start + length) of dimension 2 (the sequence),
+/// keeping its static sizes (but the rows') and strides: the lowering
+/// vectorizes along a statically contiguous dimension.
+mlir::Value getRowRange(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Value memref, mlir::Value start,
+                        mlir::Value length);
+
 /// Replaces `function`, which holds `op`, by the backward plan's two
 /// kernels `<name>__dq` and `<name>__dkdv` (TileAttentionGrad.cpp).
 mlir::LogicalResult tileAttentionGrad(mlir::func::FuncOp function,

@@ -184,7 +184,8 @@ def Tessel_AttentionOp : Tessel_Op<"attention", [AttrSizedOperandSegments]> {
   }];
 }
 
-def Tessel_AttentionGradOp : Tessel_Op<"attention_grad"> {
+def Tessel_AttentionGradOp : Tessel_Op<"attention_grad",
+                                      [AttrSizedOperandSegments]> {
   let summary = "FlashAttention backward: dQ, dK and dV from dO";
   let description = [{
     The gradients of `O = softmax(scale * Q K^T [+ mask]) V` (as
@@ -210,6 +211,11 @@ def Tessel_AttentionGradOp : Tessel_Op<"attention_grad"> {
     block for dQ (which also writes rowsum(dO * O) to a workspace) and one
     per key block for dK and dV.
 
+    `varlen(%cu_q, %cu_k, %max_q, %max_k : memref<?xi32>, memref<?xi32>)`
+    takes packed sequences as `tessel.attention`'s varlen does (every array
+    a `[1, heads, total, head_dim]` view, the logsumexp `[1, heads,
+    total_q]`); `%max_k` bounds the key sequences (the dK/dV launch).
+
     ```mlir
     tessel.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<2x32x?x128xbf16>, memref<2x8x?x128xbf16>, memref<2x8x?x128xbf16>, memref<2x32x?x128xbf16>, memref<2x32x?x128xbf16>, memref<2x32x?xf32>)
                           outs(%dq, %dk, %dv : memref<2x32x?x128xbf16>, memref<2x8x?x128xbf16>, memref<2x8x?x128xbf16>) {causal}
@@ -224,6 +230,10 @@ def Tessel_AttentionGradOp : Tessel_Op<"attention_grad"> {
                        Arg<AnyMemRef, "gradient of q", [MemWrite]>:$grad_q,
                        Arg<AnyMemRef, "gradient of k", [MemWrite]>:$grad_k,
                        Arg<AnyMemRef, "gradient of v", [MemWrite]>:$grad_v,
+                       Arg<Optional<MemRefOf<[I32]>>, "cumulative query lengths", [MemRead]>:$cu_seqlens_q,
+                       Arg<Optional<MemRefOf<[I32]>>, "cumulative key lengths", [MemRead]>:$cu_seqlens_k,
+                       Optional<Index>:$max_seqlen_q,
+                       Optional<Index>:$max_seqlen_k,
                        OptionalAttr<F32Attr>:$scale,
                        UnitAttr:$causal,
                        OptionalAttr<DenseI64ArrayAttr>:$window,
@@ -233,10 +243,14 @@ def Tessel_AttentionGradOp : Tessel_Op<"attention_grad"> {
       type($k) `,` type($v) `,` type($o) `,` type($grad_o) `,` type($lse) `)`
     `outs` `(` $grad_q `,` $grad_k `,` $grad_v `:` type($grad_q) `,`
       type($grad_k) `,` type($grad_v) `)`
+    (`varlen` `(` $cu_seqlens_q^ `,` $cu_seqlens_k `,` $max_seqlen_q `,`
+      $max_seqlen_k `:` type($cu_seqlens_q) `,` type($cu_seqlens_k) `)`)?
     attr-dict
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
+    /// Whether the batch's sequences are packed (`varlen`).
+    bool isVarlen() { return static_cast<bool>(getCuSeqlensQ()); }
     /// The softmax scale: the `scale` attribute, or 1/sqrt(D) when absent.
     float getEffectiveScale();
     /// The keys each query sees: `window` and `causal` combined.
