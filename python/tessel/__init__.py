@@ -43,7 +43,8 @@ def version():
 
 
 __all__ = ["compile", "version", "matmul", "scaled_mm", "attention",
-           "attention_backward", "attention_varlen", "paged_attention",
+           "attention_backward", "attention_varlen",
+           "attention_varlen_backward", "paged_attention",
            "cache_stats", "hip_available", "Kernel", "TesselError", "Device",
            "DeviceArray", "Stream", "Event"]
 
@@ -318,4 +319,5 @@ def hip_available():
 
 
 from .problems import (attention, attention_backward,  # noqa: E402
-                       attention_varlen, matmul, paged_attention, scaled_mm)
+                       attention_varlen, attention_varlen_backward, matmul,
+                       paged_attention, scaled_mm)

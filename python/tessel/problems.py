@@ -634,7 +634,18 @@ def attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
     longest query sequence (max_seqlen_k is accepted for the signature and
     not needed). Returns o (total_q, H, Dv), and with return_lse the
     logsumexp (H, total_q) float32. Masks, scale and sinks as attention();
-    the lengths are read on the device, so no compile depends on them."""
+    the lengths are read on the device, so no compile depends on them.
+
+    Torch tensors that require grad take part in autograd (without sinks):
+    the backward is attention_varlen_backward, which needs max_seqlen_k."""
+    if _wants_autograd(q, k, v):
+        if sinks is not None or max_seqlen_k is None:
+            raise TesselError("autograd of attention_varlen needs "
+                              "max_seqlen_k and no sinks")
+        return _VarlenFunction.apply(
+            q, k, v, cu_seqlens_q, cu_seqlens_k, int(max_seqlen_q),
+            int(max_seqlen_k), bool(causal), softmax_scale,
+            tuple(window_size), chip, device, bool(return_lse))
     arrays, q = _arrays_for(q, device, stream)
     k, v = arrays.take(k), arrays.take(v)
     element = _attention_element(q, k, v, None, chip)
@@ -794,3 +805,105 @@ def paged_attention(q, k_cache, v_cache, block_table, context_lens, *,
     else:
         result = o.transpose(0, 2, 1, 3)
     return arrays.result(result)
+
+
+def attention_varlen_backward(dout, q, k, v, out, lse, cu_seqlens_q,
+                              cu_seqlens_k, max_seqlen_q, max_seqlen_k, *,
+                              causal=False, softmax_scale=None,
+                              window_size=(-1, -1), grad_dtype=None,
+                              chip="gfx942", device="auto", stream=None):
+    """The gradients (dq, dk, dv) of attention_varlen, FlashAttention's
+    varlen backward: dout and out (total_q, H, Dv), q (total_q, H, D), k
+    and v (total_k, Hkv, D/Dv), lse (H, total_q) float32 from
+    attention_varlen(..., return_lse=True), the cumulative lengths and the
+    longest query and key sequences. Gradients shaped as q, k, v, of their
+    type or float32 (grad_dtype="f32"). Host arrays only."""
+    arrays, q = _arrays_for(q, device, stream)
+    if isinstance(arrays, _DeviceArrays):
+        raise TesselError("attention_varlen_backward takes host arrays")
+    k, v, out, dout = (arrays.take(x) for x in (k, v, out, dout))
+    element = _attention_element(q, k, v, None, chip)
+    if (q.ndim != 3 or k.ndim != 3 or v.ndim != 3
+            or tuple(k.shape[:2]) != tuple(v.shape[:2])
+            or k.shape[2] != q.shape[2]):
+        raise TesselError("q must be (total_q, H, D), k (total_k, Hkv, D) and "
+                          "v (total_k, Hkv, Dv), got %s, %s and %s" %
+                          (tuple(q.shape), tuple(k.shape), tuple(v.shape)))
+    total_q, heads, head_dim = q.shape
+    o_shape = (total_q, heads, v.shape[2])
+    for x, name in ((out, "out"), (dout, "dout")):
+        if tuple(x.shape) != o_shape or x.dtype != q.dtype:
+            raise TesselError("%s must be a %s %s array, got %s %s" % (
+                name, o_shape, q.dtype, tuple(x.shape), x.dtype))
+    lse = arrays.float32(lse, "lse")
+    if tuple(lse.shape) != (heads, total_q):
+        raise TesselError("lse must be (H, total_q) = %s, got %s" %
+                          ((heads, total_q), tuple(lse.shape)))
+    cu_q, cu_k = (np.ascontiguousarray(_host_array(x), dtype=np.int32)
+                  for x in (cu_seqlens_q, cu_seqlens_k))
+    if cu_q.ndim != 1 or cu_q.shape != cu_k.shape or cu_q.shape[0] < 1:
+        raise TesselError("cu_seqlens_q and cu_seqlens_k must be (B + 1,) "
+                          "int32 arrays of one size")
+    if grad_dtype not in (None, "f32"):
+        raise TesselError('grad_dtype must be None or "f32"')
+    g_dtype = np.float32 if grad_dtype == "f32" else q.dtype
+    dq, dk, dv = (arrays.output(tuple(x.shape), g_dtype, None)
+                  for x in (q, k, v))
+    operands = [_packed_view(arrays, x, name) for x, name in
+                ((q, "q"), (k, "k"), (v, "v"), (out, "out"),
+                 (dout, "dout"))]
+    operands.append(lse.reshape(1, heads, total_q))
+    operands += [_packed_view(arrays, x, name) for x, name in
+                 ((dq, "dq"), (dk, "dk"), (dv, "dv"))]
+    operands += [cu_q, cu_k, int(max_seqlen_q), int(max_seqlen_k)]
+    window = tuple(int(w) for w in window_size)
+    problem = _capi.AttentionProblem(
+        batch=max(cu_q.shape[0] - 1, 1), heads=heads, kv_heads=k.shape[1],
+        seq_q=1, seq_kv=1, head_dim=head_dim, head_dim_v=v.shape[2],
+        type=element.encode(), causal=int(bool(causal)),
+        has_scale=int(softmax_scale is not None),
+        scale=float(softmax_scale) if softmax_scale is not None else 0.0,
+        has_window=int(window != (-1, -1)), window_left=window[0],
+        window_right=window[1], backward=1, varlen=1,
+        out_type=grad_dtype.encode() if grad_dtype else None,
+        dynamic=b"batch")
+    from . import _default_compiler
+    kernel = _default_compiler().compile_attention(problem, chip)
+    arrays.run(kernel, operands, "attention")
+    return arrays.result(dq), arrays.result(dk), arrays.result(dv)
+
+
+def _make_varlen_function():
+    import torch
+
+    class VarlenFunction(torch.autograd.Function):
+        """attention_varlen in torch autograd; the backward is
+        attention_varlen_backward."""
+
+        @staticmethod
+        def forward(ctx, q, k, v, cu_q, cu_k, max_q, max_k, causal, scale,
+                    window, chip, device, return_lse):
+            q, k, v = (x.detach().contiguous() for x in (q, k, v))
+            o, lse = attention_varlen(q, k, v, cu_q, cu_k, max_q, max_k,
+                                      causal=causal, softmax_scale=scale,
+                                      window_size=window, return_lse=True,
+                                      chip=chip, device=device)
+            ctx.save_for_backward(q, k, v, o, lse)
+            ctx.lengths = (cu_q, cu_k, max_q, max_k)
+            ctx.options = dict(causal=causal, softmax_scale=scale,
+                               window_size=window, chip=chip, device=device)
+            ctx.mark_non_differentiable(lse)
+            return (o, lse) if return_lse else o
+
+        @staticmethod
+        def backward(ctx, grad_o, *unused):
+            q, k, v, o, lse = ctx.saved_tensors
+            dq, dk, dv = attention_varlen_backward(
+                grad_o.to(q.dtype).contiguous(), q, k, v, o, lse,
+                *ctx.lengths, **ctx.options)
+            return (dq, dk, dv) + (None,) * 10
+
+    return VarlenFunction
+
+
+_VarlenFunction = _LazyFunction(_make_varlen_function)

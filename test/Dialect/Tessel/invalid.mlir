@@ -1008,3 +1008,19 @@ func.func @paged_block(%q: memref<3x4x1x64xf16>, %k: memref<?x2x16x64xf16, strid
   tessel.attention ins(%q, %k, %v : memref<3x4x1x64xf16>, memref<?x2x16x64xf16, strided<[2048, 64, 128, 1]>>, memref<?x2x16x64xf16, strided<[2048, 64, 128, 1]>>) outs(%o : memref<3x4x1x64xf16>) paged(%table, %lens : memref<3x4xi32>, memref<3xi32>) {config = #tessel.config<tile = [32, 32], waves = [1, 1], stages = 1, instr = "v_mfma_f32_32x32x8_f16", splits = 4>}
   return
 }
+
+// -----
+
+func.func @grad_varlen_max_k(%q: memref<1x4x?x64xf16>, %k: memref<1x2x?x64xf16>, %lse: memref<1x4x?xf32>, %cq: memref<4xi32>, %ck: memref<4xi32>, %max: index) {
+  // expected-error @+1 {{varlen takes cu_seqlens_q, cu_seqlens_k, max_seqlen_q and max_seqlen_k together}}
+  "tessel.attention_grad"(%q, %k, %k, %q, %q, %lse, %q, %k, %k, %cq, %ck, %max) {operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0>} : (memref<1x4x?x64xf16>, memref<1x2x?x64xf16>, memref<1x2x?x64xf16>, memref<1x4x?x64xf16>, memref<1x4x?x64xf16>, memref<1x4x?xf32>, memref<1x4x?x64xf16>, memref<1x2x?x64xf16>, memref<1x2x?x64xf16>, memref<4xi32>, memref<4xi32>, index) -> ()
+  return
+}
+
+// -----
+
+func.func @grad_varlen_batch(%q: memref<2x4x?x64xf16>, %k: memref<2x2x?x64xf16>, %lse: memref<2x4x?xf32>, %cq: memref<4xi32>, %ck: memref<4xi32>, %max: index) {
+  // expected-error @+1 {{with varlen, operand 'q' holds the packed sequences and its batch dimension must be a static 1, got [2, 4, ?, 64]}}
+  tessel.attention_grad ins(%q, %k, %k, %q, %q, %lse : memref<2x4x?x64xf16>, memref<2x2x?x64xf16>, memref<2x2x?x64xf16>, memref<2x4x?x64xf16>, memref<2x4x?x64xf16>, memref<2x4x?xf32>) outs(%q, %k, %k : memref<2x4x?x64xf16>, memref<2x2x?x64xf16>, memref<2x2x?x64xf16>) varlen(%cq, %ck, %max, %max : memref<4xi32>, memref<4xi32>)
+  return
+}
