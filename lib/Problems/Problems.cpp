@@ -348,9 +348,9 @@ FailureOr<func::FuncOp> tessel::buildProblem(OpBuilder &builder, Location loc,
       return MemRefType::get({b, rowHeads, rows, columns}, element);
     return MemRefType::get(
         {1, rowHeads, ShapedType::kDynamic, columns}, element,
-        StridedLayoutAttr::get(builder.getContext(), 0,
-                               {ShapedType::kDynamic, columns,
-                                rowHeads * columns, 1}));
+        StridedLayoutAttr::get(
+            builder.getContext(), 0,
+            {ShapedType::kDynamic, columns, rowHeads * columns, 1}));
   };
   // A paged cache: [pages, page_size, kv_heads, head_dim] as a
   // [pages, kv_heads, page_size, head_dim] view, the page count dynamic.
@@ -360,9 +360,9 @@ FailureOr<func::FuncOp> tessel::buildProblem(OpBuilder &builder, Location loc,
         {problem.numPages ? problem.numPages : ShapedType::kDynamic, hkv, ps,
          columns},
         *type,
-        StridedLayoutAttr::get(builder.getContext(), 0,
-                               {ps * hkv * columns, columns, hkv * columns,
-                                1}));
+        StridedLayoutAttr::get(
+            builder.getContext(), 0,
+            {ps * hkv * columns, columns, hkv * columns, 1}));
   };
   SmallVector<Type> argTypes = {
       array(heads, sq, headDim, *type),
@@ -373,20 +373,17 @@ FailureOr<func::FuncOp> tessel::buildProblem(OpBuilder &builder, Location loc,
     // O, dO, lse, then dQ, dK, dV (of outType).
     argTypes.push_back(argTypes.back());
     argTypes.push_back(
-        problem.varlen
-            ? MemRefType::get({1, heads, ShapedType::kDynamic},
-                              builder.getF32Type())
-            : MemRefType::get({b, heads, sq}, builder.getF32Type()));
+        problem.varlen ? MemRefType::get({1, heads, ShapedType::kDynamic},
+                                         builder.getF32Type())
+                       : MemRefType::get({b, heads, sq}, builder.getF32Type()));
     for (unsigned operand = 0; operand < 3; ++operand)
-      argTypes.push_back(
-          cast<MemRefType>(argTypes[operand]).clone(*outType));
+      argTypes.push_back(cast<MemRefType>(argTypes[operand]).clone(*outType));
   }
   if (problem.lse)
-    argTypes.push_back(problem.varlen
-                           ? MemRefType::get({1, heads, ShapedType::kDynamic},
-                                             builder.getF32Type())
-                           : MemRefType::get({b, heads, sq},
-                                             builder.getF32Type()));
+    argTypes.push_back(
+        problem.varlen ? MemRefType::get({1, heads, ShapedType::kDynamic},
+                                         builder.getF32Type())
+                       : MemRefType::get({b, heads, sq}, builder.getF32Type()));
   if (problem.sinks)
     argTypes.push_back(MemRefType::get({heads}, builder.getF32Type()));
   if (problem.descale)
@@ -426,35 +423,31 @@ FailureOr<func::FuncOp> tessel::buildProblem(OpBuilder &builder, Location loc,
   if (problem.backward) {
     ValueRange args = body->getArguments();
     bool varlen = problem.varlen;
-    AttentionGradOp::create(builder, loc, args[0], args[1], args[2], args[3],
-                            args[4], args[5], args[6], args[7], args[8],
-                            varlen ? args[9] : Value(),
-                            varlen ? args[10] : Value(),
-                            varlen ? args[11] : Value(),
-                            varlen ? args[12] : Value(), scaleAttr, causal,
-                            window, *config);
+    AttentionGradOp::create(
+        builder, loc, args[0], args[1], args[2], args[3], args[4], args[5],
+        args[6], args[7], args[8], varlen ? args[9] : Value(),
+        varlen ? args[10] : Value(), varlen ? args[11] : Value(),
+        varlen ? args[12] : Value(), scaleAttr, causal, window, *config);
     func::ReturnOp::create(builder, loc);
     return func;
   }
   Value lse = problem.lse ? body->getArgument(4) : Value();
   ValueRange trailing = body->getArguments().drop_front(4 + problem.lse);
   Value sinks = problem.sinks ? trailing.front() : Value();
-  ValueRange varlen =
-      problem.varlen ? trailing.take_back(3) : ValueRange();
+  ValueRange varlen = problem.varlen ? trailing.take_back(3) : ValueRange();
   if (problem.varlen)
     trailing = trailing.drop_back(3);
   ValueRange pages = paged ? trailing.take_back(2) : ValueRange();
   if (paged)
     trailing = trailing.drop_back(2);
   ValueRange descale = problem.descale ? trailing.take_back(3) : ValueRange();
-  AttentionOp::create(builder, loc, body->getArgument(0), body->getArgument(1),
-                      body->getArgument(2), body->getArgument(3), lse, sinks,
-                      descale, varlen.empty() ? Value() : varlen[0],
-                      varlen.empty() ? Value() : varlen[1],
-                      varlen.empty() ? Value() : varlen[2],
-                      pages.empty() ? Value() : pages[0],
-                      pages.empty() ? Value() : pages[1],
-                      scaleAttr, causal, window, *config);
+  AttentionOp::create(
+      builder, loc, body->getArgument(0), body->getArgument(1),
+      body->getArgument(2), body->getArgument(3), lse, sinks, descale,
+      varlen.empty() ? Value() : varlen[0],
+      varlen.empty() ? Value() : varlen[1],
+      varlen.empty() ? Value() : varlen[2], pages.empty() ? Value() : pages[0],
+      pages.empty() ? Value() : pages[1], scaleAttr, causal, window, *config);
   func::ReturnOp::create(builder, loc);
   return func;
 }

@@ -151,8 +151,8 @@ static bool readArgument(const llvm::json::Object &object, ArgumentType &type) {
   std::optional<bool> used = object.getBoolean("used");
   const llvm::json::Array *dimensions = object.getArray("dimensions");
   if (!memref || !bytes || *bytes <= 0 || *bytes > 16 || !element || !written ||
-      !used ||
-      !dimensions || !readIntegers(object.getArray("shape"), type.shape) ||
+      !used || !dimensions ||
+      !readIntegers(object.getArray("shape"), type.shape) ||
       !readIntegers(object.getArray("strides"), type.strides))
     return false;
   type.isMemref = *memref;
@@ -184,8 +184,7 @@ static bool readKernel(const llvm::json::Object &object,
   std::optional<int64_t> splits = object.getInteger("splits");
   std::optional<int64_t> packedHeads = object.getInteger("packed_heads");
   if (!name || !problem || !block || !kind || !tile || tile->size() != 2 ||
-      !planOf ||
-      !stage || !splits || !packedHeads)
+      !planOf || !stage || !splits || !packedHeads)
     return false;
   std::optional<int64_t> rows = (*tile)[0].getAsInteger();
   std::optional<int64_t> columns = (*tile)[1].getAsInteger();
@@ -193,8 +192,7 @@ static bool readKernel(const llvm::json::Object &object,
   // an entry whose checksum is intact.
   if (!rows || !columns || *rows <= 0 || *columns <= 0 || *block <= 0 ||
       *block > 1024 || *splits < 1 || *packedHeads < 1 || *stage < 0 ||
-      (*kind != "matmul" && *kind != "attention" &&
-       *kind != "attention_keys"))
+      (*kind != "matmul" && *kind != "attention" && *kind != "attention_keys"))
     return false;
   kernel.name = name->str();
   kernel.problem = problem->str();

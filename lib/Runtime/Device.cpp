@@ -249,10 +249,10 @@ llvm::Expected<ProblemSizes> tessel::bindProblemArguments(
                            : int64_t(value.scalarBits);
         if (size < 0)
           return llvm::createStringError(llvm::formatv(
-              "problem '{0}', argument {1}: {2} = {3} is negative", name,
-              index, type.dimensions.front(), size));
-        if (llvm::Error error = dimensions.bind(name, type.dimensions.front(),
-                                                size, index, 0))
+              "problem '{0}', argument {1}: {2} = {3} is negative", name, index,
+              type.dimensions.front(), size));
+        if (llvm::Error error =
+                dimensions.bind(name, type.dimensions.front(), size, index, 0))
           return std::move(error);
       }
       continue;

@@ -201,16 +201,14 @@ ProblemWork tessel::getProblemWork(const CompiledKernel &kernel,
       double keys = sizes.count("page_size")
                         ? size("max_pages") * size("page_size")
                         : size("seq_kv");
-      double pairs =
-          windowPairs(int64_t(size("seq_q")), int64_t(keys), window);
+      double pairs = windowPairs(int64_t(size("seq_q")), int64_t(keys), window);
       // S = Q K^T over the scores' head dim, O = P V over the values'.
       work.flops = 2 * size("batch") * size("heads") * pairs *
                    (size("head_dim") + size("head_dim_v", size("head_dim")));
       if (kernel.grid.splits <= 1)
         work.loopIterations = attentionLoopIterations(
-            int64_t(size("seq_q")), int64_t(keys),
-            kernel.grid.tile[0], kernel.grid.tile[1], kernel.grid.packedHeads,
-            window);
+            int64_t(size("seq_q")), int64_t(keys), kernel.grid.tile[0],
+            kernel.grid.tile[1], kernel.grid.packedHeads, window);
     }
   }
   for (auto [index, argument] : llvm::enumerate(kernel.arguments)) {
@@ -322,7 +320,8 @@ tessel::predictPerformance(const CompiledModule &module,
   problemSizes.seqQ = get("seq_q");
   problemSizes.heads = get("heads");
   problemSizes.seqKV = get("seq_kv");
-  problemSizes.kvHeads = sizes.count("kv_heads") ? get("kv_heads") : get("heads");
+  problemSizes.kvHeads =
+      sizes.count("kv_heads") ? get("kv_heads") : get("heads");
   llvm::Expected<std::array<unsigned, 3>> grid = kernel.gridFor(problemSizes);
   if (!grid)
     return grid.takeError();

@@ -241,10 +241,10 @@ int main(int argc, char **argv) {
   int64_t qShape[4] = {1, 2, 8, 32}, kvShape[4] = {1, 1, 16, 32},
           lseShape[3] = {1, 2, 8};
   TesselBuffer gradBuffers[9] = {
-      {gq, sizeof(gq), 4, qShape},       {gk, sizeof(gk), 4, kvShape},
-      {gv, sizeof(gv), 4, kvShape},      {go, sizeof(go), 4, qShape},
-      {gdo, sizeof(gdo), 4, qShape},     {glse, sizeof(glse), 3, lseShape},
-      {gdq, sizeof(gdq), 4, qShape},     {gdk, sizeof(gdk), 4, kvShape},
+      {gq, sizeof(gq), 4, qShape},   {gk, sizeof(gk), 4, kvShape},
+      {gv, sizeof(gv), 4, kvShape},  {go, sizeof(go), 4, qShape},
+      {gdo, sizeof(gdo), 4, qShape}, {glse, sizeof(glse), 3, lseShape},
+      {gdq, sizeof(gdq), 4, qShape}, {gdk, sizeof(gdk), 4, kvShape},
       {gdv, sizeof(gdv), 4, kvShape}};
   check(grad && tesselRun(grad, "attention", NULL, gradBuffers, 9,
                           TESSEL_DEVICE_EMULATOR) == 0,

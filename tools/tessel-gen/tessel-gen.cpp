@@ -181,11 +181,11 @@ static cl::opt<int64_t> pageSize(
              "and context_lens [batch] (i32) follow"),
     cl::init(0), cl::sub(attentionCommand));
 
-static cl::opt<int64_t> numPages(
-    "num-pages",
-    cl::desc("With --page-size: the cache's pages, static (default: a "
-             "run-time count)"),
-    cl::init(0), cl::sub(attentionCommand));
+static cl::opt<int64_t>
+    numPages("num-pages",
+             cl::desc("With --page-size: the cache's pages, static (default: a "
+                      "run-time count)"),
+             cl::init(0), cl::sub(attentionCommand));
 
 static cl::opt<std::string> configText(
     "config",

@@ -612,8 +612,7 @@ LogicalResult tessel::computeAttentionGradReference(
                           << " kv heads";
   std::optional<int64_t> qCount = product({sizes.batch, sizes.heads, sq, d});
   std::optional<int64_t> oCount = product({sizes.batch, sizes.heads, sq, dv});
-  std::optional<int64_t> kCount =
-      product({sizes.batch, sizes.kvHeads, skv, d});
+  std::optional<int64_t> kCount = product({sizes.batch, sizes.kvHeads, skv, d});
   std::optional<int64_t> vCount =
       product({sizes.batch, sizes.kvHeads, skv, dv});
   if (failed(checkCount(op, "Q", q, qCount)) ||
@@ -621,8 +620,8 @@ LogicalResult tessel::computeAttentionGradReference(
       failed(checkCount(op, "V", v, vCount)) ||
       failed(checkCount(op, "O", o, oCount)) ||
       failed(checkCount(op, "dO", gradO, oCount)) ||
-      failed(checkCount(op, "lse", lse,
-                        product({sizes.batch, sizes.heads, sq}))))
+      failed(
+          checkCount(op, "lse", lse, product({sizes.batch, sizes.heads, sq}))))
     return failure();
   gradQ.assign(*qCount, 0.0);
   gradK.assign(*kCount, 0.0);

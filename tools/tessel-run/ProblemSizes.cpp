@@ -103,25 +103,24 @@ llvm::Expected<ProblemSizes> ProblemSizes::get(Operation *op) {
         return std::move(error);
   } else if (auto grad = dyn_cast<AttentionGradOp>(op)) {
     result.isMatmul = false;
-    result.sizes = {{"batch"},      {"heads"},         {"kv heads"},
-                    {"seq-q"},      {"seq-kv"},        {"head dim"},
-                    {"head dim v"}, {"sequences + 1"}, {"pages"},
-                    {"page size"},  {"pages per sequence"}};
+    result.sizes = {
+        {"batch"},  {"heads"},     {"kv heads"},          {"seq-q"},
+        {"seq-kv"}, {"head dim"},  {"head dim v"},        {"sequences + 1"},
+        {"pages"},  {"page size"}, {"pages per sequence"}};
     llvm::SmallVector<unsigned> queries = {kAttnBatch, kHeads, kSeqQ, kHeadDim};
     llvm::SmallVector<unsigned> keys = {kAttnBatch, kKvHeads, kSeqKV, kHeadDim};
     llvm::SmallVector<unsigned> values = {kAttnBatch, kKvHeads, kSeqKV,
                                           kHeadDimV};
     llvm::SmallVector<unsigned> outputs = {kAttnBatch, kHeads, kSeqQ,
                                            kHeadDimV};
-    for (auto [operand, roleSizes] :
-         {std::pair{grad.getQ(), queries},
-          {grad.getK(), keys},
-          {grad.getV(), values},
-          {grad.getO(), outputs},
-          {grad.getGradO(), outputs},
-          {grad.getGradQ(), queries},
-          {grad.getGradK(), keys},
-          {grad.getGradV(), values}})
+    for (auto [operand, roleSizes] : {std::pair{grad.getQ(), queries},
+                                      {grad.getK(), keys},
+                                      {grad.getV(), values},
+                                      {grad.getO(), outputs},
+                                      {grad.getGradO(), outputs},
+                                      {grad.getGradQ(), queries},
+                                      {grad.getGradK(), keys},
+                                      {grad.getGradV(), values}})
       if (llvm::Error error = assign(operand, roleSizes))
         return std::move(error);
     if (llvm::Error error = assign(grad.getLse(), {kAttnBatch, kHeads, kSeqQ}))
@@ -139,13 +138,13 @@ llvm::Expected<ProblemSizes> ProblemSizes::get(Operation *op) {
     result.isMatmul = false;
     // Varlen: "seq-q" and "seq-kv" are the packed totals, the batch
     // dimension a static 1, and the cumulative lengths count batch + 1.
-    result.sizes = {{"batch"},      {"heads"},         {"kv heads"},
-                    {"seq-q"},      {"seq-kv"},        {"head dim"},
-                    {"head dim v"}, {"sequences + 1"}, {"pages"},
-                    {"page size"},  {"pages per sequence"}};
+    result.sizes = {
+        {"batch"},  {"heads"},     {"kv heads"},          {"seq-q"},
+        {"seq-kv"}, {"head dim"},  {"head dim v"},        {"sequences + 1"},
+        {"pages"},  {"page size"}, {"pages per sequence"}};
     if (attention.isPaged()) {
-      if (llvm::Error error = assign(attention.getBlockTable(),
-                                     {kAttnBatch, kMaxPages}))
+      if (llvm::Error error =
+              assign(attention.getBlockTable(), {kAttnBatch, kMaxPages}))
         return std::move(error);
       if (llvm::Error error = assign(attention.getContextLens(), {kAttnBatch}))
         return std::move(error);

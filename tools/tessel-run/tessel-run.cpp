@@ -687,9 +687,8 @@ struct PreparedProblem {
   int64_t varlenMaxSeqKV = 0;
 };
 
-static HostArray sliceRows(const HostArray &array, int64_t heads,
-                           int64_t rows, int64_t columns, int64_t start,
-                           int64_t length);
+static HostArray sliceRows(const HostArray &array, int64_t heads, int64_t rows,
+                           int64_t columns, int64_t start, int64_t length);
 static LogicalResult computeVarlenReference(
     Operation *attention, double scale, KeyWindow window,
     const AttentionSizes &a, const HostArray &q, const HostArray &k,
@@ -945,15 +944,16 @@ static llvm::Error makeForwardInputs(const PreparedProblem &prepared,
   auto argumentOf = [](Value value) {
     return cast<BlockArgument>(value).getArgNumber();
   };
-  unsigned oIndex = argumentOf(grad.getO()), lseIndex = argumentOf(grad.getLse());
+  unsigned oIndex = argumentOf(grad.getO()),
+           lseIndex = argumentOf(grad.getLse());
   if (prepared.given[oIndex] || prepared.given[lseIndex])
     return llvm::Error::success();
   auto values = [&](Value value) {
     unsigned index = argumentOf(value);
     HostArray host;
     host.npy = *inputs[index].array;
-    host.values = decodeArray(cast<MemRefType>(value.getType()).getElementType(),
-                              host.npy);
+    host.values = decodeArray(
+        cast<MemRefType>(value.getType()).getElementType(), host.npy);
     return host;
   };
   AttentionSizes sizes = prepared.sizes.getAttentionSizes();
@@ -961,13 +961,12 @@ static llvm::Error makeForwardInputs(const PreparedProblem &prepared,
   std::vector<bool> uncovered;
   LogicalResult forward =
       grad.isVarlen()
-          ? computeVarlenReference(grad, grad.getEffectiveScale(),
-                                   grad.getKeyWindow(), sizes,
-                                   values(grad.getQ()), values(grad.getK()),
-                                   values(grad.getV()), nullptr,
-                                   values(grad.getCuSeqlensQ()),
-                                   values(grad.getCuSeqlensK()), o, lse,
-                                   uncovered, {1.0, 1.0, 1.0})
+          ? computeVarlenReference(
+                grad, grad.getEffectiveScale(), grad.getKeyWindow(), sizes,
+                values(grad.getQ()), values(grad.getK()), values(grad.getV()),
+                nullptr, values(grad.getCuSeqlensQ()),
+                values(grad.getCuSeqlensK()), o, lse, uncovered,
+                {1.0, 1.0, 1.0})
           : computeAttentionReference(grad, grad.getEffectiveScale(),
                                       grad.getKeyWindow(), sizes,
                                       values(grad.getQ()), values(grad.getK()),
@@ -988,9 +987,8 @@ static llvm::Error makeForwardInputs(const PreparedProblem &prepared,
 
 /// Cumulative lengths of `sequences` sequences that pack `total` rows: cut
 /// points drawn at random (a sequence may be empty), as int32.
-static std::vector<double> makeCumulativeLengths(int64_t sequences,
-                                                 int64_t total,
-                                                 std::mt19937 &rng) {
+static std::vector<double>
+makeCumulativeLengths(int64_t sequences, int64_t total, std::mt19937 &rng) {
   std::uniform_int_distribution<int64_t> cut(0, total);
   std::vector<double> lengths = {0.0};
   std::vector<int64_t> cuts;
@@ -1045,8 +1043,8 @@ static void makeVarlenInputs(PreparedProblem &prepared,
     std::vector<double> cumulative = decodeArray(i32, *inputs[index].array);
     int64_t longest = 0;
     for (size_t s = 0; s + 1 < cumulative.size(); ++s)
-      longest = std::max<int64_t>(
-          longest, int64_t(cumulative[s + 1] - cumulative[s]));
+      longest = std::max<int64_t>(longest,
+                                  int64_t(cumulative[s + 1] - cumulative[s]));
     unsigned maxIndex = argumentOf(max);
     if (!prepared.given[maxIndex]) {
       inputs[maxIndex].scalar.integer = longest;
@@ -1094,8 +1092,7 @@ static void makePagedInputs(const PreparedProblem &prepared,
     std::vector<double> lengths;
     for (int64_t b = 0; b < batch; ++b)
       lengths.push_back(double(length(rng)));
-    inputs[lengthsIndex].array =
-        makeArrayFromValues(i32, {batch}, lengths).npy;
+    inputs[lengthsIndex].array = makeArrayFromValues(i32, {batch}, lengths).npy;
   }
 }
 
@@ -1201,9 +1198,8 @@ static std::string describeMasks(AttentionOp attention) {
 
 /// Rows [start, start + length) of dimension 2 of `array`, a [1, heads,
 /// rows, columns] array of `rows` rows.
-static HostArray sliceRows(const HostArray &array, int64_t heads,
-                           int64_t rows, int64_t columns, int64_t start,
-                           int64_t length) {
+static HostArray sliceRows(const HostArray &array, int64_t heads, int64_t rows,
+                           int64_t columns, int64_t start, int64_t length) {
   HostArray slice;
   for (int64_t h = 0; h < heads; ++h)
     for (int64_t r = start; r < start + length; ++r)
@@ -1218,11 +1214,10 @@ static HostArray sliceRows(const HostArray &array, int64_t heads,
 /// covers are marked in `uncovered` (the kernel does not write them).
 static LogicalResult computeVarlenReference(
     Operation *attention, double scale, KeyWindow window,
-    const AttentionSizes &a, const HostArray &q,
-    const HostArray &k, const HostArray &v, const HostArray *sinks,
-    const HostArray &cuQ, const HostArray &cuK, std::vector<double> &o,
-    std::vector<double> &lse, std::vector<bool> &uncovered,
-    std::array<double, 3> descale) {
+    const AttentionSizes &a, const HostArray &q, const HostArray &k,
+    const HostArray &v, const HostArray *sinks, const HostArray &cuQ,
+    const HostArray &cuK, std::vector<double> &o, std::vector<double> &lse,
+    std::vector<bool> &uncovered, std::array<double, 3> descale) {
   o.assign(a.heads * a.seqQ * a.headDimV, 0.0);
   lse.assign(a.heads * a.seqQ, 0.0);
   uncovered.assign(o.size(), true);
@@ -1268,12 +1263,13 @@ static LogicalResult computeVarlenReference(
 /// The paged reference: each sequence's keys gathered from the cache
 /// through its block table (lengths and page numbers clamped as the kernel
 /// clamps them), then the dense reference.
-static LogicalResult computePagedReference(
-    AttentionOp attention, const AttentionSizes &a, const PagedSizes &paged,
-    const HostArray &q, const HostArray &k, const HostArray &v,
-    const HostArray *sinks, const HostArray &table, const HostArray &lengths,
-    std::vector<double> &o, std::vector<double> &lse,
-    std::array<double, 3> descale) {
+static LogicalResult
+computePagedReference(AttentionOp attention, const AttentionSizes &a,
+                      const PagedSizes &paged, const HostArray &q,
+                      const HostArray &k, const HostArray &v,
+                      const HostArray *sinks, const HostArray &table,
+                      const HostArray &lengths, std::vector<double> &o,
+                      std::vector<double> &lse, std::array<double, 3> descale) {
   o.clear();
   lse.clear();
   int64_t capacity = paged.maxPages * paged.pageSize;
@@ -1286,8 +1282,8 @@ static LogicalResult computePagedReference(
       for (int64_t h = 0; h < a.kvHeads; ++h)
         for (int64_t j = 0; j < length; ++j) {
           int64_t page = std::clamp<int64_t>(
-              int64_t(table.values[b * paged.maxPages + j / paged.pageSize]),
-              0, paged.pages - 1);
+              int64_t(table.values[b * paged.maxPages + j / paged.pageSize]), 0,
+              paged.pages - 1);
           int64_t row = j % paged.pageSize;
           for (int64_t c = 0; c < columns; ++c)
             dense.values.push_back(
@@ -1315,12 +1311,10 @@ static LogicalResult computePagedReference(
   return success();
 }
 
-static FailureOr<Verdict> checkAttention(AttentionOp attention,
-                                         const AttentionSizes &a,
-                                         const PagedSizes &pagedSizes,
-                                         const KernelArguments &arguments,
-                                         llvm::ArrayRef<HostArray> scalars,
-                                         int64_t splits) {
+static FailureOr<Verdict>
+checkAttention(AttentionOp attention, const AttentionSizes &a,
+               const PagedSizes &pagedSizes, const KernelArguments &arguments,
+               llvm::ArrayRef<HostArray> scalars, int64_t splits) {
   auto host = [&](Value value) { return readHost(value, arguments, scalars); };
   std::vector<double> expectedO, expectedLse;
   std::optional<HostArray> sinks;
@@ -1335,8 +1329,7 @@ static FailureOr<Verdict> checkAttention(AttentionOp attention,
             attention, a, pagedSizes, host(attention.getQ()),
             host(attention.getK()), host(attention.getV()),
             sinks ? &*sinks : nullptr, host(attention.getBlockTable()),
-            host(attention.getContextLens()), expectedO, expectedLse,
-            descale)))
+            host(attention.getContextLens()), expectedO, expectedLse, descale)))
       return failure();
   } else if (attention.isVarlen()) {
     if (failed(computeVarlenReference(
@@ -1369,10 +1362,9 @@ static FailureOr<Verdict> checkAttention(AttentionOp attention,
     std::vector<bool> lseUncovered;
     for (size_t row = 0; row < expectedLse.size() && !uncovered.empty(); ++row)
       lseUncovered.push_back(uncovered[row * a.headDimV]);
-    Comparison lseComparison =
-        compareResults(Float32Type::get(attention.getContext()),
-                       host(lse).values, expectedLse, a.seqKV, false,
-                       lseUncovered);
+    Comparison lseComparison = compareResults(
+        Float32Type::get(attention.getContext()), host(lse).values, expectedLse,
+        a.seqKV, false, lseUncovered);
     verdict.comparison.passed &= lseComparison.passed;
     verdict.comparison.maxRelError =
         std::max(verdict.comparison.maxRelError, lseComparison.maxRelError);
@@ -1394,10 +1386,9 @@ static FailureOr<Verdict> checkAttention(AttentionOp attention,
                      .str()
                : std::string()) +
           (attention.isVarlen()
-               ? llvm::formatv(", varlen: {0} packed sequences",
-                               int64_t(host(attention.getCuSeqlensQ())
-                                           .values.size()) -
-                                   1)
+               ? llvm::formatv(
+                     ", varlen: {0} packed sequences",
+                     int64_t(host(attention.getCuSeqlensQ()).values.size()) - 1)
                      .str()
                : std::string()));
   return verdict;
@@ -1405,14 +1396,15 @@ static FailureOr<Verdict> checkAttention(AttentionOp attention,
 
 /// The varlen backward's reference: each sequence's rows through the dense
 /// reference (rows no sequence covers are marked in `uncovered`).
-static LogicalResult computeVarlenGradReference(
-    AttentionGradOp grad, const AttentionSizes &a,
-    llvm::function_ref<HostArray(Value)> host, std::vector<double> expected[3],
-    std::vector<bool> uncovered[3]) {
-  HostArray q = host(grad.getQ()), k = host(grad.getK()),
-            v = host(grad.getV()), o = host(grad.getO()),
-            gradO = host(grad.getGradO()), lse = host(grad.getLse()),
-            cuQ = host(grad.getCuSeqlensQ()), cuK = host(grad.getCuSeqlensK());
+static LogicalResult
+computeVarlenGradReference(AttentionGradOp grad, const AttentionSizes &a,
+                           llvm::function_ref<HostArray(Value)> host,
+                           std::vector<double> expected[3],
+                           std::vector<bool> uncovered[3]) {
+  HostArray q = host(grad.getQ()), k = host(grad.getK()), v = host(grad.getV()),
+            o = host(grad.getO()), gradO = host(grad.getGradO()),
+            lse = host(grad.getLse()), cuQ = host(grad.getCuSeqlensQ()),
+            cuK = host(grad.getCuSeqlensK());
   int64_t rows[3] = {a.seqQ, a.seqKV, a.seqKV};
   int64_t heads[3] = {a.heads, a.kvHeads, a.kvHeads};
   int64_t columns[3] = {a.headDim, a.headDim, a.headDimV};
@@ -1437,7 +1429,8 @@ static LogicalResult computeVarlenGradReference(
     one.seqKV = kLength;
     std::vector<double> part[3];
     if (failed(computeAttentionGradReference(
-            grad, one, sliceRows(q, a.heads, a.seqQ, a.headDim, qStart, qLength),
+            grad, one,
+            sliceRows(q, a.heads, a.seqQ, a.headDim, qStart, qLength),
             sliceRows(k, a.kvHeads, a.seqKV, a.headDim, kStart, kLength),
             sliceRows(v, a.kvHeads, a.seqKV, a.headDimV, kStart, kLength),
             sliceRows(o, a.heads, a.seqQ, a.headDimV, qStart, qLength),
@@ -1452,37 +1445,35 @@ static LogicalResult computeVarlenGradReference(
         for (int64_t r = 0; r < lengths[i]; ++r)
           for (int64_t c = 0; c < columns[i]; ++c) {
             int64_t at = ((h * rows[i]) + starts[i] + r) * columns[i] + c;
-            expected[i][at] =
-                part[i][(h * lengths[i] + r) * columns[i] + c];
+            expected[i][at] = part[i][(h * lengths[i] + r) * columns[i] + c];
             uncovered[i][at] = false;
           }
   }
   return success();
 }
 
-static FailureOr<Verdict> checkAttentionGrad(AttentionGradOp grad,
-                                             const AttentionSizes &a,
-                                             const KernelArguments &arguments,
-                                             llvm::ArrayRef<HostArray> scalars) {
+static FailureOr<Verdict>
+checkAttentionGrad(AttentionGradOp grad, const AttentionSizes &a,
+                   const KernelArguments &arguments,
+                   llvm::ArrayRef<HostArray> scalars) {
   auto host = [&](Value value) { return readHost(value, arguments, scalars); };
   std::vector<double> expected[3];
   std::vector<bool> uncovered[3];
   if (grad.isVarlen()) {
-    if (failed(computeVarlenGradReference(grad, a, host, expected,
-                                          uncovered)))
+    if (failed(computeVarlenGradReference(grad, a, host, expected, uncovered)))
       return failure();
   } else if (failed(computeAttentionGradReference(
                  grad, a, host(grad.getQ()), host(grad.getK()),
                  host(grad.getV()), host(grad.getO()), host(grad.getGradO()),
-                 host(grad.getLse()), expected[0], expected[1],
-                 expected[2]))) {
+                 host(grad.getLse()), expected[0], expected[1], expected[2]))) {
     return failure();
   }
   // Each gradient against its reference; the verdict shows the one furthest
   // from its tolerance (all must pass). dQ sums over keys, dK and dV over
   // the group's queries.
   Value outputs[] = {grad.getGradQ(), grad.getGradK(), grad.getGradV()};
-  int64_t sums[] = {a.seqKV, a.seqQ * (a.heads / std::max<int64_t>(a.kvHeads, 1)),
+  int64_t sums[] = {a.seqKV,
+                    a.seqQ * (a.heads / std::max<int64_t>(a.kvHeads, 1)),
                     a.seqQ * (a.heads / std::max<int64_t>(a.kvHeads, 1))};
   static constexpr llvm::StringLiteral names[] = {"dq", "dk", "dv"};
   Verdict verdict;
@@ -1496,13 +1487,14 @@ static FailureOr<Verdict> checkAttentionGrad(AttentionGradOp grad,
     Type element = cast<MemRefType>(outputs[i].getType()).getElementType();
     if (element.isF32())
       element = grad.getQ().getType().getElementType();
-    Comparison comparison = compareResults(element, host(outputs[i]).values,
-                                           expected[i], sums[i], false,
-                                           uncovered[i]);
+    Comparison comparison =
+        compareResults(element, host(outputs[i]).values, expected[i], sums[i],
+                       false, uncovered[i]);
     passed &= comparison.passed;
     errors += llvm::formatv("{0}{1} {2:e2}", i ? ", " : "", names[i],
                             comparison.maxRelError);
-    double ratio = comparison.maxRelError / std::max(comparison.tolerance, 1e-30);
+    double ratio =
+        comparison.maxRelError / std::max(comparison.tolerance, 1e-30);
     if (ratio > worstRatio) {
       worstRatio = ratio;
       verdict.comparison = comparison;
@@ -1594,8 +1586,8 @@ static Outcome runProblem(PreparedProblem &prepared,
   ConfigAttr config;
   if (auto attention = dyn_cast<AttentionOp>(problem.op)) {
     verdict = checkAttention(attention, prepared.sizes.getAttentionSizes(),
-                             prepared.sizes.getPagedSizes(), arguments,
-                             scalars, splits);
+                             prepared.sizes.getPagedSizes(), arguments, scalars,
+                             splits);
     config = attention.getConfigAttr();
   } else if (auto grad = dyn_cast<AttentionGradOp>(problem.op)) {
     verdict = checkAttentionGrad(grad, prepared.sizes.getAttentionSizes(),

@@ -426,9 +426,9 @@ static LogicalResult verifySinks(AttentionOp op) {
 
 /// Checks the varlen lengths of an attention op: B + 1 i32 lengths each,
 /// arrays whose batch dimension is 1.
-static LogicalResult verifyVarlenLengths(Operation *op, Value cuQ, Value cuK,
-                                         ArrayRef<std::pair<StringRef, Value>>
-                                             arrays);
+static LogicalResult
+verifyVarlenLengths(Operation *op, Value cuQ, Value cuK,
+                    ArrayRef<std::pair<StringRef, Value>> arrays);
 
 /// Checks the varlen operands: all three or none, B + 1 i32 lengths each,
 /// arrays whose batch dimension is 1, no split-KV.
@@ -445,16 +445,15 @@ static LogicalResult verifyVarlen(AttentionOp op) {
                                   {"v", op.getV()},
                                   {"o", op.getO()}})))
     return failure();
-  if (ConfigAttr config = op.getConfigAttr();
-      config && config.getSplits() > 1)
+  if (ConfigAttr config = op.getConfigAttr(); config && config.getSplits() > 1)
     return op.emitOpError() << "varlen attention has no split-KV plan (splits "
                             << config.getSplits() << ")";
   return success();
 }
 
-static LogicalResult verifyVarlenLengths(Operation *op, Value cuQ, Value cuK,
-                                         ArrayRef<std::pair<StringRef, Value>>
-                                             arrays) {
+static LogicalResult
+verifyVarlenLengths(Operation *op, Value cuQ, Value cuK,
+                    ArrayRef<std::pair<StringRef, Value>> arrays) {
   auto q = cast<MemRefType>(cuQ.getType()), k = cast<MemRefType>(cuK.getType());
   for (auto [name, type] : {std::pair<StringRef, MemRefType>{"cu_seqlens_q", q},
                             {"cu_seqlens_k", k}})
@@ -500,15 +499,15 @@ static LogicalResult verifyPaged(AttentionOp op) {
            << formatShape(tableType.getShape());
   if (lengthsType.getRank() != 1 ||
       !sizesAgree(lengthsType.getDimSize(0), batch))
-    return op.emitOpError() << "operand 'context_lens' must be [batch] = ["
-                            << formatSize(batch) << "], got "
-                            << formatShape(lengthsType.getShape());
-  for (auto [name, type] : {std::pair<StringRef, MemRefType>{"block_table",
-                                                             tableType},
-                            {"context_lens", lengthsType}})
+    return op.emitOpError()
+           << "operand 'context_lens' must be [batch] = [" << formatSize(batch)
+           << "], got " << formatShape(lengthsType.getShape());
+  for (auto [name, type] :
+       {std::pair<StringRef, MemRefType>{"block_table", tableType},
+        {"context_lens", lengthsType}})
     if (!type.getLayout().isIdentity())
-      return op.emitOpError() << "operand '" << name
-                              << "' must be contiguous, got " << type;
+      return op.emitOpError()
+             << "operand '" << name << "' must be contiguous, got " << type;
   int64_t pageSize = op.getPageSize();
   if (ShapedType::isDynamic(pageSize) || pageSize < 16 || pageSize > 128 ||
       !llvm::isPowerOf2_64(pageSize))
@@ -525,10 +524,11 @@ static LogicalResult verifyPaged(AttentionOp op) {
 
 /// Checks ranks and the [B, H, S, D] agreement of Q, K, V and O (and of
 /// extra operands shaped as one of them: the backward's gradients).
-static LogicalResult verifyAttentionShapes(
-    Operation *op, MemRefType q, MemRefType k, MemRefType v, MemRefType o,
-    ArrayRef<std::pair<StringRef, MemRefType>> extras = {},
-    bool pagedKV = false) {
+static LogicalResult
+verifyAttentionShapes(Operation *op, MemRefType q, MemRefType k, MemRefType v,
+                      MemRefType o,
+                      ArrayRef<std::pair<StringRef, MemRefType>> extras = {},
+                      bool pagedKV = false) {
   SmallVector<std::pair<StringRef, MemRefType>> all = {
       {"q", q}, {"k", k}, {"v", v}, {"o", o}};
   all.append(extras.begin(), extras.end());
@@ -543,9 +543,9 @@ static LogicalResult verifyAttentionShapes(
     int64_t offset;
     if (failed(type.getStridesAndOffset(strides, offset)) || strides[3] != 1)
       return op->emitOpError() << "operand '" << name
-                              << "' must be contiguous along head_dim (unit "
-                                 "innermost stride), got "
-                              << type;
+                               << "' must be contiguous along head_dim (unit "
+                                  "innermost stride), got "
+                               << type;
   }
   auto mismatch = [&](StringRef what, StringRef lhs, MemRefType lhsType,
                       StringRef rhs, MemRefType rhsType) {
@@ -594,10 +594,9 @@ static LogicalResult verifyLogSumExp(Operation *op, MemRefType q,
   for (int dim = 0; shapeOk && dim < 3; ++dim)
     shapeOk = sizesAgree(lse.getDimSize(dim), q.getDimSize(dim));
   if (!shapeOk)
-    return op->emitOpError()
-           << "operand 'lse' must be [batch, heads, seq_q] = "
-           << formatShape(q.getShape().take_front(3)) << ", got "
-           << formatShape(lse.getShape());
+    return op->emitOpError() << "operand 'lse' must be [batch, heads, seq_q] = "
+                             << formatShape(q.getShape().take_front(3))
+                             << ", got " << formatShape(lse.getShape());
   if (!lse.getElementType().isF32())
     return op->emitOpError() << "operand 'lse' must have element type f32, got "
                              << lse.getElementType();
@@ -610,8 +609,8 @@ static LogicalResult verifyScaleAndTile(AttentionLikeOp op) {
   if (std::optional<APFloat> scale = op.getScale()) {
     float value = scale->convertToFloat();
     if (!std::isfinite(value) || value <= 0.0f)
-      return op.emitOpError() << "scale must be a positive finite number, got "
-                              << value;
+      return op.emitOpError()
+             << "scale must be a positive finite number, got " << value;
   }
   if (ConfigAttr config = op.getConfigAttr();
       config && config.getTile().size() != 2)
@@ -686,10 +685,9 @@ LogicalResult AttentionGradOp::verify() {
                        MemRefType as) -> LogicalResult {
     for (int dim = 0; dim < 4; ++dim)
       if (!sizesAgree(type.getDimSize(dim), as.getDimSize(dim)))
-        return emitOpError()
-               << "operand '" << name << "' must be shaped as '" << asName
-               << "' " << formatShape(as.getShape()) << ", got "
-               << formatShape(type.getShape());
+        return emitOpError() << "operand '" << name << "' must be shaped as '"
+                             << asName << "' " << formatShape(as.getShape())
+                             << ", got " << formatShape(type.getShape());
     return success();
   };
   if (failed(sameShape("grad_o", gradO, "o", o)) ||

@@ -410,7 +410,8 @@ int64_t tessel::getAttentionKeyCapacity(AttentionOp op) {
   if (op.isVarlen())
     return ShapedType::kDynamic;
   if (op.isPaged()) {
-    int64_t pages = cast<MemRefType>(op.getBlockTable().getType()).getDimSize(1);
+    int64_t pages =
+        cast<MemRefType>(op.getBlockTable().getType()).getDimSize(1);
     return ShapedType::isDynamic(pages) ? ShapedType::kDynamic
                                         : pages * op.getPageSize();
   }
@@ -470,8 +471,7 @@ int64_t tessel::getPackableQueryHeadGroup(AttentionOp op) {
   int64_t heads = q.getDimSize(1), kvHeads = k.getDimSize(1),
           seqQ = q.getDimSize(2);
   if (ShapedType::isDynamic(heads) || ShapedType::isDynamic(kvHeads) ||
-      ShapedType::isDynamic(seqQ) || kvHeads <= 0 || seqQ <= 0 ||
-      op.isVarlen())
+      ShapedType::isDynamic(seqQ) || kvHeads <= 0 || seqQ <= 0 || op.isVarlen())
     return 1;
   int64_t groups = heads / kvHeads;
   if (groups <= 1)
@@ -545,8 +545,7 @@ tessel::checkAttentionConfig(ConfigAttr config, const Chip &chip, Type element,
   // A key block is two steps of a 32-row MFMA; one step of a 16-row MFMA
   // (a 16-key block: a paged cache's 16-key pages) and of a WMMA (16 keys,
   // where gfx11's replicated operands leave no registers for more).
-  int64_t keyStep =
-      instr->isWmma() || instr->m == 16 ? instr->k : 2 * instr->k;
+  int64_t keyStep = instr->isWmma() || instr->m == 16 ? instr->k : 2 * instr->k;
   if (tile[1] % keyStep)
     return emitError() << "key block " << tile[1] << " must be a multiple of "
                        << keyStep << " (" << keyStep / instr->k
@@ -580,8 +579,7 @@ tessel::checkAttentionConfig(ConfigAttr config, const Chip &chip, Type element,
 }
 
 ConfigAttr tessel::getDefaultAttentionGradConfig(MLIRContext *context,
-                                                 const Chip &chip,
-                                                 Type element,
+                                                 const Chip &chip, Type element,
                                                  int64_t realHeadDim) {
   if (!chip.isCDNA())
     return {};

@@ -158,8 +158,7 @@ struct SelectConfigPass
             &getContext(), *target, element,
             varlen ? ShapedType::kDynamic
                    : attention.getQ().getType().getDimSize(2),
-            getAttentionKeyCapacity(attention),
-            getLargestHeadDim(attention),
+            getAttentionKeyCapacity(attention), getLargestHeadDim(attention),
             /*masked=*/!attention.getKeyWindow().isFull(),
             getPackableQueryHeadGroup(attention));
         if (!config) {
@@ -180,10 +179,9 @@ struct SelectConfigPass
             if (const MmaInstr *narrow = chooseMmaInstr(
                     *target, element, element, 16, /*xf32=*/false, 4))
               instr = StringAttr::get(&getContext(), narrow->name);
-          config = ConfigAttr::get(&getContext(),
-                                   {config.getTile()[0], pageSize},
-                                   config.getWaves(), config.getStages(),
-                                   instr, config.getSplits());
+          config = ConfigAttr::get(
+              &getContext(), {config.getTile()[0], pageSize}, config.getWaves(),
+              config.getStages(), instr, config.getSplits());
         }
         if (config.getSplits() > 1)
           config = ConfigAttr::get(
@@ -219,8 +217,8 @@ struct SelectConfigPass
                 *target, element, headDim, headDimV,
                 [&] { return grad.emitOpError(); })))
           return WalkResult::interrupt();
-        grad.emitOpError() << target->name
-                           << " has no matrix instruction for " << element;
+        grad.emitOpError() << target->name << " has no matrix instruction for "
+                           << element;
         return WalkResult::interrupt();
       }
       if (failed(checkAttentionGradConfig(config, *target, element, headDim,

@@ -20,7 +20,6 @@ namespace tessel {
 using namespace mlir;
 using namespace tessel;
 
-
 namespace {
 
 /// `in_bounds` for a tile of `extents` at tile-aligned indices of `type`'s
@@ -604,9 +603,8 @@ void AttentionTiler::viewSequence(Value sequence) {
 Value AttentionTiler::pagedLength(Value sequence) {
   Value raw = memref::LoadOp::create(b, loc, op.getContextLens(), sequence);
   Value length = arith::IndexCastOp::create(b, loc, b.getIndexType(), raw);
-  Value capacity =
-      arith::MulIOp::create(b, loc, dim(op.getBlockTable(), 1),
-                            constIndex(op.getPageSize()));
+  Value capacity = arith::MulIOp::create(b, loc, dim(op.getBlockTable(), 1),
+                                         constIndex(op.getPageSize()));
   return arith::MinSIOp::create(
       b, loc, capacity, arith::MaxSIOp::create(b, loc, length, constIndex(0)));
 }
@@ -626,9 +624,9 @@ AttentionTiler::PageBlock AttentionTiler::viewPage(Value sequence, Value n0,
   Value pageStart = arith::SubIOp::create(b, loc, n0, row);
   Value valid = arith::MinSIOp::create(
       b, loc, constIndex(pageSize),
-      arith::MaxSIOp::create(
-          b, loc, arith::SubIOp::create(b, loc, length, pageStart),
-          constIndex(0)));
+      arith::MaxSIOp::create(b, loc,
+                             arith::SubIOp::create(b, loc, length, pageStart),
+                             constIndex(0)));
   auto pageView = [&](Value cache) {
     auto type = cast<MemRefType>(cache.getType());
     SmallVector<int64_t> staticStrides;
@@ -656,10 +654,9 @@ AttentionTiler::PageBlock AttentionTiler::viewPage(Value sequence, Value n0,
         type.getElementType(),
         StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic,
                                staticStrides));
-    return memref::ReinterpretCastOp::create(b, loc, viewType,
-                                             metadata.getBaseBuffer(),
-                                             OpFoldResult(offset), sizes,
-                                             strides)
+    return memref::ReinterpretCastOp::create(
+               b, loc, viewType, metadata.getBaseBuffer(), OpFoldResult(offset),
+               sizes, strides)
         .getResult();
   };
   return {pageView(keys), pageView(values), row};
@@ -1023,8 +1020,8 @@ LogicalResult AttentionTiler::run() {
     // no bounds checks, nor do chunks within the real head dim. (A static
     // sequence shorter than a block has no such blocks.)
     int64_t staticKeys = cast<MemRefType>(keys.getType()).getDimSize(2);
-    bool wholeKeys = !masked && (ShapedType::isDynamic(staticKeys) ||
-                                 staticKeys >= blockN);
+    bool wholeKeys =
+        !masked && (ShapedType::isDynamic(staticKeys) || staticKeys >= blockN);
     auto inBounds = [&](bool padded) {
       return wholeKeys && !padded ? b.getUnitAttr() : UnitAttr();
     };

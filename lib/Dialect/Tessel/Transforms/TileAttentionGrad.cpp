@@ -163,8 +163,8 @@ Value AttentionGradTiler::maskScores(Value scores, unsigned keyDim,
   auto type = cast<RankedTensorType>(scores.getType());
   auto iotaType = tile(type.getShape(), b.getI32Type(), type.getEncoding());
   auto asI32 = [&](Value index) {
-    return splatValue(iotaType, arith::IndexCastOp::create(
-                                    b, loc, b.getI32Type(), index));
+    return splatValue(
+        iotaType, arith::IndexCastOp::create(b, loc, b.getI32Type(), index));
   };
   // Key and query offsets in the tile; the bounds move to the scalars.
   Value key = IotaOp::create(b, loc, iotaType, b.getI64IntegerAttr(keyDim));
@@ -204,16 +204,15 @@ AttentionGradTiler::LoopRanges AttentionGradTiler::getKeyRanges(Value m0) {
   Value firstPosition = add(m0, shift);
   Value lastPosition = add(firstPosition, constIndex(blockM - 1));
   LoopRanges ranges;
-  ranges.begin = window.hasLeft()
-                     ? alignDown(clamp(sub(firstPosition,
-                                           constIndex(window.left)),
-                                       seqKV),
-                                 blockN)
-                     : constIndex(0);
-  ranges.end = window.hasRight()
-                   ? clamp(add(lastPosition, constIndex(window.right + 1)),
-                           seqKV)
-                   : seqKV;
+  ranges.begin =
+      window.hasLeft()
+          ? alignDown(clamp(sub(firstPosition, constIndex(window.left)), seqKV),
+                      blockN)
+          : constIndex(0);
+  ranges.end =
+      window.hasRight()
+          ? clamp(add(lastPosition, constIndex(window.right + 1)), seqKV)
+          : seqKV;
   Value unmaskedBegin =
       window.hasLeft()
           ? alignUp(clamp(sub(lastPosition, constIndex(window.left)), seqKV),
@@ -221,14 +220,13 @@ AttentionGradTiler::LoopRanges AttentionGradTiler::getKeyRanges(Value m0) {
           : ranges.begin;
   Value unmaskedEnd = alignDown(seqKV, blockN);
   if (window.hasRight())
-    unmaskedEnd = min(
-        unmaskedEnd,
-        alignDown(clamp(add(firstPosition, constIndex(window.right + 1)),
-                        seqKV),
-                  blockN));
+    unmaskedEnd =
+        min(unmaskedEnd,
+            alignDown(
+                clamp(add(firstPosition, constIndex(window.right + 1)), seqKV),
+                blockN));
   ranges.unmaskedBegin = min(max(unmaskedBegin, ranges.begin), ranges.end);
-  ranges.unmaskedEnd =
-      min(max(unmaskedEnd, ranges.unmaskedBegin), ranges.end);
+  ranges.unmaskedEnd = min(max(unmaskedEnd, ranges.unmaskedBegin), ranges.end);
   return ranges;
 }
 
@@ -239,37 +237,36 @@ AttentionGradTiler::LoopRanges AttentionGradTiler::getQueryRanges(Value n0) {
   // key of the block.
   Value firstKey = n0, lastKey = add(n0, constIndex(blockN - 1));
   LoopRanges ranges;
-  ranges.begin = window.hasRight()
-                     ? alignDown(clamp(sub(sub(firstKey, shift),
-                                           constIndex(window.right)),
-                                       seqQ),
-                                 blockM)
-                     : constIndex(0);
-  ranges.end = window.hasLeft()
-                   ? clamp(add(sub(lastKey, shift), constIndex(window.left + 1)),
-                           seqQ)
-                   : seqQ;
+  ranges.begin =
+      window.hasRight()
+          ? alignDown(clamp(sub(sub(firstKey, shift), constIndex(window.right)),
+                            seqQ),
+                      blockM)
+          : constIndex(0);
+  ranges.end =
+      window.hasLeft()
+          ? clamp(add(sub(lastKey, shift), constIndex(window.left + 1)), seqQ)
+          : seqQ;
   Value unmaskedBegin =
       window.hasRight()
-          ? alignUp(clamp(sub(sub(lastKey, shift), constIndex(window.right)),
-                          seqQ),
-                    blockM)
+          ? alignUp(
+                clamp(sub(sub(lastKey, shift), constIndex(window.right)), seqQ),
+                blockM)
           : ranges.begin;
   Value unmaskedEnd = alignDown(seqQ, blockM);
   if (window.hasLeft())
-    unmaskedEnd = min(unmaskedEnd,
-                      alignDown(clamp(add(sub(firstKey, shift),
-                                          constIndex(window.left + 1)),
-                                      seqQ),
-                                blockM));
+    unmaskedEnd = min(
+        unmaskedEnd,
+        alignDown(
+            clamp(add(sub(firstKey, shift), constIndex(window.left + 1)), seqQ),
+            blockM));
   // A key block past the sequence's end is masked everywhere.
   Value wholeKeys = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
                                           add(n0, constIndex(blockN)), seqKV);
   ranges.unmaskedBegin = min(max(unmaskedBegin, ranges.begin), ranges.end);
   unmaskedEnd = arith::SelectOp::create(b, loc, wholeKeys, unmaskedEnd,
                                         ranges.unmaskedBegin);
-  ranges.unmaskedEnd =
-      min(max(unmaskedEnd, ranges.unmaskedBegin), ranges.end);
+  ranges.unmaskedEnd = min(max(unmaskedEnd, ranges.unmaskedBegin), ranges.end);
   return ranges;
 }
 
@@ -317,8 +314,8 @@ LogicalResult AttentionGradTiler::run() {
   numWaves = config.getNumWaves();
   // The workgroup's own dimension (queries, or keys) along the products'
   // columns, split over the waves.
-  FailureOr<MmaAttr> layout = getMmaLayout(
-      op, config.getInstr().getValue(), {1, int64_t(numWaves)}, target);
+  FailureOr<MmaAttr> layout = getMmaLayout(op, config.getInstr().getValue(),
+                                           {1, int64_t(numWaves)}, target);
   if (failed(layout))
     return failure();
   mma = *layout;
@@ -334,12 +331,12 @@ LogicalResult AttentionGradTiler::run() {
   gradValues = op.getGradV();
   // Varlen: z is the sequence; the arrays become views of its rows.
   if (op.isVarlen()) {
-    auto [queryStart, queryLength] = getSequenceRange(
-        b, loc, op.getCuSeqlensQ(), batch, dim(queries, 2));
+    auto [queryStart, queryLength] =
+        getSequenceRange(b, loc, op.getCuSeqlensQ(), batch, dim(queries, 2));
     auto [keyStart, keyLength] =
         getSequenceRange(b, loc, op.getCuSeqlensK(), batch, dim(keys, 2));
-    for (Value *rows : {&queries, &output, &gradOutput, &logsumexp,
-                        &gradQueries, &delta})
+    for (Value *rows :
+         {&queries, &output, &gradOutput, &logsumexp, &gradQueries, &delta})
       *rows = getRowRange(b, loc, *rows, queryStart, queryLength);
     for (Value *rows : {&keys, &values, &gradKeys, &gradValues})
       *rows = getRowRange(b, loc, *rows, keyStart, keyLength);
@@ -387,20 +384,21 @@ LogicalResult AttentionGradTiler::buildQueryKernel() {
   };
   Value product = arith::MulFOp::create(b, loc, loadAsAccumulator(output),
                                         loadAsAccumulator(gradOutput));
-  Value rowSum = ReduceOp::create(b, loc, *statType, product,
-                                  b.getI64IntegerAttr(0),
-                                  b.getStringAttr("add"));
+  Value rowSum =
+      ReduceOp::create(b, loc, *statType, product, b.getI64IntegerAttr(0),
+                       b.getStringAttr("add"));
   StoreOp::create(b, loc, rowSum, unitDimView(b, loc, delta, 2),
                   ValueRange{batch, head, zero, m0});
   Value deltaTile = BroadcastOp::create(b, loc, sType, rowSum);
-  Value lse = LoadOp::create(b, loc, *statType,
-                             unitDimView(b, loc, logsumexp, 2),
-                             ValueRange{batch, head, zero, m0});
+  Value lse =
+      LoadOp::create(b, loc, *statType, unitDimView(b, loc, logsumexp, 2),
+                     ValueRange{batch, head, zero, m0});
   Value lseTile = BroadcastOp::create(b, loc, sType, negatedLog2(lse));
 
   // Q^T and dO^T stay in registers (operands of every key block).
-  Value qT = loadCoalesced({headDim, blockM}, 0, transposedView(b, loc, queries),
-                           ValueRange{batch, head, zero, m0});
+  Value qT =
+      loadCoalesced({headDim, blockM}, 0, transposedView(b, loc, queries),
+                    ValueRange{batch, head, zero, m0});
   Value gradOT =
       loadCoalesced({headDimV, blockM}, 0, transposedView(b, loc, gradOutput),
                     ValueRange{batch, head, zero, m0});
@@ -409,9 +407,9 @@ LogicalResult AttentionGradTiler::buildQueryKernel() {
 
   // K^T [head dim, keys]: each lane loads runs of keys, the K of the
   // product, so that its LDS copy keeps them contiguous.
-  auto kTLayout = getCoalescedLayout(context, {headDim, blockN}, 0,
-                                     elementBytes, numWaves, target.waveSize,
-                                     std::min<int64_t>(4, blockN));
+  auto kTLayout =
+      getCoalescedLayout(context, {headDim, blockN}, 0, elementBytes, numWaves,
+                         target.waveSize, std::min<int64_t>(4, blockN));
   auto step = [&](Value n0, ValueRange iters, bool masked) {
     // The key block's tiles are all loaded (and written to LDS) before its
     // first product.
@@ -419,20 +417,20 @@ LogicalResult AttentionGradTiler::buildQueryKernel() {
                             ValueRange{batch, kvHead, n0, zero});
     Value v = loadCoalesced({blockN, headDimV}, 1, values,
                             ValueRange{batch, kvHead, n0, zero});
-    Value kT = LoadOp::create(b, loc, tile({headDim, blockN}, element, kTLayout),
-                              keysT, ValueRange{batch, kvHead, zero, n0});
-    Value sT = DotOp::create(b, loc, sType, k, qT, splat(sType, 0.0),
-                             UnitAttr());
+    Value kT =
+        LoadOp::create(b, loc, tile({headDim, blockN}, element, kTLayout),
+                       keysT, ValueRange{batch, kvHead, zero, n0});
+    Value sT =
+        DotOp::create(b, loc, sType, k, qT, splat(sType, 0.0), UnitAttr());
     if (masked)
       sT = maskScores(sT, /*keyDim=*/0, n0, m0);
     Value pT = probabilities(sT, lseTile);
-    Value dpT = DotOp::create(b, loc, sType, v, gradOT, splat(sType, 0.0),
-                              UnitAttr());
+    Value dpT =
+        DotOp::create(b, loc, sType, v, gradOT, splat(sType, 0.0), UnitAttr());
     Value dsT = arith::MulFOp::create(
         b, loc, pT, arith::SubFOp::create(b, loc, dpT, deltaTile));
-    return SmallVector<Value>{
-        DotOp::create(b, loc, dqType, kT, toElement(dsT), iters[0],
-                      UnitAttr())};
+    return SmallVector<Value>{DotOp::create(b, loc, dqType, kT, toElement(dsT),
+                                            iters[0], UnitAttr())};
   };
   SmallVector<Value> results = buildLoops(getKeyRanges(m0), blockN,
                                           ValueRange{splat(dqType, 0.0)}, step);
@@ -488,11 +486,11 @@ LogicalResult AttentionGradTiler::buildKeyKernel() {
   // runs of queries (see K^T in the dQ kernel).
   auto transposedOperand = [&](int64_t rows, Value memref, Value head,
                                Value m0) {
-    auto layout = getCoalescedLayout(context, {rows, blockM}, 0, elementBytes,
-                                     numWaves, target.waveSize,
-                                     std::min<int64_t>(4, blockM));
-    return LoadOp::create(b, loc, tile({rows, blockM}, element, layout),
-                          memref, ValueRange{batch, head, zero, m0})
+    auto layout =
+        getCoalescedLayout(context, {rows, blockM}, 0, elementBytes, numWaves,
+                           target.waveSize, std::min<int64_t>(4, blockM));
+    return LoadOp::create(b, loc, tile({rows, blockM}, element, layout), memref,
+                          ValueRange{batch, head, zero, m0})
         .getResult();
   };
 
@@ -522,8 +520,8 @@ LogicalResult AttentionGradTiler::buildKeyKernel() {
                                  ValueRange{batch, head, m0, zero});
       Value p = probabilities(
           s, BroadcastOp::create(b, loc, sType, negatedLog2(lse)));
-      Value dp =
-          DotOp::create(b, loc, sType, gradO, vT, splat(sType, 0.0), UnitAttr());
+      Value dp = DotOp::create(b, loc, sType, gradO, vT, splat(sType, 0.0),
+                               UnitAttr());
       Value rowSum = LoadOp::create(b, loc, *statType, deltaRows,
                                     ValueRange{batch, head, m0, zero});
       Value ds = arith::MulFOp::create(
@@ -532,8 +530,8 @@ LogicalResult AttentionGradTiler::buildKeyKernel() {
                                 BroadcastOp::create(b, loc, sType, rowSum)));
       Value dv = DotOp::create(b, loc, dvType, gradOTBlock, toElement(p),
                                iters[1], UnitAttr());
-      Value dk = DotOp::create(b, loc, dkType, qTBlock, toElement(ds),
-                               iters[0], UnitAttr());
+      Value dk = DotOp::create(b, loc, dkType, qTBlock, toElement(ds), iters[0],
+                               UnitAttr());
       return SmallVector<Value>{dk, dv};
     };
     SmallVector<Value> results =
@@ -543,17 +541,15 @@ LogicalResult AttentionGradTiler::buildKeyKernel() {
   auto store = [&](Value acc, Value memref, int64_t rows, double scale) {
     if (scale != 1.0)
       acc = arith::MulFOp::create(
-          b, loc, acc,
-          splat(cast<RankedTensorType>(acc.getType()), scale));
+          b, loc, acc, splat(cast<RankedTensorType>(acc.getType()), scale));
     Type outElement = cast<MemRefType>(memref.getType()).getElementType();
     if (outElement != f32)
-      acc = arith::TruncFOp::create(b, loc, tile({rows, blockN}, outElement, mma),
-                                    acc);
+      acc = arith::TruncFOp::create(b, loc,
+                                    tile({rows, blockN}, outElement, mma), acc);
     StoreOp::create(b, loc, acc, transposedView(b, loc, memref),
                     ValueRange{batch, kvHead, zero, n0});
   };
-  store(heads.getResult(0), gradKeys, headDim,
-        double(op.getEffectiveScale()));
+  store(heads.getResult(0), gradKeys, headDim, double(op.getEffectiveScale()));
   store(heads.getResult(1), gradValues, headDimV, 1.0);
   return success();
 }
@@ -566,8 +562,8 @@ LogicalResult tessel::tileAttentionGrad(func::FuncOp function,
   // D [batch, heads, seq_q] (f32), written by the first kernel and read by
   // the second: a workspace argument of both.
   MemRefType q = op.getQ().getType();
-  auto deltaType = MemRefType::get(q.getShape().take_front(3),
-                                   Float32Type::get(context));
+  auto deltaType =
+      MemRefType::get(q.getShape().take_front(3), Float32Type::get(context));
   OpBuilder builder(function);
   builder.setInsertionPointAfter(function);
   auto keys = cast<func::FuncOp>(builder.clone(*function));
@@ -578,12 +574,11 @@ LogicalResult tessel::tileAttentionGrad(func::FuncOp function,
     kernel->setAttr("tessel.plan_of", attrs.getStringAttr(name));
     kernel->setAttr("tessel.plan_stage", attrs.getI64IntegerAttr(stage));
     // What the runtime sizes the workspace from.
-    kernel->setAttr("tessel.workspace_dims",
-                    attrs.getArrayAttr({attrs.getStrArrayAttr(
-                        op.isVarlen()
-                            ? ArrayRef<StringRef>{"", "heads", "total_q"}
-                            : ArrayRef<StringRef>{"batch", "heads",
-                                                  "seq_q"})}));
+    kernel->setAttr(
+        "tessel.workspace_dims",
+        attrs.getArrayAttr({attrs.getStrArrayAttr(
+            op.isVarlen() ? ArrayRef<StringRef>{"", "heads", "total_q"}
+                          : ArrayRef<StringRef>{"batch", "heads", "seq_q"})}));
     unsigned index = kernel.getNumArguments();
     if (failed(kernel.insertArgument(index, deltaType, DictionaryAttr(),
                                      kernel.getLoc())))
@@ -597,8 +592,8 @@ LogicalResult tessel::tileAttentionGrad(func::FuncOp function,
   // The second kernel's grid runs over key blocks and key/value heads.
   keys->setAttr("tessel.grid_over_keys", attrs.getUnitAttr());
   AttentionGradOp keysOp = *keys.getOps<AttentionGradOp>().begin();
-  if (failed(AttentionGradTiler(op, target,
-                                AttentionGradTiler::Mode::Queries, deltaQueries)
+  if (failed(AttentionGradTiler(op, target, AttentionGradTiler::Mode::Queries,
+                                deltaQueries)
                  .run()))
     return failure();
   return AttentionGradTiler(keysOp, target, AttentionGradTiler::Mode::Keys,

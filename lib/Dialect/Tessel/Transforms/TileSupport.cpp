@@ -96,8 +96,8 @@ std::pair<Value, Value> tessel::getSequenceRange(OpBuilder &b, Location loc,
   return {start, arith::SubIOp::create(b, loc, end, start).getResult()};
 }
 
-Value tessel::getRowRange(OpBuilder &b, Location loc, Value memref,
-                          Value start, Value length) {
+Value tessel::getRowRange(OpBuilder &b, Location loc, Value memref, Value start,
+                          Value length) {
   auto type = cast<MemRefType>(memref.getType());
   SmallVector<int64_t> staticStrides;
   int64_t staticOffset;
@@ -121,11 +121,11 @@ Value tessel::getRowRange(OpBuilder &b, Location loc, Value memref,
   Value offset = arith::AddIOp::create(
       b, loc, metadata.getOffset(),
       arith::MulIOp::create(b, loc, start, metadata.getStrides()[2]));
-  auto viewType = MemRefType::get(
-      shape, type.getElementType(),
-      StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic,
-                             staticStrides));
-  return memref::ReinterpretCastOp::create(b, loc, viewType,
-                                           metadata.getBaseBuffer(),
-                                           OpFoldResult(offset), sizes, strides);
+  auto viewType =
+      MemRefType::get(shape, type.getElementType(),
+                      StridedLayoutAttr::get(
+                          b.getContext(), ShapedType::kDynamic, staticStrides));
+  return memref::ReinterpretCastOp::create(
+      b, loc, viewType, metadata.getBaseBuffer(), OpFoldResult(offset), sizes,
+      strides);
 }

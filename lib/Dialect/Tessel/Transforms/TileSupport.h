@@ -32,8 +32,7 @@ struct TileTarget {
 /// The `#tessel.mma` layout of instruction `name` over `waves`: WMMA names
 /// carry the chip (their layouts differ between gfx11 and gfx12), MFMA ones
 /// do not need it.
-mlir::FailureOr<MmaAttr> getMmaLayout(mlir::Operation *op,
-                                      llvm::StringRef name,
+mlir::FailureOr<MmaAttr> getMmaLayout(mlir::Operation *op, llvm::StringRef name,
                                       llvm::ArrayRef<int64_t> waves,
                                       const TileTarget &target);
 
@@ -69,9 +68,8 @@ mlir::Value unitDimView(mlir::OpBuilder &b, mlir::Location loc,
 /// from the cumulative lengths `cumulative` (i32): rows cu[b] to cu[b + 1],
 /// both clamped to [0, total], as (start, length).
 std::pair<mlir::Value, mlir::Value>
-getSequenceRange(mlir::OpBuilder &b, mlir::Location loc,
-                 mlir::Value cumulative, mlir::Value sequence,
-                 mlir::Value total);
+getSequenceRange(mlir::OpBuilder &b, mlir::Location loc, mlir::Value cumulative,
+                 mlir::Value sequence, mlir::Value total);
 
 /// `memref`'s rows [start, start + length) of dimension 2 (the sequence),
 /// keeping its static sizes (but the rows') and strides: the lowering
