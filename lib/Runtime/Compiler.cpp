@@ -234,18 +234,27 @@ static void describeMatmul(MatmulOp op, ProblemFacts &facts) {
   }
 }
 
+/// The dimension names of an attention problem's arrays. Q and K share the
+/// scores' head dim, V and O the values'. Varlen: the arrays hold the
+/// packed sequences along their (total) seq dimension; the batch is the
+/// cumulative lengths' size less one and the launch's rows per sequence
+/// are scalars (max_seqlen_q, and the backward's max_seqlen_k).
+struct AttentionNames {
+  explicit AttentionNames(bool varlen)
+      : batch(varlen ? "" : "batch"), seqQ(varlen ? "total_q" : "seq_q"),
+        seqKV(varlen ? "total_kv" : "seq_kv"),
+        q{batch, "heads", seqQ, "head_dim"}, k{batch, "kv_heads", seqKV,
+                                               "head_dim"},
+        v{batch, "kv_heads", seqKV, "head_dim_v"}, o{batch, "heads", seqQ,
+                                                     "head_dim_v"} {}
+  std::string batch, seqQ, seqKV;
+  std::vector<std::string> q, k, v, o;
+};
+
 static void describeAttention(AttentionOp op, ProblemFacts &facts) {
-  // Q and K share the scores' head dim, V and O the values'. Varlen: the
-  // arrays hold the packed sequences along their (total) seq dimension;
-  // the batch is the cumulative lengths' size less one and the launch's
-  // query length the max_seqlen_q scalar.
   bool varlen = op.isVarlen();
-  std::string batch = varlen ? "" : "batch";
-  std::string seqQ = varlen ? "total_q" : "seq_q";
-  std::string seqKV = varlen ? "total_kv" : "seq_kv";
-  std::vector<std::string> q = {batch, "heads", seqQ, "head_dim"};
-  std::vector<std::string> k = {batch, "kv_heads", seqKV, "head_dim"};
-  std::vector<std::string> v = {batch, "kv_heads", seqKV, "head_dim_v"};
+  AttentionNames names(varlen);
+  auto &[batch, seqQ, seqKV, q, k, v, o] = names;
   // A paged cache: pages of page_size keys; the lengths are run-time values.
   if (op.isPaged()) {
     k = {"num_pages", "kv_heads", "page_size", "head_dim"};
@@ -253,7 +262,6 @@ static void describeAttention(AttentionOp op, ProblemFacts &facts) {
     nameDimensions(facts, op.getBlockTable(), {"batch", "max_pages"});
     nameDimensions(facts, op.getContextLens(), {"batch"});
   }
-  std::vector<std::string> o = {batch, "heads", seqQ, "head_dim_v"};
   nameDimensions(facts, op.getQ(), q);
   nameDimensions(facts, op.getK(), k);
   nameDimensions(facts, op.getV(), v);
@@ -270,16 +278,9 @@ static void describeAttention(AttentionOp op, ProblemFacts &facts) {
 }
 
 static void describeAttentionGrad(AttentionGradOp op, ProblemFacts &facts) {
-  // Varlen as the forward's (describeAttention), with max_seqlen_k the
-  // launch's keys per sequence.
   bool varlen = op.isVarlen();
-  std::string batch = varlen ? "" : "batch";
-  std::string seqQ = varlen ? "total_q" : "seq_q";
-  std::string seqKV = varlen ? "total_kv" : "seq_kv";
-  std::vector<std::string> q = {batch, "heads", seqQ, "head_dim"};
-  std::vector<std::string> k = {batch, "kv_heads", seqKV, "head_dim"};
-  std::vector<std::string> v = {batch, "kv_heads", seqKV, "head_dim_v"};
-  std::vector<std::string> o = {batch, "heads", seqQ, "head_dim_v"};
+  AttentionNames names(varlen);
+  auto &[batch, seqQ, seqKV, q, k, v, o] = names;
   if (varlen) {
     nameDimensions(facts, op.getCuSeqlensQ(), {"batch+1"});
     nameDimensions(facts, op.getCuSeqlensK(), {"batch+1"});

@@ -256,6 +256,29 @@ int main(int argc, char **argv) {
     gradOk &= (gdk[i] == 0 || gdk[i] == 0x8000) && gdv[i] == 0x3C00;
   check(gradOk, "attention backward gradients: dq = dk = 0, dv = 1");
   tesselModuleDestroy(grad);
+  /* Packed (varlen) sequences and a paged KV cache. */
+  backward.varlen = 1;
+  ir = tesselAttentionIR(&backward);
+  check(ir && strstr(ir, "tessel.attention_grad") &&
+            strstr(ir, "varlen(%arg9, %arg10, %arg11, %arg12 : "
+                       "memref<2xi32>, memref<2xi32>)"),
+        "varlen attention backward prints its IR");
+  tesselFreeString(ir);
+  backward.backward = 0;
+  ir = tesselAttentionIR(&backward);
+  check(ir && strstr(ir, "varlen(%arg4, %arg5, %arg6 : memref<2xi32>, "
+                         "memref<2xi32>)"),
+        "varlen attention prints its IR");
+  tesselFreeString(ir);
+  backward.varlen = 0;
+  backward.page_size = 16;
+  ir = tesselAttentionIR(&backward);
+  check(ir &&
+            strstr(ir, "paged(%arg4, %arg5 : memref<1x1xi32>, "
+                       "memref<1xi32>)") &&
+            strstr(ir, "memref<?x1x16x32xf16, strided<[512, 32, 32, 1]>>"),
+        "paged attention prints its IR");
+  tesselFreeString(ir);
   gemm.a_type = "f64";
   check(tesselCompileMatmul(fresh, &gemm, "gfx942") == NULL,
         "bad problem description");

@@ -35,9 +35,13 @@
 // RUN: tessel-gen matmul -m 64 -n 64 -k 64 -t f16 --config='#tessel.config<tile = [32, 32, 32], waves = [1, 2], stages = 2, instr = "v_wmma_f32_16x16x16_f16">' | not tessel-opt --tessel-tile 2>&1 | FileCheck %s --check-prefix=NOCHIP
 // NOCHIP: error: 'tessel.matmul' op instruction v_wmma_f32_16x16x16_f16 is a WMMA instruction, whose layout depends on the chip: tile with a chip
 
-// An attention key block is two instruction steps on MFMA, one on WMMA.
-// RUN: tessel-gen attention -b 1 -h 2 --seq-q 64 --seq-kv 64 -d 64 -t f16 --config='#tessel.config<tile = [64, 16], waves = [2, 1], stages = 1, instr = "v_mfma_f32_16x16x16_f16">' | not tessel-opt --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}))' 2>&1 | FileCheck %s --check-prefix=KEYS
-// KEYS: error: 'tessel.attention' op key block 16 must be a multiple of 32 (2 step(s) of v_mfma_f32_16x16x16_f16)
+// An attention key block is two instruction steps on a 32-row MFMA, one on
+// a 16-row MFMA (16 keys for gfx942's 16x16x16, 32 for gfx950's 16x16x32)
+// and on WMMA.
+// RUN: tessel-gen attention -b 1 -h 2 --seq-q 64 --seq-kv 64 -d 64 -t f16 --config='#tessel.config<tile = [64, 16], waves = [2, 1], stages = 1, instr = "v_mfma_f32_16x16x32_f16">' | not tessel-opt --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx950}))' 2>&1 | FileCheck %s --check-prefix=KEYS
+// KEYS: error: 'tessel.attention' op key block 16 must be a multiple of 32 (1 step(s) of v_mfma_f32_16x16x32_f16)
+// RUN: tessel-gen attention -b 1 -h 2 --seq-q 64 --seq-kv 64 -d 64 -t f16 --config='#tessel.config<tile = [64, 16], waves = [2, 1], stages = 1, instr = "v_mfma_f32_16x16x16_f16">' | tessel-run --chip gfx942 | FileCheck %s --check-prefix=MFMA16
+// MFMA16: on gfx942 (emu){{.*}}: PASS
 // RUN: tessel-gen attention -b 1 -h 2 --seq-q 64 --seq-kv 64 -d 64 -t f16 --config='#tessel.config<tile = [64, 16], waves = [4, 1], stages = 1, instr = "v_wmma_f32_16x16x16_f16">' | tessel-run --chip gfx1100 | FileCheck %s --check-prefix=ONESTEP
 // ONESTEP: on gfx1100 (emu){{.*}}: PASS
 

@@ -689,6 +689,18 @@ struct PreparedProblem {
 
 static HostArray sliceRows(const HostArray &array, int64_t heads, int64_t rows,
                            int64_t columns, int64_t start, int64_t length);
+
+/// Sequence `s`'s rows (start, length) of a packed array of `total` rows,
+/// from cumulative lengths, clamped as the kernels clamp them.
+static std::pair<int64_t, int64_t> getSequenceRows(const HostArray &cumulative,
+                                                   int64_t s, int64_t total) {
+  auto bound = [&](int64_t i) {
+    return std::clamp<int64_t>(int64_t(cumulative.values[i]), 0, total);
+  };
+  int64_t end = bound(s + 1);
+  int64_t start = std::min(bound(s), end);
+  return {start, end - start};
+}
 static LogicalResult computeVarlenReference(
     Operation *attention, double scale, KeyWindow window,
     const AttentionSizes &a, const HostArray &q, const HostArray &k,
@@ -1223,17 +1235,9 @@ static LogicalResult computeVarlenReference(
   uncovered.assign(o.size(), true);
   std::vector<bool> lseUncovered(lse.size(), true);
   int64_t sequences = int64_t(cuQ.values.size()) - 1;
-  auto range = [](const HostArray &cumulative, int64_t s, int64_t total) {
-    auto bound = [&](int64_t i) {
-      return std::clamp<int64_t>(int64_t(cumulative.values[i]), 0, total);
-    };
-    int64_t end = bound(s + 1);
-    int64_t start = std::min(bound(s), end);
-    return std::make_pair(start, end - start);
-  };
   for (int64_t s = 0; s < sequences; ++s) {
-    auto [qStart, qLength] = range(cuQ, s, a.seqQ);
-    auto [kStart, kLength] = range(cuK, s, a.seqKV);
+    auto [qStart, qLength] = getSequenceRows(cuQ, s, a.seqQ);
+    auto [kStart, kLength] = getSequenceRows(cuK, s, a.seqKV);
     AttentionSizes one = a;
     one.batch = 1;
     one.seqQ = qLength;
@@ -1412,17 +1416,9 @@ computeVarlenGradReference(AttentionGradOp grad, const AttentionSizes &a,
     expected[i].assign(heads[i] * rows[i] * columns[i], 0.0);
     uncovered[i].assign(expected[i].size(), true);
   }
-  auto range = [](const HostArray &cumulative, int64_t s, int64_t total) {
-    auto bound = [&](int64_t i) {
-      return std::clamp<int64_t>(int64_t(cumulative.values[i]), 0, total);
-    };
-    int64_t end = bound(s + 1);
-    int64_t start = std::min(bound(s), end);
-    return std::make_pair(start, end - start);
-  };
   for (int64_t s = 0; s + 1 < int64_t(cuQ.values.size()); ++s) {
-    auto [qStart, qLength] = range(cuQ, s, a.seqQ);
-    auto [kStart, kLength] = range(cuK, s, a.seqKV);
+    auto [qStart, qLength] = getSequenceRows(cuQ, s, a.seqQ);
+    auto [kStart, kLength] = getSequenceRows(cuK, s, a.seqKV);
     AttentionSizes one = a;
     one.batch = 1;
     one.seqQ = qLength;

@@ -629,10 +629,7 @@ AttentionTiler::PageBlock AttentionTiler::viewPage(Value sequence, Value n0,
                              constIndex(0)));
   auto pageView = [&](Value cache) {
     auto type = cast<MemRefType>(cache.getType());
-    SmallVector<int64_t> staticStrides;
-    int64_t staticOffset;
-    if (failed(type.getStridesAndOffset(staticStrides, staticOffset)))
-      staticStrides.assign(type.getRank(), ShapedType::kDynamic);
+    SmallVector<int64_t> staticStrides = getStaticStrides(type);
     auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, cache);
     auto sizeOf = [&](int64_t d) -> OpFoldResult {
       if (type.isDynamicDim(d))

@@ -96,13 +96,18 @@ std::pair<Value, Value> tessel::getSequenceRange(OpBuilder &b, Location loc,
   return {start, arith::SubIOp::create(b, loc, end, start).getResult()};
 }
 
+SmallVector<int64_t> tessel::getStaticStrides(MemRefType type) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    strides.assign(type.getRank(), ShapedType::kDynamic);
+  return strides;
+}
+
 Value tessel::getRowRange(OpBuilder &b, Location loc, Value memref, Value start,
                           Value length) {
   auto type = cast<MemRefType>(memref.getType());
-  SmallVector<int64_t> staticStrides;
-  int64_t staticOffset;
-  if (failed(type.getStridesAndOffset(staticStrides, staticOffset)))
-    staticStrides.assign(type.getRank(), ShapedType::kDynamic);
+  SmallVector<int64_t> staticStrides = getStaticStrides(type);
   auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
   SmallVector<OpFoldResult> sizes, strides;
   SmallVector<int64_t> shape;

@@ -64,6 +64,9 @@ mlir::Value unitDimView(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::Value memref, int64_t position,
                         mlir::Value width = {});
 
+/// `type`'s strides, dynamic where its layout does not fix them.
+llvm::SmallVector<int64_t> getStaticStrides(mlir::MemRefType type);
+
 /// Varlen: sequence `sequence`'s rows of a packed array of `total` rows,
 /// from the cumulative lengths `cumulative` (i32): rows cu[b] to cu[b + 1],
 /// both clamped to [0, total], as (start, length).
