@@ -10,9 +10,13 @@
 // from numbers; --out-dir writes every memref argument back afterwards as
 // DIR/arg<i>.npy.
 //
-// A file with problem-level kernels (tessel.matmul, tessel.attention) runs
-// each on random inputs, or on the arrays given with --arg (their shapes
-// then fix the dynamic sizes), and checks it against a host reference.
+// A file with problem-level kernels (tessel.matmul, tessel.attention,
+// tessel.attention_grad) runs each on random inputs, or on the arrays given
+// with --arg (their shapes then fix the dynamic sizes), and checks it
+// against a host reference. Inputs with a meaning are generated with it:
+// varlen's cumulative lengths pack the totals into random sequences, a
+// paged cache's block table shuffles the pages, and the backward's O and
+// logsumexp come from the host forward.
 //
 //===----------------------------------------------------------------------===//
 
