@@ -109,6 +109,16 @@ private:
     Value begin, unmaskedBegin, unmaskedEnd, end;
   };
   LoopRanges getKeyRanges(Value m0);
+  /// Varlen: `end`, or `begin` (no iteration) for a block whose first row
+  /// `first` is past its sequence's `length` rows (the launch covers the
+  /// longest sequence).
+  Value skipPastSequence(Value first, Value length, Value begin, Value end) {
+    if (!op.isVarlen())
+      return end;
+    Value inside =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, first, length);
+    return arith::SelectOp::create(b, loc, inside, end, begin);
+  }
   LoopRanges getQueryRanges(Value n0);
   /// Runs `step(start, iters, masked)` over the three ranges.
   SmallVector<Value>
@@ -213,6 +223,7 @@ AttentionGradTiler::LoopRanges AttentionGradTiler::getKeyRanges(Value m0) {
       window.hasRight()
           ? clamp(add(lastPosition, constIndex(window.right + 1)), seqKV)
           : seqKV;
+  ranges.end = skipPastSequence(m0, seqQ, ranges.begin, ranges.end);
   Value unmaskedBegin =
       window.hasLeft()
           ? alignUp(clamp(sub(lastPosition, constIndex(window.left)), seqKV),
@@ -247,6 +258,7 @@ AttentionGradTiler::LoopRanges AttentionGradTiler::getQueryRanges(Value n0) {
       window.hasLeft()
           ? clamp(add(sub(lastKey, shift), constIndex(window.left + 1)), seqQ)
           : seqQ;
+  ranges.end = skipPastSequence(n0, seqKV, ranges.begin, ranges.end);
   Value unmaskedBegin =
       window.hasRight()
           ? alignUp(
