@@ -72,6 +72,17 @@ llvm::Error ProblemSizes::assignRole(Value operand,
   return llvm::Error::success();
 }
 
+/// The sizes of an attention problem (forward or backward), in
+/// AttentionSize order. Varlen: "seq-q" and "seq-kv" are the packed
+/// totals, the batch dimension a static 1, and the cumulative lengths
+/// count batch + 1; paged: the cache's pages and page size and the block
+/// table's pages per sequence.
+llvm::SmallVector<ProblemSizes::Size> ProblemSizes::getAttentionSizeList() {
+  return {{"batch"},  {"heads"},     {"kv heads"},          {"seq-q"},
+          {"seq-kv"}, {"head dim"},  {"head dim v"},        {"sequences + 1"},
+          {"pages"},  {"page size"}, {"pages per sequence"}};
+}
+
 llvm::Expected<ProblemSizes> ProblemSizes::get(Operation *op) {
   ProblemSizes result;
   auto function = op->getParentOfType<func::FuncOp>();
@@ -103,10 +114,7 @@ llvm::Expected<ProblemSizes> ProblemSizes::get(Operation *op) {
         return std::move(error);
   } else if (auto grad = dyn_cast<AttentionGradOp>(op)) {
     result.isMatmul = false;
-    result.sizes = {
-        {"batch"},  {"heads"},     {"kv heads"},          {"seq-q"},
-        {"seq-kv"}, {"head dim"},  {"head dim v"},        {"sequences + 1"},
-        {"pages"},  {"page size"}, {"pages per sequence"}};
+    result.sizes = getAttentionSizeList();
     llvm::SmallVector<unsigned> queries = {kAttnBatch, kHeads, kSeqQ, kHeadDim};
     llvm::SmallVector<unsigned> keys = {kAttnBatch, kKvHeads, kSeqKV, kHeadDim};
     llvm::SmallVector<unsigned> values = {kAttnBatch, kKvHeads, kSeqKV,
@@ -136,12 +144,7 @@ llvm::Expected<ProblemSizes> ProblemSizes::get(Operation *op) {
   } else {
     auto attention = cast<AttentionOp>(op);
     result.isMatmul = false;
-    // Varlen: "seq-q" and "seq-kv" are the packed totals, the batch
-    // dimension a static 1, and the cumulative lengths count batch + 1.
-    result.sizes = {
-        {"batch"},  {"heads"},     {"kv heads"},          {"seq-q"},
-        {"seq-kv"}, {"head dim"},  {"head dim v"},        {"sequences + 1"},
-        {"pages"},  {"page size"}, {"pages per sequence"}};
+    result.sizes = getAttentionSizeList();
     if (attention.isPaged()) {
       if (llvm::Error error =
               assign(attention.getBlockTable(), {kAttnBatch, kMaxPages}))

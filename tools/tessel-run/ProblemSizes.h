@@ -79,6 +79,7 @@ private:
     bool broadcasts = false; // an epilogue extra: static dims may be 1
   };
 
+  static llvm::SmallVector<Size> getAttentionSizeList();
   llvm::Error bind(unsigned size, int64_t value, const std::string &source,
                    const std::string &what, unsigned dim);
   llvm::Error assignRole(mlir::Value operand, llvm::ArrayRef<unsigned> sizes,

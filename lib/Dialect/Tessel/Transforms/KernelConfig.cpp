@@ -493,6 +493,23 @@ int64_t tessel::getPackedQueryHeads(AttentionOp op, ConfigAttr config) {
   return groups;
 }
 
+/// Fails unless `instr` takes at most kMaxAttentionOperandElements K values
+/// per lane: P (and the backward's dS) reaches the next product from an
+/// accumulator in runs of 4 `rows`.
+static LogicalResult
+checkAttentionOperandElements(const MmaInstr &instr, unsigned waveSize,
+                              StringRef rows,
+                              function_ref<InFlightDiagnostic()> emitError) {
+  if (instr.getOperandElementsPerLane(waveSize) <= kMaxAttentionOperandElements)
+    return success();
+  return emitError() << "instruction " << instr.name << " takes "
+                     << instr.getOperandElementsPerLane(waveSize)
+                     << " K values per lane; attention kernels take at most "
+                     << kMaxAttentionOperandElements
+                     << " (P reaches the second product in runs of 4 " << rows
+                     << ")";
+}
+
 LogicalResult
 tessel::checkAttentionConfig(ConfigAttr config, const Chip &chip, Type element,
                              int64_t realHeadDim,
@@ -518,14 +535,9 @@ tessel::checkAttentionConfig(ConfigAttr config, const Chip &chip, Type element,
     return emitError() << "instruction " << name << " is not available on "
                        << chip.name;
   unsigned waveSize = chip.defaultWaveSize;
-  if (!instr->isWmma() &&
-      instr->getOperandElementsPerLane(waveSize) > kMaxAttentionOperandElements)
-    return emitError() << "instruction " << name << " takes "
-                       << instr->getOperandElementsPerLane(waveSize)
-                       << " K values per lane; attention kernels take at "
-                          "most "
-                       << kMaxAttentionOperandElements
-                       << " (P reaches the second product in runs of 4 keys)";
+  if (!instr->isWmma() && failed(checkAttentionOperandElements(
+                              *instr, waveSize, "keys", emitError)))
+    return failure();
   ArrayRef<int64_t> waves = config.getWaves();
   if (waves[1] != 1)
     return emitError() << "attention splits query rows over waves: waves "
@@ -626,13 +638,9 @@ LogicalResult tessel::checkAttentionGradConfig(
     return emitError() << "instruction " << name << " does not multiply "
                        << element << " on " << chip.name;
   unsigned waveSize = chip.defaultWaveSize;
-  if (instr->getOperandElementsPerLane(waveSize) > kMaxAttentionOperandElements)
-    return emitError() << "instruction " << name << " takes "
-                       << instr->getOperandElementsPerLane(waveSize)
-                       << " K values per lane; attention kernels take at "
-                          "most "
-                       << kMaxAttentionOperandElements
-                       << " (P reaches the second product in runs of 4 rows)";
+  if (failed(
+          checkAttentionOperandElements(*instr, waveSize, "rows", emitError)))
+    return failure();
   ArrayRef<int64_t> waves = config.getWaves();
   if (waves[1] != 1)
     return emitError() << "the backward splits a workgroup's rows over "
