@@ -402,7 +402,17 @@ ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
   // chooseAttentionSplits ranks the counts by the model when the sizes
   // are known.
   int64_t splits = decode ? 8 : 1;
-  return ConfigAttr::get(context, tile, waves, /*stages=*/1,
+  // stages = 2: the next key block's K and V^T are loaded into registers
+  // while this block computes (tessel-pipeline), instead of at the top of
+  // its own iteration. The model predicts it to pay in masked (causal,
+  // local) kernels, which hold one wave pair per SIMD, except with gfx942's
+  // software bf16 rounding past head dim 64; kernels without masks keep
+  // their latency hidden by more waves (head dim 64) or have no registers
+  // left for the prefetch (64-key blocks at head dim 128).
+  // docs/performance.md, "Prefetching the next key block", has the table.
+  bool prefetch = !decode && masked && !wave32 && !chunked &&
+                  !(softwareBf16 && headDim > 64);
+  return ConfigAttr::get(context, tile, waves, /*stages=*/prefetch ? 2 : 1,
                          StringAttr::get(context, instr->name), splits);
 }
 

@@ -28,6 +28,22 @@
 // current ones every iteration; unrolled by two, the sets alternate, when
 // they fit the register file (fitsUnrolled).
 //
+// Attention's key loop (a config tile of [M, N]) takes a lighter form: its
+// K and V^T blocks already bound the workgroups per CU through LDS, and a
+// second slot would halve them. It keeps one slot and prefetches into
+// registers only (prefetchIntoRegisters):
+//
+//   prologue: g = load(lb)
+//   loop:     barrier; local_store(g); barrier; r = local_load()
+//             s = dot(r.k, ...)          first product
+//             g' = load(k + step)        in flight through the rest
+//             ...                        softmax, second product
+//
+// The loads sit after the first product, whose operand registers they can
+// reuse, so their latency hides behind the softmax and the second product.
+// Only the loop over whole blocks (loads `in_bounds`) takes it; the masked
+// loops over the causal diagonal and the tail run a block or two.
+//
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
@@ -261,6 +277,91 @@ static void pipeline(scf::ForOp loop, LoopShape &shape) {
     (void)loopUnrollByFactor(pipelined, 2);
 }
 
+/// Moves the constants of `loop`'s body in front of it.
+static void hoistConstants(scf::ForOp loop) {
+  for (Operation &op :
+       llvm::make_early_inc_range(loop.getBody()->without_terminator()))
+    if (isa<arith::ConstantOp>(op))
+      op.moveBefore(loop);
+}
+
+/// Register prefetch with one LDS slot: step k + 1's tiles are loaded into
+/// registers while step k computes and stored to the (single) slot at the
+/// top of the next iteration. For loops whose LDS buffers already bound the
+/// workgroups per CU (attention's key loop), where a second slot would cost
+/// occupancy. Every load of `shape` is `in_bounds`.
+static void prefetchIntoRegisters(scf::ForOp loop, LoopShape &shape) {
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  Value lb = loop.getLowerBound(), ub = loop.getUpperBound();
+  Value step = loop.getStep();
+  Value iv = loop.getInductionVar();
+  // The loads stay in bounds (`in_bounds`) inside the loop: the last
+  // step's prefetch is clamped to the last step (loaded again, never used).
+  // Used only inside the loop, where it is at least `lb`.
+  Value lastStep = arith::SubIOp::create(b, loc, ub, step);
+  // The first step's tiles, before the loop: the loop may run no
+  // iteration, so they are masked here.
+  SmallVector<Value> first;
+  for (LoadOp load : shape.loads) {
+    IRMapping at;
+    at.map(iv, lb);
+    auto clone = cast<LoadOp>(b.clone(*load, at));
+    clone.setInBounds(false);
+    first.push_back(clone.getResult());
+  }
+  SmallVector<Value> inits(loop.getInitArgs());
+  unsigned numOld = inits.size();
+  inits.append(first);
+  auto pipelined = scf::ForOp::create(b, loc, lb, ub, step, inits);
+  Block *body = pipelined.getBody();
+  b.setInsertionPointToStart(body);
+  Value newIv = pipelined.getInductionVar();
+  ValueRange iters = pipelined.getRegionIterArgs();
+  IRMapping mapping;
+  mapping.map(iv, newIv);
+  for (unsigned i = 0; i < numOld; ++i)
+    mapping.map(loop.getRegionIterArgs()[i], iters[i]);
+  for (auto [index, load] : llvm::enumerate(shape.loads))
+    mapping.map(load.getResult(), iters[numOld + index]);
+  // The next step's loads go after the first use of a step's operand (the
+  // first product), where that operand's registers are free again.
+  Operation *prefetchPoint = shape.after;
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    if (llvm::any_of(op.getOperands(), [&](Value v) {
+          return llvm::is_contained(shape.localLoads,
+                                    v.getDefiningOp<LocalLoadOp>());
+        })) {
+      prefetchPoint = &op;
+      break;
+    }
+  }
+  SmallVector<Value> next;
+  auto prefetch = [&] {
+    Value ahead = arith::AddIOp::create(b, loc, newIv, step);
+    Value clamped = arith::MinUIOp::create(b, loc, ahead, lastStep);
+    for (LoadOp load : shape.loads) {
+      IRMapping at;
+      at.map(iv, clamped);
+      next.push_back(b.clone(*load, at)->getResult(0));
+    }
+  };
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    if (llvm::is_contained(shape.loads, dyn_cast<LoadOp>(op)))
+      continue;
+    b.clone(op, mapping);
+    if (&op == prefetchPoint)
+      prefetch();
+  }
+  SmallVector<Value> yields;
+  for (Value value : loop.getBody()->getTerminator()->getOperands())
+    yields.push_back(mapping.lookupOrDefault(value));
+  yields.append(next);
+  scf::YieldOp::create(b, loc, yields);
+  loop->replaceAllUsesWith(pipelined->getResults().take_front(numOld));
+  loop.erase();
+}
+
 namespace {
 struct PipelinePass
     : public tessel::impl::TesselPipelinePassBase<PipelinePass> {
@@ -272,11 +373,27 @@ struct PipelinePass
       return;
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    // Attention kernels (tile = [M, N]): their LDS already bounds the
+    // workgroups per CU, a second slot would cost occupancy.
+    bool registerPrefetch = config.getTile().size() == 2;
     for (scf::ForOp loop : loops) {
+      // The tiler leaves the loads' constant indices inside the loop.
+      if (registerPrefetch)
+        hoistConstants(loop);
       std::optional<LoopShape> shape = matchLoop(loop);
       if (!shape)
         continue;
-      pipeline(loop, *shape);
+      // Attention's masked loops (the causal diagonal, the tail block) run
+      // a block or two per workgroup and hold their masks in scalar
+      // registers: they load their own blocks.
+      bool inBounds = llvm::all_of(
+          shape->loads, [](LoadOp load) { return load.getInBounds(); });
+      if (registerPrefetch && !inBounds)
+        continue;
+      if (registerPrefetch)
+        prefetchIntoRegisters(loop, *shape);
+      else
+        pipeline(loop, *shape);
       ++numPipelined;
     }
   }

@@ -855,8 +855,6 @@ LogicalResult AttentionTiler::run() {
   auto paddedChunk = [](int64_t c, int64_t size, int64_t real) {
     return (c + 1) * size > real;
   };
-  bool paddedHeadDim = paddedChunk(chunksQK - 1, chunkQK, realHeadDim) ||
-                       paddedChunk(chunksV - 1, chunkV, realHeadDimV);
   // Operands read from LDS at their product rather than all after the
   // key block's barrier: with chunks, one chunk's K or V^T at a time.
   bool chunked = chunk < std::max(headDim, headDimV);

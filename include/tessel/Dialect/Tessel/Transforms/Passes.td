@@ -19,6 +19,16 @@ def TesselPipelinePass
     the accumulators in 256 per lane, so the two register sets alternate
     instead of being copied. Kernels whose config has `stages = 1` are left
     alone.
+
+    Attention kernels (a config tile of `[M, N]`) keep one LDS slot, since
+    their LDS bounds how many workgroups share a CU: the next key block's
+    tiles are loaded into registers after the block's first product and
+    stored to the slot at the top of the next iteration. Only loops whose
+    loads all stay in bounds (`in_bounds`: the blocks every query sees
+    whole) are pipelined; the masked loops over the causal diagonal and the
+    tail run a block or two and keep their own loads. The first block's
+    loads move in front of the loop, masked (the loop may run no
+    iteration); the last iteration's prefetch is clamped to the last step.
   }];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect",
