@@ -193,6 +193,43 @@ def test_attention_window_and_sinks():
     assert np.isnan(o[0, 0]).all() and np.isfinite(o[0, 1]).all()
 
 
+@pytest.mark.parametrize("chip,dtype,causal", [
+    ("gfx942", "bf16", False), ("gfx942", "bf16", True),
+    ("gfx90a", "bf16", True), ("gfx950", "bf16", False),
+    ("gfx942", "f16", True)])
+def test_attention_propagates_nan_and_inf(chip, dtype, causal):
+    # As in FlashAttention and torch: a NaN in a query makes its row NaN; a
+    # NaN in a key makes NaN every row that sees that key; a +inf in a key
+    # gives +inf scores (NaN rows: inf - inf) where the query's element is
+    # positive and -inf ones (the key drops out) where it is negative. The
+    # other rows stay finite and right. 200 keys: whole blocks (the
+    # unmasked, prefetched loop) and a tail.
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(9)
+    sq, skv, d = 96, 200, 64
+    q = rng.standard_normal((1, 2, sq, d)).astype(np.float32)
+    k = rng.standard_normal((1, 2, skv, d)).astype(np.float32)
+    v = rng.standard_normal((1, 2, skv, d)).astype(np.float32)
+    q[0, 0, 5, 3] = np.nan
+    k[0, 1, 150, 7] = np.nan
+    k[0, 0, 20, 0] = np.inf
+    torch_type = torch.bfloat16 if dtype == "bf16" else torch.float16
+    args = [torch.from_numpy(x).to(torch_type) for x in (q, k, v)]
+    o = tessel.attention(*args, causal=causal, scale=0.125, chip=chip)
+    o = o.float().numpy()[0]
+    with np.errstate(invalid="ignore"):
+        expected = reference_attention(
+            *(x.float().numpy() for x in args), causal, 0.125)[0]
+    nan_rows = np.isnan(expected).all(-1)
+    assert nan_rows[0, 5] and nan_rows[0, 4] == (q[0, 0, 4, 0] > 0)
+    sees_key_150 = np.arange(sq) + (skv - sq) >= 150 if causal else True
+    assert np.array_equal(nan_rows[1], np.broadcast_to(sees_key_150, (sq,)))
+    assert not np.isnan(expected[~nan_rows]).any()
+    assert np.array_equal(np.isnan(o).all(-1), nan_rows)
+    assert not np.isnan(o[~nan_rows]).any()
+    assert np.abs(o[~nan_rows] - expected[~nan_rows]).max() < 3e-2
+
+
 def test_attention_value_head_dim():
     # DeepSeek-style head dims: 192 for the scores, 128 for the values.
     rng = np.random.default_rng(4)

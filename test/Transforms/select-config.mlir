@@ -116,10 +116,11 @@ func.func @attention_default_full(%q: memref<2x8x1024x128xf16>, %k: memref<2x2x1
 
 // -----
 
-// bf16 on gfx942 rounds P in software: 32-key blocks.
+// bf16 on gfx942 rounds P in software: 32-key blocks, which past head dim
+// 64 prefetch the next key block.
 // CHECK-LABEL: func.func @attention_default_bf16
 // CHECK: tessel.attention
-// CHECK-SAME: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 1, instr = "v_mfma_f32_32x32x8_bf16">
+// CHECK-SAME: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_bf16">
 func.func @attention_default_bf16(%q: memref<2x8x1024x128xbf16>, %k: memref<2x2x1024x128xbf16>, %v: memref<2x2x1024x128xbf16>, %o: memref<2x8x1024x128xbf16>) {
   tessel.attention ins(%q, %k, %v : memref<2x8x1024x128xbf16>, memref<2x2x1024x128xbf16>, memref<2x2x1024x128xbf16>) outs(%o : memref<2x8x1024x128xbf16>)
   return
@@ -143,11 +144,11 @@ func.func @attention_blocks_over_lds(%q: memref<1x1x64x256xbf16>, %k: memref<1x1
 
 // -----
 
-// Head dimension 256 gets 32-key blocks, which fit; 64 queries take two
-// waves.
+// Head dimension 256 gets 32-key blocks, which fit and prefetch; 64
+// queries take two waves.
 // CHECK-LABEL: func.func @attention_head_dim_256
 // CHECK: tessel.attention
-// CHECK-SAME: config = #tessel.config<tile = [64, 32], waves = [2, 1], stages = 1, instr = "v_mfma_f32_32x32x8_bf16">
+// CHECK-SAME: config = #tessel.config<tile = [64, 32], waves = [2, 1], stages = 2, instr = "v_mfma_f32_32x32x8_bf16">
 func.func @attention_head_dim_256(%q: memref<1x1x64x256xbf16>, %k: memref<1x1x64x256xbf16>, %v: memref<1x1x64x256xbf16>, %o: memref<1x1x64x256xbf16>) {
   tessel.attention ins(%q, %k, %v : memref<1x1x64x256xbf16>, memref<1x1x64x256xbf16>, memref<1x1x64x256xbf16>) outs(%o : memref<1x1x64x256xbf16>)
   return

@@ -63,6 +63,9 @@ struct Chip {
   /// The numeric part of the name as LLVM encodes `__oclc_ISA_version`
   /// (gfx942 -> 9402, gfx90a -> 9010, gfx1100 -> 11000).
   unsigned isaVersion() const;
+  /// Whether the chip converts f32 to bf16 in one instruction
+  /// (v_cvt_pk_bf16_f32, gfx950); elsewhere the backend rounds in software.
+  bool convertsToBf16() const { return isCDNA() && isaVersion() >= 9500; }
 
   /// Dense matrix rate per CU per clock for `type` (0 if unsupported).
   unsigned matrixOpsPerClock(MatrixType type) const {

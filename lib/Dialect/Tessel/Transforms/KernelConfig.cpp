@@ -368,7 +368,7 @@ ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
   // blocks alone: 32 keys keep its registers and LDS small enough for
   // several workgroups per CU.
   // (docs/performance.md has the model's predictions for each choice.)
-  bool softwareBf16 = element.isBF16() && chip.isaVersion() < 9500;
+  bool softwareBf16 = element.isBF16() && !chip.convertsToBf16();
   bool wideBlocks = decode   ? headDim <= 128 && blockM > 32
                     : masked ? headDim <= 64
                              : headDim > 64 && headDim <= 128 && !softwareBf16;
@@ -405,13 +405,13 @@ ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
   // stages = 2: the next key block's K and V^T are loaded into registers
   // while this block computes (tessel-pipeline), instead of at the top of
   // its own iteration. The model predicts it to pay in masked (causal,
-  // local) kernels, which hold one wave pair per SIMD, except with gfx942's
-  // software bf16 rounding past head dim 64; kernels without masks keep
-  // their latency hidden by more waves (head dim 64) or have no registers
-  // left for the prefetch (64-key blocks at head dim 128).
+  // local) kernels, which hold one wave pair per SIMD, and in the 32-key
+  // kernels past head dim 64; the others keep their latency hidden by more
+  // waves (head dim 64 without masks) or have no registers left for the
+  // prefetch (64-key blocks at head dim 128).
   // docs/performance.md, "Prefetching the next key block", has the table.
-  bool prefetch = !decode && masked && !wave32 && !chunked &&
-                  !(softwareBf16 && headDim > 64);
+  bool prefetch = !decode && !wave32 && !chunked &&
+                  (masked || (blockN == 32 && headDim > 64));
   return ConfigAttr::get(context, tile, waves, /*stages=*/prefetch ? 2 : 1,
                          StringAttr::get(context, instr->name), splits);
 }
@@ -454,7 +454,7 @@ int64_t tessel::chooseAttentionSplits(AttentionOp op, ConfigAttr config,
   shape.blockM = config.getTile()[0];
   shape.blockN = config.getTile()[1];
   shape.packedHeads = getPackedQueryHeads(op, config);
-  shape.softwareBf16 = q.getElementType().isBF16() && chip.isaVersion() < 9500;
+  shape.softwareBf16 = q.getElementType().isBF16() && !chip.convertsToBf16();
   std::optional<MatrixType> type = getMatrixType(config.getInstr().getValue());
   if (type)
     shape.matrixOpsPerClockPerSimd =

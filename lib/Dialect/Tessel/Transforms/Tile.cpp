@@ -444,6 +444,42 @@ private:
   Value splatValue(RankedTensorType type, Value scalar) {
     return tensor::SplatOp::create(b, loc, type, scalar);
   }
+  Value splatInt(RankedTensorType type, int64_t value) {
+    return arith::ConstantOp::create(
+        b, loc, type,
+        SplatElementsAttr::get(type,
+                               b.getIntegerAttr(type.getElementType(), value)));
+  }
+
+  /// The probabilities `p` (f32) rounded to `type`, the second product's
+  /// operand. Where the chip has no bf16 conversion instruction, the
+  /// backend's rounding to bf16 also checks each value for NaN (5.5 VALU
+  /// instructions per value); here it is the rounding alone (to nearest
+  /// even: add 0x7fff plus the kept part's lowest bit, keep the top 16
+  /// bits; 2.5 instructions). A NaN probability may then round to another
+  /// value, which the output never shows: the row's sum adds the f32 `p`,
+  /// so the sum is NaN and so is the row of O it divides, and its
+  /// logsumexp.
+  Value roundProbabilities(Value p, RankedTensorType type) {
+    const Chip *chip = lookupChip(target.chip);
+    if (!type.getElementType().isBF16() || !chip || chip->convertsToBf16())
+      return arith::TruncFOp::create(b, loc, type, p);
+    auto like = [&](Type element) {
+      return tile(type.getShape(), element, type.getEncoding());
+    };
+    RankedTensorType bits32 = like(b.getI32Type());
+    Value bits = arith::BitcastOp::create(b, loc, bits32, p);
+    Value lowestKept = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, bits, splatInt(bits32, 16)),
+        splatInt(bits32, 1));
+    Value rounded = arith::AddIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, bits, splatInt(bits32, 0x7fff)),
+        lowestKept);
+    Value top = arith::TruncIOp::create(
+        b, loc, like(b.getI16Type()),
+        arith::ShRUIOp::create(b, loc, rounded, splatInt(bits32, 16)));
+    return arith::BitcastOp::create(b, loc, type, top);
+  }
 
   /// The logsumexp in the natural log of rows with running max `max` and
   /// sum `sum` (exp2 domain): (max + log2 sum) ln 2, and +inf for a row
@@ -1138,8 +1174,7 @@ LogicalResult AttentionTiler::run() {
     Value alphaTile = BroadcastOp::create(b, loc, oType, alpha);
     for (Value &acc : accs)
       acc = arith::MulFOp::create(b, loc, acc, alphaTile);
-    Value pLow = arith::TruncFOp::create(
-        b, loc, tile({blockN, blockM}, element, mma), p);
+    Value pLow = roundProbabilities(p, tile({blockN, blockM}, element, mma));
     SmallVector<Value> results = {mNew, lNew};
     for (auto [acc, vT] : llvm::zip(accs, vTChunks))
       results.push_back(
