@@ -150,6 +150,16 @@ llvm::Expected<LinearLayout> tessel::ldsWriteLayout(const SwizzleQuery &query) {
   return blockedLayout(query.shape, perThread, threads, waves, query.order);
 }
 
+bool tessel::operator==(const SwizzleQuery &a, const SwizzleQuery &b) {
+  return a.shape == b.shape && a.order == b.order &&
+         a.elementBytes == b.elementBytes && a.storeBytes == b.storeBytes &&
+         a.numWaves == b.numWaves && a.readLayout == b.readLayout &&
+         a.readBytes == b.readBytes &&
+         a.banking.numBanks == b.banking.numBanks &&
+         a.banking.bankBytes == b.banking.bankBytes &&
+         a.waveSize == b.waveSize && a.writeLayout == b.writeLayout;
+}
+
 llvm::Expected<SwizzleChoice> tessel::chooseSwizzle(const SwizzleQuery &query) {
   llvm::Expected<LinearLayout> writeLayout =
       query.writeLayout ? llvm::Expected<LinearLayout>(*query.writeLayout)

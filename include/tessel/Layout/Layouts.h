@@ -53,6 +53,10 @@ struct SwizzleQuery {
   std::optional<LinearLayout> writeLayout;
 };
 
+/// Queries asking the same question (a kernel's key loops promote the same
+/// tiles each).
+bool operator==(const SwizzleQuery &a, const SwizzleQuery &b);
+
 struct SwizzleChoice {
   int64_t vec = 1, perPhase = 1, maxPhase = 1;
   bool fold = false;

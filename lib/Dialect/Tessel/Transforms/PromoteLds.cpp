@@ -46,6 +46,11 @@ struct PromoteLdsPass
   FailureOr<LdsType> chooseBuffer(Promotion promotion, const Chip &target,
                                   SwizzleChoice &choice);
   void runOnOperation() override;
+
+  /// The swizzles chosen for this function: the search analyses a few
+  /// hundred candidates, and attention's key loops ask the same queries
+  /// twice.
+  SmallVector<std::pair<SwizzleQuery, SwizzleChoice>, 4> chosenSwizzles;
 };
 
 } // namespace
@@ -137,7 +142,12 @@ FailureOr<LdsType> PromoteLdsPass::chooseBuffer(Promotion promotion,
   query.readBytes = std::min<unsigned>(query.readBytes, 16);
   query.banking = {target.ldsBanks, target.ldsBankBytes};
   query.waveSize = target.defaultWaveSize;
-  llvm::Expected<SwizzleChoice> choice = chooseSwizzle(query);
+  auto known = llvm::find_if(
+      chosenSwizzles, [&](const auto &entry) { return entry.first == query; });
+  llvm::Expected<SwizzleChoice> choice =
+      known != chosenSwizzles.end() ? known->second : chooseSwizzle(query);
+  if (choice && known == chosenSwizzles.end())
+    chosenSwizzles.push_back({query, *choice});
   if (!choice) {
     convert.emitOpError() << "no LDS layout for this operand: "
                           << llvm::toString(choice.takeError());
@@ -173,6 +183,7 @@ static Operation *getFirstUser(ConvertLayoutOp convert) {
 }
 
 void PromoteLdsPass::runOnOperation() {
+  chosenSwizzles.clear();
   const Chip *target = lookupChip(chip);
   if (!target) {
     getOperation().emitError()
