@@ -297,9 +297,17 @@ static void prefetchIntoRegisters(scf::ForOp loop, LoopShape &shape) {
   Value step = loop.getStep();
   Value iv = loop.getInductionVar();
   // The loads stay in bounds (`in_bounds`) inside the loop: the last
-  // step's prefetch is clamped to the last step (loaded again, never used).
-  // Used only inside the loop, where it is at least `lb`.
-  Value lastStep = arith::SubIOp::create(b, loc, ub, step);
+  // iteration's prefetch is clamped to its own step (loaded again, never
+  // used). The last iteration starts at lb + ((ub - lb - 1) / step) * step,
+  // which is ub - step only when the range is a whole number of steps; the
+  // value is used only inside the loop, which then runs.
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value span =
+      arith::SubIOp::create(b, loc, arith::SubIOp::create(b, loc, ub, lb), one);
+  Value lastStep = arith::AddIOp::create(
+      b, loc, lb,
+      arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, span, step),
+                            step));
   // The first step's tiles, before the loop: the loop may run no
   // iteration, so they are masked here.
   SmallVector<Value> first;
