@@ -435,20 +435,17 @@ private:
                         Attribute layout) {
     return RankedTensorType::get(shape, element, layout);
   }
+  /// A constant tile of `value` (floats, or integers: bit patterns).
   Value splat(RankedTensorType type, double value) {
-    return arith::ConstantOp::create(
-        b, loc, type,
-        SplatElementsAttr::get(type,
-                               b.getFloatAttr(type.getElementType(), value)));
+    Type element = type.getElementType();
+    TypedAttr attr = isa<FloatType>(element)
+                         ? TypedAttr(b.getFloatAttr(element, value))
+                         : TypedAttr(b.getIntegerAttr(element, int64_t(value)));
+    return arith::ConstantOp::create(b, loc, type,
+                                     SplatElementsAttr::get(type, attr));
   }
   Value splatValue(RankedTensorType type, Value scalar) {
     return tensor::SplatOp::create(b, loc, type, scalar);
-  }
-  Value splatInt(RankedTensorType type, int64_t value) {
-    return arith::ConstantOp::create(
-        b, loc, type,
-        SplatElementsAttr::get(type,
-                               b.getIntegerAttr(type.getElementType(), value)));
   }
 
   /// The probabilities `p` (f32) rounded to `type`, the second product's
@@ -470,14 +467,14 @@ private:
     RankedTensorType bits32 = like(b.getI32Type());
     Value bits = arith::BitcastOp::create(b, loc, bits32, p);
     Value lowestKept = arith::AndIOp::create(
-        b, loc, arith::ShRUIOp::create(b, loc, bits, splatInt(bits32, 16)),
-        splatInt(bits32, 1));
+        b, loc, arith::ShRUIOp::create(b, loc, bits, splat(bits32, 16)),
+        splat(bits32, 1));
     Value rounded = arith::AddIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, bits, splatInt(bits32, 0x7fff)),
+        b, loc, arith::AddIOp::create(b, loc, bits, splat(bits32, 0x7fff)),
         lowestKept);
     Value top = arith::TruncIOp::create(
         b, loc, like(b.getI16Type()),
-        arith::ShRUIOp::create(b, loc, rounded, splatInt(bits32, 16)));
+        arith::ShRUIOp::create(b, loc, rounded, splat(bits32, 16)));
     return arith::BitcastOp::create(b, loc, type, top);
   }
 
