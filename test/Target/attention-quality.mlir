@@ -1,7 +1,9 @@
 // Kernel quality of the default gfx942 f16 FlashAttention forward, D = 128,
 // Sq = Skv = 4096, causal and not: the structure of the transposed form
-// (S^T = K Q^T, O^T = V^T P^T). What does not hold yet (no double-buffered
-// K/V, LDS waits, VALU-bound softmax) is written down in docs/performance.md.
+// (S^T = K Q^T, O^T = V^T P^T), the next key block prefetched into
+// registers (causal), and P rounded to bf16 without a NaN check (bf16). What
+// does not hold yet (no prefetch in the 64-key kernel, LDS waits,
+// VALU-bound softmax) is written down in docs/performance.md.
 //
 // RUN: tessel-gen attention -b 1 -h 32 --seq-q 4096 --seq-kv 4096 -d 128 -t f16 --causal > %t.causal.mlir
 // RUN: tessel-gen attention -b 1 -h 32 --seq-q 4096 --seq-kv 4096 -d 128 -t f16 > %t.full.mlir
@@ -13,6 +15,9 @@
 // RUN: tesselc %t.full.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=PRIO
 // RUN: tesselc %t.full.mlir --chip=gfx950 --emit=report | FileCheck %s --check-prefix=REPORT
 // RUN: tesselc %t.full.mlir --chip=gfx950 --emit=isa | FileCheck %s --check-prefix=ISA950
+// RUN: tesselc %t.causal.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=PREFETCH
+// RUN: tessel-gen attention -b 1 -h 32 --seq-q 4096 --seq-kv 4096 -d 128 -t bf16 > %t.bf16.mlir
+// RUN: tesselc %t.bf16.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=BF16
 // RUN: tessel-opt %t.full.mlir --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}),tessel-tile,func.func(tessel-select-mfma,tessel-promote-lds))' | FileCheck %s --check-prefix=LDS
 
 // Four waves of 32 queries; K and V only in LDS (64-key blocks, 32 KiB,
@@ -91,3 +96,30 @@
 // LDS-DAG: tessel.local_alloc {tessel.read_conflicts = 0.000000e+00 : f64, tessel.write_conflicts = 0.000000e+00 : f64} : !tessel.lds<1 x[128, 64], f16, #[[$VSW]]>
 // LDS-DAG: tessel.local_alloc {tessel.read_conflicts = 0.000000e+00 : f64, tessel.write_conflicts = 0.000000e+00 : f64} : !tessel.lds<1 x[64, 128], f16,
 // LDS-NOT: tessel.local_alloc
+
+// The causal kernel's loop over whole key blocks (the first loop) stores
+// the block loaded by the previous iteration (waiting for it right after the
+// barrier) and issues the next block's loads only after its first MFMAs,
+// so they are in flight through the rest of the iteration.
+// PREFETCH-LABEL: attention:
+// PREFETCH: [[LOOP:\.LBB0_[0-9]+]]:
+// PREFETCH-NEXT: s_barrier
+// PREFETCH-NEXT: s_waitcnt vmcnt(0)
+// PREFETCH-NOT: {{global|buffer}}_load
+// PREFETCH: s_barrier
+// PREFETCH-NOT: {{global|buffer}}_load
+// PREFETCH: v_mfma_f32_32x32x8_f16
+// PREFETCH: {{global|buffer}}_load_dword
+// PREFETCH: v_mfma_f32_32x32x8_f16
+// PREFETCH: s_cbranch_vccz [[LOOP]]
+
+// bf16 on gfx942 (no conversion instruction): the key loop rounds P with
+// v_add3_u32 and no NaN test (the f32 row sum carries a NaN); O's rounding
+// after the loop keeps it.
+// BF16-LABEL: attention:
+// BF16: [[LOOP:\.LBB0_[0-9]+]]:
+// BF16-NOT: v_cmp_u_f32
+// BF16: v_add3_u32
+// BF16-NOT: v_cmp_u_f32
+// BF16: s_cbranch_vccnz [[LOOP]]
+// BF16: v_cmp_u_f32
