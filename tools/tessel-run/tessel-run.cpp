@@ -705,6 +705,25 @@ static std::pair<int64_t, int64_t> getSequenceRows(const HostArray &cumulative,
   int64_t start = std::min(bound(s), end);
   return {start, end - start};
 }
+
+/// Sequence `s` of a varlen problem: its first query and key rows in the
+/// packed arrays and the sizes of a one-sequence problem over them.
+struct SequenceSlice {
+  int64_t qStart, qLength, kStart, kLength;
+  AttentionSizes sizes;
+};
+static SequenceSlice getSequenceSlice(const AttentionSizes &a,
+                                      const HostArray &cuQ,
+                                      const HostArray &cuK, int64_t s) {
+  SequenceSlice slice;
+  std::tie(slice.qStart, slice.qLength) = getSequenceRows(cuQ, s, a.seqQ);
+  std::tie(slice.kStart, slice.kLength) = getSequenceRows(cuK, s, a.seqKV);
+  slice.sizes = a;
+  slice.sizes.batch = 1;
+  slice.sizes.seqQ = slice.qLength;
+  slice.sizes.seqKV = slice.kLength;
+  return slice;
+}
 static LogicalResult computeVarlenReference(
     Operation *attention, double scale, KeyWindow window,
     const AttentionSizes &a, const HostArray &q, const HostArray &k,
@@ -1240,12 +1259,8 @@ static LogicalResult computeVarlenReference(
   std::vector<bool> lseUncovered(lse.size(), true);
   int64_t sequences = int64_t(cuQ.values.size()) - 1;
   for (int64_t s = 0; s < sequences; ++s) {
-    auto [qStart, qLength] = getSequenceRows(cuQ, s, a.seqQ);
-    auto [kStart, kLength] = getSequenceRows(cuK, s, a.seqKV);
-    AttentionSizes one = a;
-    one.batch = 1;
-    one.seqQ = qLength;
-    one.seqKV = kLength;
+    auto [qStart, qLength, kStart, kLength, one] =
+        getSequenceSlice(a, cuQ, cuK, s);
     std::vector<double> sequenceO, sequenceLse;
     if (failed(computeAttentionReference(
             attention, scale, window, one,
@@ -1421,12 +1436,8 @@ computeVarlenGradReference(AttentionGradOp grad, const AttentionSizes &a,
     uncovered[i].assign(expected[i].size(), true);
   }
   for (int64_t s = 0; s + 1 < int64_t(cuQ.values.size()); ++s) {
-    auto [qStart, qLength] = getSequenceRows(cuQ, s, a.seqQ);
-    auto [kStart, kLength] = getSequenceRows(cuK, s, a.seqKV);
-    AttentionSizes one = a;
-    one.batch = 1;
-    one.seqQ = qLength;
-    one.seqKV = kLength;
+    auto [qStart, qLength, kStart, kLength, one] =
+        getSequenceSlice(a, cuQ, cuK, s);
     std::vector<double> part[3];
     if (failed(computeAttentionGradReference(
             grad, one,
