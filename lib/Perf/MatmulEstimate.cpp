@@ -203,14 +203,31 @@ MatmulEstimate tessel::estimateMatmul(const Chip &chip,
   if (splits > 1)
     overhead += 2 * parameters.globalLoadLatency +
                 interval * accumulatorsPerLane * (1 + splits);
+  uint64_t tiles = llvm::divideCeil(shape.m, candidate.tileM) *
+                   llvm::divideCeil(shape.n, candidate.tileN) * shape.batch;
+  uint64_t slots = uint64_t(chip.numCUs) * placement.workgroupsPerCU;
+  // Stream-K: one workgroup per slot, each with an even share of all
+  // steps; it runs up to tiles / workgroups + 1 pieces of tiles (each with
+  // its own prologue and epilogue), stores the partials of its first and
+  // last piece, and the last to arrive at a cut tile loads the pieces.
+  uint64_t streamKSteps = tiles * steps;
+  uint64_t streamKWorkgroups = std::min(slots, streamKSteps);
+  double cutTiles = 0;
+  if (candidate.streamK) {
+    uint64_t pieces = llvm::divideCeil(tiles, streamKWorkgroups) + 1;
+    steps = llvm::divideCeil(streamKSteps, streamKWorkgroups);
+    overhead = pieces * overhead + 2 * parameters.globalLoadLatency +
+               interval * accumulatorsPerLane * 4;
+    // Tiles cut by a workgroup boundary (at most one boundary each per
+    // workgroup).
+    cutTiles = double(std::min<uint64_t>(tiles, streamKWorkgroups));
+  }
   auto tileCycles = [&](unsigned workgroupsOnCU) {
     return steps * model.time(workgroupsOnCU).cycles + overhead;
   };
 
-  estimate.workgroups = llvm::divideCeil(shape.m, candidate.tileM) *
-                        llvm::divideCeil(shape.n, candidate.tileN) *
-                        shape.batch * splits;
-  uint64_t slots = uint64_t(chip.numCUs) * placement.workgroupsPerCU;
+  estimate.workgroups =
+      candidate.streamK ? streamKWorkgroups : tiles * splits;
   uint64_t fullRounds = estimate.workgroups / slots;
   uint64_t rest = estimate.workgroups % slots;
   estimate.rounds = fullRounds + (rest ? 1 : 0);
@@ -246,6 +263,11 @@ MatmulEstimate tessel::estimateMatmul(const Chip &chip,
   if (splits > 1)
     hbmSeconds += 2 * double(splits) * shape.batch * shape.m * shape.n * 4 /
                   hbmBytesPerSecond;
+  // Stream-K: each cut tile's two or more pieces written and read back
+  // (the same upper bound).
+  if (candidate.streamK)
+    hbmSeconds += 2 * (cutTiles + double(streamKWorkgroups)) *
+                  candidate.tileM * candidate.tileN * 4 / hbmBytesPerSecond;
   estimate.seconds = std::max(computeSeconds, hbmSeconds);
   if (hbmSeconds > computeSeconds)
     estimate.limit = "HBM bandwidth";
@@ -275,5 +297,9 @@ MatmulEstimate tessel::estimateMatmul(const Chip &chip,
   if (splits > 1)
     estimate.explanation += llvm::formatv(
         "; split-K over {0} workgroups per tile, the last one sums", splits);
+  if (candidate.streamK)
+    estimate.explanation += llvm::formatv(
+        "; stream-K: {0} K steps of {1} tiles over {2} workgroups",
+        streamKSteps, tiles, streamKWorkgroups);
   return estimate;
 }

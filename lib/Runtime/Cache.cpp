@@ -103,6 +103,7 @@ std::string tessel::serializeCompiledModule(const CompiledModule &entry,
         {"plan_of", kernel.grid.planOf},
         {"stage", kernel.grid.stage},
         {"splits", kernel.grid.splits},
+        {"stream_k", kernel.grid.streamK},
         {"packed_heads", kernel.grid.packedHeads}});
   }
   // The launch facts as one JSON line, then the two large sections raw (no
@@ -182,16 +183,18 @@ static bool readKernel(const llvm::json::Object &object,
   std::optional<llvm::StringRef> planOf = object.getString("plan_of");
   std::optional<int64_t> stage = object.getInteger("stage");
   std::optional<int64_t> splits = object.getInteger("splits");
+  std::optional<int64_t> streamK = object.getInteger("stream_k");
   std::optional<int64_t> packedHeads = object.getInteger("packed_heads");
   if (!name || !problem || !block || !kind || !tile || tile->size() != 2 ||
-      !planOf || !stage || !splits || !packedHeads)
+      !planOf || !stage || !splits || !streamK || !packedHeads)
     return false;
   std::optional<int64_t> rows = (*tile)[0].getAsInteger();
   std::optional<int64_t> columns = (*tile)[1].getAsInteger();
   // Values a launch divides by or sizes a grid with must be sane even in
   // an entry whose checksum is intact.
   if (!rows || !columns || *rows <= 0 || *columns <= 0 || *block <= 0 ||
-      *block > 1024 || *splits < 1 || *packedHeads < 1 || *stage < 0 ||
+      *block > 1024 || *splits < 1 || *streamK < 0 ||
+      *streamK > UINT32_MAX || *packedHeads < 1 || *stage < 0 ||
       (*kind != "matmul" && *kind != "attention" && *kind != "attention_keys"))
     return false;
   kernel.name = name->str();
@@ -204,6 +207,7 @@ static bool readKernel(const llvm::json::Object &object,
   kernel.grid.planOf = planOf->str();
   kernel.grid.stage = *stage;
   kernel.grid.splits = *splits;
+  kernel.grid.streamK = *streamK;
   kernel.grid.packedHeads = *packedHeads;
   const llvm::json::Array *arguments = object.getArray("arguments");
   std::optional<int64_t> problemArguments =

@@ -139,7 +139,9 @@ CompiledKernel::gridFor(const ProblemSizes &sizes) const {
   int64_t splits = grid.stage == 0 ? std::max<int64_t>(grid.splits, 1) : 1;
   int64_t batchSplits = batch > INT32_MAX / splits ? INT64_MAX : batch * splits;
   std::array<int64_t, 3> workgroups;
-  if (grid.kind == GridRule::Kind::Matmul)
+  if (grid.kind == GridRule::Kind::Matmul && grid.streamK > 0)
+    workgroups = {grid.streamK, 1, 1};
+  else if (grid.kind == GridRule::Kind::Matmul)
     workgroups = {tilesOf(sizes.n, grid.tile[1]),
                   tilesOf(sizes.m, grid.tile[0]), batchSplits};
   else if (grid.kind == GridRule::Kind::AttentionKeys)
@@ -387,6 +389,8 @@ collectLaunchFacts(ModuleOp module,
     }
     if (auto splits = function->getAttrOfType<IntegerAttr>("tessel.splits"))
       kernel.grid.splits = splits.getInt();
+    if (auto streamK = function->getAttrOfType<IntegerAttr>("tessel.stream_k"))
+      kernel.grid.streamK = streamK.getInt();
     if (auto packed =
             function->getAttrOfType<IntegerAttr>("tessel.packed_heads"))
       kernel.grid.packedHeads = std::max<int64_t>(1, packed.getInt());

@@ -740,6 +740,7 @@ struct KernelLaunch {
   FunctionType signature;
   std::string planOf;
   int64_t stage = 0, splits = 1;
+  int64_t streamK = 0;     // stream-K matmul: workgroups along x
   int64_t packedHeads = 1; // query heads per workgroup (GridRule)
   bool overKeys = false;   // x over key blocks, y over key/value heads
 };
@@ -878,6 +879,8 @@ static std::array<uint64_t, 3> getProblemGrid(const PreparedProblem &prepared,
   // The first stage of a split plan (split-K, split-KV) spreads each
   // workgroup's work over `splits` workgroups along z.
   uint64_t splits = step.stage == 0 ? uint64_t(step.splits) : 1;
+  if (isa<MatmulOp>(prepared.problem->op) && step.streamK > 0)
+    return {uint64_t(step.streamK), 1, 1};
   if (isa<MatmulOp>(prepared.problem->op)) {
     MatmulSizes sizes = prepared.sizes.getMatmulSizes();
     return {uint64_t(llvm::divideCeil(sizes.n, tile[1])),
@@ -1612,13 +1615,14 @@ static Outcome runProblem(PreparedProblem &prepared,
   }
   if (failed(verdict))
     return Outcome::Error;
-  // Split-K promises its arrival counters (the last workspace) back at zero,
-  // so that the next launch on the same workspaces counts from zero.
-  if (isa<MatmulOp>(problem.op) && splits > 1 &&
+  // Split-K and stream-K promise their arrival counters (the last
+  // workspace) back at zero, so that the next launch on the same workspaces
+  // counts from zero.
+  if (isa<MatmulOp>(problem.op) && (splits > 1 || steps.front()->streamK) &&
       llvm::any_of(arguments.memrefs.back().buffer,
                    [](char byte) { return byte != 0; }))
     return fatal("kernel '" + steps.front()->name +
-                 "' left its split-K arrival counters non-zero");
+                 "' left its arrival counters non-zero");
   // Outputs once the check has run (a failing kernel's outputs are what one
   // wants to look at), never after an error.
   if (llvm::Error error = writeOutputs(arguments, numArguments))
@@ -1702,6 +1706,8 @@ static int runProblems(ModuleOp module, ArrayRef<Problem> problems,
     }
     if (auto splits = kernel->getAttrOfType<IntegerAttr>("tessel.splits"))
       launch.splits = splits.getInt();
+    if (auto streamK = kernel->getAttrOfType<IntegerAttr>("tessel.stream_k"))
+      launch.streamK = streamK.getInt();
     if (auto packed = kernel->getAttrOfType<IntegerAttr>("tessel.packed_heads"))
       launch.packedHeads = std::max<int64_t>(1, packed.getInt());
     launch.overKeys = kernel->hasAttr("tessel.grid_over_keys");

@@ -37,6 +37,10 @@ struct MatmulCandidate {
   /// Split-K: workgroups sharing the K dimension of one C tile; > 1 adds the
   /// partials' traffic and the last split's summing.
   unsigned splits = 1;
+  /// Stream-K: one workgroup per resident slot of the chip, sharing all
+  /// tiles' K steps evenly; adds the cut tiles' partials and their sums.
+  /// The estimate's `workgroups` is then the config's stream_k count.
+  bool streamK = false;
   /// The K loop is unrolled by two (no register copies between steps).
   bool unrolled = false;
   const MmaInstr *instr = nullptr;

@@ -1192,9 +1192,18 @@ LogicalResult KernelLowering::lowerSplitArrive(SplitArriveOp op) {
   }
   gpu::BarrierOp::create(b, l);
   Value before = memref::LoadOp::create(b, l, slot, zero);
-  Value last = arith::CmpIOp::create(
-      b, l, arith::CmpIPredicate::eq, before,
-      arith::ConstantIntOp::create(b, l, op.getSplits() - 1, 32));
+  // The last to arrive saw the count less one before its own addition.
+  Value lastBefore =
+      op.getCount()
+          ? arith::IndexCastOp::create(
+                b, l, b.getI32Type(),
+                arith::SubIOp::create(b, l, mapping.lookup(op.getCount()),
+                                      constIndex(1)))
+                .getResult()
+          : arith::ConstantIntOp::create(b, l, *op.getSplits() - 1, 32)
+                .getResult();
+  Value last = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, before,
+                                     lastBefore);
   auto acquire = scf::IfOp::create(b, l, last, /*withElseRegion=*/false);
   {
     OpBuilder::InsertionGuard guard(b);
@@ -1591,7 +1600,8 @@ struct LowerToGPUPass
           &getContext(), {int32_t(workgroupSize), 1, 1}));
       for (StringRef name :
            {"tessel.tile", "tessel.config", "tessel.plan_of",
-            "tessel.plan_stage", "tessel.splits", "tessel.packed_heads",
+            "tessel.plan_stage", "tessel.splits", "tessel.stream_k",
+            "tessel.packed_heads",
             "tessel.grid_over_keys", "tessel.workspace_dims"})
         if (Attribute attr = function->getAttr(name))
           kernel->setAttr(name, attr);

@@ -120,6 +120,47 @@ static void printSwizzleOptions(AsmPrinter &printer, ArrayRef<int64_t> order,
     printer << ", fold = true";
 }
 
+/// A config's optional parts after `stages`: `, instr = "..."`,
+/// `, splits = N` and `, stream_k = N`, each at most once, in this order.
+static ParseResult parseConfigOptions(AsmParser &parser, StringAttr &instr,
+                                      int64_t &splits, int64_t &streamK) {
+  splits = 1;
+  streamK = 0;
+  constexpr StringLiteral kOrder[] = {"instr", "splits", "stream_k"};
+  size_t next = 0;
+  while (succeeded(parser.parseOptionalComma())) {
+    StringRef keyword;
+    SMLoc loc = parser.getCurrentLocation();
+    if (parser.parseKeyword(&keyword) || parser.parseEqual())
+      return failure();
+    const StringLiteral *found =
+        std::find(std::begin(kOrder) + next, std::end(kOrder), keyword);
+    if (found == std::end(kOrder))
+      return parser.emitError(loc)
+             << "expected 'instr', 'splits' or 'stream_k' (each once, in "
+                "this order), got '"
+             << keyword << "'";
+    next = found - std::begin(kOrder) + 1;
+    if (keyword == "instr" ? parser.parseAttribute(instr)
+        : keyword == "splits" ? parser.parseInteger(splits)
+                              : parser.parseInteger(streamK))
+      return failure();
+  }
+  return success();
+}
+
+static void printConfigOptions(AsmPrinter &printer, StringAttr instr,
+                               int64_t splits, int64_t streamK) {
+  if (instr) {
+    printer << ", instr = ";
+    printer.printAttribute(instr);
+  }
+  if (splits != 1)
+    printer << ", splits = " << splits;
+  if (streamK != 0)
+    printer << ", stream_k = " << streamK;
+}
+
 #include "tessel/Dialect/Tessel/IR/TesselAttrInterfaces.cpp.inc"
 
 #define GET_ATTRDEF_CLASSES
@@ -254,10 +295,15 @@ LinearAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
 // ConfigAttr
 //===----------------------------------------------------------------------===//
 
+/// Stream-K workgroups at most: each stores up to two partial tiles to a
+/// workspace sized by this count.
+static constexpr int64_t kMaxStreamKWorkgroups = 65536;
+
 LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  ArrayRef<int64_t> tile,
                                  ArrayRef<int64_t> waves, int64_t stages,
-                                 StringAttr instr, int64_t splits) {
+                                 StringAttr instr, int64_t splits,
+                                 int64_t streamK) {
   if (tile.size() != 2 && tile.size() != 3)
     return emitError() << "tile must have 3 sizes [M, N, K] (matmul) or 2 "
                           "sizes [M, N] (attention), got "
@@ -286,6 +332,14 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "stages must be between 1 and 4, got " << stages;
   if (splits < 1 || splits > 64)
     return emitError() << "splits must be between 1 and 64, got " << splits;
+  if (streamK < 0 || streamK > kMaxStreamKWorkgroups)
+    return emitError() << "stream_k must be between 0 and "
+                       << kMaxStreamKWorkgroups << " workgroups, got "
+                       << streamK;
+  if (streamK > 0 && (splits > 1 || tile.size() != 3))
+    return emitError() << "stream_k shares a matmul's K steps between "
+                          "workgroups: it takes a [M, N, K] tile and no "
+                          "splits";
   if (instr && !instr.getValue().starts_with("v_mfma_") &&
       !instr.getValue().starts_with("v_wmma_"))
     return emitError() << "instr must name an MFMA or WMMA instruction "

@@ -287,6 +287,39 @@ static LogicalResult verifySplitK(MatmulOp op) {
   return success();
 }
 
+int64_t tessel::getStreamKSteps(MatmulOp op) {
+  ConfigAttr config = op.getConfigAttr();
+  ArrayRef<int64_t> a = op.getA().getType().getShape();
+  ArrayRef<int64_t> b = op.getB().getType().getShape();
+  ArrayRef<int64_t> tile = config.getTile();
+  return llvm::divideCeil(a[0], tile[0]) * llvm::divideCeil(b[1], tile[1]) *
+         llvm::divideCeil(a[1], tile[2]);
+}
+
+/// Stream-K (config stream_k > 0): the workgroups' shares of the K steps
+/// and the partials' workspace come from static sizes; every workgroup gets
+/// at least one K step.
+static LogicalResult verifyStreamK(MatmulOp op) {
+  ConfigAttr config = op.getConfigAttr();
+  if (!config || config.getStreamK() == 0)
+    return success();
+  int64_t workgroups = config.getStreamK();
+  if (op.getA().getType().getRank() != 2 ||
+      !op.getA().getType().hasStaticShape() ||
+      !op.getB().getType().hasStaticShape())
+    return op.emitOpError()
+           << "stream-K (stream_k = " << workgroups
+           << ") needs static shapes and no batch: the workgroups' shares of "
+              "the K steps and the workspace are derived from them";
+  int64_t steps = getStreamKSteps(op);
+  if (workgroups > steps)
+    return op.emitOpError()
+           << "stream-K over " << workgroups << " workgroups leaves some "
+           << "without work: the problem has " << steps
+           << " K steps of its tiles in all";
+  return success();
+}
+
 LogicalResult MatmulOp::verify() {
   if (failed(verifyMatmulShapes(*this)) ||
       failed(verifyMatmulElementTypes(*this)) ||
@@ -301,7 +334,9 @@ LogicalResult MatmulOp::verify() {
     return emitOpError() << "config tile must have 3 sizes [M, N, K] for "
                             "matmul, got "
                          << config.getTile().size();
-  return verifySplitK(*this);
+  if (failed(verifySplitK(*this)))
+    return failure();
+  return verifyStreamK(*this);
 }
 
 /// The scalar an extra operand contributes to each epilogue invocation.
@@ -840,6 +875,10 @@ LogicalResult SplitArriveOp::verify() {
   if (int64_t(getIndices().size()) != rank)
     return emitOpError() << "needs " << rank << " indices for its " << rank
                          << "-d counters, got " << getIndices().size();
+  if (bool(getCount()) == getSplits().has_value())
+    return emitOpError() << "takes either a constant `splits` or a `count` "
+                            "operand (how many workgroups arrive), not "
+                         << (getCount() ? "both" : "neither");
   return success();
 }
 

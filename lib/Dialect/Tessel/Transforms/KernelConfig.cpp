@@ -140,6 +140,7 @@ MatmulProblemSizes tessel::getMatmulProblemSizes(MatmulOp matmul) {
   MatmulProblemSizes sizes{
       aType.getDimSize(rank - 2), bType.getDimSize(rank - 1),
       aType.getDimSize(rank - 1), rank == 3 ? aType.getDimSize(0) : 1};
+  sizes.batched = rank == 3;
   sizes.aKContiguous = getContiguousTileDim(aType) == 1;
   sizes.bKContiguous = getContiguousTileDim(bType) == 0;
   return sizes;
@@ -159,6 +160,11 @@ tessel::rankMatmulConfigs(MLIRContext *context, const Chip &chip, Type a,
   shape.aKContiguous = sizes.aKContiguous;
   shape.bKContiguous = sizes.bKContiguous;
 
+  // Stream-K needs static sizes and no batch (its shares of the steps and
+  // its workspace come from them).
+  bool streamKAllowed =
+      !sizes.batched && !ShapedType::isDynamic(sizes.m) &&
+      !ShapedType::isDynamic(sizes.n) && !ShapedType::isDynamic(sizes.k);
   std::vector<RankedMatmulConfig> ranked;
   for (unsigned instrSize : {32u, 16u}) {
     const MmaInstr *instr = chooseMmaInstr(chip, a, b, instrSize);
@@ -188,8 +194,9 @@ tessel::rankMatmulConfigs(MLIRContext *context, const Chip &chip, Type a,
                    getSplitKCandidates(chip, sizes, shape, *instr, tileK)) {
                 SmallVector<int64_t> tile = {tileM, tileN, tileK};
                 SmallVector<int64_t> waves = {wavesM, wavesN};
-                auto config = ConfigAttr::get(context, tile, waves,
-                                              /*stages=*/2, instrName, splits);
+                auto config =
+                    ConfigAttr::get(context, tile, waves, /*stages=*/2,
+                                    instrName, splits, /*streamK=*/0);
                 MatmulResources resources =
                     estimateMatmulResources(config, a, b, chip.defaultWaveSize);
                 // The lowering keeps accumulators in architectural VGPRs:
@@ -212,6 +219,18 @@ tessel::rankMatmulConfigs(MLIRContext *context, const Chip &chip, Type a,
                 candidate.ldsBytes = resources.ldsBytes;
                 ranked.push_back(
                     {config, estimateMatmul(chip, shape, candidate)});
+                if (splits > 1 || !streamKAllowed)
+                  continue;
+                // The same tile with stream-K over one workgroup per slot.
+                candidate.streamK = true;
+                MatmulEstimate streamK = estimateMatmul(chip, shape, candidate);
+                if (streamK.workgroups == 0)
+                  continue;
+                ranked.push_back(
+                    {ConfigAttr::get(context, tile, waves, /*stages=*/2,
+                                     instrName, /*splits=*/1,
+                                     int64_t(streamK.workgroups)),
+                     streamK});
               }
           }
   }
@@ -413,7 +432,8 @@ ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
   bool prefetch = !decode && !wave32 && !chunked &&
                   (masked || (blockN == 32 && headDim > 64));
   return ConfigAttr::get(context, tile, waves, /*stages=*/prefetch ? 2 : 1,
-                         StringAttr::get(context, instr->name), splits);
+                         StringAttr::get(context, instr->name), splits,
+                         /*streamK=*/0);
 }
 
 int64_t tessel::getAttentionKeyCapacity(AttentionOp op) {
@@ -622,7 +642,8 @@ ConfigAttr tessel::getDefaultAttentionGradConfig(MLIRContext *context,
   int64_t step = std::max<int64_t>(headDim > 128 ? 16 : 32, instr->k);
   SmallVector<int64_t> tile = {16 * waves, step};
   return ConfigAttr::get(context, tile, {waves, 1}, /*stages=*/1,
-                         StringAttr::get(context, instr->name), /*splits=*/1);
+                         StringAttr::get(context, instr->name), /*splits=*/1,
+                         /*streamK=*/0);
 }
 
 LogicalResult tessel::checkAttentionGradConfig(

@@ -214,6 +214,10 @@ static void pipeline(scf::ForOp loop, LoopShape &shape) {
                                              localLoad.getBuffer(), slot));
     return operands;
   };
+  // Inside another loop (stream-K's loop over tiles) the previous outer
+  // iteration's last reads of the slots come before this store.
+  if (loop->getParentOfType<scf::ForOp>())
+    gpu::BarrierOp::create(b, loc);
   storeAll(first, zero);
   gpu::BarrierOp::create(b, loc);
   SmallVector<Value> operands = loadOperands(zero);

@@ -137,7 +137,7 @@ struct SelectConfigPass
         config = ConfigAttr::get(&getContext(), config.getTile(),
                                  config.getWaves(), config.getStages(),
                                  StringAttr::get(&getContext(), instr->name),
-                                 config.getSplits());
+                                 config.getSplits(), config.getStreamK());
         matmul.setConfigAttr(config);
       }
       if (failed(checkMatmulConfig(config, *target, a, b,
@@ -181,13 +181,15 @@ struct SelectConfigPass
               instr = StringAttr::get(&getContext(), narrow->name);
           config = ConfigAttr::get(
               &getContext(), {config.getTile()[0], pageSize}, config.getWaves(),
-              config.getStages(), instr, config.getSplits());
+              config.getStages(), instr, config.getSplits(),
+              /*streamK=*/0);
         }
         if (config.getSplits() > 1)
           config = ConfigAttr::get(
               &getContext(), config.getTile(), config.getWaves(),
               config.getStages(), config.getInstr(),
-              chooseAttentionSplits(attention, config, *target));
+              chooseAttentionSplits(attention, config, *target),
+              /*streamK=*/0);
         attention.setConfigAttr(config);
       }
       if (failed(checkAttentionConfig(config, *target, element,
@@ -213,7 +215,7 @@ struct SelectConfigPass
       if (!config) {
         if (failed(checkAttentionGradConfig(
                 ConfigAttr::get(&getContext(), {64, 16}, {4, 1}, 1,
-                                StringAttr(), 1),
+                                StringAttr(), 1, /*streamK=*/0),
                 *target, element, headDim, headDimV,
                 [&] { return grad.emitOpError(); })))
           return WalkResult::interrupt();

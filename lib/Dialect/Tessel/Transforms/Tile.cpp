@@ -42,7 +42,9 @@ public:
   /// workgroup's share of K, its partial accumulator to the `workspace`;
   /// the last split of a tile to arrive (`counters`) sums the partials in
   /// split order (deterministic), then applies the epilogue and writes C.
-  enum class Mode { Whole, Split };
+  /// StreamK: this workgroup's even share of all tiles' K steps; tiles it
+  /// runs whole as Whole, pieces of cut tiles as splits of that tile.
+  enum class Mode { Whole, Split, StreamK };
 
   MatmulTiler(MatmulOp matmul, const TileTarget &target,
               Mode mode = Mode::Whole, Value workspace = {},
@@ -60,6 +62,32 @@ private:
   Value dim(Value memref, int64_t index) {
     return memref::DimOp::create(b, loc, memref, index);
   }
+  Value add(Value x, Value y) {
+    return arith::AddIOp::create(b, loc, x, y);
+  }
+  Value sub(Value x, Value y) {
+    return arith::SubIOp::create(b, loc, x, y);
+  }
+  Value mul(Value x, Value y) {
+    return arith::MulIOp::create(b, loc, x, y);
+  }
+  Value div(Value x, Value y) {
+    return arith::DivUIOp::create(b, loc, x, y);
+  }
+  Value rem(Value x, Value y) {
+    return arith::RemUIOp::create(b, loc, x, y);
+  }
+  Value less(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
+  }
+  /// Workgroup `linear` of `total` renumbered so that the workgroups one XCD
+  /// runs (consecutive ids go round-robin over the XCDs) take consecutive
+  /// numbers, so neighbouring tiles share an L2.
+  Value remapOverXcds(Value linear, Value total);
+  /// The (row, col) of tile `linear` of a gridY x gridX grid in grouped
+  /// order (kTileGroupRows rows at a time).
+  std::pair<Value, Value> groupedPosition(Value linear, Value gridX,
+                                          Value gridY);
   /// The (row, col) tile of this workgroup in a gridY x gridX grid: the
   /// arithmetic of getMatmulTilePosition over the program ids.
   std::pair<Value, Value> tilePosition(Value gridX, Value gridY);
@@ -93,6 +121,13 @@ private:
   /// accumulator tile it produces.
   Value buildKLoop(Value m0, Value n0, Value kBegin, Value kEnd,
                    RankedTensorType accType);
+  /// Stream-K: the loop over this workgroup's tiles, each tile's K loop over
+  /// the workgroup's steps of it, C for tiles it runs whole, the partials
+  /// and their sum for the others.
+  LogicalResult buildStreamK(Value gridX, Value gridY,
+                             RankedTensorType accType);
+  /// The epilogue applied to `accumulator` and the result stored to C.
+  LogicalResult finishTile(Value accumulator, Value m0, Value n0);
   /// The split partials of the tile at (m0, n0) summed in split order.
   Value sumPartials(Value m0, Value n0, RankedTensorType accType);
   RankedTensorType tileType(ArrayRef<int64_t> shape, Type element,
@@ -112,51 +147,37 @@ private:
   ConfigAttr config;
   TileTarget target;
   Mode mode;
-  Value workspace; // split-K partials; Split only
-  Value counters;  // split-K arrivals per C tile; Split only
+  Value workspace; // partials; Split ([batch,] splits, M, N) and StreamK
+                   // (workgroups, 2, tileM, tileN) only
+  Value counters;  // arrivals per C tile; Split and StreamK only
   Value batch;
   MmaAttr accumulatorLayout;
 };
 
 } // namespace
 
-std::pair<Value, Value> MatmulTiler::tilePosition(Value gridX, Value gridY) {
-  Value pidX =
-      ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(0));
-  Value pidY =
-      ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(1));
-  auto add = [&](Value x, Value y) {
-    return arith::AddIOp::create(b, loc, x, y).getResult();
-  };
-  auto sub = [&](Value x, Value y) {
-    return arith::SubIOp::create(b, loc, x, y).getResult();
-  };
-  auto mul = [&](Value x, Value y) {
-    return arith::MulIOp::create(b, loc, x, y).getResult();
-  };
-  auto div = [&](Value x, Value y) {
-    return arith::DivUIOp::create(b, loc, x, y).getResult();
-  };
-  auto rem = [&](Value x, Value y) {
-    return arith::RemUIOp::create(b, loc, x, y).getResult();
-  };
-  Value one = constIndex(1);
+Value MatmulTiler::remapOverXcds(Value linear, Value total) {
+  if (target.xcds <= 1)
+    return linear;
   // Every divisor at least 1: an empty grid launches no workgroup, but the
   // arithmetic must not divide by zero.
-  Value linear = add(pidX, mul(pidY, gridX));
-  if (target.xcds > 1) {
-    Value total = arith::MaxUIOp::create(b, loc, mul(gridX, gridY), one);
-    Value count = constIndex(target.xcds);
-    Value perXcd = arith::CeilDivUIOp::create(b, loc, total, count);
-    Value tall = sub(total, mul(count, sub(perXcd, one)));
-    Value xcd = rem(linear, count), local = div(linear, count);
-    Value isTall =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, xcd, tall);
-    Value inTall = add(mul(xcd, perXcd), local);
-    Value inShort = add(
-        add(mul(tall, perXcd), mul(sub(xcd, tall), sub(perXcd, one))), local);
-    linear = arith::SelectOp::create(b, loc, isTall, inTall, inShort);
-  }
+  Value one = constIndex(1);
+  total = arith::MaxUIOp::create(b, loc, total, one);
+  Value count = constIndex(target.xcds);
+  Value perXcd = arith::CeilDivUIOp::create(b, loc, total, count);
+  Value tall = sub(total, mul(count, sub(perXcd, one)));
+  Value xcd = rem(linear, count), local = div(linear, count);
+  Value isTall =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, xcd, tall);
+  Value inTall = add(mul(xcd, perXcd), local);
+  Value inShort = add(
+      add(mul(tall, perXcd), mul(sub(xcd, tall), sub(perXcd, one))), local);
+  return arith::SelectOp::create(b, loc, isTall, inTall, inShort);
+}
+
+std::pair<Value, Value>
+MatmulTiler::groupedPosition(Value linear, Value gridX, Value gridY) {
+  Value one = constIndex(1);
   Value groupRows = constIndex(kTileGroupRows);
   Value perGroup = arith::MaxUIOp::create(b, loc, mul(groupRows, gridX), one);
   Value firstRow = mul(div(linear, perGroup), groupRows);
@@ -165,6 +186,16 @@ std::pair<Value, Value> MatmulTiler::tilePosition(Value gridX, Value gridY) {
       one);
   Value inGroup = rem(linear, perGroup);
   return {add(firstRow, rem(inGroup, rows)), div(inGroup, rows)};
+}
+
+std::pair<Value, Value> MatmulTiler::tilePosition(Value gridX, Value gridY) {
+  Value pidX =
+      ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(0));
+  Value pidY =
+      ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(1));
+  Value linear =
+      remapOverXcds(add(pidX, mul(pidY, gridX)), mul(gridX, gridY));
+  return groupedPosition(linear, gridX, gridY);
 }
 
 Value MatmulTiler::broadcastView(Value extra) {
@@ -320,6 +351,131 @@ Value MatmulTiler::sumPartials(Value m0, Value n0, RankedTensorType accType) {
   return loop.getResult(0);
 }
 
+LogicalResult MatmulTiler::finishTile(Value accumulator, Value m0, Value n0) {
+  ArrayRef<int64_t> tile = config.getTile();
+  FailureOr<Value> result = applyEpilogue(accumulator, m0, n0);
+  if (failed(result))
+    return failure();
+  StoreOp::create(b, loc, *result, matmul.getC(), indices(m0, n0),
+                  inBounds(matmul.getC().getType(), {tile[0], tile[1]}));
+  return success();
+}
+
+LogicalResult MatmulTiler::buildStreamK(Value gridX, Value gridY,
+                                        RankedTensorType accType) {
+  ArrayRef<int64_t> tile = config.getTile();
+  int64_t tileM = tile[0], tileN = tile[1], tileK = tile[2];
+  Value a = matmul.getA();
+  int64_t k = matmul.getA().getType().getShape().back();
+  // T K steps in all (I per tile, tiles in grouped order), shared by G
+  // workgroups: the first T mod G take q + 1 steps, the others q.
+  int64_t workgroups = config.getStreamK();
+  int64_t perTile = llvm::divideCeil(k, tileK);
+  int64_t steps = getStreamKSteps(matmul);
+  int64_t quotient = steps / workgroups, remainder = steps % workgroups;
+  Value stepsPerTile = constIndex(perTile), q = constIndex(quotient),
+        r = constIndex(remainder), one = constIndex(1);
+  auto firstStepOf = [&](Value w) {
+    return add(mul(w, q), arith::MinUIOp::create(b, loc, w, r));
+  };
+  // The workgroup that runs step `step` (the inverse of firstStepOf).
+  Value longShare = constIndex(remainder * (quotient + 1));
+  auto ownerOf = [&](Value step) {
+    Value inLong = div(step, constIndex(quotient + 1));
+    Value inShort = add(r, div(sub(step, longShare), q));
+    return arith::SelectOp::create(b, loc, less(step, longShare), inLong,
+                                   inShort)
+        .getResult();
+  };
+
+  Value pid =
+      ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(0));
+  Value w = remapOverXcds(pid, constIndex(workgroups));
+  Value begin = firstStepOf(w);
+  Value end = firstStepOf(add(w, one));
+  Value firstTile = div(begin, stepsPerTile);
+  Value lastTile = div(sub(end, one), stepsPerTile);
+  auto tiles = scf::ForOp::create(b, loc, firstTile, add(lastTile, one), one);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(tiles.getBody()->getTerminator());
+  Value t = tiles.getInductionVar();
+  auto [row, col] = groupedPosition(t, gridX, gridY);
+  Value m0 = mul(row, constIndex(tileM)), n0 = mul(col, constIndex(tileN));
+  // This workgroup's steps of tile t: [stepBegin, stepEnd) of its I.
+  Value tileBegin = mul(t, stepsPerTile);
+  Value stepBegin =
+      sub(arith::MaxUIOp::create(b, loc, begin, tileBegin), tileBegin);
+  Value stepEnd = sub(
+      arith::MinUIOp::create(b, loc, end, add(tileBegin, stepsPerTile)),
+      tileBegin);
+  Value kTile = constIndex(tileK);
+  Value kEnd = arith::MinUIOp::create(b, loc, dim(a, 1), mul(stepEnd, kTile));
+  Value accumulator = buildKLoop(m0, n0, mul(stepBegin, kTile), kEnd, accType);
+
+  // A tile this workgroup runs whole: the epilogue and C right away.
+  auto eq = [&](Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y)
+        .getResult();
+  };
+  Value whole = arith::AndIOp::create(b, loc, eq(stepBegin, constIndex(0)),
+                                      eq(stepEnd, stepsPerTile));
+  {
+    auto ifWhole = scf::IfOp::create(b, loc, whole, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard wholeGuard(b);
+    b.setInsertionPoint(ifWhole.thenBlock()->getTerminator());
+    if (failed(finishTile(accumulator, m0, n0)))
+      return failure();
+  }
+  // A piece of a tile: its partial to the workspace at (workgroup, 0) for
+  // the workgroup's first tile or (workgroup, 1) for its last; the last
+  // piece to arrive sums the pieces in workgroup order.
+  Value cut = arith::XOrIOp::create(b, loc, whole,
+                                    arith::ConstantIntOp::create(b, loc, 1, 1));
+  auto ifCut = scf::IfOp::create(b, loc, cut, /*withElseRegion=*/false);
+  b.setInsertionPoint(ifCut.thenBlock()->getTerminator());
+  auto slotOf = [&](Value workgroup) {
+    // The piece is the workgroup's first when its steps begin in tile t.
+    return arith::SelectOp::create(b, loc, less(firstStepOf(workgroup),
+                                                tileBegin),
+                                   one, constIndex(0))
+        .getResult();
+  };
+  auto workspaceType = cast<MemRefType>(workspace.getType());
+  UnitAttr inBoundsAttr = inBounds(workspaceType, {tileM, tileN});
+  Value zero = constIndex(0);
+  StoreOp::create(b, loc, accumulator, workspace,
+                  ValueRange{w, slotOf(w), zero, zero}, inBoundsAttr);
+  Value firstOwner = ownerOf(tileBegin);
+  Value lastOwner = ownerOf(sub(add(tileBegin, stepsPerTile), one));
+  Value pieces = add(sub(lastOwner, firstOwner), one);
+  Value last = SplitArriveOp::create(b, loc, b.getI1Type(), counters,
+                                     ValueRange{row, col}, pieces,
+                                     IntegerAttr());
+  auto ifLast = scf::IfOp::create(b, loc, last, /*withElseRegion=*/false);
+  b.setInsertionPoint(ifLast.thenBlock()->getTerminator());
+  auto sum = scf::ForOp::create(
+      b, loc, firstOwner, add(lastOwner, one), one,
+      ValueRange{zeroTile(accType)},
+      [&](OpBuilder &nested, Location nestedLoc, Value owner,
+          ValueRange iters) {
+        OpBuilder::InsertionGuard bodyGuard(b);
+        b.setInsertionPoint(nested.getInsertionBlock(),
+                            nested.getInsertionPoint());
+        Value partial =
+            LoadOp::create(b, nestedLoc, accType, workspace,
+                           ValueRange{owner, slotOf(owner), zero, zero},
+                           inBoundsAttr);
+        Value total =
+            isa<IntegerType>(accType.getElementType())
+                ? arith::AddIOp::create(b, nestedLoc, iters[0], partial)
+                      .getResult()
+                : arith::AddFOp::create(b, nestedLoc, iters[0], partial)
+                      .getResult();
+        scf::YieldOp::create(b, nestedLoc, total);
+      });
+  return finishTile(sum.getResult(0), m0, n0);
+}
+
 LogicalResult MatmulTiler::run() {
   ArrayRef<int64_t> tile = config.getTile();
   ArrayRef<int64_t> waves = config.getWaves();
@@ -334,6 +490,17 @@ LogicalResult MatmulTiler::run() {
   Value a = matmul.getA(), bMatrix = matmul.getB();
   int64_t rank = matmul.getA().getType().getRank();
   Type accElement = matmul.getAccumulatorType();
+  Value gridX = arith::CeilDivUIOp::create(b, loc, dim(bMatrix, rank - 1),
+                                           constIndex(tileN));
+  Value gridY =
+      arith::CeilDivUIOp::create(b, loc, dim(a, rank - 2), constIndex(tileM));
+  auto accType = tileType({tileM, tileN}, accElement, accumulatorLayout);
+  if (mode == Mode::StreamK) {
+    if (failed(buildStreamK(gridX, gridY, accType)))
+      return failure();
+    finishKernel(matmul, target.waveSize * numWaves, {tileM, tileN}, config);
+    return success();
+  }
 
   // The grid: N tiles along x, M tiles along y, the batch along z (times
   // the splits for split-K: z = batch * splits + split); the workgroups of
@@ -350,14 +517,9 @@ LogicalResult MatmulTiler::run() {
     if (rank == 3)
       batch = z;
   }
-  Value gridX = arith::CeilDivUIOp::create(b, loc, dim(bMatrix, rank - 1),
-                                           constIndex(tileN));
-  Value gridY =
-      arith::CeilDivUIOp::create(b, loc, dim(a, rank - 2), constIndex(tileM));
   auto [tileRow, tileCol] = tilePosition(gridX, gridY);
   Value m0 = arith::MulIOp::create(b, loc, tileRow, constIndex(tileM));
   Value n0 = arith::MulIOp::create(b, loc, tileCol, constIndex(tileN));
-  auto accType = tileType({tileM, tileN}, accElement, accumulatorLayout);
 
   Value accumulator;
   scf::IfOp lastSplit;
@@ -373,20 +535,17 @@ LogicalResult MatmulTiler::run() {
     StoreOp::create(
         b, loc, partial, workspace, workspaceIndices(split, m0, n0),
         inBounds(cast<MemRefType>(workspace.getType()), {tileM, tileN}));
-    Value last = SplitArriveOp::create(b, loc, b.getI1Type(), counters,
-                                       indices(tileRow, tileCol),
-                                       b.getI64IntegerAttr(config.getSplits()));
+    Value last = SplitArriveOp::create(
+        b, loc, b.getI1Type(), counters, indices(tileRow, tileCol),
+        /*count=*/Value(), b.getI64IntegerAttr(config.getSplits()));
     lastSplit = scf::IfOp::create(b, loc, last, /*withElseRegion=*/false);
     b.setInsertionPoint(lastSplit.thenBlock()->getTerminator());
     accumulator = sumPartials(m0, n0, accType);
   } else {
     accumulator = buildKLoop(m0, n0, constIndex(0), dim(a, rank - 1), accType);
   }
-  FailureOr<Value> result = applyEpilogue(accumulator, m0, n0);
-  if (failed(result))
+  if (failed(finishTile(accumulator, m0, n0)))
     return failure();
-  StoreOp::create(b, loc, *result, matmul.getC(), indices(m0, n0),
-                  inBounds(matmul.getC().getType(), {tileM, tileN}));
   if (lastSplit)
     b.setInsertionPointAfter(lastSplit);
 
@@ -1254,9 +1413,9 @@ LogicalResult AttentionTiler::run() {
     StoreOp::create(b, loc, lse2, queryView(workspaceLse),
                     ValueRange{batch, head, split, zero, m0});
     // The last split of the query block to arrive merges the partials.
-    Value last = SplitArriveOp::create(b, loc, b.getI1Type(), arrivals,
-                                       ValueRange{batch, head, pidM},
-                                       b.getI64IntegerAttr(splits));
+    Value last = SplitArriveOp::create(
+        b, loc, b.getI1Type(), arrivals, ValueRange{batch, head, pidM},
+        /*count=*/Value(), b.getI64IntegerAttr(splits));
     auto lastSplit = scf::IfOp::create(b, loc, last, /*withElseRegion=*/false);
     b.setInsertionPoint(lastSplit.thenBlock()->getTerminator());
     buildCombine(batch, head, m0, numWaves);
@@ -1311,6 +1470,11 @@ struct TilePass : public tessel::impl::TesselTilePassBase<TilePass> {
   /// and the arrivals per C tile ([batch,] rows, cols; zero before the first
   /// launch, left zero by every launch).
   LogicalResult splitMatmul(func::FuncOp function, MatmulOp matmul);
+  /// Stream-K matmul: one kernel of `stream_k` workgroups with two
+  /// workspaces appended to the arguments, the partial accumulators of the
+  /// pieces of cut tiles (workgroups, 2, tileM, tileN: a workgroup cuts at
+  /// most its first and its last tile) and the arrivals per C tile.
+  LogicalResult streamKMatmul(func::FuncOp function, MatmulOp matmul);
 };
 
 LogicalResult TilePass::tileFunction(func::FuncOp function) {
@@ -1332,6 +1496,8 @@ LogicalResult TilePass::tileFunction(func::FuncOp function) {
   if (auto matmul = dyn_cast<MatmulOp>(problem)) {
     if (config.getSplits() > 1)
       return splitMatmul(function, matmul);
+    if (config.getStreamK() > 0)
+      return streamKMatmul(function, matmul);
     return MatmulTiler(matmul, tileTarget).run();
   }
   if (auto grad = dyn_cast<AttentionGradOp>(problem))
@@ -1421,6 +1587,33 @@ LogicalResult TilePass::splitMatmul(func::FuncOp function, MatmulOp matmul) {
       "tessel.splits",
       IntegerAttr::get(IntegerType::get(&getContext(), 64), splits));
   return MatmulTiler(matmul, tileTarget, MatmulTiler::Mode::Split,
+                     function.getArgument(first),
+                     function.getArgument(first + 1))
+      .run();
+}
+
+LogicalResult TilePass::streamKMatmul(func::FuncOp function, MatmulOp matmul) {
+  MemRefType c = matmul.getC().getType();
+  ConfigAttr config = matmul.getConfigAttr();
+  ArrayRef<int64_t> tile = config.getTile();
+  int64_t workgroups = config.getStreamK();
+  Type i32 = IntegerType::get(&getContext(), 32);
+  SmallVector<Type> workspaces = {
+      MemRefType::get({workgroups, 2, tile[0], tile[1]},
+                      matmul.getAccumulatorType()),
+      MemRefType::get({int64_t(llvm::divideCeil(c.getDimSize(0), tile[0])),
+                       int64_t(llvm::divideCeil(c.getDimSize(1), tile[1]))},
+                      i32)};
+  unsigned first = function.getNumArguments();
+  Location loc = function.getLoc();
+  if (failed(function.insertArguments({first, first}, workspaces,
+                                      {DictionaryAttr(), DictionaryAttr()},
+                                      {loc, loc})))
+    return failure();
+  function->setAttr(
+      "tessel.stream_k",
+      IntegerAttr::get(IntegerType::get(&getContext(), 64), workgroups));
+  return MatmulTiler(matmul, tileTarget, MatmulTiler::Mode::StreamK,
                      function.getArgument(first),
                      function.getArgument(first + 1))
       .run();

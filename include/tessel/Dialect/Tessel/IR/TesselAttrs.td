@@ -34,6 +34,13 @@ def Tessel_ConfigAttr : Tessel_Attr<"Config", "config"> {
       dimension of one C tile is spread over (split-K, static shapes only;
       each split gets a whole number of K steps). A second kernel combines
       the partial results in a fixed order. 1 (the default) is one pass.
+    * `stream_k`: optional, `tessel.matmul` only (static sizes, no batch):
+      the number of workgroups that share the problem's K steps evenly
+      (stream-K). Workgroup w takes the K steps [w T / G, (w + 1) T / G) of
+      the T steps of all C tiles in order, so a tile may be cut between
+      workgroups; each piece of a cut tile stores its partial accumulator and
+      the last piece to arrive sums them in a fixed order. 0 (the default)
+      is one workgroup per C tile.
 
     Every tile size is a power of two and each tile dimension is divisible by
     the number of waves along it.
@@ -47,11 +54,12 @@ def Tessel_ConfigAttr : Tessel_Attr<"Config", "config"> {
                         ArrayRefParameter<"int64_t", "waves along M and N">:$waves,
                         "int64_t":$stages,
                         OptionalParameter<"::mlir::StringAttr">:$instr,
-                        DefaultValuedParameter<"int64_t", "1">:$splits);
+                        DefaultValuedParameter<"int64_t", "1">:$splits,
+                        DefaultValuedParameter<"int64_t", "0">:$stream_k);
   let assemblyFormat = [{
     `<` `tile` `=` `[` $tile `]` `,` `waves` `=` `[` $waves `]` `,`
-        `stages` `=` $stages (`,` `instr` `=` $instr^)?
-        (`,` `splits` `=` $splits^)? `>`
+        `stages` `=` $stages `` custom<ConfigOptions>($instr, $splits, $stream_k)
+    `>`
   }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

@@ -60,4 +60,10 @@ int64_t getSplitKChunk(int64_t k, int64_t tileK, int64_t splits);
 #define GET_OP_CLASSES
 #include "tessel/Dialect/Tessel/IR/TesselOps.h.inc"
 
+namespace tessel {
+/// Stream-K: the K steps of all C tiles of a matmul of static sizes (tiles
+/// x steps per tile), which its `stream_k` workgroups share.
+int64_t getStreamKSteps(MatmulOp op);
+} // namespace tessel
+
 #endif // TESSEL_DIALECT_TESSEL_IR_TESSELOPS_H

@@ -335,30 +335,36 @@ def Tessel_StoreOp : Tessel_Op<"store"> {
   let hasVerifier = 1;
 }
 
-def Tessel_SplitArriveOp : Tessel_Op<"split_arrive"> {
+def Tessel_SplitArriveOp : Tessel_Op<"split_arrive", [AttrSizedOperandSegments]> {
   let summary = "Count a workgroup's arrival at a split tile";
   let description = [{
-    Split-K matmul and split-KV attention in one kernel: each of the
-    `splits` workgroups that share a C tile (a query block) stores its
-    partial result, then arrives here once. The op makes the
-    workgroup's earlier global writes visible to the whole device (release),
-    adds one to the tile's counter `counters[indices]`, and returns true in
-    every lane of the last workgroup to arrive. That workgroup sees every
-    other split's writes (acquire) and sets the counter back to zero, so the
-    counters (zero before the first launch) serve every later launch.
+    Split-K and stream-K matmul and split-KV attention in one kernel: each
+    of the workgroups that share a C tile (a query block) stores its partial
+    result, then arrives here once. The op makes the workgroup's earlier
+    global writes visible to the whole device (release), adds one to the
+    tile's counter `counters[indices]`, and returns true in every lane of the
+    last workgroup to arrive. That workgroup sees every other one's writes
+    (acquire) and sets the counter back to zero, so the counters (zero
+    before the first launch) serve every later launch.
+
+    How many workgroups arrive is either the constant `splits` (split-K,
+    split-KV) or the index operand `count` (stream-K, where it depends on
+    the tile); exactly one of the two is given, and it is at least 2.
 
     ```mlir
     %last = tessel.split_arrive %counters[%row, %col] splits = 4 : memref<8x16xi32>
     scf.if %last { ... sum the partials, the epilogue, C ... }
+    %last2 = tessel.split_arrive %counters[%row, %col] count %n : memref<8x16xi32>
     ```
   }];
   let arguments = (ins Arg<MemRefOf<[I32]>, "", [MemRead, MemWrite]>:$counters,
                        Variadic<Index>:$indices,
-                       ConfinedAttr<I64Attr, [IntMinValue<2>]>:$splits);
+                       Optional<Index>:$count,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<2>]>>:$splits);
   let results = (outs I1:$last);
   let assemblyFormat = [{
-    $counters `[` $indices `]` `splits` `=` $splits attr-dict `:`
-    type($counters)
+    $counters `[` $indices `]` (`splits` `=` $splits^)? (`count` $count^)?
+    attr-dict `:` type($counters)
   }];
   let hasVerifier = 1;
 }

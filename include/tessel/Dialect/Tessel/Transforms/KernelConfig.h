@@ -56,6 +56,7 @@ struct RankedMatmulConfig {
 struct MatmulProblemSizes {
   int64_t m, n, k, batch = 1;
   bool aKContiguous = true, bKContiguous = true;
+  bool batched = false; ///< rank-3 operands (stream-K takes rank 2 only)
 };
 
 /// The sizes and operand layouts of `matmul`.
