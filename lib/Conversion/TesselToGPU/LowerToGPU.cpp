@@ -1159,21 +1159,31 @@ LogicalResult KernelLowering::lowerIf(scf::IfOp op) {
   return success();
 }
 
-/// One lane of the workgroup counts the arrival; the others learn the count
-/// through LDS. The fences order the partial stores before the count
-/// (release) and the last workgroup's loads of the other partials after it
-/// (acquire) at device ("agent") scope: the workgroups of a tile may run on
-/// different XCDs, whose L2s the fences write back and invalidate.
+/// One lane of the workgroup counts the arrival; the others learn whether
+/// it was the last through LDS. The fences order the partial stores before
+/// the count (release) and the last workgroup's loads of the other partials
+/// after it (acquire) at device ("agent") scope: the workgroups of a tile may
+/// run on different XCDs, whose L2s the fences write back and invalidate.
+/// The flag borrows the first element of LDS the kernel already has (its
+/// operand buffers, idle between the barriers around it: every later write
+/// phase starts with a barrier) so that it costs no LDS of its own; a
+/// kernel without LDS gets one word.
 LogicalResult KernelLowering::lowerSplitArrive(SplitArriveOp op) {
   Location l = loc();
   Value zero = constIndex(0);
   Value counters = mapping.lookup(op.getCounters());
   SmallVector<Value> indices = llvm::map_to_vector(
       op.getIndices(), [&](Value v) { return mapping.lookup(v); });
-  auto slotType = MemRefType::get(
-      {1}, b.getI32Type(), AffineMap(),
-      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup));
-  Value slot = kernel.addWorkgroupAttribution(slotType, op.getLoc());
+  ArrayRef<BlockArgument> lds = kernel.getWorkgroupAttributions();
+  Value slot = lds.empty() ? Value() : Value(lds.front());
+  if (!slot)
+    slot = kernel.addWorkgroupAttribution(
+        MemRefType::get({1}, b.getI32Type(), AffineMap(),
+                        gpu::AddressSpaceAttr::get(
+                            b.getContext(), gpu::AddressSpace::Workgroup)),
+        op.getLoc());
+  Type element = cast<MemRefType>(slot.getType()).getElementType();
+  Type bits = b.getIntegerType(element.getIntOrFloatBitWidth());
   Value firstLane = arith::AndIOp::create(
       b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, wave, zero),
       arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, lane, zero));
@@ -1188,22 +1198,30 @@ LogicalResult KernelLowering::lowerSplitArrive(SplitArriveOp op) {
     Value one = arith::ConstantIntOp::create(b, l, 1, 32);
     Value before = memref::AtomicRMWOp::create(b, l, arith::AtomicRMWKind::addi,
                                                one, counters, indices);
-    memref::StoreOp::create(b, l, before, slot, zero);
+    // The last to arrive saw the count less one before its own addition.
+    Value lastBefore =
+        op.getCount()
+            ? arith::IndexCastOp::create(
+                  b, l, b.getI32Type(),
+                  arith::SubIOp::create(b, l, mapping.lookup(op.getCount()),
+                                        constIndex(1)))
+                  .getResult()
+            : arith::ConstantIntOp::create(b, l, *op.getSplits() - 1, 32)
+                  .getResult();
+    Value isLast = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
+                                         before, lastBefore);
+    Value flag = arith::ExtUIOp::create(b, l, bits, isLast);
+    if (element != bits)
+      flag = arith::BitcastOp::create(b, l, element, flag);
+    memref::StoreOp::create(b, l, flag, slot, zero);
   }
   gpu::BarrierOp::create(b, l);
-  Value before = memref::LoadOp::create(b, l, slot, zero);
-  // The last to arrive saw the count less one before its own addition.
-  Value lastBefore =
-      op.getCount()
-          ? arith::IndexCastOp::create(
-                b, l, b.getI32Type(),
-                arith::SubIOp::create(b, l, mapping.lookup(op.getCount()),
-                                      constIndex(1)))
-                .getResult()
-          : arith::ConstantIntOp::create(b, l, *op.getSplits() - 1, 32)
-                .getResult();
-  Value last = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, before,
-                                     lastBefore);
+  Value flag = memref::LoadOp::create(b, l, slot, zero);
+  if (element != bits)
+    flag = arith::BitcastOp::create(b, l, bits, flag);
+  Value last = arith::CmpIOp::create(
+      b, l, arith::CmpIPredicate::ne, flag,
+      arith::ConstantIntOp::create(b, l, bits, 0));
   auto acquire = scf::IfOp::create(b, l, last, /*withElseRegion=*/false);
   {
     OpBuilder::InsertionGuard guard(b);
