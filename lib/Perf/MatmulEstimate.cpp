@@ -213,6 +213,13 @@ MatmulEstimate tessel::estimateMatmul(const Chip &chip,
   uint64_t streamKSteps = tiles * steps;
   uint64_t streamKWorkgroups = std::min(slots, streamKSteps);
   double cutTiles = 0;
+  if (candidate.streamK && streamKWorkgroups > tiles) {
+    // More workgroups than tiles would cut every tile into pieces: its
+    // partials' traffic and restarts cost more than the last round saves.
+    estimate.limit = "placement";
+    estimate.explanation = "stream-K needs at least one tile per workgroup";
+    return estimate;
+  }
   if (candidate.streamK) {
     uint64_t pieces = llvm::divideCeil(tiles, streamKWorkgroups) + 1;
     steps = llvm::divideCeil(streamKSteps, streamKWorkgroups);
@@ -263,14 +270,27 @@ MatmulEstimate tessel::estimateMatmul(const Chip &chip,
   if (splits > 1)
     hbmSeconds += 2 * double(splits) * shape.batch * shape.m * shape.n * 4 /
                   hbmBytesPerSecond;
-  // Stream-K: each cut tile's two or more pieces written and read back
-  // (the same upper bound).
-  if (candidate.streamK)
-    hbmSeconds += 2 * (cutTiles + double(streamKWorkgroups)) *
-                  candidate.tileM * candidate.tileN * 4 / hbmBytesPerSecond;
-  estimate.seconds = std::max(computeSeconds, hbmSeconds);
-  if (hbmSeconds > computeSeconds)
+  // Stream-K: the pieces of cut tiles (about one per workgroup boundary
+  // and one more per cut tile) written and read back once. A workspace that
+  // fits the last-level cache is read back from it shortly after it was
+  // written (a floor of its own); a larger one goes through HBM.
+  double llcSeconds = 0;
+  if (candidate.streamK) {
+    double tileBytes = double(candidate.tileM) * candidate.tileN * 4;
+    double pieceBytes =
+        2 * (cutTiles + double(streamKWorkgroups)) * tileBytes;
+    double workspaceBytes = 2 * double(streamKWorkgroups) * tileBytes;
+    if (chip.lastLevelCacheBandwidthTBs > 0 &&
+        workspaceBytes <= double(chip.lastLevelCacheBytes))
+      llcSeconds = pieceBytes / (chip.lastLevelCacheBandwidthTBs * 1e12);
+    else
+      hbmSeconds += pieceBytes / hbmBytesPerSecond;
+  }
+  estimate.seconds = std::max({computeSeconds, hbmSeconds, llcSeconds});
+  if (hbmSeconds > computeSeconds && hbmSeconds >= llcSeconds)
     estimate.limit = "HBM bandwidth";
+  else if (llcSeconds > computeSeconds)
+    estimate.limit = "last-level cache bandwidth";
 
   double flops = 2.0 * shape.m * shape.n * shape.k * shape.batch;
   MatrixType type =

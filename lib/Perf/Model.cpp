@@ -938,6 +938,20 @@ tessel::analyzeKernel(const KernelCode &input, const KernelMetadata &metadata,
   });
   bool iterationsKnown =
       !work.loopIterations.empty() && work.loopIterations.size() == matrixLoops;
+  // A matmul's K loop unrolled by two and its one-step remainder: the
+  // remainder runs on half of the loop's entries, the main loop the rest.
+  LoopReport *remainder = nullptr;
+  double remainderTrips = 0;
+  llvm::SmallVector<LoopReport *, 2> withMatrix;
+  for (LoopReport &loop : report.loops)
+    if (loop.matrixFlopsPerIteration > 0)
+      withMatrix.push_back(&loop);
+  if (work.kLoopEntries > 0 && withMatrix.size() == 2 &&
+      withMatrix[1]->matrixFlopsPerIteration * 2 ==
+          withMatrix[0]->matrixFlopsPerIteration) {
+    remainder = withMatrix[1];
+    remainderTrips = std::max(1.0, std::round(0.5 * work.kLoopEntries));
+  }
   size_t matrixLoop = 0;
   for (LoopReport &loop : report.loops) {
     if (parameters.tripCount) {
@@ -947,6 +961,18 @@ tessel::analyzeKernel(const KernelCode &input, const KernelMetadata &metadata,
       loop.tripCount =
           uint64_t(std::llround(work.loopIterations[matrixLoop++]));
       loop.tripCountSource = "from the tile program";
+    } else if (work.flops > 0 && remainder && loop.matrixFlopsPerIteration) {
+      double perWave = work.flops / double(totalWaves) - outsideFlopsPerWave;
+      if (&loop == remainder)
+        loop.tripCount = uint64_t(remainderTrips);
+      else
+        loop.tripCount = uint64_t(std::max(
+            1.0, std::round((perWave - remainderTrips *
+                                           remainder->matrixFlopsPerIteration) /
+                            double(loop.matrixFlopsPerIteration))));
+      loop.tripCountSource = &loop == remainder
+                                 ? "the K loop's one-step remainder"
+                                 : "from FLOPs";
     } else if (work.flops > 0 && loop.matrixFlopsPerIteration > 0) {
       double perWave = work.flops / double(totalWaves) - outsideFlopsPerWave;
       loop.tripCount = uint64_t(

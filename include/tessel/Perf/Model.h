@@ -57,6 +57,12 @@ struct ProblemWork {
   /// the tail). Empty, or not one per such loop: trip counts come from the
   /// FLOPs, every matrix loop assumed to run equally often.
   std::vector<double> loopIterations;
+  /// Tessel's matmuls: how often each wave enters its K loop on average (1,
+  /// or the pieces of tiles a stream-K workgroup runs). A K loop unrolled by
+  /// two is followed by a loop of one step for an odd step count, which
+  /// then runs about once every other entry rather than as often as the
+  /// main loop. 0: unknown.
+  double kLoopEntries = 0;
 };
 
 /// One named share of a loop's (or kernel's) cycles.

@@ -109,6 +109,23 @@ static SmallVector<int64_t> tileSizes(uint64_t size, unsigned instrSize) {
   return sizes;
 }
 
+/// Stream-K is offered for tiles whose K loop has at least this many steps.
+/// Each piece of a tile restarts the pipelined K loop (its first loads'
+/// latency exposed) and a cut tile adds a partial's round trip through
+/// memory; the analytical form counts these once per piece and, on short
+/// K loops (1024^3 in 16 steps of 64), ranks stream-K ahead of configs the
+/// ISA-level model predicts 15-45 % faster. From 32 steps on the piece's
+/// cost is small against the last round it removes.
+constexpr int64_t kMinStreamKStepsPerTile = 32;
+
+/// Whether the last piece of a cut tile can sum the pieces at two waves per
+/// SIMD: the running sum and the piece just loaded are both live, a tile of
+/// accumulators each, beside the addresses and loop bookkeeping.
+static bool fitsStreamKSum(int64_t accumulatorVgprs) {
+  constexpr int64_t kRegisterBudget = 256, kBookkeeping = 48;
+  return 2 * accumulatorVgprs + kBookkeeping <= kRegisterBudget;
+}
+
 /// Split-K counts worth trying for a tile: 1, and on a problem of static
 /// sizes whose C does not fill the chip even in the instruction's smallest
 /// tiles (decode shapes: a few rows of C), 2 to 16 splits that each get at
@@ -219,12 +236,15 @@ tessel::rankMatmulConfigs(MLIRContext *context, const Chip &chip, Type a,
                 candidate.ldsBytes = resources.ldsBytes;
                 ranked.push_back(
                     {config, estimateMatmul(chip, shape, candidate)});
-                if (splits > 1 || !streamKAllowed)
+                if (splits > 1 || !streamKAllowed ||
+                    int64_t(llvm::divideCeil(shape.k, tileK)) <
+                        kMinStreamKStepsPerTile ||
+                    !fitsStreamKSum(resources.accumulatorVgprs))
                   continue;
                 // The same tile with stream-K over one workgroup per slot.
                 candidate.streamK = true;
                 MatmulEstimate streamK = estimateMatmul(chip, shape, candidate);
-                if (streamK.workgroups == 0)
+                if (streamK.workgroups == 0 || !std::isfinite(streamK.seconds))
                   continue;
                 ranked.push_back(
                     {ConfigAttr::get(context, tile, waves, /*stages=*/2,
