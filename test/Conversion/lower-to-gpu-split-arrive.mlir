@@ -1,10 +1,12 @@
-// RUN: tessel-opt %s --tessel-lower-to-gpu=chip=gfx942 | FileCheck %s
+// RUN: tessel-opt %s --split-input-file --tessel-lower-to-gpu=chip=gfx942 | FileCheck %s
 
 // The split-K arrival: every wave releases its partial stores at device
 // scope and meets the others; one lane (wave 0, lane 0) adds one to the
-// tile's counter and hands the old count to the workgroup through LDS; the
-// last split acquires the others' stores and clears the counter for the
-// next launch. The branch on the result holds tile code, lowered inside it.
+// tile's counter and tells the workgroup through LDS whether it was the
+// last (the old count equals splits - 1); the last split acquires the
+// others' stores and clears the counter for the next launch. The branch on
+// the result holds tile code, lowered inside it. A kernel without LDS of
+// its own gets one word for the flag.
 // CHECK-LABEL: gpu.func @arrive
 // CHECK-SAME: workgroup(%[[SLOT:.*]] : memref<1xi32, #gpu.address_space<workgroup>>)
 // CHECK: %[[FIRST:.*]] = arith.andi %{{.*}}, %{{.*}} : i1
@@ -12,10 +14,12 @@
 // CHECK-NEXT: gpu.barrier
 // CHECK-NEXT: scf.if %[[FIRST]] {
 // CHECK: %[[OLD:.*]] = memref.atomic_rmw addi %{{.*}}, %arg1[%{{.*}}, %{{.*}}] : (i32, memref<4x8xi32>) -> i32
-// CHECK-NEXT: memref.store %[[OLD]], %[[SLOT]][%{{.*}}]
+// CHECK-NEXT: %[[IS_LAST:.*]] = arith.cmpi eq, %[[OLD]], %c3_i32 : i32
+// CHECK-NEXT: %[[BIT:.*]] = arith.extui %[[IS_LAST]] : i1 to i32
+// CHECK-NEXT: memref.store %[[BIT]], %[[SLOT]][%{{.*}}]
 // CHECK: gpu.barrier
-// CHECK-NEXT: %[[COUNT:.*]] = memref.load %[[SLOT]]
-// CHECK: %[[LAST:.*]] = arith.cmpi eq, %[[COUNT]], %{{.*}} : i32
+// CHECK-NEXT: %[[FLAG:.*]] = memref.load %[[SLOT]]
+// CHECK-NEXT: %[[LAST:.*]] = arith.cmpi ne, %[[FLAG]], %c0_i32 : i32
 // CHECK-NEXT: scf.if %[[LAST]] {
 // CHECK-NEXT: llvm.fence syncscope("agent") acquire
 // CHECK-NEXT: scf.if %[[FIRST]] {
@@ -32,6 +36,38 @@ module {
       %zero = arith.constant dense<1.000000e+00> : tensor<32x32xf32, #mma>
       tessel.store %zero, %c[%c0, %c0] in_bounds : tensor<32x32xf32, #mma>, memref<32x32xf32>
     }
+    return
+  }
+}
+
+// -----
+
+// Stream-K's arrival: the number of pieces is an operand (the last one
+// saw count - 1 before its own addition), and the flag borrows the first
+// element of the kernel's LDS buffer (16-bit here: the bit pattern 1 as
+// f16) instead of a word of its own.
+// CHECK-LABEL: gpu.func @arrive_count
+// CHECK-SAME: workgroup(%[[LDS:.*]] : memref<2048xf16, #gpu.address_space<workgroup>>)
+// CHECK-NOT: memref<1xi32
+// CHECK: scf.if
+// CHECK: %[[OLD:.*]] = memref.atomic_rmw addi
+// CHECK: %[[LESS:.*]] = arith.subi %arg2, %c1 : index
+// CHECK-NEXT: %[[BEFORE:.*]] = arith.index_cast %[[LESS]] : index to i32
+// CHECK-NEXT: %[[IS_LAST:.*]] = arith.cmpi eq, %[[OLD]], %[[BEFORE]] : i32
+// CHECK-NEXT: %[[BIT:.*]] = arith.extui %[[IS_LAST]] : i1 to i16
+// CHECK-NEXT: %[[HALF:.*]] = arith.bitcast %[[BIT]] : i16 to f16
+// CHECK-NEXT: memref.store %[[HALF]], %[[LDS]][%c0]
+// CHECK: gpu.barrier
+// CHECK-NEXT: %[[FLAG:.*]] = memref.load %[[LDS]][%c0]
+// CHECK-NEXT: %[[BITS:.*]] = arith.bitcast %[[FLAG]] : f16 to i16
+// CHECK-NEXT: arith.cmpi ne, %[[BITS]], %c0_i16 : i16
+!lds = !tessel.lds<1 x[32, 64], f16, #tessel.swizzle<vec = 1, perPhase = 1, maxPhase = 1>>
+module {
+  func.func @arrive_count(%c: memref<32x32xf32>, %counters: memref<4x8xi32>, %pieces: index) attributes {tessel.workgroup_size = 64 : i64, tessel.tile = array<i64: 32, 32>} {
+    %buffer = tessel.local_alloc : !lds
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %last = tessel.split_arrive %counters[%c0, %c1] count %pieces : memref<4x8xi32>
     return
   }
 }

@@ -1,8 +1,9 @@
 // Kernel quality of the split-K decode GEMM (gfx942 bf16 16x4096x4096, B
 // stored N x K), with the config the model chooses. One kernel: the K loop
 // on buffer loads and LDS, then the arrival at the tile (device-scope
-// release, one atomic add by one lane, the count through LDS, acquire for
-// the last split) and the last split's sum of the partials.
+// release, one atomic add by one lane, whether it was the last through the
+// first element of the kernel's LDS, acquire for the last split) and the
+// last split's sum of the partials.
 //
 // RUN: tessel-gen matmul -m 16 -n 4096 -k 4096 -t bf16 --transpose-b > %t.mlir
 // RUN: tesselc %t.mlir --chip=gfx942 --emit=report | FileCheck %s --check-prefix=REPORT
@@ -22,8 +23,8 @@
 // ISA:       buffer_wbl2 sc1
 // ISA:       global_atomic_add
 // ISA-NOT:   global_atomic
-// ISA:       ds_write_b32
-// ISA:       ds_read_b32
+// ISA:       ds_write_b16
+// ISA:       ds_read_u16
 // The last split acquires, clears the counter and sums the partials.
 // ISA:       buffer_inv sc1
 // ISA:       global_store_dword

@@ -1,11 +1,13 @@
 // RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}))' --verify-diagnostics | FileCheck %s
 
 // Large bf16: the analytical model's fastest config (matrix-pipe bound on
-// every SIMD, one round of workgroups), with the chip's 32x32 bf16
-// instruction. The ranking itself is tested in select-config-model.mlir.
+// every SIMD), with the chip's 32x32 bf16 instruction. Its 1024 tiles
+// would fill 304 CUs x 3 slots 1.12 times: stream-K shares their K steps
+// over one workgroup per slot instead. The ranking itself is tested in
+// select-config-model.mlir.
 // CHECK-LABEL: func.func @large_bf16
 // CHECK: tessel.matmul
-// CHECK-SAME: config = #tessel.config<tile = [128, 256, 16], waves = [1, 4], stages = 2, instr = "v_mfma_f32_32x32x8_bf16">
+// CHECK-SAME: config = #tessel.config<tile = [128, 128, 16], waves = [1, 4], stages = 2, instr = "v_mfma_f32_32x32x8_bf16", stream_k = 912>
 func.func @large_bf16(%a: memref<4096x4096xbf16>, %b: memref<4096x4096xbf16>, %c: memref<4096x4096xbf16>) {
   tessel.matmul ins(%a, %b : memref<4096x4096xbf16>, memref<4096x4096xbf16>) outs(%c : memref<4096x4096xbf16>)
   return
