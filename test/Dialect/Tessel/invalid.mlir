@@ -216,6 +216,62 @@ func.func @matmul_split_k_idle_split(%a: memref<64x256xf16>, %b: memref<256x64xf
 
 // -----
 
+func.func @config_stream_k_negative(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: memref<64x64xf16>) {
+  // expected-error @+1 {{stream_k must be between 0 and 65536 workgroups, got -1}}
+  tessel.matmul ins(%a, %b : memref<64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf16>) {config = #tessel.config<tile = [32, 32, 32], waves = [1, 1], stages = 1, stream_k = -1>}
+  return
+}
+
+// -----
+
+func.func @config_stream_k_and_splits(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: memref<64x64xf16>) {
+  // expected-error @+1 {{stream_k shares a matmul's K steps between workgroups: it takes a [M, N, K] tile and no splits}}
+  tessel.matmul ins(%a, %b : memref<64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf16>) {config = #tessel.config<tile = [32, 32, 32], waves = [1, 1], stages = 1, splits = 2, stream_k = 4>}
+  return
+}
+
+// -----
+
+func.func @config_stream_k_attention(%q: memref<1x2x128x64xf16>, %k: memref<1x2x128x64xf16>, %v: memref<1x2x128x64xf16>, %o: memref<1x2x128x64xf16>) {
+  // expected-error @+1 {{stream_k shares a matmul's K steps between workgroups: it takes a [M, N, K] tile and no splits}}
+  tessel.attention ins(%q, %k, %v : memref<1x2x128x64xf16>, memref<1x2x128x64xf16>, memref<1x2x128x64xf16>) outs(%o : memref<1x2x128x64xf16>) {config = #tessel.config<tile = [32, 32], waves = [1, 1], stages = 1, stream_k = 4>}
+  return
+}
+
+// -----
+
+func.func @config_options_order(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: memref<64x64xf16>) {
+  // expected-error @+1 {{expected 'instr', 'splits' or 'stream_k' (each once, in this order), got 'splits'}}
+  tessel.matmul ins(%a, %b : memref<64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf16>) {config = #tessel.config<tile = [32, 32, 32], waves = [1, 1], stages = 1, stream_k = 4, splits = 2>}
+  return
+}
+
+// -----
+
+func.func @matmul_stream_k_dynamic(%a: memref<?x256xf16>, %b: memref<256x64xf16>, %c: memref<?x64xf16>) {
+  // expected-error @+1 {{stream-K (stream_k = 4) needs static shapes and no batch: the workgroups' shares of the K steps and the workspace are derived from them}}
+  tessel.matmul ins(%a, %b : memref<?x256xf16>, memref<256x64xf16>) outs(%c : memref<?x64xf16>) {config = #tessel.config<tile = [32, 32, 64], waves = [1, 1], stages = 2, instr = "v_mfma_f32_32x32x8_f16", stream_k = 4>}
+  return
+}
+
+// -----
+
+func.func @matmul_stream_k_batch(%a: memref<2x64x256xf16>, %b: memref<2x256x64xf16>, %c: memref<2x64x64xf16>) {
+  // expected-error @+1 {{stream-K (stream_k = 4) needs static shapes and no batch}}
+  tessel.matmul ins(%a, %b : memref<2x64x256xf16>, memref<2x256x64xf16>) outs(%c : memref<2x64x64xf16>) {config = #tessel.config<tile = [32, 32, 64], waves = [1, 1], stages = 2, instr = "v_mfma_f32_32x32x8_f16", stream_k = 4>}
+  return
+}
+
+// -----
+
+func.func @matmul_stream_k_idle(%a: memref<64x128xf16>, %b: memref<128x64xf16>, %c: memref<64x64xf16>) {
+  // expected-error @+1 {{stream-K over 9 workgroups leaves some without work: the problem has 8 K steps of its tiles in all}}
+  tessel.matmul ins(%a, %b : memref<64x128xf16>, memref<128x64xf16>) outs(%c : memref<64x64xf16>) {config = #tessel.config<tile = [32, 32, 64], waves = [1, 1], stages = 2, instr = "v_mfma_f32_32x32x8_f16", stream_k = 9>}
+  return
+}
+
+// -----
+
 func.func @matmul_extra_not_broadcastable(%a: memref<64x32xf16>, %b: memref<32x64xf16>, %c: memref<64x64xf16>, %bias: memref<64x2xf32>) {
   // expected-error @+1 {{extra operand #0 of shape [64, 2] is not broadcastable to 'c' of shape [64, 64] (trailing dimensions must match or be 1)}}
   tessel.matmul ins(%a, %b : memref<64x32xf16>, memref<32x64xf16>) outs(%c : memref<64x64xf16>) epilogue(%bias : memref<64x2xf32>) {
@@ -756,6 +812,22 @@ func.func @store_in_bounds_too_small(%t: tensor<8x64xf16, #blk>, %c: memref<8x32
 func.func @split_arrive_indices(%counters: memref<4x8xi32>, %i: index) {
   // expected-error @+1 {{needs 2 indices for its 2-d counters, got 1}}
   %last = tessel.split_arrive %counters[%i] splits = 4 : memref<4x8xi32>
+  return
+}
+
+// -----
+
+func.func @split_arrive_no_count(%counters: memref<4x8xi32>, %i: index) {
+  // expected-error @+1 {{takes either a constant `splits` or a `count` operand (how many workgroups arrive), not neither}}
+  %last = tessel.split_arrive %counters[%i, %i] : memref<4x8xi32>
+  return
+}
+
+// -----
+
+func.func @split_arrive_both_counts(%counters: memref<4x8xi32>, %i: index) {
+  // expected-error @+1 {{takes either a constant `splits` or a `count` operand (how many workgroups arrive), not both}}
+  %last = tessel.split_arrive %counters[%i, %i] splits = 4 count %i : memref<4x8xi32>
   return
 }
 

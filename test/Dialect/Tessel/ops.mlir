@@ -169,6 +169,25 @@ func.func @split_arrive(%counters: memref<2x4x8xi32>, %i: index) -> i1 {
   return %last : i1
 }
 
+// Stream-K's arrival: the number of pieces of the tile is a value.
+// CHECK-LABEL: func.func @split_arrive_count
+// CHECK: %{{.*}} = tessel.split_arrive %{{.*}}[%{{.*}}, %{{.*}}] count %{{.*}} : memref<4x8xi32>
+func.func @split_arrive_count(%counters: memref<4x8xi32>, %i: index, %n: index) -> i1 {
+  %last = tessel.split_arrive %counters[%i, %i] count %n : memref<4x8xi32>
+  return %last : i1
+}
+
+// A stream-K config prints its workgroup count after the instruction; a
+// config may name splits without an instruction.
+// CHECK-LABEL: func.func @config_stream_k
+// CHECK: #tessel.config<tile = [64, 64, 32], waves = [2, 2], stages = 2, instr = "v_mfma_f32_32x32x8_f16", stream_k = 608>
+// CHECK: #tessel.config<tile = [16, 32, 64], waves = [1, 2], stages = 2, splits = 4>
+func.func @config_stream_k(%a: memref<4096x4096xf16>, %b: memref<4096x4096xf16>, %c: memref<4096x4096xf16>, %d: memref<16x4096xf16>, %e: memref<16x4096xf16>) {
+  tessel.matmul ins(%a, %b : memref<4096x4096xf16>, memref<4096x4096xf16>) outs(%c : memref<4096x4096xf16>) {config = #tessel.config<tile = [64, 64, 32], waves = [2, 2], stages = 2, instr = "v_mfma_f32_32x32x8_f16", stream_k = 608>}
+  tessel.matmul ins(%d, %b : memref<16x4096xf16>, memref<4096x4096xf16>) outs(%e : memref<16x4096xf16>) {config = #tessel.config<tile = [16, 32, 64], waves = [1, 2], stages = 2, splits = 4>}
+  return
+}
+
 // A column statistic of an MFMA accumulator (one value per column, the
 // lanes of the other half-wave holding copies) and its broadcast back.
 // CHECK-LABEL: func.func @reduce_and_broadcast

@@ -1,0 +1,66 @@
+// RUN: tessel-opt %s --tessel-tile | FileCheck %s
+
+// Stream-K matmul stays one kernel of `stream_k` workgroups with two
+// workspaces appended to its arguments: the partials of the pieces of cut
+// tiles (workgroups, 2, tileM, tileN: a workgroup cuts at most its first
+// and its last tile) and the arrivals per C tile. 12 tiles x 10 K steps
+// over 7 workgroups: workgroup w takes steps [17 w + min(w, 1),
+// 17 (w + 1) + min(w + 1, 1)), and loops over the tiles they touch.
+// CHECK-LABEL: func.func @stream_k
+// CHECK-SAME: %[[C:[a-z0-9]+]]: memref<256x192xbf16>, %[[W:[a-z0-9]+]]: memref<7x2x64x64xf32>, %[[N:[a-z0-9]+]]: memref<4x3xi32>
+// CHECK-SAME: tessel.stream_k = 7 : i64
+// CHECK-DAG: %[[TEN:.*]] = arith.constant 10 : index
+// CHECK-DAG: %[[Q:.*]] = arith.constant 17 : index
+// CHECK: %[[PID:.*]] = tessel.program_id 0
+// CHECK: %[[EXTRA:.*]] = arith.minui %[[PID]], %{{.*}} : index
+// CHECK: %[[SHARE:.*]] = arith.muli %[[PID]], %[[Q]] : index
+// CHECK: %[[BEGIN:.*]] = arith.addi %[[SHARE]], %[[EXTRA]] : index
+// CHECK: %[[NEXT:.*]] = arith.addi %[[PID]], %{{.*}} : index
+// CHECK: %[[NEXT_SHARE:.*]] = arith.muli %[[NEXT]], %[[Q]] : index
+// CHECK: %[[END:.*]] = arith.addi %[[NEXT_SHARE]], %{{.*}} : index
+// CHECK: %[[FIRST:.*]] = arith.divui %[[BEGIN]], %[[TEN]] : index
+// CHECK: %[[LASTSTEP:.*]] = arith.subi %[[END]], %{{.*}} : index
+// CHECK: %[[LAST:.*]] = arith.divui %[[LASTSTEP]], %[[TEN]] : index
+// CHECK: %[[BOUND:.*]] = arith.addi %[[LAST]], %{{.*}} : index
+// CHECK: scf.for %[[T:.*]] = %[[FIRST]] to %[[BOUND]]
+// The workgroup's steps of tile t, as a K range.
+// CHECK: %[[TILE_BEGIN:.*]] = arith.muli %[[T]], %[[TEN]] : index
+// CHECK: arith.maxui %[[BEGIN]], %[[TILE_BEGIN]] : index
+// CHECK: arith.minui %[[END]], %{{.*}} : index
+// CHECK: %[[ACC:.*]] = scf.for
+// CHECK: tessel.dot
+// A tile run whole: the epilogue and C.
+// CHECK: %[[WHOLE:.*]] = arith.andi %{{.*}}, %{{.*}} : i1
+// CHECK: scf.if %[[WHOLE]] {
+// CHECK: math.tanh %[[ACC]]
+// CHECK: tessel.store %{{.*}}, %[[C]][%{{.*}}, %{{.*}}] in_bounds
+// A piece: its partial to the workgroup's slot 1 when the workgroup began
+// in an earlier tile, else slot 0; then the arrival, counted against the
+// workgroups that own the tile's first and last steps.
+// CHECK: %[[CUT:.*]] = arith.xori %[[WHOLE]], %{{.*}} : i1
+// CHECK: scf.if %[[CUT]] {
+// CHECK: %[[EARLIER:.*]] = arith.cmpi ult, %{{.*}}, %[[TILE_BEGIN]] : index
+// CHECK: %[[SLOT:.*]] = arith.select %[[EARLIER]]
+// CHECK: tessel.store %[[ACC]], %[[W]][%[[PID]], %[[SLOT]], %{{.*}}, %{{.*}}] in_bounds
+// CHECK: %[[FIRST_OWNER:.*]] = arith.select
+// CHECK: %[[LAST_OWNER:.*]] = arith.select
+// CHECK: %[[SPREAD:.*]] = arith.subi %[[LAST_OWNER]], %[[FIRST_OWNER]] : index
+// CHECK: %[[PIECES:.*]] = arith.addi %[[SPREAD]], %{{.*}} : index
+// CHECK: %[[ARRIVED:.*]] = tessel.split_arrive %[[N]][%{{.*}}, %{{.*}}] count %[[PIECES]] : memref<4x3xi32>
+// The last piece sums the pieces in workgroup order, then the epilogue.
+// CHECK: scf.if %[[ARRIVED]] {
+// CHECK: %[[OWNERS_END:.*]] = arith.addi %[[LAST_OWNER]], %{{.*}} : index
+// CHECK: scf.for %[[OWNER:.*]] = %[[FIRST_OWNER]] to %[[OWNERS_END]] step
+// CHECK: %[[PART:.*]] = tessel.load %[[W]][%[[OWNER]], %{{.*}}, %{{.*}}, %{{.*}}] in_bounds : memref<7x2x64x64xf32>
+// CHECK: arith.addf %{{.*}}, %[[PART]]
+// CHECK: math.tanh
+// CHECK: tessel.store %{{.*}}, %[[C]][%{{.*}}, %{{.*}}] in_bounds
+func.func @stream_k(%a: memref<256x320xbf16>, %b: memref<320x192xbf16>, %c: memref<256x192xbf16>) {
+  tessel.matmul ins(%a, %b : memref<256x320xbf16>, memref<320x192xbf16>) outs(%c : memref<256x192xbf16>) epilogue {
+  ^bb0(%acc: f32):
+    %t = math.tanh %acc : f32
+    %r = arith.truncf %t : f32 to bf16
+    tessel.yield %r : bf16
+  } {config = #tessel.config<tile = [64, 64, 32], waves = [2, 2], stages = 2, instr = "v_mfma_f32_32x32x8_bf16", stream_k = 7>}
+  return
+}
