@@ -233,8 +233,7 @@ MatmulEstimate tessel::estimateMatmul(const Chip &chip,
     return steps * model.time(workgroupsOnCU).cycles + overhead;
   };
 
-  estimate.workgroups =
-      candidate.streamK ? streamKWorkgroups : tiles * splits;
+  estimate.workgroups = candidate.streamK ? streamKWorkgroups : tiles * splits;
   uint64_t fullRounds = estimate.workgroups / slots;
   uint64_t rest = estimate.workgroups % slots;
   estimate.rounds = fullRounds + (rest ? 1 : 0);
@@ -277,8 +276,7 @@ MatmulEstimate tessel::estimateMatmul(const Chip &chip,
   double llcSeconds = 0;
   if (candidate.streamK) {
     double tileBytes = double(candidate.tileM) * candidate.tileN * 4;
-    double pieceBytes =
-        2 * (cutTiles + double(streamKWorkgroups)) * tileBytes;
+    double pieceBytes = 2 * (cutTiles + double(streamKWorkgroups)) * tileBytes;
     double workspaceBytes = 2 * double(streamKWorkgroups) * tileBytes;
     if (chip.lastLevelCacheBandwidthTBs > 0 &&
         workspaceBytes <= double(chip.lastLevelCacheBytes))

@@ -970,9 +970,8 @@ tessel::analyzeKernel(const KernelCode &input, const KernelMetadata &metadata,
             1.0, std::round((perWave - remainderTrips *
                                            remainder->matrixFlopsPerIteration) /
                             double(loop.matrixFlopsPerIteration))));
-      loop.tripCountSource = &loop == remainder
-                                 ? "the K loop's one-step remainder"
-                                 : "from FLOPs";
+      loop.tripCountSource =
+          &loop == remainder ? "the K loop's one-step remainder" : "from FLOPs";
     } else if (work.flops > 0 && loop.matrixFlopsPerIteration > 0) {
       double perWave = work.flops / double(totalWaves) - outsideFlopsPerWave;
       loop.tripCount = uint64_t(

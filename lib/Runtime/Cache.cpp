@@ -193,8 +193,8 @@ static bool readKernel(const llvm::json::Object &object,
   // Values a launch divides by or sizes a grid with must be sane even in
   // an entry whose checksum is intact.
   if (!rows || !columns || *rows <= 0 || *columns <= 0 || *block <= 0 ||
-      *block > 1024 || *splits < 1 || *streamK < 0 ||
-      *streamK > UINT32_MAX || *packedHeads < 1 || *stage < 0 ||
+      *block > 1024 || *splits < 1 || *streamK < 0 || *streamK > UINT32_MAX ||
+      *packedHeads < 1 || *stage < 0 ||
       (*kind != "matmul" && *kind != "attention" && *kind != "attention_keys"))
     return false;
   kernel.name = name->str();

@@ -199,11 +199,10 @@ ProblemWork tessel::getProblemWork(const CompiledKernel &kernel,
       // its boundary cuts off, on average.
       double tiles = std::ceil(size("m") / double(kernel.grid.tile[0])) *
                      std::ceil(size("n") / double(kernel.grid.tile[1]));
-      work.kLoopEntries =
-          kernel.grid.streamK > 0
-              ? (tiles + double(kernel.grid.streamK) - 1) /
-                    double(kernel.grid.streamK)
-              : 1;
+      work.kLoopEntries = kernel.grid.streamK > 0
+                              ? (tiles + double(kernel.grid.streamK) - 1) /
+                                    double(kernel.grid.streamK)
+                              : 1;
     } else {
       // A paged cache: every sequence is taken to fill its block table's
       // pages (the lengths are run-time values).

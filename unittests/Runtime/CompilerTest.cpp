@@ -332,6 +332,37 @@ TEST(CompilerTest, DiskCacheKeepsTheGridRule) {
   EXPECT_EQ((*gridNow)[1], 2u); // the key/value heads
 }
 
+TEST(CompilerTest, StreamKGridSurvivesTheDiskCache) {
+  CacheDirectory directory;
+  MatmulProblem problem;
+  problem.name = "mm";
+  problem.m = 256;
+  problem.n = 192;
+  problem.k = 320;
+  problem.config = "#tessel.config<tile = [64, 64, 32], waves = [2, 2], "
+                   "stages = 2, instr = \"v_mfma_f32_32x32x8_f16\", "
+                   "stream_k = 7>";
+  for (unsigned hits : {0u, 1u}) {
+    Compiler compiler(directory.options());
+    auto compiled = compiler.compile(problem);
+    ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
+    EXPECT_EQ(compiler.getCache().getStats().diskHits, hits);
+    const CompiledKernel *kernel = (*compiled)->lookup("mm");
+    ASSERT_NE(kernel, nullptr);
+    EXPECT_EQ(kernel->grid.streamK, 7);
+    // The problem's own three arrays, then the partials and the arrivals.
+    ASSERT_EQ(kernel->arguments.size(), 5u);
+    EXPECT_EQ(kernel->arguments[3].shape, (std::vector<int64_t>{7, 2, 64, 64}));
+    EXPECT_EQ(kernel->arguments[4].shape, (std::vector<int64_t>{4, 3}));
+    ProblemSizes sizes;
+    sizes.m = 256;
+    sizes.n = 192;
+    auto grid = kernel->gridFor(sizes);
+    ASSERT_TRUE(bool(grid)) << llvm::toString(grid.takeError());
+    EXPECT_EQ(*grid, (std::array<unsigned, 3>{7, 1, 1}));
+  }
+}
+
 TEST(CompilerTest, EmptyDirectoryDisablesTheDiskCache) {
   Compiler compiler(CacheOptions{false, ""});
   auto first = compiler.compile(matmulIR(32, 32, 32));

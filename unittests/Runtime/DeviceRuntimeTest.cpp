@@ -203,6 +203,48 @@ TEST(EmulatedRuntimeTest, LaunchesOnStreamsOrderedByEvents) {
   EXPECT_GT(*milliseconds, 0.0f); // two emulated launches take time
 }
 
+/// A stream-K matmul (8 K steps of 2 tiles over 3 workgroups: every tile
+/// cut) launched twice on one stream: each launch takes its workspaces
+/// from the stream, and the second counts from the arrival counters the
+/// first left at zero.
+TEST(EmulatedRuntimeTest, StreamKLaunchesAgainOnItsWorkspaces) {
+  Compiler compiler(CacheOptions{true, ""});
+  MatmulProblem problem;
+  problem.name = "mm";
+  problem.m = 64;
+  problem.n = 32;
+  problem.k = 128;
+  problem.aType = "f32";
+  problem.config = "#tessel.config<tile = [32, 32, 32], waves = [1, 1], "
+                   "stages = 1, instr = \"v_mfma_f32_32x32x2_f32\", "
+                   "stream_k = 3>";
+  auto compiled = compiler.compile(problem);
+  ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
+  const CompiledKernel *kernel = (*compiled)->lookup("mm");
+  ASSERT_NE(kernel, nullptr);
+  EXPECT_EQ(kernel->grid.streamK, 3);
+  std::shared_ptr<DeviceRuntime> runtime = makeEmulated();
+  for (int seed : {1, 2}) {
+    MatmulArrays arrays(*runtime, 64, seed);
+    ASSERT_EQ(errorText(runtime->copy(arrays.deviceA, arrays.a.data(),
+                                      arrays.a.size() * 4,
+                                      CopyDirection::HostToDevice)),
+              "");
+    ASSERT_EQ(errorText(runtime->copy(arrays.deviceB, arrays.b.data(),
+                                      arrays.b.size() * 4,
+                                      CopyDirection::HostToDevice)),
+              "");
+    ASSERT_EQ(errorText(runtime->launch(*compiled, "mm", ProblemSizes{},
+                                        arrays.arguments())),
+              "");
+    std::vector<float> c(arrays.expected.size());
+    ASSERT_EQ(errorText(runtime->copy(c.data(), arrays.deviceC, c.size() * 4,
+                                      CopyDirection::DeviceToHost)),
+              "");
+    expectNear(c, arrays.expected);
+  }
+}
+
 /// Launch arguments must be device memory of this runtime, checked before
 /// anything is queued; the default stream serves launches without one.
 TEST(EmulatedRuntimeTest, LaunchArgumentsAreCheckedDeviceMemory) {

@@ -1208,8 +1208,8 @@ LogicalResult KernelLowering::lowerSplitArrive(SplitArriveOp op) {
                   .getResult()
             : arith::ConstantIntOp::create(b, l, *op.getSplits() - 1, 32)
                   .getResult();
-    Value isLast = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
-                                         before, lastBefore);
+    Value isLast = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, before,
+                                         lastBefore);
     Value flag = arith::ExtUIOp::create(b, l, bits, isLast);
     if (element != bits)
       flag = arith::BitcastOp::create(b, l, element, flag);
@@ -1219,9 +1219,9 @@ LogicalResult KernelLowering::lowerSplitArrive(SplitArriveOp op) {
   Value flag = memref::LoadOp::create(b, l, slot, zero);
   if (element != bits)
     flag = arith::BitcastOp::create(b, l, bits, flag);
-  Value last = arith::CmpIOp::create(
-      b, l, arith::CmpIPredicate::ne, flag,
-      arith::ConstantIntOp::create(b, l, bits, 0));
+  Value last =
+      arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, flag,
+                            arith::ConstantIntOp::create(b, l, bits, 0));
   auto acquire = scf::IfOp::create(b, l, last, /*withElseRegion=*/false);
   {
     OpBuilder::InsertionGuard guard(b);
@@ -1616,11 +1616,10 @@ struct LowerToGPUPass
                       inModule.getUnitAttr());
       kernel.setKnownBlockSizeAttr(DenseI32ArrayAttr::get(
           &getContext(), {int32_t(workgroupSize), 1, 1}));
-      for (StringRef name :
-           {"tessel.tile", "tessel.config", "tessel.plan_of",
-            "tessel.plan_stage", "tessel.splits", "tessel.stream_k",
-            "tessel.packed_heads",
-            "tessel.grid_over_keys", "tessel.workspace_dims"})
+      for (StringRef name : {"tessel.tile", "tessel.config", "tessel.plan_of",
+                             "tessel.plan_stage", "tessel.splits",
+                             "tessel.stream_k", "tessel.packed_heads",
+                             "tessel.grid_over_keys", "tessel.workspace_dims"})
         if (Attribute attr = function->getAttr(name))
           kernel->setAttr(name, attr);
       if (failed(KernelLowering(kernel, *target).lower(function)))

@@ -141,7 +141,7 @@ static ParseResult parseConfigOptions(AsmParser &parser, StringAttr &instr,
                 "this order), got '"
              << keyword << "'";
     next = found - std::begin(kOrder) + 1;
-    if (keyword == "instr" ? parser.parseAttribute(instr)
+    if (keyword == "instr"    ? parser.parseAttribute(instr)
         : keyword == "splits" ? parser.parseInteger(splits)
                               : parser.parseInteger(streamK))
       return failure();

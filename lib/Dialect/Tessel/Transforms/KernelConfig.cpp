@@ -179,9 +179,9 @@ tessel::rankMatmulConfigs(MLIRContext *context, const Chip &chip, Type a,
 
   // Stream-K needs static sizes and no batch (its shares of the steps and
   // its workspace come from them).
-  bool streamKAllowed =
-      !sizes.batched && !ShapedType::isDynamic(sizes.m) &&
-      !ShapedType::isDynamic(sizes.n) && !ShapedType::isDynamic(sizes.k);
+  bool streamKAllowed = !sizes.batched && !ShapedType::isDynamic(sizes.m) &&
+                        !ShapedType::isDynamic(sizes.n) &&
+                        !ShapedType::isDynamic(sizes.k);
   std::vector<RankedMatmulConfig> ranked;
   for (unsigned instrSize : {32u, 16u}) {
     const MmaInstr *instr = chooseMmaInstr(chip, a, b, instrSize);

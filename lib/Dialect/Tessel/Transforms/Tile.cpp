@@ -62,21 +62,11 @@ private:
   Value dim(Value memref, int64_t index) {
     return memref::DimOp::create(b, loc, memref, index);
   }
-  Value add(Value x, Value y) {
-    return arith::AddIOp::create(b, loc, x, y);
-  }
-  Value sub(Value x, Value y) {
-    return arith::SubIOp::create(b, loc, x, y);
-  }
-  Value mul(Value x, Value y) {
-    return arith::MulIOp::create(b, loc, x, y);
-  }
-  Value div(Value x, Value y) {
-    return arith::DivUIOp::create(b, loc, x, y);
-  }
-  Value rem(Value x, Value y) {
-    return arith::RemUIOp::create(b, loc, x, y);
-  }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return arith::DivUIOp::create(b, loc, x, y); }
+  Value rem(Value x, Value y) { return arith::RemUIOp::create(b, loc, x, y); }
   Value less(Value x, Value y) {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
   }
@@ -170,13 +160,13 @@ Value MatmulTiler::remapOverXcds(Value linear, Value total) {
   Value isTall =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, xcd, tall);
   Value inTall = add(mul(xcd, perXcd), local);
-  Value inShort = add(
-      add(mul(tall, perXcd), mul(sub(xcd, tall), sub(perXcd, one))), local);
+  Value inShort =
+      add(add(mul(tall, perXcd), mul(sub(xcd, tall), sub(perXcd, one))), local);
   return arith::SelectOp::create(b, loc, isTall, inTall, inShort);
 }
 
-std::pair<Value, Value>
-MatmulTiler::groupedPosition(Value linear, Value gridX, Value gridY) {
+std::pair<Value, Value> MatmulTiler::groupedPosition(Value linear, Value gridX,
+                                                     Value gridY) {
   Value one = constIndex(1);
   Value groupRows = constIndex(kTileGroupRows);
   Value perGroup = arith::MaxUIOp::create(b, loc, mul(groupRows, gridX), one);
@@ -193,8 +183,7 @@ std::pair<Value, Value> MatmulTiler::tilePosition(Value gridX, Value gridY) {
       ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(0));
   Value pidY =
       ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(1));
-  Value linear =
-      remapOverXcds(add(pidX, mul(pidY, gridX)), mul(gridX, gridY));
+  Value linear = remapOverXcds(add(pidX, mul(pidY, gridX)), mul(gridX, gridY));
   return groupedPosition(linear, gridX, gridY);
 }
 
@@ -405,9 +394,9 @@ LogicalResult MatmulTiler::buildStreamK(Value gridX, Value gridY,
   Value tileBegin = mul(t, stepsPerTile);
   Value stepBegin =
       sub(arith::MaxUIOp::create(b, loc, begin, tileBegin), tileBegin);
-  Value stepEnd = sub(
-      arith::MinUIOp::create(b, loc, end, add(tileBegin, stepsPerTile)),
-      tileBegin);
+  Value stepEnd =
+      sub(arith::MinUIOp::create(b, loc, end, add(tileBegin, stepsPerTile)),
+          tileBegin);
   Value kTile = constIndex(tileK);
   Value kEnd = arith::MinUIOp::create(b, loc, dim(a, 1), mul(stepEnd, kTile));
   Value accumulator = buildKLoop(m0, n0, mul(stepBegin, kTile), kEnd, accType);
@@ -435,9 +424,9 @@ LogicalResult MatmulTiler::buildStreamK(Value gridX, Value gridY,
   b.setInsertionPoint(ifCut.thenBlock()->getTerminator());
   auto slotOf = [&](Value workgroup) {
     // The piece is the workgroup's first when its steps begin in tile t.
-    return arith::SelectOp::create(b, loc, less(firstStepOf(workgroup),
-                                                tileBegin),
-                                   one, constIndex(0))
+    return arith::SelectOp::create(b, loc,
+                                   less(firstStepOf(workgroup), tileBegin), one,
+                                   constIndex(0))
         .getResult();
   };
   auto workspaceType = cast<MemRefType>(workspace.getType());
@@ -448,9 +437,9 @@ LogicalResult MatmulTiler::buildStreamK(Value gridX, Value gridY,
   Value firstOwner = ownerOf(tileBegin);
   Value lastOwner = ownerOf(sub(add(tileBegin, stepsPerTile), one));
   Value pieces = add(sub(lastOwner, firstOwner), one);
-  Value last = SplitArriveOp::create(b, loc, b.getI1Type(), counters,
-                                     ValueRange{row, col}, pieces,
-                                     IntegerAttr());
+  Value last =
+      SplitArriveOp::create(b, loc, b.getI1Type(), counters,
+                            ValueRange{row, col}, pieces, IntegerAttr());
   auto ifLast = scf::IfOp::create(b, loc, last, /*withElseRegion=*/false);
   b.setInsertionPoint(ifLast.thenBlock()->getTerminator());
   auto sum = scf::ForOp::create(
@@ -461,10 +450,9 @@ LogicalResult MatmulTiler::buildStreamK(Value gridX, Value gridY,
         OpBuilder::InsertionGuard bodyGuard(b);
         b.setInsertionPoint(nested.getInsertionBlock(),
                             nested.getInsertionPoint());
-        Value partial =
-            LoadOp::create(b, nestedLoc, accType, workspace,
-                           ValueRange{owner, slotOf(owner), zero, zero},
-                           inBoundsAttr);
+        Value partial = LoadOp::create(
+            b, nestedLoc, accType, workspace,
+            ValueRange{owner, slotOf(owner), zero, zero}, inBoundsAttr);
         Value total =
             isa<IntegerType>(accType.getElementType())
                 ? arith::AddIOp::create(b, nestedLoc, iters[0], partial)
