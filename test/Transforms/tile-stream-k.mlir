@@ -7,7 +7,7 @@
 // over 7 workgroups: workgroup w takes steps [17 w + min(w, 1),
 // 17 (w + 1) + min(w + 1, 1)), and loops over the tiles they touch.
 // CHECK-LABEL: func.func @stream_k
-// CHECK-SAME: %[[C:[a-z0-9]+]]: memref<256x192xbf16>, %[[W:[a-z0-9]+]]: memref<7x2x64x64xf32>, %[[N:[a-z0-9]+]]: memref<4x3xi32>
+// CHECK-SAME: %[[C:[a-z0-9]+]]: memref<256x192xbf16>, %[[W:[a-z0-9]+]]: memref<7x2x64x64xf32, strided<[8192, 4096, 1, 64]>>, %[[N:[a-z0-9]+]]: memref<4x3xi32>
 // CHECK-SAME: tessel.stream_k = 7 : i64
 // CHECK-DAG: %[[TEN:.*]] = arith.constant 10 : index
 // CHECK-DAG: %[[Q:.*]] = arith.constant 17 : index
@@ -51,7 +51,7 @@
 // CHECK: scf.if %[[ARRIVED]] {
 // CHECK: %[[OWNERS_END:.*]] = arith.addi %[[LAST_OWNER]], %{{.*}} : index
 // CHECK: scf.for %[[OWNER:.*]] = %[[FIRST_OWNER]] to %[[OWNERS_END]] step
-// CHECK: %[[PART:.*]] = tessel.load %[[W]][%[[OWNER]], %{{.*}}, %{{.*}}, %{{.*}}] in_bounds : memref<7x2x64x64xf32>
+// CHECK: %[[PART:.*]] = tessel.load %[[W]][%[[OWNER]], %{{.*}}, %{{.*}}, %{{.*}}] in_bounds : memref<7x2x64x64xf32, strided<[8192, 4096, 1, 64]>>
 // CHECK: arith.addf %{{.*}}, %[[PART]]
 // CHECK: math.tanh
 // CHECK: tessel.store %{{.*}}, %[[C]][%{{.*}}, %{{.*}}] in_bounds

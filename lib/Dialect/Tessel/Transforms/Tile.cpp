@@ -1587,8 +1587,11 @@ LogicalResult TilePass::streamKMatmul(func::FuncOp function, MatmulOp matmul) {
   int64_t workgroups = config.getStreamK();
   Type i32 = IntegerType::get(&getContext(), 32);
   SmallVector<Type> workspaces = {
-      MemRefType::get({workgroups, 2, tile[0], tile[1]},
-                      matmul.getAccumulatorType()),
+      MemRefType::get(
+          {workgroups, 2, tile[0], tile[1]}, matmul.getAccumulatorType(),
+          StridedLayoutAttr::get(&getContext(), /*offset=*/0,
+                                 {2 * tile[0] * tile[1], tile[0] * tile[1], 1,
+                                  tile[0]})),
       MemRefType::get({int64_t(llvm::divideCeil(c.getDimSize(0), tile[0])),
                        int64_t(llvm::divideCeil(c.getDimSize(1), tile[1]))},
                       i32)};
