@@ -36,6 +36,17 @@ static constexpr unsigned kRotationValuPerLdsRead = 4;
 /// that every kernel holds, for occupancy.
 static constexpr unsigned kBookkeepingVgprs = 32;
 static constexpr unsigned kEstimatedSgprs = 80;
+/// Stream-K's loop over tiles keeps its pieces' bounds, the K loop's
+/// dynamic limits and the workspace addresses live across the K loop: the
+/// gfx942 bf16 kernels with 32 and 64 accumulators per lane measured 0 to
+/// 20 VGPRs above the same tiles without it. (Configs with more
+/// accumulators are not offered stream-K: their sum of the pieces holds
+/// two tiles of them.)
+static constexpr unsigned kStreamKVgprs = 16;
+/// How far the analytical register count may be off (it missed by up to
+/// 30 VGPRs on the gfx942 bf16 GEMMs) before a stream-K config's
+/// workgroups per CU, and so its workgroup count, would be wrong.
+static constexpr unsigned kStreamKVgprMargin = 32;
 
 MatmulStepCounts tessel::countMatmulStep(const Chip &chip,
                                          const MatmulCandidate &candidate,
@@ -161,7 +172,8 @@ MatmulEstimate tessel::estimateMatmul(const Chip &chip,
   unsigned wavesPerWorkgroup = candidate.wavesM * candidate.wavesN;
 
   KernelResourceUsage usage;
-  usage.archVgprs = candidate.vgprs + kBookkeepingVgprs;
+  usage.archVgprs = candidate.vgprs + kBookkeepingVgprs +
+                    (candidate.streamK ? kStreamKVgprs : 0);
   usage.sgprs = kEstimatedSgprs;
   usage.ldsBytes = candidate.ldsBytes;
   usage.workgroupSize = wavesPerWorkgroup * waveSize;
@@ -203,6 +215,22 @@ MatmulEstimate tessel::estimateMatmul(const Chip &chip,
   if (splits > 1)
     overhead += 2 * parameters.globalLoadLatency +
                 interval * accumulatorsPerLane * (1 + splits);
+  // Stream-K launches one workgroup per slot, a count fixed at compile
+  // time: if the kernel held fewer workgroups per CU than estimated, a
+  // second round would run. The estimate must hold with kStreamKVgprMargin
+  // registers more than predicted.
+  if (candidate.streamK) {
+    KernelResourceUsage heavier = usage;
+    heavier.archVgprs += kStreamKVgprMargin;
+    WorkgroupPlacement fewer =
+        placeWorkgroups(chip, heavier, computeOccupancy(chip, heavier));
+    if (fewer.workgroupsPerCU != placement.workgroupsPerCU) {
+      estimate.limit = "placement";
+      estimate.explanation = "stream-K's workgroups per CU depend on the "
+                             "register estimate";
+      return estimate;
+    }
+  }
   uint64_t tiles = llvm::divideCeil(shape.m, candidate.tileM) *
                    llvm::divideCeil(shape.n, candidate.tileN) * shape.batch;
   uint64_t slots = uint64_t(chip.numCUs) * placement.workgroupsPerCU;

@@ -1,15 +1,41 @@
 // RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}))' --verify-diagnostics | FileCheck %s
 
 // Large bf16: the analytical model's fastest config (matrix-pipe bound on
-// every SIMD), with the chip's 32x32 bf16 instruction. Its 1024 tiles
-// would fill 304 CUs x 3 slots 1.12 times: stream-K shares their K steps
-// over one workgroup per slot instead. The ranking itself is tested in
+// every SIMD, one round of workgroups), with the chip's 32x32 bf16
+// instruction. B is stored K x N (read from LDS element by element), where
+// stream-K is not offered. The ranking itself is tested in
 // select-config-model.mlir.
 // CHECK-LABEL: func.func @large_bf16
 // CHECK: tessel.matmul
-// CHECK-SAME: config = #tessel.config<tile = [128, 128, 16], waves = [1, 4], stages = 2, instr = "v_mfma_f32_32x32x8_bf16", stream_k = 912>
+// CHECK-SAME: config = #tessel.config<tile = [128, 256, 16], waves = [1, 4], stages = 2, instr = "v_mfma_f32_32x32x8_bf16">
 func.func @large_bf16(%a: memref<4096x4096xbf16>, %b: memref<4096x4096xbf16>, %c: memref<4096x4096xbf16>) {
   tessel.matmul ins(%a, %b : memref<4096x4096xbf16>, memref<4096x4096xbf16>) outs(%c : memref<4096x4096xbf16>)
+  return
+}
+
+// -----
+
+// The same problem with B stored N x K: its 1024 tiles of 128 x 128 would
+// fill 304 CUs x 2 slots 1.68 times (the last round 68 % full); stream-K
+// shares their 131072 K steps evenly over one workgroup per slot instead.
+// CHECK-LABEL: func.func @large_bf16_stream_k
+// CHECK: tessel.matmul
+// CHECK-SAME: config = #tessel.config<tile = [128, 128, 32], waves = [2, 2], stages = 2, instr = "v_mfma_f32_32x32x8_bf16", stream_k = 608>
+func.func @large_bf16_stream_k(%a: memref<4096x4096xbf16>, %b: memref<4096x4096xbf16, strided<[1, 4096]>>, %c: memref<4096x4096xbf16>) {
+  tessel.matmul ins(%a, %b : memref<4096x4096xbf16>, memref<4096x4096xbf16, strided<[1, 4096]>>) outs(%c : memref<4096x4096xbf16>)
+  return
+}
+
+// -----
+
+// A batch, or sizes known only at run time, never get stream-K (its shares
+// of the steps and its workspace are fixed at compile time).
+// CHECK-LABEL: func.func @large_bf16_batch
+// CHECK: tessel.matmul
+// CHECK-NOT: stream_k
+// CHECK: return
+func.func @large_bf16_batch(%a: memref<1x4096x4096xbf16>, %b: memref<1x4096x4096xbf16, strided<[16777216, 1, 4096]>>, %c: memref<1x4096x4096xbf16>) {
+  tessel.matmul ins(%a, %b : memref<1x4096x4096xbf16>, memref<1x4096x4096xbf16, strided<[16777216, 1, 4096]>>) outs(%c : memref<1x4096x4096xbf16>)
   return
 }
 

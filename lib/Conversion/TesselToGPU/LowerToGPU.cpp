@@ -1146,16 +1146,33 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp op) {
 }
 
 LogicalResult KernelLowering::lowerIf(scf::IfOp op) {
-  if (op.getNumResults() != 0 || !op.getElseRegion().empty())
-    return op.emitOpError()
-           << "with results or an else branch cannot be lowered to GPU code";
-  auto lowered = scf::IfOp::create(b, loc(), mapping.lookup(op.getCondition()),
-                                   /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(lowered.thenBlock()->getTerminator());
-  for (Operation &nested : op.thenBlock()->without_terminator())
-    if (failed(lowerOp(nested)))
+  SmallVector<Type> types;
+  for (Type type : op.getResultTypes()) {
+    FailureOr<Type> lowered = lowerType(type, op);
+    if (failed(lowered))
       return failure();
+    types.push_back(*lowered);
+  }
+  bool withElse = !op.getElseRegion().empty();
+  auto lowered = scf::IfOp::create(b, loc(), types,
+                                   mapping.lookup(op.getCondition()), withElse);
+  OpBuilder::InsertionGuard guard(b);
+  // Each branch lowers its own terminator (its yield); a branch without
+  // results came with one from the builder, which goes.
+  for (auto [from, to] :
+       {std::pair(op.thenBlock(), lowered.thenBlock()),
+        std::pair(withElse ? op.elseBlock() : nullptr,
+                  withElse ? lowered.elseBlock() : nullptr)}) {
+    if (!from)
+      continue;
+    if (!to->empty())
+      to->getTerminator()->erase();
+    b.setInsertionPointToEnd(to);
+    for (Operation &nested : *from)
+      if (failed(lowerOp(nested)))
+        return failure();
+  }
+  mapping.map(op.getResults(), lowered.getResults());
   return success();
 }
 

@@ -401,27 +401,18 @@ LogicalResult MatmulTiler::buildStreamK(Value gridX, Value gridY,
   Value kEnd = arith::MinUIOp::create(b, loc, dim(a, 1), mul(stepEnd, kTile));
   Value accumulator = buildKLoop(m0, n0, mul(stepBegin, kTile), kEnd, accType);
 
-  // A tile this workgroup runs whole: the epilogue and C right away.
+  // A tile this workgroup runs whole is finished right away. A piece of a
+  // cut tile goes to the workspace at (workgroup, 0) for the workgroup's
+  // first tile or (workgroup, 1) for its last; the last piece to arrive
+  // sums the pieces in workgroup order and finishes the tile. Both share
+  // one sum loop (empty for a whole tile, which starts from its own
+  // accumulator) and one epilogue, so that no tile flows out of a branch.
   auto eq = [&](Value x, Value y) {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y)
         .getResult();
   };
   Value whole = arith::AndIOp::create(b, loc, eq(stepBegin, constIndex(0)),
                                       eq(stepEnd, stepsPerTile));
-  {
-    auto ifWhole = scf::IfOp::create(b, loc, whole, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard wholeGuard(b);
-    b.setInsertionPoint(ifWhole.thenBlock()->getTerminator());
-    if (failed(finishTile(accumulator, m0, n0)))
-      return failure();
-  }
-  // A piece of a tile: its partial to the workspace at (workgroup, 0) for
-  // the workgroup's first tile or (workgroup, 1) for its last; the last
-  // piece to arrive sums the pieces in workgroup order.
-  Value cut = arith::XOrIOp::create(b, loc, whole,
-                                    arith::ConstantIntOp::create(b, loc, 1, 1));
-  auto ifCut = scf::IfOp::create(b, loc, cut, /*withElseRegion=*/false);
-  b.setInsertionPoint(ifCut.thenBlock()->getTerminator());
   auto slotOf = [&](Value workgroup) {
     // The piece is the workgroup's first when its steps begin in tile t.
     return arith::SelectOp::create(b, loc,
@@ -432,19 +423,30 @@ LogicalResult MatmulTiler::buildStreamK(Value gridX, Value gridY,
   auto workspaceType = cast<MemRefType>(workspace.getType());
   UnitAttr inBoundsAttr = inBounds(workspaceType, {tileM, tileN});
   Value zero = constIndex(0);
-  StoreOp::create(b, loc, accumulator, workspace,
-                  ValueRange{w, slotOf(w), zero, zero}, inBoundsAttr);
   Value firstOwner = ownerOf(tileBegin);
   Value lastOwner = ownerOf(sub(add(tileBegin, stepsPerTile), one));
+  Value falseValue = arith::ConstantIntOp::create(b, loc, 0, 1);
+  auto ifCut = scf::IfOp::create(b, loc, TypeRange{b.getI1Type()}, whole,
+                                 /*withElse=*/true);
+  b.setInsertionPointToStart(ifCut.thenBlock());
+  scf::YieldOp::create(b, loc, falseValue);
+  b.setInsertionPointToStart(ifCut.elseBlock());
+  StoreOp::create(b, loc, accumulator, workspace,
+                  ValueRange{w, slotOf(w), zero, zero}, inBoundsAttr);
   Value pieces = add(sub(lastOwner, firstOwner), one);
   Value last =
       SplitArriveOp::create(b, loc, b.getI1Type(), counters,
                             ValueRange{row, col}, pieces, IntegerAttr());
-  auto ifLast = scf::IfOp::create(b, loc, last, /*withElseRegion=*/false);
-  b.setInsertionPoint(ifLast.thenBlock()->getTerminator());
+  scf::YieldOp::create(b, loc, last);
+  b.setInsertionPointAfter(ifCut);
+  Value lastPiece = ifCut.getResult(0);
+
+  Value ownersEnd = arith::SelectOp::create(b, loc, lastPiece,
+                                            add(lastOwner, one), firstOwner);
+  Value init =
+      arith::SelectOp::create(b, loc, whole, accumulator, zeroTile(accType));
   auto sum = scf::ForOp::create(
-      b, loc, firstOwner, add(lastOwner, one), one,
-      ValueRange{zeroTile(accType)},
+      b, loc, firstOwner, ownersEnd, one, ValueRange{init},
       [&](OpBuilder &nested, Location nestedLoc, Value owner,
           ValueRange iters) {
         OpBuilder::InsertionGuard bodyGuard(b);
@@ -461,6 +463,9 @@ LogicalResult MatmulTiler::buildStreamK(Value gridX, Value gridY,
                       .getResult();
         scf::YieldOp::create(b, nestedLoc, total);
       });
+  Value finish = arith::OrIOp::create(b, loc, whole, lastPiece);
+  auto ifFinish = scf::IfOp::create(b, loc, finish, /*withElseRegion=*/false);
+  b.setInsertionPoint(ifFinish.thenBlock()->getTerminator());
   return finishTile(sum.getResult(0), m0, n0);
 }
 
@@ -1587,11 +1592,11 @@ LogicalResult TilePass::streamKMatmul(func::FuncOp function, MatmulOp matmul) {
   int64_t workgroups = config.getStreamK();
   Type i32 = IntegerType::get(&getContext(), 32);
   SmallVector<Type> workspaces = {
-      MemRefType::get(
-          {workgroups, 2, tile[0], tile[1]}, matmul.getAccumulatorType(),
-          StridedLayoutAttr::get(&getContext(), /*offset=*/0,
-                                 {2 * tile[0] * tile[1], tile[0] * tile[1], 1,
-                                  tile[0]})),
+      MemRefType::get({workgroups, 2, tile[0], tile[1]},
+                      matmul.getAccumulatorType(),
+                      StridedLayoutAttr::get(&getContext(), /*offset=*/0,
+                                             {2 * tile[0] * tile[1],
+                                              tile[0] * tile[1], 1, tile[0]})),
       MemRefType::get({int64_t(llvm::divideCeil(c.getDimSize(0), tile[0])),
                        int64_t(llvm::divideCeil(c.getDimSize(1), tile[1]))},
                       i32)};
