@@ -29,32 +29,38 @@
 // CHECK: arith.minui %[[END]], %{{.*}} : index
 // CHECK: %[[ACC:.*]] = scf.for
 // CHECK: tessel.dot
-// A tile run whole: the epilogue and C.
+// A piece of a cut tile (not whole): its partial to the workgroup's slot
+// 1 when the workgroup began in an earlier tile, else slot 0; then the
+// arrival, counted against the workgroups that own the tile's first and
+// last steps.
 // CHECK: %[[WHOLE:.*]] = arith.andi %{{.*}}, %{{.*}} : i1
-// CHECK: scf.if %[[WHOLE]] {
-// CHECK: math.tanh %[[ACC]]
-// CHECK: tessel.store %{{.*}}, %[[C]][%{{.*}}, %{{.*}}] in_bounds
-// A piece: its partial to the workgroup's slot 1 when the workgroup began
-// in an earlier tile, else slot 0; then the arrival, counted against the
-// workgroups that own the tile's first and last steps.
-// CHECK: %[[CUT:.*]] = arith.xori %[[WHOLE]], %{{.*}} : i1
-// CHECK: scf.if %[[CUT]] {
+// CHECK: %[[FIRST_OWNER:.*]] = arith.select
+// CHECK: %[[LAST_OWNER:.*]] = arith.select
+// CHECK: %[[LAST_PIECE:.*]] = scf.if %[[WHOLE]] -> (i1) {
+// CHECK-NEXT: scf.yield %false : i1
+// CHECK-NEXT: } else {
 // CHECK: %[[EARLIER:.*]] = arith.cmpi ult, %{{.*}}, %[[TILE_BEGIN]] : index
 // CHECK: %[[SLOT:.*]] = arith.select %[[EARLIER]]
 // CHECK: tessel.store %[[ACC]], %[[W]][%[[PID]], %[[SLOT]], %{{.*}}, %{{.*}}] in_bounds
-// CHECK: %[[FIRST_OWNER:.*]] = arith.select
-// CHECK: %[[LAST_OWNER:.*]] = arith.select
 // CHECK: %[[SPREAD:.*]] = arith.subi %[[LAST_OWNER]], %[[FIRST_OWNER]] : index
 // CHECK: %[[PIECES:.*]] = arith.addi %[[SPREAD]], %{{.*}} : index
 // CHECK: %[[ARRIVED:.*]] = tessel.split_arrive %[[N]][%{{.*}}, %{{.*}}] count %[[PIECES]] : memref<4x3xi32>
-// The last piece sums the pieces in workgroup order, then the epilogue.
-// CHECK: scf.if %[[ARRIVED]] {
+// CHECK: scf.yield %[[ARRIVED]] : i1
+// One sum loop: over the pieces in workgroup order for the last piece,
+// empty (starting from the workgroup's own accumulator) for a whole tile.
 // CHECK: %[[OWNERS_END:.*]] = arith.addi %[[LAST_OWNER]], %{{.*}} : index
-// CHECK: scf.for %[[OWNER:.*]] = %[[FIRST_OWNER]] to %[[OWNERS_END]] step
+// CHECK: %[[END_IF_LAST:.*]] = arith.select %[[LAST_PIECE]], %[[OWNERS_END]], %[[FIRST_OWNER]] : index
+// CHECK: %[[INIT:.*]] = arith.select %[[WHOLE]], %[[ACC]], %{{.*}} : tensor<64x64xf32, #mma>
+// CHECK: %[[SUM:.*]] = scf.for %[[OWNER:.*]] = %[[FIRST_OWNER]] to %[[END_IF_LAST]] step %{{.*}} iter_args(%{{.*}} = %[[INIT]])
 // CHECK: %[[PART:.*]] = tessel.load %[[W]][%[[OWNER]], %{{.*}}, %{{.*}}, %{{.*}}] in_bounds : memref<7x2x64x64xf32, strided<[8192, 4096, 1, 64]>>
 // CHECK: arith.addf %{{.*}}, %[[PART]]
-// CHECK: math.tanh
+// One epilogue, for a whole tile or the last piece.
+// CHECK: %[[FINISH:.*]] = arith.ori %[[WHOLE]], %[[LAST_PIECE]] : i1
+// CHECK: scf.if %[[FINISH]] {
+// CHECK: math.tanh %[[SUM]]
 // CHECK: tessel.store %{{.*}}, %[[C]][%{{.*}}, %{{.*}}] in_bounds
+// CHECK-NOT: math.tanh
+// CHECK: return
 func.func @stream_k(%a: memref<256x320xbf16>, %b: memref<320x192xbf16>, %c: memref<256x192xbf16>) {
   tessel.matmul ins(%a, %b : memref<256x320xbf16>, memref<320x192xbf16>) outs(%c : memref<256x192xbf16>) epilogue {
   ^bb0(%acc: f32):
