@@ -23,3 +23,31 @@
 // ROLLED:       tessel.dot
 // ROLLED-NEXT:  scf.yield
 // ROLLED-NOT:   tessel.dot
+
+// Stream-K's K loops have dynamic bounds: unrolled by two, a loop for an
+// odd last step follows, unless the loop is marked as always running whole
+// pairs of steps (tessel.even_trip_count, stream-K's pieces in units of
+// two steps where the steps per tile are even). 1024 tiles of 128 steps
+// over 608 workgroups: units of two, no odd-step loop. With K = 4064 (127
+// steps per tile) the units are single steps and the odd-step loop stays.
+// RUN: tessel-gen matmul -m 4096 -n 4096 -k 4096 -t bf16 --transpose-b --config='#tessel.config<tile = [128, 128, 32], waves = [2, 2], stages = 2, instr = "v_mfma_f32_32x32x8_bf16", stream_k = 608>' | tessel-opt --tessel-tile --tessel-select-mfma=chip=gfx942 --tessel-promote-lds=chip=gfx942 --tessel-pipeline | FileCheck %s --check-prefix=EVEN
+// EVEN-LABEL: func.func @matmul
+// EVEN:       scf.for
+// EVEN:       scf.for
+// EVEN:       tessel.dot
+// EVEN:       tessel.dot
+// EVEN:       scf.yield
+// EVEN-NOT:   tessel.dot
+// EVEN:       scf.for
+// EVEN-NOT:   tessel.dot
+// EVEN:       return
+// RUN: tessel-gen matmul -m 4096 -n 4096 -k 4064 -t bf16 --transpose-b --config='#tessel.config<tile = [128, 128, 32], waves = [2, 2], stages = 2, instr = "v_mfma_f32_32x32x8_bf16", stream_k = 608>' | tessel-opt --tessel-tile --tessel-select-mfma=chip=gfx942 --tessel-promote-lds=chip=gfx942 --tessel-pipeline | FileCheck %s --check-prefix=ODD
+// ODD-LABEL: func.func @matmul
+// ODD:       scf.for
+// ODD:       scf.for
+// ODD:       tessel.dot
+// ODD:       tessel.dot
+// ODD:       scf.yield
+// ODD:       scf.for
+// ODD:       tessel.dot
+// ODD:       scf.yield

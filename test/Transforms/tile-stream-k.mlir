@@ -3,21 +3,29 @@
 // Stream-K matmul stays one kernel of `stream_k` workgroups with two
 // workspaces appended to its arguments: the partials of the pieces of cut
 // tiles (workgroups, 2, tileM, tileN: a workgroup cuts at most its first
-// and its last tile) and the arrivals per C tile. 12 tiles x 10 K steps
-// over 7 workgroups: workgroup w takes steps [17 w + min(w, 1),
-// 17 (w + 1) + min(w + 1, 1)), and loops over the tiles they touch.
+// and its last tile), stored column by column (a lane's accumulators are
+// consecutive rows of a column: 16-byte accesses), and the arrivals per C
+// tile. 12 tiles x 10 K steps over 7 workgroups, in units of two steps (10
+// is even): workgroup w takes units [8 w + min(w, 4), 8 (w + 1) +
+// min(w + 1, 4)) of the 60, and loops over the tiles they touch. Its K
+// loops then run whole pairs of steps.
 // CHECK-LABEL: func.func @stream_k
 // CHECK-SAME: %[[C:[a-z0-9]+]]: memref<256x192xbf16>, %[[W:[a-z0-9]+]]: memref<7x2x64x64xf32, strided<[8192, 4096, 1, 64]>>, %[[N:[a-z0-9]+]]: memref<4x3xi32>
 // CHECK-SAME: tessel.stream_k = 7 : i64
 // CHECK-DAG: %[[TEN:.*]] = arith.constant 10 : index
-// CHECK-DAG: %[[Q:.*]] = arith.constant 17 : index
+// CHECK-DAG: %[[Q:.*]] = arith.constant 8 : index
+// CHECK-DAG: %[[R:.*]] = arith.constant 4 : index
+// CHECK-DAG: %[[TWO:.*]] = arith.constant 2 : index
 // CHECK: %[[PID:.*]] = tessel.program_id 0
-// CHECK: %[[EXTRA:.*]] = arith.minui %[[PID]], %{{.*}} : index
+// CHECK: %[[EXTRA:.*]] = arith.minui %[[PID]], %[[R]] : index
 // CHECK: %[[SHARE:.*]] = arith.muli %[[PID]], %[[Q]] : index
-// CHECK: %[[BEGIN:.*]] = arith.addi %[[SHARE]], %[[EXTRA]] : index
+// CHECK: %[[UNITS:.*]] = arith.addi %[[SHARE]], %[[EXTRA]] : index
+// CHECK: %[[BEGIN:.*]] = arith.muli %[[UNITS]], %[[TWO]] : index
 // CHECK: %[[NEXT:.*]] = arith.addi %[[PID]], %{{.*}} : index
+// CHECK: %[[NEXT_EXTRA:.*]] = arith.minui %[[NEXT]], %[[R]] : index
 // CHECK: %[[NEXT_SHARE:.*]] = arith.muli %[[NEXT]], %[[Q]] : index
-// CHECK: %[[END:.*]] = arith.addi %[[NEXT_SHARE]], %{{.*}} : index
+// CHECK: %[[NEXT_UNITS:.*]] = arith.addi %[[NEXT_SHARE]], %[[NEXT_EXTRA]] : index
+// CHECK: %[[END:.*]] = arith.muli %[[NEXT_UNITS]], %[[TWO]] : index
 // CHECK: %[[FIRST:.*]] = arith.divui %[[BEGIN]], %[[TEN]] : index
 // CHECK: %[[LASTSTEP:.*]] = arith.subi %[[END]], %{{.*}} : index
 // CHECK: %[[LAST:.*]] = arith.divui %[[LASTSTEP]], %[[TEN]] : index
@@ -29,6 +37,7 @@
 // CHECK: arith.minui %[[END]], %{{.*}} : index
 // CHECK: %[[ACC:.*]] = scf.for
 // CHECK: tessel.dot
+// CHECK: } {tessel.even_trip_count}
 // A piece of a cut tile (not whole): its partial to the workgroup's slot
 // 1 when the workgroup began in an earlier tile, else slot 0; then the
 // arrival, counted against the workgroups that own the tile's first and

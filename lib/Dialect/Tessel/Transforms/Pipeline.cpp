@@ -165,6 +165,7 @@ static bool fitsUnrolled(scf::ForOp loop, unsigned numOld) {
 }
 
 static void pipeline(scf::ForOp loop, LoopShape &shape) {
+  bool even = loop->hasAttr(kEvenTripCountAttrName);
   OpBuilder b(loop);
   Location loc = loop.getLoc();
   Value lb = loop.getLowerBound(), step = loop.getStep();
@@ -277,8 +278,15 @@ static void pipeline(scf::ForOp loop, LoopShape &shape) {
   scf::YieldOp::create(b, loc, yields);
   loop->replaceAllUsesWith(pipelined->getResults().take_front(numOld));
   loop.erase();
-  if (fitsUnrolled(pipelined, numOld))
-    (void)loopUnrollByFactor(pipelined, 2);
+  if (!fitsUnrolled(pipelined, numOld))
+    return;
+  FailureOr<UnrolledLoopInfo> unrolled = loopUnrollByFactor(pipelined, 2);
+  // An even trip count leaves the loop for an odd last step empty.
+  if (succeeded(unrolled) && even && unrolled->epilogueLoopOp) {
+    scf::ForOp epilogue = *unrolled->epilogueLoopOp;
+    epilogue->replaceAllUsesWith(epilogue.getInitArgs());
+    epilogue.erase();
+  }
 }
 
 /// Moves the constants of `loop`'s body in front of it.

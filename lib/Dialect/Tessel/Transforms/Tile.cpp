@@ -108,9 +108,10 @@ private:
                                      SplatElementsAttr::get(type, zero));
   }
   /// The K loop over [kBegin, kEnd) of the tile at (m0, n0): the
-  /// accumulator tile it produces.
+  /// accumulator tile it produces. `evenTripCount`: the loop runs an even
+  /// number of steps on every entry (kEvenTripCountAttrName).
   Value buildKLoop(Value m0, Value n0, Value kBegin, Value kEnd,
-                   RankedTensorType accType);
+                   RankedTensorType accType, bool evenTripCount = false);
   /// Stream-K: the loop over this workgroup's tiles, each tile's K loop over
   /// the workgroup's steps of it, C for tiles it runs whole, the partials
   /// and their sum for the others.
@@ -281,7 +282,7 @@ FailureOr<Value> MatmulTiler::applyEpilogue(Value accumulator, Value m0,
 }
 
 Value MatmulTiler::buildKLoop(Value m0, Value n0, Value kBegin, Value kEnd,
-                              RankedTensorType accType) {
+                              RankedTensorType accType, bool evenTripCount) {
   MLIRContext *context = b.getContext();
   ArrayRef<int64_t> tile = config.getTile();
   int64_t tileM = tile[0], tileN = tile[1], tileK = tile[2];
@@ -314,6 +315,8 @@ Value MatmulTiler::buildKLoop(Value m0, Value n0, Value kBegin, Value kEnd,
                           xf32 ? nested.getUnitAttr() : UnitAttr());
         scf::YieldOp::create(nested, nestedLoc, dot.getResult());
       });
+  if (evenTripCount)
+    loop->setAttr(kEvenTripCountAttrName, b.getUnitAttr());
   return loop.getResult(0);
 }
 
@@ -357,22 +360,30 @@ LogicalResult MatmulTiler::buildStreamK(Value gridX, Value gridY,
   Value a = matmul.getA();
   int64_t k = matmul.getA().getType().getShape().back();
   // T K steps in all (I per tile, tiles in grouped order), shared by G
-  // workgroups: the first T mod G take q + 1 steps, the others q.
+  // workgroups in units of two steps where I is even and every workgroup
+  // still gets a unit (then each piece of a tile is a whole number of
+  // pairs: the K loop unrolled by two needs no loop for an odd last step),
+  // else of one: of the U units, the first U mod G workgroups take
+  // q + 1, the others q.
   int64_t workgroups = config.getStreamK();
   int64_t perTile = llvm::divideCeil(k, tileK);
   int64_t steps = getStreamKSteps(matmul);
-  int64_t quotient = steps / workgroups, remainder = steps % workgroups;
+  int64_t unit = perTile % 2 == 0 && steps / 2 >= workgroups ? 2 : 1;
+  int64_t units = steps / unit;
+  int64_t quotient = units / workgroups, remainder = units % workgroups;
   Value stepsPerTile = constIndex(perTile), q = constIndex(quotient),
-        r = constIndex(remainder), one = constIndex(1);
+        r = constIndex(remainder), one = constIndex(1),
+        unitSteps = constIndex(unit);
   auto firstStepOf = [&](Value w) {
-    return add(mul(w, q), arith::MinUIOp::create(b, loc, w, r));
+    return mul(add(mul(w, q), arith::MinUIOp::create(b, loc, w, r)), unitSteps);
   };
   // The workgroup that runs step `step` (the inverse of firstStepOf).
   Value longShare = constIndex(remainder * (quotient + 1));
   auto ownerOf = [&](Value step) {
-    Value inLong = div(step, constIndex(quotient + 1));
-    Value inShort = add(r, div(sub(step, longShare), q));
-    return arith::SelectOp::create(b, loc, less(step, longShare), inLong,
+    Value inUnits = div(step, unitSteps);
+    Value inLong = div(inUnits, constIndex(quotient + 1));
+    Value inShort = add(r, div(sub(inUnits, longShare), q));
+    return arith::SelectOp::create(b, loc, less(inUnits, longShare), inLong,
                                    inShort)
         .getResult();
   };
@@ -399,7 +410,8 @@ LogicalResult MatmulTiler::buildStreamK(Value gridX, Value gridY,
           tileBegin);
   Value kTile = constIndex(tileK);
   Value kEnd = arith::MinUIOp::create(b, loc, dim(a, 1), mul(stepEnd, kTile));
-  Value accumulator = buildKLoop(m0, n0, mul(stepBegin, kTile), kEnd, accType);
+  Value accumulator = buildKLoop(m0, n0, mul(stepBegin, kTile), kEnd, accType,
+                                 /*evenTripCount=*/unit == 2);
 
   // A tile this workgroup runs whole is finished right away. A piece of a
   // cut tile goes to the workspace at (workgroup, 0) for the workgroup's

@@ -51,6 +51,12 @@ getReducedTileType(mlir::RankedTensorType source, unsigned axis,
 inline constexpr llvm::StringLiteral kLdsReadAtUseAttrName =
     "tessel.lds_read_at_use";
 
+/// A unit attribute on a K loop (`scf.for`) whose trip count is even on
+/// every entry (stream-K's pieces are whole pairs of K steps):
+/// tessel-pipeline unrolls it by two without a loop for an odd last step.
+inline constexpr llvm::StringLiteral kEvenTripCountAttrName =
+    "tessel.even_trip_count";
+
 /// Split-K: the K elements each of `splits` workgroups multiplies, a whole
 /// number of `tileK` steps (the last split may get fewer).
 int64_t getSplitKChunk(int64_t k, int64_t tileK, int64_t splits);
