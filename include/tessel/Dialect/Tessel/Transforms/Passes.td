@@ -17,8 +17,10 @@ def TesselPipelinePass
     barrier keeps each step's LDS stores after the previous step's MFMAs,
     and the loop is unrolled by two when both steps' registers fit beside
     the accumulators in 256 per lane, so the two register sets alternate
-    instead of being copied. Kernels whose config has `stages = 1` are left
-    alone.
+    instead of being copied; a loop marked `tessel.even_trip_count` gets no
+    loop for an odd last step. Inside another loop (stream-K's loop over
+    tiles) a barrier precedes the first step's LDS stores. Kernels whose
+    config has `stages = 1` are left alone.
 
     Attention kernels (a config tile of `[M, N]`) keep one LDS slot, since
     their LDS bounds how many workgroups share a CU: the next key block's
@@ -154,6 +156,18 @@ def TesselTilePass : Pass<"tessel-tile", "::mlir::ModuleOp"> {
     ids the hardware hands to one XCD of `chip` get a contiguous range, and
     ranges walk the tiles in groups of 8 tile rows, so the workgroups that
     share an L2 share operand panels.
+
+    With `splits` > 1 (split-K) workgroup z = batch x splits + split
+    multiplies its share of K into a workspace appended to the arguments
+    and the last split of a tile to arrive sums the partials (the function
+    carries `tessel.splits`). With `stream_k` = G the G workgroups share all
+    tiles' K steps evenly (in pairs where a tile's steps are even; the K
+    loops then carry `tessel.even_trip_count`): an `scf.for` over the tiles
+    a workgroup's range touches, a piece of a cut tile stored to a
+    `[G, 2, tileM, tileN]` workspace and counted by `tessel.split_arrive`
+    with the tile's piece count, then one sum loop and one epilogue for a
+    whole tile or the last piece (the function carries `tessel.stream_k`;
+    the grid is G x 1 x 1).
   }];
   let options = [
     Option<"chip", "chip", "std::string", "\"\"",
