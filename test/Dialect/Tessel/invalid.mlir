@@ -256,6 +256,22 @@ func.func @matmul_stream_k_dynamic(%a: memref<?x256xf16>, %b: memref<256x64xf16>
 
 // -----
 
+func.func @matmul_stream_k_dynamic_c(%a: memref<64x256xf16>, %b: memref<256x64xf16>, %c: memref<?x64xf16>) {
+  // expected-error @+1 {{stream-K (stream_k = 4) needs static shapes and no batch}}
+  tessel.matmul ins(%a, %b : memref<64x256xf16>, memref<256x64xf16>) outs(%c : memref<?x64xf16>) {config = #tessel.config<tile = [32, 32, 64], waves = [1, 1], stages = 2, instr = "v_mfma_f32_32x32x8_f16", stream_k = 4>}
+  return
+}
+
+// -----
+
+func.func @matmul_split_k_dynamic_c(%a: memref<64x256xf16>, %b: memref<256x64xf16>, %c: memref<?x64xf16>) {
+  // expected-error @+1 {{split-K (splits = 2) needs static shapes: its workspace is allocated from them}}
+  tessel.matmul ins(%a, %b : memref<64x256xf16>, memref<256x64xf16>) outs(%c : memref<?x64xf16>) {config = #tessel.config<tile = [32, 32, 64], waves = [1, 1], stages = 2, instr = "v_mfma_f32_32x32x8_f16", splits = 2>}
+  return
+}
+
+// -----
+
 func.func @matmul_stream_k_batch(%a: memref<2x64x256xf16>, %b: memref<2x256x64xf16>, %c: memref<2x64x64xf16>) {
   // expected-error @+1 {{stream-K (stream_k = 4) needs static shapes and no batch}}
   tessel.matmul ins(%a, %b : memref<2x64x256xf16>, memref<2x256x64xf16>) outs(%c : memref<2x64x64xf16>) {config = #tessel.config<tile = [32, 32, 64], waves = [1, 1], stages = 2, instr = "v_mfma_f32_32x32x8_f16", stream_k = 4>}

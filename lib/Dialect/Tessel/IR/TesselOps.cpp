@@ -272,7 +272,8 @@ static LogicalResult verifySplitK(MatmulOp op) {
     return success();
   int64_t splits = config.getSplits();
   if (!op.getA().getType().hasStaticShape() ||
-      !op.getB().getType().hasStaticShape())
+      !op.getB().getType().hasStaticShape() ||
+      !op.getC().getType().hasStaticShape())
     return op.emitOpError()
            << "split-K (splits = " << splits
            << ") needs static shapes: its workspace is allocated from them";
@@ -306,7 +307,8 @@ static LogicalResult verifyStreamK(MatmulOp op) {
   int64_t workgroups = config.getStreamK();
   if (op.getA().getType().getRank() != 2 ||
       !op.getA().getType().hasStaticShape() ||
-      !op.getB().getType().hasStaticShape())
+      !op.getB().getType().hasStaticShape() ||
+      !op.getC().getType().hasStaticShape())
     return op.emitOpError()
            << "stream-K (stream_k = " << workgroups
            << ") needs static shapes and no batch: the workgroups' shares of "

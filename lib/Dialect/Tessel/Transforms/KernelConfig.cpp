@@ -141,9 +141,10 @@ static SmallVector<int64_t> getSplitKCandidates(const Chip &chip,
                                                 const MmaInstr &instr,
                                                 int64_t tileK) {
   SmallVector<int64_t> candidates = {1};
-  bool isStatic =
-      !ShapedType::isDynamic(sizes.m) && !ShapedType::isDynamic(sizes.n) &&
-      !ShapedType::isDynamic(sizes.k) && !ShapedType::isDynamic(sizes.batch);
+  bool isStatic = !ShapedType::isDynamic(sizes.m) &&
+                  !ShapedType::isDynamic(sizes.n) &&
+                  !ShapedType::isDynamic(sizes.k) &&
+                  !ShapedType::isDynamic(sizes.batch) && sizes.staticC;
   uint64_t smallestTiles = llvm::divideCeil(shape.m, instr.m) *
                            llvm::divideCeil(shape.n, instr.n) * shape.batch;
   if (!isStatic || smallestTiles >= chip.numCUs)
@@ -162,6 +163,7 @@ MatmulProblemSizes tessel::getMatmulProblemSizes(MatmulOp matmul) {
       aType.getDimSize(rank - 2), bType.getDimSize(rank - 1),
       aType.getDimSize(rank - 1), rank == 3 ? aType.getDimSize(0) : 1};
   sizes.batched = rank == 3;
+  sizes.staticC = matmul.getC().getType().hasStaticShape();
   sizes.aKContiguous = getContiguousTileDim(aType) == 1;
   sizes.bKContiguous = getContiguousTileDim(bType) == 0;
   return sizes;
@@ -189,8 +191,8 @@ tessel::rankMatmulConfigs(MLIRContext *context, const Chip &chip, Type a,
   // loop against the plain pick's 89.5 %).
   bool streamKAllowed = !sizes.batched && !ShapedType::isDynamic(sizes.m) &&
                         !ShapedType::isDynamic(sizes.n) &&
-                        !ShapedType::isDynamic(sizes.k) && sizes.aKContiguous &&
-                        sizes.bKContiguous;
+                        !ShapedType::isDynamic(sizes.k) && sizes.staticC &&
+                        sizes.aKContiguous && sizes.bKContiguous;
   std::vector<RankedMatmulConfig> ranked;
   for (unsigned instrSize : {32u, 16u}) {
     const MmaInstr *instr = chooseMmaInstr(chip, a, b, instrSize);

@@ -161,8 +161,13 @@ Value MatmulTiler::remapOverXcds(Value linear, Value total) {
   Value isTall =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, xcd, tall);
   Value inTall = add(mul(xcd, perXcd), local);
-  Value inShort =
-      add(add(mul(tall, perXcd), mul(sub(xcd, tall), sub(perXcd, one))), local);
+  // One op per statement: argument evaluation order differs between
+  // compilers, and the IR must not.
+  Value perShortXcd = sub(perXcd, one);
+  Value xcdsPastTall = sub(xcd, tall);
+  Value shortIds = mul(xcdsPastTall, perShortXcd);
+  Value tallIds = mul(tall, perXcd);
+  Value inShort = add(add(tallIds, shortIds), local);
   return arith::SelectOp::create(b, loc, isTall, inTall, inShort);
 }
 
@@ -374,8 +379,12 @@ LogicalResult MatmulTiler::buildStreamK(Value gridX, Value gridY,
   Value stepsPerTile = constIndex(perTile), q = constIndex(quotient),
         r = constIndex(remainder), one = constIndex(1),
         unitSteps = constIndex(unit);
+  // (Ops are created one statement at a time: argument evaluation order
+  // differs between compilers, and the IR must not.)
   auto firstStepOf = [&](Value w) {
-    return mul(add(mul(w, q), arith::MinUIOp::create(b, loc, w, r)), unitSteps);
+    Value extra = arith::MinUIOp::create(b, loc, w, r);
+    Value whole = mul(w, q);
+    return mul(add(whole, extra), unitSteps);
   };
   // The workgroup that runs step `step` (the inverse of firstStepOf).
   Value longShare = constIndex(remainder * (quotient + 1));
@@ -409,7 +418,8 @@ LogicalResult MatmulTiler::buildStreamK(Value gridX, Value gridY,
       sub(arith::MinUIOp::create(b, loc, end, add(tileBegin, stepsPerTile)),
           tileBegin);
   Value kTile = constIndex(tileK);
-  Value kEnd = arith::MinUIOp::create(b, loc, dim(a, 1), mul(stepEnd, kTile));
+  Value kStepsEnd = mul(stepEnd, kTile);
+  Value kEnd = arith::MinUIOp::create(b, loc, dim(a, 1), kStepsEnd);
   Value accumulator = buildKLoop(m0, n0, mul(stepBegin, kTile), kEnd, accType,
                                  /*evenTripCount=*/unit == 2);
 
@@ -423,8 +433,9 @@ LogicalResult MatmulTiler::buildStreamK(Value gridX, Value gridY,
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y)
         .getResult();
   };
-  Value whole = arith::AndIOp::create(b, loc, eq(stepBegin, constIndex(0)),
-                                      eq(stepEnd, stepsPerTile));
+  Value toEnd = eq(stepEnd, stepsPerTile);
+  Value fromStart = eq(stepBegin, constIndex(0));
+  Value whole = arith::AndIOp::create(b, loc, fromStart, toEnd);
   auto slotOf = [&](Value workgroup) {
     // The piece is the workgroup's first when its steps begin in tile t.
     return arith::SelectOp::create(b, loc,

@@ -57,6 +57,7 @@ struct MatmulProblemSizes {
   int64_t m, n, k, batch = 1;
   bool aKContiguous = true, bKContiguous = true;
   bool batched = false; ///< rank-3 operands (stream-K takes rank 2 only)
+  bool staticC = true;  ///< C's shape is static (split-K and stream-K need it)
 };
 
 /// The sizes and operand layouts of `matmul`.
