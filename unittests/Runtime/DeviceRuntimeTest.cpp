@@ -91,9 +91,11 @@ TEST(EmulatedRuntimeTest, MisusedMemoryIsAnError) {
             std::string::npos);
 }
 
-/// An f32 64x32x128 matmul split along K in two (so each launch also needs
-/// a zeroed workspace from the stream).
-std::shared_ptr<const CompiledModule> compileSplitMatmul() {
+/// An f32 64x32x128 matmul "mm" on 32x32x32 tiles; `partition` ends the
+/// config (", splits = 2", ", stream_k = 3": each launch then also needs
+/// zeroed workspaces from the stream).
+std::shared_ptr<const CompiledModule>
+compilePartitionedMatmul(llvm::StringRef partition) {
   Compiler compiler(CacheOptions{true, ""});
   MatmulProblem problem;
   problem.name = "mm";
@@ -101,12 +103,18 @@ std::shared_ptr<const CompiledModule> compileSplitMatmul() {
   problem.n = 32;
   problem.k = 128;
   problem.aType = "f32";
-  problem.config = "#tessel.config<tile = [32, 32, 32], waves = [1, 1], "
-                   "stages = 1, instr = \"v_mfma_f32_32x32x2_f32\", "
-                   "splits = 2>";
+  problem.config = ("#tessel.config<tile = [32, 32, 32], waves = [1, 1], "
+                    "stages = 1, instr = \"v_mfma_f32_32x32x2_f32\"" +
+                    partition + ">")
+                       .str();
   auto compiled = compiler.compile(problem);
   EXPECT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
   return compiled ? *compiled : nullptr;
+}
+
+/// The matmul split along K in two.
+std::shared_ptr<const CompiledModule> compileSplitMatmul() {
+  return compilePartitionedMatmul(", splits = 2");
 }
 
 /// Device arrays of one matmul and its host reference.
@@ -208,19 +216,10 @@ TEST(EmulatedRuntimeTest, LaunchesOnStreamsOrderedByEvents) {
 /// from the stream, and the second counts from the arrival counters the
 /// first left at zero.
 TEST(EmulatedRuntimeTest, StreamKLaunchesAgainOnItsWorkspaces) {
-  Compiler compiler(CacheOptions{true, ""});
-  MatmulProblem problem;
-  problem.name = "mm";
-  problem.m = 64;
-  problem.n = 32;
-  problem.k = 128;
-  problem.aType = "f32";
-  problem.config = "#tessel.config<tile = [32, 32, 32], waves = [1, 1], "
-                   "stages = 1, instr = \"v_mfma_f32_32x32x2_f32\", "
-                   "stream_k = 3>";
-  auto compiled = compiler.compile(problem);
-  ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
-  const CompiledKernel *kernel = (*compiled)->lookup("mm");
+  std::shared_ptr<const CompiledModule> compiled =
+      compilePartitionedMatmul(", stream_k = 3");
+  ASSERT_TRUE(compiled);
+  const CompiledKernel *kernel = compiled->lookup("mm");
   ASSERT_NE(kernel, nullptr);
   EXPECT_EQ(kernel->grid.streamK, 3);
   std::shared_ptr<DeviceRuntime> runtime = makeEmulated();
@@ -234,7 +233,7 @@ TEST(EmulatedRuntimeTest, StreamKLaunchesAgainOnItsWorkspaces) {
                                       arrays.b.size() * 4,
                                       CopyDirection::HostToDevice)),
               "");
-    ASSERT_EQ(errorText(runtime->launch(*compiled, "mm", ProblemSizes{},
+    ASSERT_EQ(errorText(runtime->launch(compiled, "mm", ProblemSizes{},
                                         arrays.arguments())),
               "");
     std::vector<float> c(arrays.expected.size());

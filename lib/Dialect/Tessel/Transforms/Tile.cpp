@@ -1491,6 +1491,13 @@ struct TilePass : public tessel::impl::TesselTilePassBase<TilePass> {
   /// pieces of cut tiles (workgroups, 2, tileM, tileN: a workgroup cuts at
   /// most its first and its last tile) and the arrivals per C tile.
   LogicalResult streamKMatmul(func::FuncOp function, MatmulOp matmul);
+  /// Appends the partials and arrivals `workspaces` to `function`'s
+  /// arguments, names the workgroup count `countName` = `count` on it, and
+  /// tiles `matmul` in `mode` on them.
+  LogicalResult tileWithWorkspaces(func::FuncOp function, MatmulOp matmul,
+                                   ArrayRef<Type> workspaces,
+                                   StringRef countName, int64_t count,
+                                   MatmulTiler::Mode mode);
 };
 
 LogicalResult TilePass::tileFunction(func::FuncOp function) {
@@ -1593,19 +1600,8 @@ LogicalResult TilePass::splitMatmul(func::FuncOp function, MatmulOp matmul) {
   SmallVector<Type> workspaces = {
       MemRefType::get(partials, matmul.getAccumulatorType()),
       MemRefType::get(arrivals, i32)};
-  unsigned first = function.getNumArguments();
-  Location loc = function.getLoc();
-  if (failed(function.insertArguments({first, first}, workspaces,
-                                      {DictionaryAttr(), DictionaryAttr()},
-                                      {loc, loc})))
-    return failure();
-  function->setAttr(
-      "tessel.splits",
-      IntegerAttr::get(IntegerType::get(&getContext(), 64), splits));
-  return MatmulTiler(matmul, tileTarget, MatmulTiler::Mode::Split,
-                     function.getArgument(first),
-                     function.getArgument(first + 1))
-      .run();
+  return tileWithWorkspaces(function, matmul, workspaces, "tessel.splits",
+                            splits, MatmulTiler::Mode::Split);
 }
 
 LogicalResult TilePass::streamKMatmul(func::FuncOp function, MatmulOp matmul) {
@@ -1623,6 +1619,15 @@ LogicalResult TilePass::streamKMatmul(func::FuncOp function, MatmulOp matmul) {
       MemRefType::get({int64_t(llvm::divideCeil(c.getDimSize(0), tile[0])),
                        int64_t(llvm::divideCeil(c.getDimSize(1), tile[1]))},
                       i32)};
+  return tileWithWorkspaces(function, matmul, workspaces, "tessel.stream_k",
+                            workgroups, MatmulTiler::Mode::StreamK);
+}
+
+LogicalResult TilePass::tileWithWorkspaces(func::FuncOp function,
+                                           MatmulOp matmul,
+                                           ArrayRef<Type> workspaces,
+                                           StringRef countName, int64_t count,
+                                           MatmulTiler::Mode mode) {
   unsigned first = function.getNumArguments();
   Location loc = function.getLoc();
   if (failed(function.insertArguments({first, first}, workspaces,
@@ -1630,10 +1635,8 @@ LogicalResult TilePass::streamKMatmul(func::FuncOp function, MatmulOp matmul) {
                                       {loc, loc})))
     return failure();
   function->setAttr(
-      "tessel.stream_k",
-      IntegerAttr::get(IntegerType::get(&getContext(), 64), workgroups));
-  return MatmulTiler(matmul, tileTarget, MatmulTiler::Mode::StreamK,
-                     function.getArgument(first),
+      countName, IntegerAttr::get(IntegerType::get(&getContext(), 64), count));
+  return MatmulTiler(matmul, tileTarget, mode, function.getArgument(first),
                      function.getArgument(first + 1))
       .run();
 }
