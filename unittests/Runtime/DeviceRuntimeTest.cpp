@@ -142,6 +142,15 @@ struct MatmulArrays {
     deviceB = *runtime.allocate(b.size() * 4);
     deviceC = *runtime.allocate(expected.size() * 4);
   }
+  /// Copies A and B to the device (on `stream`, or synchronously).
+  std::string upload(DeviceRuntime &runtime, Stream *stream = nullptr) const {
+    std::string error = errorText(runtime.copy(
+        deviceA, a.data(), a.size() * 4, CopyDirection::HostToDevice, stream));
+    if (error.empty())
+      error = errorText(runtime.copy(deviceB, b.data(), b.size() * 4,
+                                     CopyDirection::HostToDevice, stream));
+    return error;
+  }
   std::vector<KernelArgumentValue> arguments() const {
     return {KernelArgumentValue::memref(deviceA, a.size() * 4, {m, k}),
             KernelArgumentValue::memref(deviceB, b.size() * 4, {k, n}),
@@ -225,14 +234,7 @@ TEST(EmulatedRuntimeTest, StreamKLaunchesAgainOnItsWorkspaces) {
   std::shared_ptr<DeviceRuntime> runtime = makeEmulated();
   for (int seed : {1, 2}) {
     MatmulArrays arrays(*runtime, 64, seed);
-    ASSERT_EQ(errorText(runtime->copy(arrays.deviceA, arrays.a.data(),
-                                      arrays.a.size() * 4,
-                                      CopyDirection::HostToDevice)),
-              "");
-    ASSERT_EQ(errorText(runtime->copy(arrays.deviceB, arrays.b.data(),
-                                      arrays.b.size() * 4,
-                                      CopyDirection::HostToDevice)),
-              "");
+    ASSERT_EQ(arrays.upload(*runtime), "");
     ASSERT_EQ(errorText(runtime->launch(compiled, "mm", ProblemSizes{},
                                         arrays.arguments())),
               "");
@@ -264,14 +266,7 @@ TEST(EmulatedRuntimeTest, LaunchArgumentsAreCheckedDeviceMemory) {
   EXPECT_NE(errorText(runtime->launch(module, "mm", ProblemSizes{}, arguments))
                 .find("argument 1"),
             std::string::npos);
-  ASSERT_EQ(errorText(runtime->copy(arrays.deviceA, arrays.a.data(),
-                                    arrays.a.size() * 4,
-                                    CopyDirection::HostToDevice)),
-            "");
-  ASSERT_EQ(errorText(runtime->copy(arrays.deviceB, arrays.b.data(),
-                                    arrays.b.size() * 4,
-                                    CopyDirection::HostToDevice)),
-            "");
+  ASSERT_EQ(arrays.upload(*runtime), "");
   ASSERT_EQ(errorText(runtime->launch(module, "mm", ProblemSizes{},
                                       arrays.arguments())),
             "");

@@ -98,6 +98,12 @@ private:
     result.append({split, row, col});
     return result;
   }
+  /// The sum of two accumulator tiles (integer or float).
+  static Value addTiles(OpBuilder &builder, Location at, Value x, Value y) {
+    if (isa<IntegerType>(getElementTypeOrSelf(x.getType())))
+      return arith::AddIOp::create(builder, at, x, y);
+    return arith::AddFOp::create(builder, at, x, y);
+  }
   /// A tile of zeros.
   Value zeroTile(RankedTensorType type) {
     Type element = type.getElementType();
@@ -337,13 +343,8 @@ Value MatmulTiler::sumPartials(Value m0, Value n0, RankedTensorType accType) {
         Value partial =
             LoadOp::create(nested, nestedLoc, accType, workspace,
                            workspaceIndices(split, m0, n0), inBoundsAttr);
-        Value sum =
-            isa<IntegerType>(accType.getElementType())
-                ? arith::AddIOp::create(nested, nestedLoc, iters[0], partial)
-                      .getResult()
-                : arith::AddFOp::create(nested, nestedLoc, iters[0], partial)
-                      .getResult();
-        scf::YieldOp::create(nested, nestedLoc, sum);
+        scf::YieldOp::create(nested, nestedLoc,
+                             addTiles(nested, nestedLoc, iters[0], partial));
       });
   return loop.getResult(0);
 }
@@ -478,13 +479,8 @@ LogicalResult MatmulTiler::buildStreamK(Value gridX, Value gridY,
         Value partial = LoadOp::create(
             b, nestedLoc, accType, workspace,
             ValueRange{owner, slotOf(owner), zero, zero}, inBoundsAttr);
-        Value total =
-            isa<IntegerType>(accType.getElementType())
-                ? arith::AddIOp::create(b, nestedLoc, iters[0], partial)
-                      .getResult()
-                : arith::AddFOp::create(b, nestedLoc, iters[0], partial)
-                      .getResult();
-        scf::YieldOp::create(b, nestedLoc, total);
+        scf::YieldOp::create(b, nestedLoc,
+                             addTiles(b, nestedLoc, iters[0], partial));
       });
   Value finish = arith::OrIOp::create(b, loc, whole, lastPiece);
   auto ifFinish = scf::IfOp::create(b, loc, finish, /*withElseRegion=*/false);
