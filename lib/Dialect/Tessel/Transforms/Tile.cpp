@@ -195,8 +195,9 @@ std::pair<Value, Value> MatmulTiler::tilePosition(Value gridX, Value gridY) {
       ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(0));
   Value pidY =
       ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(1));
-  Value linear = remapOverXcds(add(pidX, mul(pidY, gridX)), mul(gridX, gridY));
-  return groupedPosition(linear, gridX, gridY);
+  Value linear = add(pidX, mul(pidY, gridX));
+  Value total = mul(gridX, gridY);
+  return groupedPosition(remapOverXcds(linear, total), gridX, gridY);
 }
 
 Value MatmulTiler::broadcastView(Value extra) {
@@ -437,16 +438,14 @@ LogicalResult MatmulTiler::buildStreamK(Value gridX, Value gridY,
   Value toEnd = eq(stepEnd, stepsPerTile);
   Value fromStart = eq(stepBegin, constIndex(0));
   Value whole = arith::AndIOp::create(b, loc, fromStart, toEnd);
+  Value zero = constIndex(0);
   auto slotOf = [&](Value workgroup) {
     // The piece is the workgroup's first when its steps begin in tile t.
-    return arith::SelectOp::create(b, loc,
-                                   less(firstStepOf(workgroup), tileBegin), one,
-                                   constIndex(0))
-        .getResult();
+    Value later = less(firstStepOf(workgroup), tileBegin);
+    return arith::SelectOp::create(b, loc, later, one, zero).getResult();
   };
   auto workspaceType = cast<MemRefType>(workspace.getType());
   UnitAttr inBoundsAttr = inBounds(workspaceType, {tileM, tileN});
-  Value zero = constIndex(0);
   Value firstOwner = ownerOf(tileBegin);
   Value lastOwner = ownerOf(sub(add(tileBegin, stepsPerTile), one));
   Value falseValue = arith::ConstantIntOp::create(b, loc, 0, 1);
