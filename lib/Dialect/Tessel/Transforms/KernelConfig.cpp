@@ -126,8 +126,8 @@ constexpr double kStreamKMargin = 0.05;
 /// SIMD: the running sum and the piece just loaded are both live, a tile of
 /// accumulators each, beside the addresses and loop bookkeeping.
 static bool fitsStreamKSum(int64_t accumulatorVgprs) {
-  constexpr int64_t kRegisterBudget = 256, kBookkeeping = 48;
-  return 2 * accumulatorVgprs + kBookkeeping <= kRegisterBudget;
+  return 2 * accumulatorVgprs + kMatmulBookkeepingVgprs <=
+         kTwoWavesRegisterBudget;
 }
 
 /// Split-K counts worth trying for a tile: 1, and on a problem of static

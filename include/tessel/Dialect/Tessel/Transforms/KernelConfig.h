@@ -97,9 +97,13 @@ struct MatmulResources {
 /// are live beside the accumulators, plus registers for addresses and loop
 /// bookkeeping. tessel-pipeline unrolls the loops that fit; the others
 /// copy each step's registers into the next step's once per iteration.
+/// The registers per lane at two waves per SIMD, and those a matmul kernel
+/// keeps for addresses and loop bookkeeping beside its tiles.
+inline constexpr int64_t kTwoWavesRegisterBudget = 256;
+inline constexpr int64_t kMatmulBookkeepingVgprs = 48;
 inline bool fitsUnrolledKLoop(int64_t accumulatorVgprs, int64_t stepVgprs) {
-  constexpr int64_t kRegisterBudget = 256, kBookkeeping = 48;
-  return accumulatorVgprs + 2 * stepVgprs + kBookkeeping <= kRegisterBudget;
+  return accumulatorVgprs + 2 * stepVgprs + kMatmulBookkeepingVgprs <=
+         kTwoWavesRegisterBudget;
 }
 MatmulResources estimateMatmulResources(ConfigAttr config, mlir::Type a,
                                         mlir::Type b, unsigned waveSize);
