@@ -610,8 +610,8 @@ static llvm::Error runOnHip(HipDevice &device, TesselModule *module,
     placed.address = *address;
   }
   ProblemLauncher launcher;
-  launcher.allocateZeroed = [&](size_t bytes) {
-    return memory.allocateZeroed(bytes);
+  launcher.allocateWorkspace = [&](size_t bytes, bool zeroed) {
+    return zeroed ? memory.allocateZeroed(bytes) : memory.allocate(bytes);
   };
   launcher.launch =
       [&](const CompiledKernel &launched, std::array<unsigned, 3> grid,

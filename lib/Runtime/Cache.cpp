@@ -21,7 +21,7 @@
 using namespace tessel;
 
 /// First line of every entry; bump the number when the payload changes.
-static constexpr llvm::StringLiteral kMagic = "TESSEL-CACHE 6\n";
+static constexpr llvm::StringLiteral kMagic = "TESSEL-CACHE 7\n";
 /// Larger files are not entries (a large kernel's entry is a few MiB).
 static constexpr uint64_t kMaxEntryBytes = uint64_t(1) << 30;
 
@@ -91,6 +91,7 @@ std::string tessel::serializeCompiledModule(const CompiledModule &entry,
                              {"strides", llvm::json::Array(argument.strides)},
                              {"dimensions", toJSON(argument.dimensions)},
                              {"written", argument.written},
+                             {"zeroed", argument.zeroed},
                              {"used", argument.used}});
     kernels.push_back(llvm::json::Object{
         {"arguments", std::move(arguments)},
@@ -150,9 +151,10 @@ static bool readArgument(const llvm::json::Object &object, ArgumentType &type) {
   std::optional<llvm::StringRef> element = object.getString("type");
   std::optional<bool> written = object.getBoolean("written");
   std::optional<bool> used = object.getBoolean("used");
+  std::optional<bool> zeroed = object.getBoolean("zeroed");
   const llvm::json::Array *dimensions = object.getArray("dimensions");
   if (!memref || !bytes || *bytes <= 0 || *bytes > 16 || !element || !written ||
-      !used || !dimensions ||
+      !used || !zeroed || !dimensions ||
       !readIntegers(object.getArray("shape"), type.shape) ||
       !readIntegers(object.getArray("strides"), type.strides))
     return false;
@@ -161,6 +163,7 @@ static bool readArgument(const llvm::json::Object &object, ArgumentType &type) {
   type.elementType = element->str();
   type.written = *written;
   type.used = *used;
+  type.zeroed = *zeroed;
   for (const llvm::json::Value &value : *dimensions) {
     std::optional<llvm::StringRef> name = value.getAsString();
     if (!name)

@@ -406,10 +406,14 @@ collectLaunchFacts(ModuleOp module,
     // The dimension names of each workspace, where the compiler gave them.
     auto workspaceDims =
         function->getAttrOfType<ArrayAttr>("tessel.workspace_dims");
+    auto zeroed =
+        function->getAttrOfType<DenseI64ArrayAttr>("tessel.zeroed_workspaces");
     for (auto [index, argument] : llvm::enumerate(kernel.arguments)) {
       if (index >= facts.arguments) {
         argument.written = true; // a workspace
         unsigned workspace = index - facts.arguments;
+        argument.zeroed =
+            zeroed && llvm::is_contained(zeroed.asArrayRef(), workspace);
         if (workspaceDims && workspace < workspaceDims.size())
           if (auto names = dyn_cast<ArrayAttr>(workspaceDims[workspace]))
             for (Attribute name : names)

@@ -360,7 +360,8 @@ llvm::Error tessel::runProblem(const CompiledModule &module,
           "the compiler gave no size for",
           name, index));
     size_t bytes = std::max<int64_t>(elements, 1) * type.elementBytes;
-    llvm::Expected<void *> workspace = launcher.allocateZeroed(bytes);
+    llvm::Expected<void *> workspace =
+        launcher.allocateWorkspace(bytes, type.zeroed);
     if (!workspace)
       return workspace.takeError();
     all.push_back(KernelArgumentValue::memref(*workspace, bytes, shape));
@@ -794,7 +795,8 @@ llvm::Expected<double> tessel::timeProblemOnHip(HipDevice &device,
   std::vector<void *> workspaces;
   size_t nextWorkspace = 0;
   ProblemLauncher launcher;
-  launcher.allocateZeroed = [&](size_t bytes) -> llvm::Expected<void *> {
+  launcher.allocateWorkspace = [&](size_t bytes,
+                                   bool) -> llvm::Expected<void *> {
     if (nextWorkspace < workspaces.size())
       return workspaces[nextWorkspace++];
     llvm::Expected<void *> address = memory.allocateZeroed(bytes);

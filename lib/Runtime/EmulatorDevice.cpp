@@ -111,8 +111,9 @@ llvm::Error tessel::runProblemOnEmulator(
     const ProblemSizes &sizes, llvm::ArrayRef<KernelArgumentValue> arguments) {
   std::deque<std::vector<char>> workspaces;
   ProblemLauncher launcher;
-  launcher.allocateZeroed = [&](size_t bytes) -> llvm::Expected<void *> {
-    return workspaces.emplace_back(bytes, 0).data();
+  launcher.allocateWorkspace = [&](size_t bytes,
+                                   bool zeroed) -> llvm::Expected<void *> {
+    return workspaces.emplace_back(bytes, zeroed ? 0 : char(0xff)).data();
   };
   launcher.launch = [&](const CompiledKernel &kernel,
                         std::array<unsigned, 3> grid,

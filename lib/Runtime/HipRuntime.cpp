@@ -3,7 +3,9 @@
 // Thin: every call is the HIP call of the same name through HipDevice. The
 // one piece of state is each stream's workspaces (split-K partials, arrival
 // counters): reused by every launch on the stream, which runs them in
-// order, and zeroed on the stream before each use.
+// order. Only the workspaces a kernel needs zeroed (arrival counters) are
+// zeroed, on the stream, and only where the previous launch did not leave
+// them zero: a launch that ran leaves its counters at zero.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,8 +38,14 @@ public:
     nextWorkspace = 0;
     return lock;
   }
-  /// A workspace of `bytes`, zeroed on this stream.
-  llvm::Expected<void *> takeZeroedWorkspace(size_t bytes);
+  /// A workspace of `bytes`; zeroed on this stream when `zeroed` and the
+  /// launch before did not leave it zero.
+  llvm::Expected<void *> takeWorkspace(size_t bytes, bool zeroed);
+  /// After a launch that failed part way: no workspace is known to be zero.
+  void forgetZeroedWorkspaces() {
+    for (Workspace &workspace : workspaces)
+      workspace.leftZero = false;
+  }
 
   HipDevice &device;
   void *native;
@@ -45,7 +53,14 @@ public:
 private:
   bool owned;
   std::mutex launchMutex;
-  std::vector<std::pair<void *, size_t>> workspaces;
+  struct Workspace {
+    void *address = nullptr;
+    size_t bytes = 0;
+    /// Its first `bytes` are zero once the queued launches ran (it was
+    /// handed out zeroed, and the kernel leaves such workspaces at zero).
+    bool leftZero = false;
+  };
+  std::vector<Workspace> workspaces;
   size_t nextWorkspace = 0;
 };
 
@@ -153,8 +168,8 @@ HipStream::~HipStream() {
   // The queued work (a wrapped stream's too) may still use the workspaces.
   if (!workspaces.empty() || owned)
     llvm::consumeError(device.synchronizeStream(native));
-  for (auto [address, bytes] : workspaces)
-    llvm::consumeError(device.release(address));
+  for (const Workspace &workspace : workspaces)
+    llvm::consumeError(device.release(workspace.address));
   if (owned)
     device.destroyStream(native);
 }
@@ -166,25 +181,29 @@ llvm::Error HipStream::waitFor(Event &event) {
   return device.streamWaitEvent(native, hip->native);
 }
 
-llvm::Expected<void *> HipStream::takeZeroedWorkspace(size_t bytes) {
+llvm::Expected<void *> HipStream::takeWorkspace(size_t bytes, bool zeroed) {
   if (nextWorkspace == workspaces.size())
-    workspaces.emplace_back(nullptr, 0);
-  auto &[address, size] = workspaces[nextWorkspace++];
-  if (size < bytes) {
-    if (address)
-      if (llvm::Error error = device.release(address))
+    workspaces.emplace_back();
+  Workspace &workspace = workspaces[nextWorkspace++];
+  if (workspace.bytes < bytes) {
+    if (workspace.address)
+      if (llvm::Error error = device.release(workspace.address))
         return std::move(error);
-    address = nullptr;
-    size = 0;
+    workspace = Workspace();
     llvm::Expected<void *> fresh = device.allocate(std::max<size_t>(bytes, 1));
     if (!fresh)
       return fresh.takeError();
-    address = *fresh;
-    size = bytes;
+    workspace.address = *fresh;
+    workspace.bytes = bytes;
   }
-  if (llvm::Error error = device.fillAsync(address, 0, bytes, native))
-    return std::move(error);
-  return address;
+  // The whole slot is zeroed, so a later, smaller launch finds its part
+  // zero too.
+  if (zeroed && !workspace.leftZero)
+    if (llvm::Error error =
+            device.fillAsync(workspace.address, 0, workspace.bytes, native))
+      return std::move(error);
+  workspace.leftZero = zeroed;
+  return workspace.address;
 }
 
 llvm::Expected<HipStream *> HipRuntime::streamOf(Stream *stream) {
@@ -246,8 +265,8 @@ llvm::Error HipRuntime::launch(std::shared_ptr<const CompiledModule> module,
   HipStream &hip = **target;
   std::unique_lock<std::mutex> turn = hip.beginLaunch();
   ProblemLauncher launcher;
-  launcher.allocateZeroed = [&](size_t bytes) {
-    return hip.takeZeroedWorkspace(bytes);
+  launcher.allocateWorkspace = [&](size_t bytes, bool zeroed) {
+    return hip.takeWorkspace(bytes, zeroed);
   };
   launcher.launch =
       [&](const CompiledKernel &kernel, std::array<unsigned, 3> grid,
@@ -257,7 +276,10 @@ llvm::Error HipRuntime::launch(std::shared_ptr<const CompiledModule> module,
   };
   // runProblem checks the arguments (bindProblemArguments) before it
   // launches anything.
-  return runProblem(*module, name, requested, arguments, launcher);
+  llvm::Error error = runProblem(*module, name, requested, arguments, launcher);
+  if (error)
+    hip.forgetZeroedWorkspaces();
+  return error;
 }
 
 llvm::Expected<std::shared_ptr<DeviceRuntime>>

@@ -10,6 +10,7 @@
 // CHECK-LABEL: func.func @skinny
 // CHECK-SAME: %[[C:[a-z0-9]+]]: memref<2x16x64xbf16>, %[[W:[a-z0-9]+]]: memref<2x4x16x64xf32>, %[[N:[a-z0-9]+]]: memref<2x1x2xi32>
 // CHECK-SAME: tessel.splits = 4 : i64
+// CHECK-SAME: tessel.zeroed_workspaces = array<i64: 1>
 // CHECK: %[[Z:.*]] = tessel.program_id 2
 // CHECK: %[[S:.*]] = arith.remui %[[Z]], %{{.*}} : index
 // CHECK: %[[B:.*]] = arith.divui %[[Z]], %{{.*}} : index

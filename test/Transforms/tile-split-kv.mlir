@@ -8,6 +8,7 @@
 // CHECK-LABEL: func.func @decode
 // CHECK-SAME: %[[WO:[a-z0-9]+]]: memref<1x2x4x8x64xf32>, %[[WL:[a-z0-9]+]]: memref<1x2x4x8xf32>, %[[ARRIVALS:[a-z0-9]+]]: memref<1x2x1xi32>
 // CHECK-SAME: tessel.splits = 4 : i64
+// CHECK-SAME: tessel.zeroed_workspaces = array<i64: 2>
 // CHECK: %[[X:.*]] = tessel.program_id 0
 // CHECK: %[[Z:.*]] = tessel.program_id 2
 // CHECK: %[[S:.*]] = arith.remui %[[Z]], %{{.*}} : index

@@ -12,6 +12,7 @@
 // CHECK-LABEL: func.func @stream_k
 // CHECK-SAME: %[[C:[a-z0-9]+]]: memref<256x192xbf16>, %[[W:[a-z0-9]+]]: memref<7x2x64x64xf32, strided<[8192, 4096, 1, 64]>>, %[[N:[a-z0-9]+]]: memref<4x3xi32>
 // CHECK-SAME: tessel.stream_k = 7 : i64
+// CHECK-SAME: tessel.zeroed_workspaces = array<i64: 1>
 // CHECK-DAG: %[[TEN:.*]] = arith.constant 10 : index
 // CHECK-DAG: %[[Q:.*]] = arith.constant 8 : index
 // CHECK-DAG: %[[R:.*]] = arith.constant 4 : index

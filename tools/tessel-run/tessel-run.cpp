@@ -743,6 +743,10 @@ struct KernelLaunch {
   int64_t streamK = 0;     // stream-K matmul: workgroups along x
   int64_t packedHeads = 1; // query heads per workgroup (GridRule)
   bool overKeys = false;   // x over key blocks, y over key/value heads
+  /// The workspaces (counted from the first) the kernel needs zero-filled;
+  /// the others are filled with all-one bytes (NaN, -1), so that a kernel
+  /// reading a workspace it did not write fails its check.
+  llvm::SmallVector<int64_t> zeroedWorkspaces;
 };
 
 /// Fails when the arrays tessel-run would generate for `kernel` hold more
@@ -962,12 +966,14 @@ getWorkspaceShapes(const PreparedProblem &prepared, FunctionType signature,
   return workspaces;
 }
 
-/// A zero-filled array of `element` in `shape`.
-static NpyArray makeZeroArray(Type element, llvm::ArrayRef<int64_t> shape) {
+/// An array of `element` in `shape` whose every byte is `byte`.
+static NpyArray makeFilledArray(Type element, llvm::ArrayRef<int64_t> shape,
+                                uint8_t byte) {
   NpyArray array;
-  array.dtype = *getNpyDtype(element); // workspaces are f32
+  array.dtype = *getNpyDtype(element); // workspaces are f32 or i32
   array.shape.assign(shape.begin(), shape.end());
-  array.data.assign(array.getNumElements() * array.getElementBytes(), 0);
+  array.data.assign(array.getNumElements() * array.getElementBytes(),
+                    char(byte));
   return array;
 }
 
@@ -1135,15 +1141,16 @@ static void makePagedInputs(const PreparedProblem &prepared,
 }
 
 /// Every argument of the lowered kernel (`signature`): given inputs as
-/// read, other problem arguments random, workspaces zeroed. `scalars[i]`
+/// read, other problem arguments random, the workspaces in `zeroed` zeroed
+/// and the others all-one bytes. `scalars[i]`
 /// holds scalar argument i as the self-check reads it (the value given or
 /// generated, rounded to its type).
-static llvm::Error makeKernelInputs(PreparedProblem &prepared,
-                                    FunctionType signature,
-                                    unsigned numArguments, int64_t splits,
-                                    int64_t blockRows, std::mt19937 &rng,
-                                    std::vector<KernelInput> &inputs,
-                                    std::vector<HostArray> &scalars) {
+static llvm::Error
+makeKernelInputs(PreparedProblem &prepared, FunctionType signature,
+                 unsigned numArguments, int64_t splits, int64_t blockRows,
+                 llvm::ArrayRef<int64_t> zeroed, std::mt19937 &rng,
+                 std::vector<KernelInput> &inputs,
+                 std::vector<HostArray> &scalars) {
   auto workspaces =
       getWorkspaceShapes(prepared, signature, numArguments, splits, blockRows);
   if (llvm::Error error =
@@ -1164,8 +1171,10 @@ static llvm::Error makeKernelInputs(PreparedProblem &prepared,
     input.what = "argument " + std::to_string(index);
     auto memref = dyn_cast<MemRefType>(type);
     if (index >= numArguments) {
-      auto &[element, shape] = workspaces[index - numArguments];
-      input.array = makeZeroArray(element, shape);
+      int64_t workspace = index - numArguments;
+      auto &[element, shape] = workspaces[workspace];
+      input.array = makeFilledArray(
+          element, shape, llvm::is_contained(zeroed, workspace) ? 0 : 0xff);
     } else if (memref) {
       input.array = makeRandomArray(memref.getElementType(),
                                     prepared.sizes.getShape(index), rng)
@@ -1581,9 +1590,9 @@ static Outcome runProblem(PreparedProblem &prepared,
   std::vector<KernelInput> inputs;
   std::vector<HostArray> scalars;
   KernelArguments arguments;
-  if (llvm::Error error =
-          makeKernelInputs(prepared, signature, numArguments, splits,
-                           steps.front()->tile[0], rng, inputs, scalars))
+  if (llvm::Error error = makeKernelInputs(
+          prepared, signature, numArguments, splits, steps.front()->tile[0],
+          steps.front()->zeroedWorkspaces, rng, inputs, scalars))
     return fatal(llvm::toString(std::move(error)));
   if (llvm::Error error =
           packArguments(signature, std::move(inputs), arguments))
@@ -1711,6 +1720,9 @@ static int runProblems(ModuleOp module, ArrayRef<Problem> problems,
     if (auto packed = kernel->getAttrOfType<IntegerAttr>("tessel.packed_heads"))
       launch.packedHeads = std::max<int64_t>(1, packed.getInt());
     launch.overKeys = kernel->hasAttr("tessel.grid_over_keys");
+    if (auto zeroed = kernel->getAttrOfType<DenseI64ArrayAttr>(
+            "tessel.zeroed_workspaces"))
+      llvm::append_range(launch.zeroedWorkspaces, zeroed.asArrayRef());
     kernels.push_back(launch);
   });
   llvm::Expected<std::unique_ptr<emu::Emulator>> emulator =

@@ -322,6 +322,12 @@ TEST(CompilerTest, DiskCacheKeepsTheGridRule) {
   const GridRule &grid = (*loaded)->kernels[0].grid;
   EXPECT_EQ(grid.packedHeads, 4);
   EXPECT_EQ(grid.splits, original->kernels[0].grid.splits);
+  // Partial O, partial log-sum-exp, arrivals: only the arrivals are zeroed.
+  const std::vector<ArgumentType> &arguments = (*loaded)->kernels[0].arguments;
+  ASSERT_GE(arguments.size(), 3u);
+  EXPECT_FALSE(arguments[arguments.size() - 3].zeroed);
+  EXPECT_FALSE(arguments[arguments.size() - 2].zeroed);
+  EXPECT_TRUE(arguments.back().zeroed);
   ProblemSizes sizes;
   sizes.seqQ = 1;
   sizes.heads = 8;
@@ -354,6 +360,10 @@ TEST(CompilerTest, StreamKGridSurvivesTheDiskCache) {
     ASSERT_EQ(kernel->arguments.size(), 5u);
     EXPECT_EQ(kernel->arguments[3].shape, (std::vector<int64_t>{7, 2, 64, 64}));
     EXPECT_EQ(kernel->arguments[4].shape, (std::vector<int64_t>{4, 3}));
+    // Only the arrivals need zeros before the first launch.
+    EXPECT_FALSE(kernel->arguments[3].zeroed);
+    EXPECT_TRUE(kernel->arguments[4].zeroed);
+    EXPECT_FALSE(kernel->arguments[0].zeroed);
     ProblemSizes sizes;
     sizes.m = 256;
     sizes.n = 192;

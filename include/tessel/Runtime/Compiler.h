@@ -100,6 +100,10 @@ struct ArgumentType {
   /// The kernel writes it (C of a matmul; O and the logsumexp of an
   /// attention; workspaces).
   bool written = false;
+  /// A workspace the runtime zero-fills before the kernel's first launch
+  /// (arrival counters; every launch leaves them at zero). Other workspaces
+  /// are written before they are read and may hold anything.
+  bool zeroed = false;
   /// The kernel reads or writes it at all (a stage of a plan may leave
   /// some of the problem's arrays to the other stages).
   bool used = true;

@@ -146,9 +146,11 @@ private:
 /// How a device runs a problem: where a workspace comes from and how one
 /// kernel is launched.
 struct ProblemLauncher {
-  /// A zero-filled buffer of `bytes` on the device, alive until the run
-  /// ends.
-  std::function<llvm::Expected<void *>(size_t bytes)> allocateZeroed;
+  /// A workspace of `bytes` on the device, alive until the run ends:
+  /// zero-filled when `zeroed`, of any content otherwise (the kernel writes
+  /// it before it reads it).
+  std::function<llvm::Expected<void *>(size_t bytes, bool zeroed)>
+      allocateWorkspace;
   std::function<llvm::Error(const CompiledKernel &kernel,
                             std::array<unsigned, 3> grid,
                             llvm::ArrayRef<KernelArgumentValue> arguments)>
@@ -216,7 +218,9 @@ llvm::Expected<double> timeProblemOnHip(HipDevice &device,
 
 /// Runs problem `name` of `module` (its kernel, or each stage of its plan)
 /// on the emulator over `arguments` (the problem function's own, in
-/// order); workspaces the compiler added are allocated and zeroed here.
+/// order); workspaces the compiler added are allocated here, those the
+/// kernel needs zeroed filled with zeros and the others with all-one bytes
+/// (NaN, -1), so that a kernel reading a workspace it did not write shows.
 llvm::Error runProblemOnEmulator(EmulatorDevice &device,
                                  const CompiledModule &module,
                                  llvm::StringRef name,

@@ -1633,10 +1633,11 @@ struct LowerToGPUPass
                       inModule.getUnitAttr());
       kernel.setKnownBlockSizeAttr(DenseI32ArrayAttr::get(
           &getContext(), {int32_t(workgroupSize), 1, 1}));
-      for (StringRef name : {"tessel.tile", "tessel.config", "tessel.plan_of",
-                             "tessel.plan_stage", "tessel.splits",
-                             "tessel.stream_k", "tessel.packed_heads",
-                             "tessel.grid_over_keys", "tessel.workspace_dims"})
+      for (StringRef name :
+           {"tessel.tile", "tessel.config", "tessel.plan_of",
+            "tessel.plan_stage", "tessel.splits", "tessel.stream_k",
+            "tessel.packed_heads", "tessel.grid_over_keys",
+            "tessel.workspace_dims", "tessel.zeroed_workspaces"})
         if (Attribute attr = function->getAttr(name))
           kernel->setAttr(name, attr);
       if (failed(KernelLowering(kernel, *target).lower(function)))

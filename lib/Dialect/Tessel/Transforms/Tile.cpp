@@ -1447,6 +1447,15 @@ LogicalResult AttentionTiler::run() {
   return success();
 }
 
+/// Names the workspace `arrivals` (counted from the first workspace) as one
+/// the runtime zero-fills before the kernel's first launch: the arrival
+/// counters, which every launch leaves at zero again. The other workspaces
+/// are written before they are read and may hold anything.
+static void markZeroedWorkspaces(func::FuncOp function, int64_t arrivals) {
+  function->setAttr("tessel.zeroed_workspaces",
+                    DenseI64ArrayAttr::get(function.getContext(), {arrivals}));
+}
+
 namespace {
 struct TilePass : public tessel::impl::TesselTilePassBase<TilePass> {
   using Base::Base;
@@ -1573,6 +1582,7 @@ LogicalResult TilePass::splitAttention(func::FuncOp function,
                {"batch", headsName, "", rowsName, "head_dim_v"}),
            names.getStrArrayAttr({"batch", headsName, "", rowsName}),
            names.getStrArrayAttr({"batch", headsName, ""})}));
+  markZeroedWorkspaces(function, /*arrivals=*/2);
   return AttentionTiler(attention, tileTarget, AttentionTiler::Mode::Split,
                         function.getArgument(first),
                         function.getArgument(first + 1),
@@ -1631,6 +1641,7 @@ LogicalResult TilePass::tileWithWorkspaces(func::FuncOp function,
     return failure();
   function->setAttr(
       countName, IntegerAttr::get(IntegerType::get(&getContext(), 64), count));
+  markZeroedWorkspaces(function, /*arrivals=*/1);
   return MatmulTiler(matmul, tileTarget, mode, function.getArgument(first),
                      function.getArgument(first + 1))
       .run();
