@@ -48,6 +48,27 @@ static constexpr unsigned kStreamKVgprs = 16;
 /// workgroups per CU, and so its workgroup count, would be wrong.
 static constexpr unsigned kStreamKVgprMargin = 32;
 
+SpreadRun tessel::getSpreadRun(int64_t perLane, int64_t maxVector,
+                               int64_t maxRun, int64_t wantedRun) {
+  SpreadRun spread;
+  spread.vector = std::max<int64_t>(1, std::min(maxVector, perLane));
+  // A run along the other dimension from the lane's spare elements, then
+  // traded for vector width while the vector stays at least twice the run.
+  while (spread.run < wantedRun && 2 * spread.run <= maxRun &&
+         spread.vector * spread.run < perLane)
+    spread.run *= 2;
+  while (spread.run < wantedRun && 2 * spread.run <= maxRun &&
+         spread.vector / 2 >= 2 * spread.run) {
+    spread.vector /= 2;
+    spread.run *= 2;
+  }
+  return spread;
+}
+
+bool tessel::writesOperandInKRuns(int64_t tileK, unsigned elementBytes) {
+  return tileK * elementBytes >= 64;
+}
+
 MatmulStepCounts tessel::countMatmulStep(const Chip &chip,
                                          const MatmulCandidate &candidate,
                                          const MatmulShape &shape) {
@@ -56,36 +77,66 @@ MatmulStepCounts tessel::countMatmulStep(const Chip &chip,
   unsigned lanes = waveSize * candidate.wavesM * candidate.wavesN;
   uint64_t waveM = candidate.tileM / candidate.wavesM;
   uint64_t waveN = candidate.tileN / candidate.wavesN;
-  uint64_t stageBytes =
-      uint64_t(candidate.tileK) *
-      (candidate.tileM * shape.bytesA + candidate.tileN * shape.bytesB);
   MatmulStepCounts step;
   step.matrix =
       (waveM / instr.m) * (waveN / instr.n) * (candidate.tileK / instr.k);
   step.matrixCycles = double(step.matrix) * instr.getCycles(chip);
-  step.globalLoads = llvm::divideCeil(stageBytes, lanes * kBytesPerAccess);
-  step.ldsWrites = step.globalLoads;
-  // An operand stored with K contiguous reaches its registers in 16-byte
-  // LDS reads, each filling four registers that rotate once per step unless
-  // the loop is unrolled; one stored the other way in element-wide reads,
-  // two 16-bit elements packed per VALU instruction.
+  // Operands stored with K contiguous are loaded and written to LDS in
+  // 16-byte accesses. One stored the other way is loaded as vectors along
+  // its contiguous dimension times a run along K (getSpreadRun, as the
+  // tiling lays it out) and written to LDS in K runs, each 32 bits of them
+  // assembled by a register permute.
+  uint64_t contiguousBytes = 0;
   unsigned perRegisterValu = 0;
+  auto addTransposedWrites = [&](uint64_t rows, unsigned bytes) {
+    int64_t perLane = int64_t(
+        llvm::divideCeil(uint64_t(candidate.tileK) * rows, uint64_t(lanes)));
+    SpreadRun spread = getSpreadRun(
+        perLane, std::min<int64_t>(kBytesPerAccess / bytes, rows),
+        candidate.tileK, instr.getOperandElementsPerLane(waveSize));
+    step.globalLoads += unsigned(llvm::divideCeil(perLane, spread.vector));
+    step.ldsWrites += unsigned(llvm::divideCeil(perLane, spread.run));
+    if (spread.run > 1)
+      perRegisterValu += unsigned(llvm::divideCeil(perLane * bytes, 4));
+    return spread.run;
+  };
+  int64_t runA = 1, runB = 1;
+  if (shape.aKContiguous ||
+      !writesOperandInKRuns(candidate.tileK, shape.bytesA))
+    contiguousBytes +=
+        uint64_t(candidate.tileK) * candidate.tileM * shape.bytesA;
+  else
+    runA = addTransposedWrites(candidate.tileM, shape.bytesA);
+  if (shape.bKContiguous ||
+      !writesOperandInKRuns(candidate.tileK, shape.bytesB))
+    contiguousBytes +=
+        uint64_t(candidate.tileK) * candidate.tileN * shape.bytesB;
+  else
+    runB = addTransposedWrites(candidate.tileN, shape.bytesB);
+  unsigned contiguousLoads =
+      unsigned(llvm::divideCeil(contiguousBytes, lanes * kBytesPerAccess));
+  step.globalLoads += contiguousLoads;
+  step.ldsWrites += contiguousLoads;
+  // The loop reads an operand in K runs: 16 bytes where K is contiguous in
+  // memory, the run it was written in otherwise (one element: a 16-bit
+  // pair packed per VALU instruction). Each read's registers rotate once
+  // per step unless the loop is unrolled (four per 16-byte read).
   unsigned rotation = candidate.unrolled ? 0 : kRotationValuPerLdsRead;
-  auto operandReads = [&](uint64_t rows, unsigned bytes, bool kContiguous) {
+  auto operandReads = [&](uint64_t rows, unsigned bytes, bool kContiguous,
+                          int64_t run) {
     uint64_t elements = uint64_t(candidate.tileK) * rows;
-    if (kContiguous) {
-      unsigned reads = unsigned(
-          llvm::divideCeil(elements * bytes, waveSize * kBytesPerAccess));
-      perRegisterValu += rotation * reads;
-      return reads;
-    }
-    unsigned reads = unsigned(llvm::divideCeil(elements, waveSize));
-    perRegisterValu += bytes < 4 ? reads / 2 : 0;
-    perRegisterValu += rotation * reads / 4;
+    uint64_t readBytes = kContiguous
+                             ? kBytesPerAccess
+                             : std::min<uint64_t>(run * bytes, kBytesPerAccess);
+    unsigned reads = unsigned(
+        llvm::divideCeil(elements * bytes, uint64_t(waveSize) * readBytes));
+    perRegisterValu += rotation * reads * readBytes / kBytesPerAccess;
+    if (!kContiguous && run == 1 && bytes < 4)
+      perRegisterValu += reads / 2;
     return reads;
   };
-  step.ldsReads = operandReads(waveM, shape.bytesA, shape.aKContiguous) +
-                  operandReads(waveN, shape.bytesB, shape.bKContiguous);
+  step.ldsReads = operandReads(waveM, shape.bytesA, shape.aKContiguous, runA) +
+                  operandReads(waveN, shape.bytesB, shape.bKContiguous, runB);
   step.valu =
       perRegisterValu + kValuPerMemoryAccess *
                             (step.globalLoads + step.ldsWrites + step.ldsReads);

@@ -13,12 +13,12 @@ func.func @large_bf16(%a: memref<4096x4096xbf16>, %b: memref<4096x4096xbf16, str
 
 // -----
 
-// B stored K x N reaches its MFMA operand one element per LDS read: the
-// model counts those reads and keeps each wave's share of B narrow (one
-// wave along M, four along N).
+// B stored K x N is loaded in K runs and kept K-contiguous in LDS where
+// the K tile spans 64 bytes or more: the model then takes the same tile as
+// for B stored N x K.
 // CHECK-LABEL: func.func @large_bf16_nn
 // CHECK: tessel.matmul
-// CHECK-SAME: config = #tessel.config<tile = [128, 128, 32], waves = [1, 4], stages = 2, instr = "v_mfma_f32_32x32x16_bf16">
+// CHECK-SAME: config = #tessel.config<tile = [128, 128, 64], waves = [2, 2], stages = 2, instr = "v_mfma_f32_32x32x16_bf16">
 func.func @large_bf16_nn(%a: memref<4096x4096xbf16>, %b: memref<4096x4096xbf16>, %c: memref<4096x4096xbf16>) {
   tessel.matmul ins(%a, %b : memref<4096x4096xbf16>, memref<4096x4096xbf16>) outs(%c : memref<4096x4096xbf16>)
   return

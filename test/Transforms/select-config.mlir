@@ -1,13 +1,13 @@
 // RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}))' --verify-diagnostics | FileCheck %s
 
-// Large bf16: the analytical model's fastest config (matrix-pipe bound on
-// every SIMD, one round of workgroups), with the chip's 32x32 bf16
-// instruction. B is stored K x N (read from LDS element by element), where
-// stream-K is not offered. The ranking itself is tested in
-// select-config-model.mlir.
+// Large bf16: the analytical model's fastest config, with the chip's 32x32
+// bf16 instruction. B is stored K x N; with a K tile of 32 it is loaded in
+// K runs and kept K-contiguous in LDS (read in K runs, as if stored N x K),
+// so stream-K is offered and taken as for the N x K problem below. The
+// ranking itself is tested in select-config-model.mlir.
 // CHECK-LABEL: func.func @large_bf16
 // CHECK: tessel.matmul
-// CHECK-SAME: config = #tessel.config<tile = [128, 256, 16], waves = [1, 4], stages = 2, instr = "v_mfma_f32_32x32x8_bf16">
+// CHECK-SAME: config = #tessel.config<tile = [128, 128, 32], waves = [2, 2], stages = 2, instr = "v_mfma_f32_32x32x8_bf16", stream_k = 608>
 func.func @large_bf16(%a: memref<4096x4096xbf16>, %b: memref<4096x4096xbf16>, %c: memref<4096x4096xbf16>) {
   tessel.matmul ins(%a, %b : memref<4096x4096xbf16>, memref<4096x4096xbf16>) outs(%c : memref<4096x4096xbf16>)
   return

@@ -16,10 +16,13 @@
 // (N tile, M tile, batch), a K loop of loads in coalesced layouts into a
 // dot whose accumulator is in the instruction's layout, then the epilogue on
 // the accumulator tile and the store. The sizes are multiples of the tile,
-// so the A, B and C tiles are in bounds (no masks).
+// so the A, B and C tiles are in bounds (no masks). B is stored K x N and
+// the K tile spans 64 bytes: each lane loads it as two rows of four
+// elements (a run along K across rows, whose row offsets the lowering adds
+// as constants), so that LDS can keep K contiguous.
 // CHECK-DAG: #[[$MMA:mma[0-9]*]] = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [2, 2]>
 // CHECK-DAG: #[[$BLKA:blocked[0-9]*]] = #tessel.blocked<sizePerThread = [1, 8], threadsPerWave = [16, 4], waves = [4, 1], order = [1, 0]>
-// CHECK-DAG: #[[$BLKB:blocked[0-9]*]] = #tessel.blocked<sizePerThread = [1, 8], threadsPerWave = [8, 8], waves = [4, 1], order = [1, 0]>
+// CHECK-DAG: #[[$BLKB:blocked[0-9]*]] = #tessel.blocked<sizePerThread = [2, 4], threadsPerWave = [4, 16], waves = [4, 1], order = [1, 0]>
 // CHECK-LABEL: func.func @batched
 // CHECK-SAME: (%[[A:.*]]: memref<2x64x32xf16>, %[[B:.*]]: memref<2x32x64xf16>, %[[C:.*]]: memref<2x64x64xf16>, %[[BIAS:.*]]: memref<64xf32>)
 // CHECK-SAME: tessel.tile = array<i64: 64, 64>, tessel.workgroup_size = 256 : i64
@@ -46,7 +49,7 @@
 // CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #[[$MMA]]>
 // CHECK: %[[ACC:.*]] = scf.for %[[K0:.*]] = %{{.*}} to %[[K]] step %{{.*}} iter_args(%[[SUM:.*]] = %[[ZERO]])
 // CHECK:   %[[TA:.*]] = tessel.load %[[A]][%[[PB]], %[[M0]], %[[K0]]] in_bounds : memref<2x64x32xf16> -> tensor<64x32xf16, #[[$BLKA]]>
-// CHECK:   %[[TB:.*]] = tessel.load %[[B]][%[[PB]], %[[K0]], %[[N0]]] in_bounds : memref<2x32x64xf16> -> tensor<32x64xf16, #[[$BLKB]]>
+// CHECK:   %[[TB:.*]] = tessel.load %[[B]][%[[PB]], %[[K0]], %[[N0]]] in_bounds {tessel.constant_row_offsets} : memref<2x32x64xf16> -> tensor<32x64xf16, #[[$BLKB]]>
 // CHECK:   %[[D:.*]] = tessel.dot %[[TA]], %[[TB]], %[[SUM]]
 // CHECK:   scf.yield %[[D]]
 // The bias is read through a view broadcasting it along batch and M.

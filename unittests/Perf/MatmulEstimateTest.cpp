@@ -51,10 +51,15 @@ TEST(MatmulEstimate, StepCounts) {
   EXPECT_DOUBLE_EQ(step.matrixCycles, 16.0 * 32);
 }
 
-// An unrolled K loop copies no registers between steps; B stored K x N
-// comes one element per LDS read (a wave's 64 columns x 32 K over 64
-// lanes: 32 reads instead of 4 of 16 bytes), two elements packed per VALU
-// instruction.
+// An unrolled K loop copies no registers between steps. B stored K x N on
+// a K tile of 32 (64 bytes per LDS row) is loaded in runs of four rows per
+// lane: 16 elements per lane as four 8-byte loads (A: two 16-byte loads
+// for the whole stage), written to LDS as four 8-byte K runs, assembled by
+// 8 register permutes, and read back in 8-byte K runs (a wave's 64 columns
+// x 32 K: 8 reads); the ISA of this kernel has 12 loads, 12 writes and 24
+// reads per two steps. On a K tile of 16 (32-byte rows) B keeps its stored
+// layout and comes one element per LDS read (16 reads), two elements
+// packed per VALU instruction.
 TEST(MatmulEstimate, StepCountsUnrolledAndTransposedB) {
   MatmulCandidate unrolled = candidate(128, 128, 32, 2, 2, 144, 32768);
   unrolled.unrolled = true;
@@ -64,8 +69,35 @@ TEST(MatmulEstimate, StepCountsUnrolledAndTransposedB) {
   EXPECT_EQ(step.valu, 3u * 16);
   shape.bKContiguous = false;
   step = countMatmulStep(gfx942(), unrolled, shape);
-  EXPECT_EQ(step.ldsReads, 4u + 32u);
-  EXPECT_EQ(step.valu, 16u + 3u * (4 + 4 + 36));
+  EXPECT_EQ(step.globalLoads, 2u + 4u);
+  EXPECT_EQ(step.ldsWrites, 2u + 4u);
+  EXPECT_EQ(step.ldsReads, 4u + 8u);
+  EXPECT_EQ(step.valu, 8u + 3u * (6 + 6 + 12));
+  MatmulCandidate shortK = candidate(128, 128, 16, 2, 2, 144, 16384);
+  shortK.unrolled = true;
+  step = countMatmulStep(gfx942(), shortK, shape);
+  EXPECT_EQ(step.globalLoads, 2u);
+  EXPECT_EQ(step.ldsReads, 2u + 16u);
+  EXPECT_EQ(step.valu, 8u + 3u * (2 + 2 + 18));
+}
+
+// The load shape of a lane that wants a run along the other dimension: the
+// run first takes the lane's spare elements, then trades vector width while
+// the vector stays twice the run.
+TEST(MatmulEstimate, SpreadRun) {
+  SpreadRun spread = getSpreadRun(16, 8, 32, 4);
+  EXPECT_EQ(spread.vector, 4);
+  EXPECT_EQ(spread.run, 4);
+  spread = getSpreadRun(32, 8, 32, 4);
+  EXPECT_EQ(spread.vector, 8);
+  EXPECT_EQ(spread.run, 4);
+  spread = getSpreadRun(8, 8, 32, 4);
+  EXPECT_EQ(spread.vector, 4);
+  EXPECT_EQ(spread.run, 2);
+  spread = getSpreadRun(16, 8, 1, 4); // one row: no run
+  EXPECT_EQ(spread.run, 1);
+  EXPECT_TRUE(writesOperandInKRuns(32, 2));
+  EXPECT_FALSE(writesOperandInKRuns(16, 2));
 }
 
 // Workgroups run in rounds: 1024 tiles of 128x128 with two workgroups per

@@ -25,10 +25,34 @@ namespace tessel {
 struct MatmulShape {
   uint64_t m = 0, n = 0, k = 0, batch = 1;
   unsigned bytesA = 2, bytesB = 2, bytesC = 2; ///< bytes per element
-  /// The operand's contiguous dimension is K; otherwise each lane reads it
-  /// from LDS one element at a time and packs the elements.
+  /// The operand's contiguous dimension is K. Otherwise each lane loads a
+  /// run along K next to its vector along the contiguous dimension
+  /// (getSpreadRun) and writes it to LDS with K contiguous: narrower global
+  /// loads, more LDS writes and a register permute per 32 bits written, but
+  /// the loop reads the operand in K runs as in the K-contiguous case.
   bool aKContiguous = true, bKContiguous = true;
 };
+
+/// How a lane's `perLane` elements of a tile are loaded when the lane also
+/// wants a run along the non-contiguous dimension: `vector` elements along
+/// the contiguous dimension (at most `maxVector`, one 16-byte access) times
+/// `run` along the other (at most `maxRun`: the tile's extent there). The
+/// run grows to `wantedRun` from the lane's spare elements, then by
+/// narrowing the vector while the vector stays at least twice the run.
+struct SpreadRun {
+  int64_t vector = 1, run = 1;
+};
+SpreadRun getSpreadRun(int64_t perLane, int64_t maxVector, int64_t maxRun,
+                       int64_t wantedRun);
+
+/// Whether an operand stored with K not contiguous goes through LDS with K
+/// contiguous (loaded with runs along K, read in K runs) rather than as
+/// stored (read one element at a time): where an LDS row of the K tile
+/// spans at least 64 bytes. Narrower rows put the 16 lanes of a write phase,
+/// whose runs start rows four or more apart, on at most four distinct
+/// 8-byte bank groups (4-way conflicts at 32 bytes, measured 128 extra LDS
+/// cycles per step on the gfx942 128x256x16 tile).
+bool writesOperandInKRuns(int64_t tileK, unsigned elementBytes);
 
 /// One candidate config and the resources it is estimated to need.
 struct MatmulCandidate {

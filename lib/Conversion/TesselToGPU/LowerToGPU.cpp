@@ -91,11 +91,13 @@ private:
     return {view, constIndex(regOffset & ~laneBits)};
   }
   /// The offset bits that lanes or waves of `toOffset` set.
-  static int64_t laneOffsetBits(const LinearLayout &toOffset) {
+  /// The bits of output `dim` that some lane or wave sets.
+  static int64_t laneOffsetBits(const LinearLayout &toOffset,
+                                unsigned dim = 0) {
     int64_t bits = 0;
     for (StringRef name : {dims::kLane, dims::kWave})
       for (int32_t bit = 0; bit < toOffset.getInDimSizeLog2(name); ++bit)
-        bits |= toOffset.getBasis(name, bit)[0];
+        bits |= toOffset.getBasis(name, bit)[dim];
     return bits;
   }
   VectorType vectorTypeOf(RankedTensorType type, const LinearLayout &layout) {
@@ -113,6 +115,15 @@ private:
   LogicalResult lowerBlock(Block &source);
   LogicalResult lowerOp(Operation &op);
   LogicalResult lowerLoad(LoadOp op);
+  /// An in-bounds tile through a buffer resource (`op` carries
+  /// tessel.constant_row_offsets): each vector's element offset is the
+  /// index of the tile origin plus the lane's coordinates, shared by all of
+  /// the lane's vectors, and a constant for the register's part where no
+  /// lane sets its bits.
+  LogicalResult lowerInBoundsBufferLoad(LoadOp op, const LinearLayout &layout,
+                                        const GlobalAccess &access,
+                                        ArrayRef<Value> laneCoords,
+                                        ArrayRef<Value> base);
   /// Whether loads of tiles of `tileShape` from `memref` go through a
   /// buffer resource.
   bool usesBufferLoads(Value memref, ArrayRef<int64_t> tileShape);
@@ -448,6 +459,8 @@ LogicalResult KernelLowering::lowerLoad(LoadOp op) {
   // the branch.
   bool inBoundsTile = op.getInBounds();
   bool buffer = usesBufferLoads(memref, tile.getShape());
+  if (inBoundsTile && buffer && op->hasAttr(kConstantRowOffsetsAttrName))
+    return lowerInBoundsBufferLoad(op, *layout, access, laneCoords, base);
   Value nonEmpty =
       inBoundsTile || buffer ? Value() : nonEmptyCondition(memref, access.rank);
   scf::IfOp guard;
@@ -512,6 +525,72 @@ LogicalResult KernelLowering::lowerLoad(LoadOp op) {
   if (guard) {
     scf::YieldOp::create(b, loc(), result);
     result = guard.getResult(0);
+  }
+  mapping.map(op.getResult(), result);
+  return success();
+}
+
+LogicalResult KernelLowering::lowerInBoundsBufferLoad(
+    LoadOp op, const LinearLayout &layout, const GlobalAccess &access,
+    ArrayRef<Value> laneCoords, ArrayRef<Value> base) {
+  RankedTensorType tile = op.getResult().getType();
+  Type element = tile.getElementType();
+  auto type = cast<MemRefType>(mapping.lookup(op.getSource()).getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return op.emitOpError() << "buffer load of a memref without strides";
+  Type i32 = b.getI32Type();
+  auto toI32 = [&](Value index) -> Value {
+    return arith::IndexCastOp::create(b, loc(), i32, index);
+  };
+  VectorType resultType = vectorTypeOf(tile, layout);
+  Value result = arith::ConstantOp::create(b, loc(), resultType,
+                                           b.getZeroAttr(resultType));
+  Type sliceType = access.vector == 1
+                       ? element
+                       : Type(VectorType::get({access.vector}, element));
+  // The index of the tile origin plus the lane's coordinate, shared by
+  // every register whose own bits along that dimension no lane sets.
+  std::array<Value, 2> sharedIndices;
+  for (int64_t r = 0; r < resultType.getNumElements(); r += access.vector) {
+    SmallVector<int32_t, 4> regCoords = layout.apply({int32_t(r), 0, 0});
+    SmallVector<Value> indices;
+    for (int64_t d = 0; d < access.rank - 2; ++d)
+      indices.push_back(toI32(base[d]));
+    int64_t constantOffset = 0;
+    for (unsigned d = 0; d < 2; ++d) {
+      int64_t memrefDim = access.rank - 2 + d;
+      // Register bits no lane sets add to the lane's coordinate: their
+      // part is a constant offset. Others combine with it as the layout
+      // says (XOR).
+      bool disjoint = (regCoords[d] & laneOffsetBits(layout, d)) == 0;
+      if (disjoint) {
+        constantOffset += int64_t(regCoords[d]) * strides[memrefDim];
+        if (!sharedIndices[d]) {
+          Value index =
+              arith::AddIOp::create(b, loc(), base[memrefDim], laneCoords[d]);
+          sharedIndices[d] = toI32(index);
+        }
+        indices.push_back(sharedIndices[d]);
+        continue;
+      }
+      Value index = arith::AddIOp::create(
+          b, loc(), base[memrefDim], xorIndex(laneCoords[d], regCoords[d]));
+      indices.push_back(toI32(index));
+    }
+    auto load = amdgpu::RawBufferLoadOp::create(
+        b, loc(), sliceType, access.view, access.forView(indices),
+        /*boundsCheck=*/true,
+        constantOffset ? b.getI32IntegerAttr(int32_t(constantOffset))
+                       : IntegerAttr(),
+        /*sgprOffset=*/Value());
+    Value slice = load.getResult();
+    if (access.vector == 1)
+      slice = vector::BroadcastOp::create(b, loc(),
+                                          VectorType::get({1}, element), slice);
+    result = vector::InsertStridedSliceOp::create(
+        b, loc(), slice, result, ArrayRef<int64_t>{r}, ArrayRef<int64_t>{1});
   }
   mapping.map(op.getResult(), result);
   return success();

@@ -184,15 +184,15 @@ tessel::rankMatmulConfigs(MLIRContext *context, const Chip &chip, Type a,
   shape.bKContiguous = sizes.bKContiguous;
 
   // Stream-K needs static sizes and no batch (its shares of the steps and
-  // its workspace come from them). It is not offered where an operand is
-  // read from LDS element by element (B stored K x N): the analytical form
-  // under-counts those loops for the wide per-wave shares stream-K's
-  // configs have (4096^3 NN: its stream-K pick measured a 66.8 % dense K
+  // its workspace come from them). It is not offered to tiles that read an
+  // operand from LDS element by element (stored with K not contiguous, on
+  // a K tile too short for K runs, writesOperandInKRuns): the analytical
+  // form under-counts those loops for the wide per-wave shares stream-K's
+  // configs have (4096^3 NN: such a stream-K pick measured a 66.8 % dense K
   // loop against the plain pick's 89.5 %).
   bool streamKAllowed = !sizes.batched && !ShapedType::isDynamic(sizes.m) &&
                         !ShapedType::isDynamic(sizes.n) &&
-                        !ShapedType::isDynamic(sizes.k) && sizes.staticC &&
-                        sizes.aKContiguous && sizes.bKContiguous;
+                        !ShapedType::isDynamic(sizes.k) && sizes.staticC;
   std::vector<RankedMatmulConfig> ranked;
   for (unsigned instrSize : {32u, 16u}) {
     const MmaInstr *instr = chooseMmaInstr(chip, a, b, instrSize);
@@ -247,7 +247,12 @@ tessel::rankMatmulConfigs(MLIRContext *context, const Chip &chip, Type a,
                 candidate.ldsBytes = resources.ldsBytes;
                 ranked.push_back(
                     {config, estimateMatmul(chip, shape, candidate)});
-                if (splits > 1 || !streamKAllowed ||
+                bool elementReads =
+                    (!sizes.aKContiguous &&
+                     !writesOperandInKRuns(tileK, shape.bytesA)) ||
+                    (!sizes.bKContiguous &&
+                     !writesOperandInKRuns(tileK, shape.bytesB));
+                if (splits > 1 || !streamKAllowed || elementReads ||
                     int64_t(llvm::divideCeil(shape.k, tileK)) <
                         kMinStreamKStepsPerTile ||
                     !fitsStreamKSum(resources.accumulatorVgprs))
@@ -796,17 +801,12 @@ tessel::getSpreadCoalescedLayout(MLIRContext *context, ArrayRef<int64_t> shape,
   int64_t other = 1 - contiguousDim;
   int64_t lanes = int64_t(numWaves) * waveSize;
   int64_t perLane = std::max<int64_t>(1, shape[0] * shape[1] / lanes);
-  int64_t vector = std::min<int64_t>({std::max<unsigned>(16 / elementBytes, 1),
-                                      shape[contiguousDim], perLane});
-  int64_t run = 1;
-  // A run along the other dimension from the lane's spare elements, then
-  // traded for vector width while the vector stays at least twice the run.
-  while (run < otherRun && 2 * run <= shape[other] && vector * run < perLane)
-    run *= 2;
-  while (run < otherRun && vector / 2 >= 2 * run) {
-    vector /= 2;
-    run *= 2;
-  }
+  SpreadRun spread =
+      getSpreadRun(perLane,
+                   std::min<int64_t>(std::max<unsigned>(16 / elementBytes, 1),
+                                     shape[contiguousDim]),
+                   shape[other], otherRun);
+  int64_t vector = spread.vector, run = spread.run;
   SmallVector<int64_t, 2> perThread(2), threads(2), waves(2);
   perThread[contiguousDim] = vector;
   perThread[other] = run;

@@ -302,26 +302,50 @@ Value MatmulTiler::buildKLoop(Value m0, Value n0, Value kBegin, Value kEnd,
   Value a = matmul.getA(), bMatrix = matmul.getB();
   MemRefType aType = matmul.getA().getType(), bType = matmul.getB().getType();
   Type aElement = aType.getElementType(), bElement = bType.getElementType();
-  auto aLayout =
-      getCoalescedLayout(context, {tileM, tileK}, getContiguousTileDim(aType),
-                         llvm::divideCeil(aElement.getIntOrFloatBitWidth(), 8),
-                         numWaves, target.waveSize);
-  auto bLayout =
-      getCoalescedLayout(context, {tileK, tileN}, getContiguousTileDim(bType),
-                         llvm::divideCeil(bElement.getIntOrFloatBitWidth(), 8),
-                         numWaves, target.waveSize);
+  const MmaInstr &instr =
+      *lookupMmaByName(config.getInstr().getValue()).front();
+  // An operand stored with K contiguous is loaded in 16-byte runs along K.
+  // One stored the other way (B as K x N, A as K x M) is loaded with each
+  // lane also holding a run along K, one instruction's K elements, so that
+  // LDS can keep K contiguous: the operand is then read in K runs, as in
+  // the K-contiguous case, instead of element by element (where the K
+  // tile's LDS rows are wide enough, writesOperandInKRuns).
+  auto operandLayout = [&](ArrayRef<int64_t> shape, int64_t kDim,
+                           MemRefType type) {
+    int64_t contiguous = getContiguousTileDim(type);
+    unsigned bytes =
+        llvm::divideCeil(type.getElementType().getIntOrFloatBitWidth(), 8);
+    if (contiguous == kDim || !writesOperandInKRuns(tileK, bytes))
+      return getCoalescedLayout(context, shape, contiguous, bytes, numWaves,
+                                target.waveSize);
+    return getSpreadCoalescedLayout(
+        context, shape, contiguous, bytes, numWaves, target.waveSize,
+        instr.getOperandElementsPerLane(target.waveSize));
+  };
+  auto aLayout = operandLayout({tileM, tileK}, 1, aType);
+  auto bLayout = operandLayout({tileK, tileN}, 0, bType);
+  // Lanes holding runs along K across the rows of a memref stored the other
+  // way: the lowering shares one lane offset between those rows.
+  auto holdsKRunsAcrossRows = [](BlockedAttr layout, int64_t kDim) {
+    return layout.getOrder()[0] != kDim && layout.getSizePerThread()[kDim] > 1;
+  };
+  bool constantRowsA = holdsKRunsAcrossRows(aLayout, 1);
+  bool constantRowsB = holdsKRunsAcrossRows(bLayout, 0);
   Value init = zeroTile(accType);
-  bool xf32 = lookupMmaByName(config.getInstr().getValue()).front()->a ==
-              MmaElement::Xf32;
+  bool xf32 = instr.a == MmaElement::Xf32;
   auto loop = scf::ForOp::create(
       b, loc, kBegin, kEnd, constIndex(tileK), ValueRange{init},
       [&](OpBuilder &nested, Location nestedLoc, Value k0, ValueRange iters) {
-        Value aTile = LoadOp::create(
+        auto aTile = LoadOp::create(
             nested, nestedLoc, tileType({tileM, tileK}, aElement, aLayout), a,
             indices(m0, k0), inBounds(aType, {tileM, tileK}));
-        Value bTile = LoadOp::create(
+        auto bTile = LoadOp::create(
             nested, nestedLoc, tileType({tileK, tileN}, bElement, bLayout),
             bMatrix, indices(k0, n0), inBounds(bType, {tileK, tileN}));
+        for (auto [load, constantRows] :
+             {std::pair{aTile, constantRowsA}, {bTile, constantRowsB}})
+          if (load.getInBounds() && constantRows)
+            load->setAttr(kConstantRowOffsetsAttrName, nested.getUnitAttr());
         auto dot =
             DotOp::create(nested, nestedLoc, accType, aTile, bTile, iters[0],
                           xf32 ? nested.getUnitAttr() : UnitAttr());

@@ -51,6 +51,17 @@ getReducedTileType(mlir::RankedTensorType source, unsigned axis,
 inline constexpr llvm::StringLiteral kLdsReadAtUseAttrName =
     "tessel.lds_read_at_use";
 
+/// A unit attribute on an in-bounds `tessel.load` whose lanes hold runs
+/// along the memref's strided dimension (a matmul operand loaded in K
+/// runs): tessel-lower-to-gpu adds each register row's offset as a
+/// constant to one lane offset shared by the rows, instead of multiplying
+/// each row's index by the stride (four `v_mul_lo_u32` per step in a K loop
+/// with N = 14336). Set by tessel-tile on the operands it loads in K runs;
+/// attention's loads keep the per-row form, which the performance model
+/// predicts 1-2 points faster for them.
+inline constexpr llvm::StringLiteral kConstantRowOffsetsAttrName =
+    "tessel.constant_row_offsets";
+
 /// A unit attribute on a K loop (`scf.for`) whose trip count is even on
 /// every entry (stream-K's pieces are whole pairs of K steps):
 /// tessel-pipeline unrolls it by two without a loop for an odd last step.
