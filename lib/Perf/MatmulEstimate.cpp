@@ -65,8 +65,10 @@ SpreadRun tessel::getSpreadRun(int64_t perLane, int64_t maxVector,
   return spread;
 }
 
-bool tessel::writesOperandInKRuns(int64_t tileK, unsigned elementBytes) {
-  return tileK * elementBytes >= 64;
+bool tessel::writesOperandInKRuns(const MmaInstr &instr, unsigned waveSize,
+                                  int64_t tileK, unsigned elementBytes) {
+  return instr.getOperandElementsPerLane(waveSize) > 1 &&
+         tileK * elementBytes >= 64;
 }
 
 MatmulStepCounts tessel::countMatmulStep(const Chip &chip,
@@ -102,13 +104,13 @@ MatmulStepCounts tessel::countMatmulStep(const Chip &chip,
   };
   int64_t runA = 1, runB = 1;
   if (shape.aKContiguous ||
-      !writesOperandInKRuns(candidate.tileK, shape.bytesA))
+      !writesOperandInKRuns(instr, waveSize, candidate.tileK, shape.bytesA))
     contiguousBytes +=
         uint64_t(candidate.tileK) * candidate.tileM * shape.bytesA;
   else
     runA = addTransposedWrites(candidate.tileM, shape.bytesA);
   if (shape.bKContiguous ||
-      !writesOperandInKRuns(candidate.tileK, shape.bytesB))
+      !writesOperandInKRuns(instr, waveSize, candidate.tileK, shape.bytesB))
     contiguousBytes +=
         uint64_t(candidate.tileK) * candidate.tileN * shape.bytesB;
   else

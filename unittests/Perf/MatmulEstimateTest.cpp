@@ -1,6 +1,7 @@
 //===- MatmulEstimateTest.cpp - The analytical form of the model ----------===//
 
 #include "tessel/Perf/MatmulEstimate.h"
+#include "tessel/Target/Mma.h"
 
 #include "gtest/gtest.h"
 
@@ -96,8 +97,13 @@ TEST(MatmulEstimate, SpreadRun) {
   EXPECT_EQ(spread.run, 2);
   spread = getSpreadRun(16, 8, 1, 4); // one row: no run
   EXPECT_EQ(spread.run, 1);
-  EXPECT_TRUE(writesOperandInKRuns(32, 2));
-  EXPECT_FALSE(writesOperandInKRuns(16, 2));
+  const MmaInstr &bf16Instr =
+      *lookupMmaByName("v_mfma_f32_32x32x8_bf16").front();
+  const MmaInstr &f32Instr = *lookupMmaByName("v_mfma_f32_32x32x2_f32").front();
+  EXPECT_TRUE(writesOperandInKRuns(bf16Instr, 64, 32, 2));
+  EXPECT_FALSE(writesOperandInKRuns(bf16Instr, 64, 16, 2));
+  // One K element per lane: nothing to gather into runs.
+  EXPECT_FALSE(writesOperandInKRuns(f32Instr, 64, 64, 4));
 }
 
 // Workgroups run in rounds: 1024 tiles of 128x128 with two workgroups per

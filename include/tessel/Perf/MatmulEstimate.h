@@ -47,12 +47,14 @@ SpreadRun getSpreadRun(int64_t perLane, int64_t maxVector, int64_t maxRun,
 
 /// Whether an operand stored with K not contiguous goes through LDS with K
 /// contiguous (loaded with runs along K, read in K runs) rather than as
-/// stored (read one element at a time): where an LDS row of the K tile
-/// spans at least 64 bytes. Narrower rows put the 16 lanes of a write phase,
-/// whose runs start rows four or more apart, on at most four distinct
-/// 8-byte bank groups (4-way conflicts at 32 bytes, measured 128 extra LDS
-/// cycles per step on the gfx942 128x256x16 tile).
-bool writesOperandInKRuns(int64_t tileK, unsigned elementBytes);
+/// stored (read one element at a time): where `instr` takes more than one
+/// K element per lane and an LDS row of the K tile spans at least 64
+/// bytes. Narrower rows put the 16 lanes of a write phase, whose runs start
+/// rows four or more apart, on at most four distinct 8-byte bank groups
+/// (4-way conflicts at 32 bytes, measured 128 extra LDS cycles per step on
+/// the gfx942 128x256x16 tile).
+bool writesOperandInKRuns(const MmaInstr &instr, unsigned waveSize,
+                          int64_t tileK, unsigned elementBytes);
 
 /// One candidate config and the resources it is estimated to need.
 struct MatmulCandidate {

@@ -90,8 +90,8 @@ private:
         ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
     return {view, constIndex(regOffset & ~laneBits)};
   }
-  /// The offset bits that lanes or waves of `toOffset` set.
-  /// The bits of output `dim` that some lane or wave sets.
+  /// The bits of output `dim` (the offset of an LDS layout) that some lane
+  /// or wave of `toOffset` sets.
   static int64_t laneOffsetBits(const LinearLayout &toOffset,
                                 unsigned dim = 0) {
     int64_t bits = 0;
@@ -553,11 +553,12 @@ LogicalResult KernelLowering::lowerInBoundsBufferLoad(
   // The index of the tile origin plus the lane's coordinate, shared by
   // every register whose own bits along that dimension no lane sets.
   std::array<Value, 2> sharedIndices;
+  SmallVector<Value> batchIndices;
+  for (int64_t d = 0; d < access.rank - 2; ++d)
+    batchIndices.push_back(toI32(base[d]));
   for (int64_t r = 0; r < resultType.getNumElements(); r += access.vector) {
     SmallVector<int32_t, 4> regCoords = layout.apply({int32_t(r), 0, 0});
-    SmallVector<Value> indices;
-    for (int64_t d = 0; d < access.rank - 2; ++d)
-      indices.push_back(toI32(base[d]));
+    SmallVector<Value> indices(batchIndices);
     int64_t constantOffset = 0;
     for (unsigned d = 0; d < 2; ++d) {
       int64_t memrefDim = access.rank - 2 + d;

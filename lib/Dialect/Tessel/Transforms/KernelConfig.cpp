@@ -247,11 +247,14 @@ tessel::rankMatmulConfigs(MLIRContext *context, const Chip &chip, Type a,
                 candidate.ldsBytes = resources.ldsBytes;
                 ranked.push_back(
                     {config, estimateMatmul(chip, shape, candidate)});
+                unsigned waveSize = chip.defaultWaveSize;
                 bool elementReads =
                     (!sizes.aKContiguous &&
-                     !writesOperandInKRuns(tileK, shape.bytesA)) ||
+                     !writesOperandInKRuns(*instr, waveSize, tileK,
+                                           shape.bytesA)) ||
                     (!sizes.bKContiguous &&
-                     !writesOperandInKRuns(tileK, shape.bytesB));
+                     !writesOperandInKRuns(*instr, waveSize, tileK,
+                                           shape.bytesB));
                 if (splits > 1 || !streamKAllowed || elementReads ||
                     int64_t(llvm::divideCeil(shape.k, tileK)) <
                         kMinStreamKStepsPerTile ||

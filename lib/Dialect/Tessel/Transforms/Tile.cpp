@@ -315,7 +315,8 @@ Value MatmulTiler::buildKLoop(Value m0, Value n0, Value kBegin, Value kEnd,
     int64_t contiguous = getContiguousTileDim(type);
     unsigned bytes =
         llvm::divideCeil(type.getElementType().getIntOrFloatBitWidth(), 8);
-    if (contiguous == kDim || !writesOperandInKRuns(tileK, bytes))
+    if (contiguous == kDim ||
+        !writesOperandInKRuns(instr, target.waveSize, tileK, bytes))
       return getCoalescedLayout(context, shape, contiguous, bytes, numWaves,
                                 target.waveSize);
     return getSpreadCoalescedLayout(
