@@ -90,7 +90,15 @@ MatmulStepCounts tessel::countMatmulStep(const Chip &chip,
   // assembled by a register permute.
   uint64_t contiguousBytes = 0;
   unsigned perRegisterValu = 0;
-  auto addTransposedWrites = [&](uint64_t rows, unsigned bytes) {
+  // Adds one operand of `rows` x tileK; returns its run along K in LDS (1
+  // where it keeps its stored layout or K is contiguous).
+  auto addOperandWrites = [&](uint64_t rows, unsigned bytes,
+                              bool kContiguous) -> int64_t {
+    if (kContiguous ||
+        !writesOperandInKRuns(instr, waveSize, candidate.tileK, bytes)) {
+      contiguousBytes += uint64_t(candidate.tileK) * rows * bytes;
+      return 1;
+    }
     int64_t perLane = int64_t(
         llvm::divideCeil(uint64_t(candidate.tileK) * rows, uint64_t(lanes)));
     SpreadRun spread = getSpreadRun(
@@ -102,19 +110,10 @@ MatmulStepCounts tessel::countMatmulStep(const Chip &chip,
       perRegisterValu += unsigned(llvm::divideCeil(perLane * bytes, 4));
     return spread.run;
   };
-  int64_t runA = 1, runB = 1;
-  if (shape.aKContiguous ||
-      !writesOperandInKRuns(instr, waveSize, candidate.tileK, shape.bytesA))
-    contiguousBytes +=
-        uint64_t(candidate.tileK) * candidate.tileM * shape.bytesA;
-  else
-    runA = addTransposedWrites(candidate.tileM, shape.bytesA);
-  if (shape.bKContiguous ||
-      !writesOperandInKRuns(instr, waveSize, candidate.tileK, shape.bytesB))
-    contiguousBytes +=
-        uint64_t(candidate.tileK) * candidate.tileN * shape.bytesB;
-  else
-    runB = addTransposedWrites(candidate.tileN, shape.bytesB);
+  int64_t runA =
+      addOperandWrites(candidate.tileM, shape.bytesA, shape.aKContiguous);
+  int64_t runB =
+      addOperandWrites(candidate.tileN, shape.bytesB, shape.bKContiguous);
   unsigned contiguousLoads =
       unsigned(llvm::divideCeil(contiguousBytes, lanes * kBytesPerAccess));
   step.globalLoads += contiguousLoads;
