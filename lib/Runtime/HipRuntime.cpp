@@ -56,8 +56,9 @@ private:
   struct Workspace {
     void *address = nullptr;
     size_t bytes = 0;
-    /// Its first `bytes` are zero once the queued launches ran (it was
-    /// handed out zeroed, and the kernel leaves such workspaces at zero).
+    /// It is all zero once the queued launches ran: it was last handed out
+    /// zeroed (the whole slot filled), and kernels leave such workspaces at
+    /// zero.
     bool leftZero = false;
   };
   std::vector<Workspace> workspaces;
