@@ -1,11 +1,12 @@
-// RUN: tessel-opt %s --tessel-lower-to-gpu="chip=gfx942" | FileCheck %s
+// RUN: tessel-opt %s --tessel-lower-to-gpu="chip=gfx942" --cse | FileCheck %s
 
 // A bf16 tile of B stored K x N, loaded in runs of four rows per lane (as
 // tessel-tile lays out a matmul operand it keeps K-contiguous in LDS). With
 // tessel.constant_row_offsets the four rows share one pair of indices (the
 // tile origin plus the lane's coordinates) and differ only in a constant
-// offset of one row (4096 elements) each, so the backend computes one
-// address per lane instead of multiplying each row's index by the stride.
+// offset of one row (4096 elements) each (after CSE of their index casts),
+// so the backend computes one address per lane instead of multiplying each
+// row's index by the stride.
 // CHECK-LABEL: gpu.func @k_runs
 // CHECK: amdgpu.raw_buffer_load %{{.*}}[%[[ROW:.*]], %[[COL:.*]]] : memref<64x4096xbf16>, i32, i32 -> vector<4xbf16>
 // CHECK-NEXT: amdgpu.raw_buffer_load {indexOffset = 4096 : i32} %{{.*}}[%[[ROW]], %[[COL]]]

@@ -18,6 +18,10 @@ def TesselLowerToGPUPass : Pass<"tessel-lower-to-gpu", "::mlir::ModuleOp"> {
       memref's contiguous dimension as wide as the layout and the sizes
       allow (16 bytes at most), masked by the memref bounds (loads read a
       clamped in-bounds address and select zero, stores are predicated);
+      loads of static kernel arguments go through buffer resources, and an
+      in-bounds load marked `tessel.constant_row_offsets` (a matmul operand
+      loaded in runs along K across rows) gives the rows of a run one
+      shared index and a constant `indexOffset` each;
     * `tessel.local_alloc`: workgroup memory; `tessel.local_store`/
       `tessel.local_load`: vector LDS accesses at the swizzled offsets, a
       replicated value written by one lane only;

@@ -115,23 +115,15 @@ private:
   LogicalResult lowerBlock(Block &source);
   LogicalResult lowerOp(Operation &op);
   LogicalResult lowerLoad(LoadOp op);
-  /// An in-bounds tile through a buffer resource (`op` carries
-  /// tessel.constant_row_offsets): each vector's element offset is the
-  /// index of the tile origin plus the lane's coordinates, shared by all of
-  /// the lane's vectors, and a constant for the register's part where no
-  /// lane sets its bits.
-  LogicalResult lowerInBoundsBufferLoad(LoadOp op, const LinearLayout &layout,
-                                        const GlobalAccess &access,
-                                        ArrayRef<Value> laneCoords,
-                                        ArrayRef<Value> base);
   /// Whether loads of tiles of `tileShape` from `memref` go through a
   /// buffer resource.
   bool usesBufferLoads(Value memref, ArrayRef<int64_t> tileShape);
   /// One vector (or element, when `access.vector` is 1) at `viewIndices` of
   /// `access.view` through a buffer resource; a false `valid` reads zeros.
+  /// `constantOffset` elements are added to the offset as a constant.
   Value loadFromBuffer(const GlobalAccess &access,
                        SmallVector<Value> viewIndices, Value valid,
-                       Type element);
+                       Type element, int64_t constantOffset = 0);
   /// Whether the two innermost dimensions of `memref` (of `rank`) are
   /// nonzero, or null when the type proves it.
   Value nonEmptyCondition(Value memref, int64_t rank);
@@ -459,8 +451,6 @@ LogicalResult KernelLowering::lowerLoad(LoadOp op) {
   // the branch.
   bool inBoundsTile = op.getInBounds();
   bool buffer = usesBufferLoads(memref, tile.getShape());
-  if (inBoundsTile && buffer && op->hasAttr(kConstantRowOffsetsAttrName))
-    return lowerInBoundsBufferLoad(op, *layout, access, laneCoords, base);
   Value nonEmpty =
       inBoundsTile || buffer ? Value() : nonEmptyCondition(memref, access.rank);
   scf::IfOp guard;
@@ -477,12 +467,33 @@ LogicalResult KernelLowering::lowerLoad(LoadOp op) {
       arith::ConstantOp::create(b, loc(), sliceType, b.getZeroAttr(sliceType));
   Value result = zeroTile;
   int64_t registers = resultType.getNumElements();
+  // With tessel.constant_row_offsets (in-bounds buffer loads of runs across
+  // rows), register bits no lane sets become a constant offset: the
+  // registers share the index of the lane (origin plus lane coordinates)
+  // instead of each row's index being multiplied by the stride.
+  bool constantRows =
+      inBoundsTile && buffer && op->hasAttr(kConstantRowOffsetsAttrName);
+  SmallVector<int64_t> strides;
+  int64_t memrefOffset;
+  if (constantRows && failed(cast<MemRefType>(memref.getType())
+                                 .getStridesAndOffset(strides, memrefOffset)))
+    constantRows = false;
+  std::array<Value, 2> laneIndices;
   for (int64_t r = 0; r < registers; r += access.vector) {
     SmallVector<int32_t, 4> regCoords = layout->apply({int32_t(r), 0, 0});
     SmallVector<Value> indices(base.begin(), base.end() - 2);
     Value valid;
+    int64_t constantOffset = 0;
     for (unsigned d = 0; d < 2; ++d) {
       int64_t memrefDim = access.rank - 2 + d;
+      if (constantRows && (regCoords[d] & laneOffsetBits(*layout, d)) == 0) {
+        constantOffset += int64_t(regCoords[d]) * strides[memrefDim];
+        if (!laneIndices[d])
+          laneIndices[d] =
+              arith::AddIOp::create(b, loc(), base[memrefDim], laneCoords[d]);
+        indices.push_back(laneIndices[d]);
+        continue;
+      }
       Value coord = xorIndex(laneCoords[d], regCoords[d]);
       Value index = arith::AddIOp::create(b, loc(), base[memrefDim], coord);
       if (inBoundsTile) {
@@ -507,7 +518,8 @@ LogicalResult KernelLowering::lowerLoad(LoadOp op) {
     }
     Value slice;
     if (buffer) {
-      slice = loadFromBuffer(access, access.forView(indices), valid, element);
+      slice = loadFromBuffer(access, access.forView(indices), valid, element,
+                             constantOffset);
       if (access.vector == 1)
         slice = vector::BroadcastOp::create(b, loc(), sliceType, slice);
     } else if (access.vector == 1) {
@@ -530,76 +542,10 @@ LogicalResult KernelLowering::lowerLoad(LoadOp op) {
   return success();
 }
 
-LogicalResult KernelLowering::lowerInBoundsBufferLoad(
-    LoadOp op, const LinearLayout &layout, const GlobalAccess &access,
-    ArrayRef<Value> laneCoords, ArrayRef<Value> base) {
-  RankedTensorType tile = op.getResult().getType();
-  Type element = tile.getElementType();
-  auto type = cast<MemRefType>(mapping.lookup(op.getSource()).getType());
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)))
-    return op.emitOpError() << "buffer load of a memref without strides";
-  Type i32 = b.getI32Type();
-  auto toI32 = [&](Value index) -> Value {
-    return arith::IndexCastOp::create(b, loc(), i32, index);
-  };
-  VectorType resultType = vectorTypeOf(tile, layout);
-  Value result = arith::ConstantOp::create(b, loc(), resultType,
-                                           b.getZeroAttr(resultType));
-  Type sliceType = access.vector == 1
-                       ? element
-                       : Type(VectorType::get({access.vector}, element));
-  // The index of the tile origin plus the lane's coordinate, shared by
-  // every register whose own bits along that dimension no lane sets.
-  std::array<Value, 2> sharedIndices;
-  SmallVector<Value> batchIndices;
-  for (int64_t d = 0; d < access.rank - 2; ++d)
-    batchIndices.push_back(toI32(base[d]));
-  for (int64_t r = 0; r < resultType.getNumElements(); r += access.vector) {
-    SmallVector<int32_t, 4> regCoords = layout.apply({int32_t(r), 0, 0});
-    SmallVector<Value> indices(batchIndices);
-    int64_t constantOffset = 0;
-    for (unsigned d = 0; d < 2; ++d) {
-      int64_t memrefDim = access.rank - 2 + d;
-      // Register bits no lane sets add to the lane's coordinate: their
-      // part is a constant offset. Others combine with it as the layout
-      // says (XOR).
-      bool disjoint = (regCoords[d] & laneOffsetBits(layout, d)) == 0;
-      if (disjoint) {
-        constantOffset += int64_t(regCoords[d]) * strides[memrefDim];
-        if (!sharedIndices[d]) {
-          Value index =
-              arith::AddIOp::create(b, loc(), base[memrefDim], laneCoords[d]);
-          sharedIndices[d] = toI32(index);
-        }
-        indices.push_back(sharedIndices[d]);
-        continue;
-      }
-      Value index = arith::AddIOp::create(
-          b, loc(), base[memrefDim], xorIndex(laneCoords[d], regCoords[d]));
-      indices.push_back(toI32(index));
-    }
-    auto load = amdgpu::RawBufferLoadOp::create(
-        b, loc(), sliceType, access.view, access.forView(indices),
-        /*boundsCheck=*/true,
-        constantOffset ? b.getI32IntegerAttr(int32_t(constantOffset))
-                       : IntegerAttr(),
-        /*sgprOffset=*/Value());
-    Value slice = load.getResult();
-    if (access.vector == 1)
-      slice = vector::BroadcastOp::create(b, loc(),
-                                          VectorType::get({1}, element), slice);
-    result = vector::InsertStridedSliceOp::create(
-        b, loc(), slice, result, ArrayRef<int64_t>{r}, ArrayRef<int64_t>{1});
-  }
-  mapping.map(op.getResult(), result);
-  return success();
-}
-
 Value KernelLowering::loadFromBuffer(const GlobalAccess &access,
                                      SmallVector<Value> viewIndices,
-                                     Value valid, Type element) {
+                                     Value valid, Type element,
+                                     int64_t constantOffset) {
   if (valid) {
     Value pastEnd =
         access.sizes[access.transposed && access.outermost >= access.rank - 2
@@ -614,9 +560,11 @@ Value KernelLowering::loadFromBuffer(const GlobalAccess &access,
   Type type = access.vector == 1
                   ? element
                   : Type(VectorType::get({access.vector}, element));
+  IntegerAttr indexOffset = constantOffset
+                                ? b.getI32IntegerAttr(int32_t(constantOffset))
+                                : IntegerAttr();
   return amdgpu::RawBufferLoadOp::create(b, loc(), type, access.view, indices,
-                                         /*boundsCheck=*/true,
-                                         /*indexOffset=*/nullptr,
+                                         /*boundsCheck=*/true, indexOffset,
                                          /*sgprOffset=*/nullptr)
       .getResult();
 }

@@ -146,7 +146,11 @@ def TesselTilePass : Pass<"tessel-tile", "::mlir::ModuleOp"> {
     one workgroup runs: its tile of C (`tessel.program_id` 0 along N, 1
     along M, 2 along the batch), a K loop of masked `tessel.load`s of the A
     and B tiles in coalesced `#tessel.blocked` layouts feeding `tessel.dot`
-    into an accumulator in the config instruction's `#tessel.mma` layout,
+    into an accumulator in the config instruction's `#tessel.mma` layout
+    (an operand stored with K not contiguous, on a K tile of 64 bytes or
+    more, is loaded with each lane holding runs along K across rows, so
+    that LDS can keep K contiguous; in-bounds loads of such runs get
+    `tessel.constant_row_offsets`),
     then the epilogue applied elementwise to the accumulator tile (extra
     operands loaded through broadcasting views) and a masked `tessel.store`.
     Tails in M, N and K are masked: nothing is read or written out of
