@@ -139,7 +139,7 @@ CompiledKernel::gridFor(const ProblemSizes &sizes) const {
   int64_t splits = grid.stage == 0 ? std::max<int64_t>(grid.splits, 1) : 1;
   int64_t batchSplits = batch > INT32_MAX / splits ? INT64_MAX : batch * splits;
   std::array<int64_t, 3> workgroups;
-  if (grid.kind == GridRule::Kind::Matmul && grid.streamK > 0)
+  if (grid.streamK > 0)
     workgroups = {grid.streamK, 1, 1};
   else if (grid.kind == GridRule::Kind::Matmul)
     workgroups = {tilesOf(sizes.n, grid.tile[1]),

@@ -740,7 +740,7 @@ struct KernelLaunch {
   FunctionType signature;
   std::string planOf;
   int64_t stage = 0, splits = 1;
-  int64_t streamK = 0;     // stream-K matmul: workgroups along x
+  int64_t streamK = 0;     // stream-K: workgroups along x
   int64_t packedHeads = 1; // query heads per workgroup (GridRule)
   bool overKeys = false;   // x over key blocks, y over key/value heads
   /// The workspaces (counted from the first) the kernel needs zero-filled;
@@ -883,7 +883,7 @@ static std::array<uint64_t, 3> getProblemGrid(const PreparedProblem &prepared,
   // The first stage of a split plan (split-K, split-KV) spreads each
   // workgroup's work over `splits` workgroups along z.
   uint64_t splits = step.stage == 0 ? uint64_t(step.splits) : 1;
-  if (isa<MatmulOp>(prepared.problem->op) && step.streamK > 0)
+  if (step.streamK > 0)
     return {uint64_t(step.streamK), 1, 1};
   if (isa<MatmulOp>(prepared.problem->op)) {
     MatmulSizes sizes = prepared.sizes.getMatmulSizes();
@@ -1624,10 +1624,10 @@ static Outcome runProblem(PreparedProblem &prepared,
   }
   if (failed(verdict))
     return Outcome::Error;
-  // Split-K and stream-K promise their arrival counters (the last
-  // workspace) back at zero, so that the next launch on the same workspaces
-  // counts from zero.
-  if (isa<MatmulOp>(problem.op) && (splits > 1 || steps.front()->streamK) &&
+  // Split-K, split-KV and stream-K promise their arrival counters (the
+  // last workspace) back at zero, so that the next launch on the same
+  // workspaces counts from zero.
+  if ((splits > 1 || steps.front()->streamK) &&
       llvm::any_of(arguments.memrefs.back().buffer,
                    [](char byte) { return byte != 0; }))
     return fatal("kernel '" + steps.front()->name +

@@ -60,8 +60,9 @@ struct GridRule {
   std::string planOf;
   int64_t stage = 0;
   int64_t splits = 1;
-  /// Stream-K matmul: this many workgroups along x share all tiles' K steps
-  /// (0: one workgroup per tile).
+  /// Stream-K: this many workgroups along x share all tiles' K steps (a
+  /// matmul) or all query blocks' key blocks (attention); 0: one workgroup
+  /// per tile.
   int64_t streamK = 0;
   /// Attention: query heads per workgroup (a grouped-query decode's group
   /// stacked along the rows): x counts blocks of packedHeads x seq_q rows,

@@ -336,10 +336,10 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "stream_k must be between 0 and "
                        << kMaxStreamKWorkgroups << " workgroups, got "
                        << streamK;
-  if (streamK > 0 && (splits > 1 || tile.size() != 3))
-    return emitError() << "stream_k shares a matmul's K steps between "
-                          "workgroups: it takes a [M, N, K] tile and no "
-                          "splits";
+  if (streamK > 0 && splits > 1)
+    return emitError() << "stream_k shares a problem's steps (a matmul's K "
+                          "steps, an attention's key blocks) between "
+                          "workgroups: it takes no splits";
   if (instr && !instr.getValue().starts_with("v_mfma_") &&
       !instr.getValue().starts_with("v_wmma_"))
     return emitError() << "instr must name an MFMA or WMMA instruction "

@@ -658,6 +658,74 @@ static LogicalResult verifyScaleAndTile(AttentionLikeOp op) {
   return success();
 }
 
+FailureOr<AttentionStreamKWork>
+tessel::getAttentionStreamKWork(AttentionOp op, ConfigAttr config,
+                                function_ref<InFlightDiagnostic()> emitError) {
+  auto fail = [&](StringRef why) -> FailureOr<AttentionStreamKWork> {
+    if (emitError)
+      emitError() << "stream-K attention (stream_k = " << config.getStreamK()
+                  << ") " << why;
+    return failure();
+  };
+  MemRefType q = op.getQ().getType(), k = op.getK().getType();
+  if (op.isVarlen() || op.isPaged() || op.getSinks())
+    return fail("takes one sequence per batch entry and no sinks: varlen, "
+                "paged caches and sinks keep one workgroup per query block");
+  if (!q.hasStaticShape() || !k.hasStaticShape() ||
+      !op.getV().getType().hasStaticShape() ||
+      !op.getO().getType().hasStaticShape())
+    return fail("needs static shapes: the workgroups' shares of the key "
+                "blocks are derived from them");
+  int64_t blockM = config.getTile()[0], blockN = config.getTile()[1];
+  int64_t seqQ = q.getDimSize(2), seqKV = k.getDimSize(2);
+  int64_t groups = k.getDimSize(1) > 0 ? q.getDimSize(1) / k.getDimSize(1) : 1;
+  if (groups > 1 && groups * seqQ <= blockM)
+    return fail("does not take packed query heads (a decode of " +
+                std::to_string(seqQ) + " queries per head)");
+  AttentionStreamKWork work;
+  work.batch = q.getDimSize(0);
+  work.heads = q.getDimSize(1);
+  work.queryBlocks = llvm::divideCeil(seqQ, blockM);
+  KeyWindow window = op.getKeyWindow();
+  if (window.isFull()) {
+    work.blocksPerUnit = llvm::divideCeil(seqKV, blockN);
+  } else {
+    if (window.hasLeft() || window.right != 0)
+      return fail("takes no mask or a causal one, not a window");
+    if (seqQ != seqKV || seqQ % blockM != 0 || work.queryBlocks % 2 != 0 ||
+        blockM % blockN != 0)
+      return fail("pairs causal query blocks i and Q - 1 - i: it needs "
+                  "seq_q == seq_kv, an even number of whole query blocks "
+                  "and key blocks that divide them (seq " +
+                  std::to_string(seqQ) + ", tile [" + std::to_string(blockM) +
+                  ", " + std::to_string(blockN) + "])");
+    work.pairs = true;
+    work.diagonalBlocks = blockM / blockN;
+    work.blocksPerUnit = (work.queryBlocks + 1) * work.diagonalBlocks;
+  }
+  if (work.steps() == 0)
+    return fail("has no key block to share");
+  return work;
+}
+
+/// Stream-K (config stream_k > 0): every workgroup gets at least one key
+/// block of the problem's.
+static LogicalResult verifyAttentionStreamK(AttentionOp op) {
+  ConfigAttr config = op.getConfigAttr();
+  if (!config || config.getStreamK() == 0)
+    return success();
+  FailureOr<AttentionStreamKWork> work =
+      getAttentionStreamKWork(op, config, [&] { return op.emitOpError(); });
+  if (failed(work))
+    return failure();
+  if (config.getStreamK() > work->steps())
+    return op.emitOpError()
+           << "stream-K over " << config.getStreamK()
+           << " workgroups leaves some without work: the problem has "
+           << work->steps() << " key-block steps in all";
+  return success();
+}
+
 LogicalResult AttentionOp::verify() {
   if (failed(verifyAttentionShapes(*this, getQ().getType(), getK().getType(),
                                    getV().getType(), getO().getType(), {},
@@ -687,6 +755,9 @@ LogicalResult AttentionOp::verify() {
   if (failed(verifyKeyWindow(*this)) || failed(verifySinks(*this)) ||
       failed(verifyVarlen(*this)) || failed(verifyPaged(*this)))
     return failure();
+  if (failed(verifyScaleAndTile(*this)) ||
+      failed(verifyAttentionStreamK(*this)))
+    return failure();
   if (!getDescale().empty()) {
     if (!fp8)
       return emitOpError() << "descale applies to 8-bit float inputs, not "
@@ -704,7 +775,7 @@ LogicalResult AttentionOp::verify() {
                              << type;
     }
   }
-  return verifyScaleAndTile(*this);
+  return success();
 }
 
 LogicalResult AttentionGradOp::verify() {
@@ -765,6 +836,10 @@ LogicalResult AttentionGradOp::verify() {
                                    {{"q", getQ()}, {"k", getK()}})))
       return failure();
   }
+  if (ConfigAttr config = getConfigAttr(); config && config.getStreamK() > 0)
+    return emitOpError() << "the attention backward has no stream-K form "
+                            "(stream_k = "
+                         << config.getStreamK() << ")";
   return verifyScaleAndTile(*this);
 }
 

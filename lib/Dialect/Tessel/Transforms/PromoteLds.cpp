@@ -182,6 +182,16 @@ static Operation *getFirstUser(ConvertLayoutOp convert) {
   return first ? first : convert->getNextNode();
 }
 
+/// Whether `op` runs repeatedly for one tile: inside a loop other than a
+/// stream-K workgroup's loop over its tiles (kTileLoopAttrName).
+static bool isInsideRepeatedLoop(Operation *op) {
+  for (Operation *parent = op->getParentOp(); parent;
+       parent = parent->getParentOp())
+    if (isa<LoopLikeOpInterface>(parent) && !parent->hasAttr(kTileLoopAttrName))
+      return true;
+  return false;
+}
+
 void PromoteLdsPass::runOnOperation() {
   chosenSwizzles.clear();
   const Chip *target = lookupChip(chip);
@@ -200,13 +210,14 @@ void PromoteLdsPass::runOnOperation() {
         convert.getResult().getType().getEncoding());
     if (!load || !write || !read)
       return;
-    // An operand converted outside every loop (attention's Q) is read once:
+    // An operand converted outside every loop (attention's Q; a stream-K
+    // workgroup's loop over its tiles runs each tile's program once) is
+    // read once:
     // each lane loads its own K runs straight from global memory into the
     // operand layout, and the tile takes no LDS, which is what limits how
     // many workgroups share a CU.
     bool readAtUse = load->hasAttr(kLdsReadAtUseAttrName);
-    if (!convert->getParentOfType<LoopLikeOpInterface>() && load->hasOneUse() &&
-        !readAtUse) {
+    if (!isInsideRepeatedLoop(convert) && load->hasOneUse() && !readAtUse) {
       OpBuilder b(load);
       auto direct = cast<LoadOp>(b.clone(*load));
       direct.getResult().setType(convert.getResult().getType());

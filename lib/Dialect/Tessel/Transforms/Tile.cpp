@@ -10,7 +10,9 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 
+#include <functional>
 #include <limits>
+#include <optional>
 
 namespace tessel {
 #define GEN_PASS_DEF_TESSELTILEPASS
@@ -70,10 +72,9 @@ private:
   Value less(Value x, Value y) {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
   }
-  /// Workgroup `linear` of `total` renumbered so that the workgroups one XCD
-  /// runs (consecutive ids go round-robin over the XCDs) take consecutive
-  /// numbers, so neighbouring tiles share an L2.
-  Value remapOverXcds(Value linear, Value total);
+  Value remapOverXcds(Value linear, Value total) {
+    return tessel::remapOverXcds(b, loc, linear, total, target.xcds);
+  }
   /// The (row, col) of tile `linear` of a gridY x gridX grid in grouped
   /// order (kTileGroupRows rows at a time).
   std::pair<Value, Value> groupedPosition(Value linear, Value gridX,
@@ -152,30 +153,6 @@ private:
 };
 
 } // namespace
-
-Value MatmulTiler::remapOverXcds(Value linear, Value total) {
-  if (target.xcds <= 1)
-    return linear;
-  // Every divisor at least 1: an empty grid launches no workgroup, but the
-  // arithmetic must not divide by zero.
-  Value one = constIndex(1);
-  total = arith::MaxUIOp::create(b, loc, total, one);
-  Value count = constIndex(target.xcds);
-  Value perXcd = arith::CeilDivUIOp::create(b, loc, total, count);
-  Value tall = sub(total, mul(count, sub(perXcd, one)));
-  Value xcd = rem(linear, count), local = div(linear, count);
-  Value isTall =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, xcd, tall);
-  Value inTall = add(mul(xcd, perXcd), local);
-  // One op per statement: argument evaluation order differs between
-  // compilers, and the IR must not.
-  Value perShortXcd = sub(perXcd, one);
-  Value xcdsPastTall = sub(xcd, tall);
-  Value shortIds = mul(xcdsPastTall, perShortXcd);
-  Value tallIds = mul(tall, perXcd);
-  Value inShort = add(add(tallIds, shortIds), local);
-  return arith::SelectOp::create(b, loc, isTall, inTall, inShort);
-}
 
 std::pair<Value, Value> MatmulTiler::groupedPosition(Value linear, Value gridX,
                                                      Value gridY) {
@@ -432,6 +409,7 @@ LogicalResult MatmulTiler::buildStreamK(Value gridX, Value gridY,
   Value firstTile = div(begin, stepsPerTile);
   Value lastTile = div(sub(end, one), stepsPerTile);
   auto tiles = scf::ForOp::create(b, loc, firstTile, add(lastTile, one), one);
+  tiles->setAttr(kTileLoopAttrName, b.getUnitAttr());
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(tiles.getBody()->getTerminator());
   Value t = tiles.getInductionVar();
@@ -607,8 +585,10 @@ public:
   /// Whole: one pass over all keys. Split: this workgroup's share of the
   /// keys, partial O and log2-sum-exp to the workspace; the last split of a
   /// query block to arrive (counted in `arrivals`) merges the partials into
-  /// O (and the logsumexp).
-  enum class Mode { Whole, Split };
+  /// O (and the logsumexp). StreamK: this workgroup's even share of all
+  /// query blocks' key blocks (AttentionStreamKWork); query blocks it runs
+  /// whole as Whole, pieces of cut ones as splits of that block.
+  enum class Mode { Whole, Split, StreamK };
 
   AttentionTiler(AttentionOp op, const TileTarget &target,
                  Mode mode = Mode::Whole, Value workspaceO = {},
@@ -625,6 +605,20 @@ private:
   }
   Value dim(Value memref, int64_t index) {
     return memref::DimOp::create(b, loc, memref, index);
+  }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return arith::DivUIOp::create(b, loc, x, y); }
+  Value rem(Value x, Value y) { return arith::RemUIOp::create(b, loc, x, y); }
+  Value less(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
+  }
+  Value equal(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y);
+  }
+  Value select(Value condition, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, condition, x, y);
   }
   RankedTensorType tile(ArrayRef<int64_t> shape, Type element,
                         Attribute layout) {
@@ -760,9 +754,61 @@ private:
     Value keys, values, row;
   };
   PageBlock viewPage(Value sequence, Value n0, Value length);
-  /// Merges the splits' partial O and log2-sum-exp of the query block at
-  /// row m0 into O (and the logsumexp), on `numWaves` waves.
-  void buildCombine(Value batch, Value head, Value m0, unsigned numWaves);
+  /// Where the partial results of one query block lie: one per index in
+  /// [begin, end) (splits, or stream-K workgroups), each at the workspace
+  /// indices `prefix(index)` followed by its rows from `row`.
+  struct PartialRange {
+    Value begin, end;
+    std::function<SmallVector<Value>(Value)> prefix;
+    Value row;
+  };
+  /// Merges the partial O and log2-sum-exp of the query block at row m0
+  /// into O (and the logsumexp), on `numWaves` waves.
+  void buildCombine(Value batch, Value head, Value m0, unsigned numWaves,
+                    const PartialRange &partials);
+  /// Stream-K: the steps [begin, end) of this workgroup and the first and
+  /// last query blocks (in unit order) they reach.
+  struct StreamKRange {
+    Value begin, end, first, last;
+  };
+  /// Stream-K: where this workgroup's piece of one query block lies.
+  struct StreamKPiece {
+    scf::ForOp loop; // over the query blocks (beginStreamK's)
+    StreamKRange range;
+    Value workgroup; // this workgroup's number (remapped over the XCDs)
+    Value queryBlock, head, batch;
+    Value begin, end; // the piece's key blocks of the query block's
+    Value blocks;     // the query block's key blocks
+    Value firstStep;  // the step of the query block's first key block
+  };
+  /// Stream-K: opens the loop over the query blocks this workgroup's steps
+  /// of `streamK` reach, leaves the builder inside it and returns the piece
+  /// of the loop's query block.
+  StreamKPiece beginStreamK();
+  /// Stream-K: query block `u` (in unit order) and the piece of it that the
+  /// steps [begin, end) of `workgroup` cover.
+  StreamKPiece describePiece(Value u, Value workgroup, Value begin, Value end);
+  /// Stream-K: the query block (in unit order) holding step `step`.
+  Value streamKQueryBlockAt(Value step);
+  /// Stream-K: the query block's O when the piece is the whole block;
+  /// otherwise the piece's partial O and log2-sum-exp to the workgroup's
+  /// workspace slot and its arrival. Returns whether it arrived last (the
+  /// workgroup then merges the pieces, mergeStreamKPieces).
+  /// `storeOutput(view, prefix, element, row)` stores the normalized O.
+  Value storeStreamKPiece(
+      const StreamKPiece &piece, Value m0, Value lse2,
+      function_ref<void(Value, ArrayRef<Value>, Type, Value)> storeOutput,
+      function_ref<void()> storeLogSumExp);
+  /// Stream-K, after the loop over the query blocks: merges the pieces of
+  /// the first and the last of them where this workgroup's arrived last.
+  void mergeStreamKPieces(const StreamKPiece &piece, unsigned numWaves);
+  /// Stream-K: the workspace slot (0 or 1) of `workgroup`'s piece of the
+  /// query block of `piece`.
+  Value streamKSlotOf(const StreamKPiece &piece, Value workgroup);
+  /// Stream-K: the first step of workgroup `w` and the workgroup that runs
+  /// step `step` (its inverse).
+  Value firstStepOf(Value w);
+  Value ownerOf(Value step);
   /// Tells the runtime how many query heads a workgroup serves (the grid's
   /// x counts blocks of group x seq_q rows, y key/value heads).
   void recordPackedHeads() {
@@ -782,6 +828,7 @@ private:
   TileTarget target;
   Mode mode;
   Value workspaceO, workspaceLse, arrivals;
+  std::optional<AttentionStreamKWork> streamK; // StreamK mode only
   // What the program reads and writes (viewOperands).
   int64_t packedHeads = 1;
   Value queries, output, logsumexp, sinks, keys, values;
@@ -917,9 +964,10 @@ void AttentionTiler::viewOperands() {
 }
 
 void AttentionTiler::buildCombine(Value batch, Value head, Value m0,
-                                  unsigned numWaves) {
+                                  unsigned numWaves,
+                                  const PartialRange &partials) {
   MLIRContext *context = b.getContext();
-  int64_t blockM = config.getTile()[0], splits = config.getSplits();
+  int64_t blockM = config.getTile()[0];
   // The rows of O: the values' head dim, merged 32 columns at a time so
   // that the merge needs few registers next to the split kernel's own.
   int64_t headDim = getPaddedHeadDim(op.getV().getType().getDimSize(3));
@@ -938,15 +986,20 @@ void AttentionTiler::buildCombine(Value batch, Value head, Value m0,
   // Each row's partial log2-sum-exp, repeated along the head dimension
   // (read from column 0: the chunk's own columns may lie past the real
   // head dim).
-  Value lseRows = rowView(workspaceLse, dim(workspaceO, 4));
+  int64_t rankO = cast<MemRefType>(workspaceO.getType()).getRank();
+  Value lseRows = rowView(workspaceLse, dim(workspaceO, rankO - 1));
+  auto indices = [&](Value s, Value column) {
+    SmallVector<Value> result = partials.prefix(s);
+    result.append({partials.row, column});
+    return result;
+  };
   auto partialLse = [&](Value s) {
-    return LoadOp::create(b, loc, type, lseRows,
-                          ValueRange{batch, head, s, m0, zero});
+    return LoadOp::create(b, loc, type, lseRows, indices(s, zero));
   };
   double negInf = -std::numeric_limits<double>::infinity();
   auto forSplits = [&](ValueRange inits, auto body) {
     return scf::ForOp::create(
-        b, loc, zero, constIndex(splits), constIndex(1), inits,
+        b, loc, partials.begin, partials.end, constIndex(1), inits,
         [&](OpBuilder &nested, Location, Value s, ValueRange iters) {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPoint(nested.getInsertionBlock(),
@@ -975,8 +1028,8 @@ void AttentionTiler::buildCombine(Value batch, Value head, Value m0,
       ValueRange{splat(type, 0.0), sumInit}, [&](Value s, ValueRange iters) {
         Value weight = math::Exp2Op::create(
             b, loc, arith::SubFOp::create(b, loc, partialLse(s), maxSafe));
-        Value partial = LoadOp::create(b, loc, type, workspaceO,
-                                       ValueRange{batch, head, s, m0, d0});
+        Value partial =
+            LoadOp::create(b, loc, type, workspaceO, indices(s, d0));
         Value acc = arith::AddFOp::create(
             b, loc, iters[0], arith::MulFOp::create(b, loc, weight, partial));
         Value sum = arith::AddFOp::create(b, loc, iters[1], weight);
@@ -1001,6 +1054,189 @@ void AttentionTiler::buildCombine(Value batch, Value head, Value m0,
   }
 }
 
+Value AttentionTiler::firstStepOf(Value w) {
+  // S steps over G workgroups: the first S mod G take q + 1 steps, the
+  // others q (q = S / G >= 1, which the verifier ensures).
+  int64_t workgroups = config.getStreamK();
+  int64_t quotient = streamK->steps() / workgroups;
+  int64_t remainder = streamK->steps() % workgroups;
+  Value extra = arith::MinUIOp::create(b, loc, w, constIndex(remainder));
+  Value whole = mul(w, constIndex(quotient));
+  return add(whole, extra);
+}
+
+Value AttentionTiler::ownerOf(Value step) {
+  int64_t workgroups = config.getStreamK();
+  int64_t quotient = streamK->steps() / workgroups;
+  int64_t remainder = streamK->steps() % workgroups;
+  Value longShare = constIndex(remainder * (quotient + 1));
+  Value inLong = div(step, constIndex(quotient + 1));
+  // (Wraps below the long shares; the select then takes inLong.)
+  Value pastLong = sub(step, longShare);
+  Value shortIndex = div(pastLong, constIndex(quotient));
+  Value inShort = add(constIndex(remainder), shortIndex);
+  return select(less(step, longShare), inLong, inShort);
+}
+
+Value AttentionTiler::streamKQueryBlockAt(Value step) {
+  const AttentionStreamKWork &work = *streamK;
+  Value unitSteps = constIndex(work.blocksPerUnit);
+  Value unit = div(step, unitSteps);
+  if (!work.pairs)
+    return unit;
+  // Causal: the unit's second query block starts after the first's
+  // (p + 1) x diagonal blocks, p the pair's index within its head.
+  Value offset = sub(step, mul(unit, unitSteps));
+  Value p = rem(unit, constIndex(work.unitsPerHead()));
+  Value one = constIndex(1);
+  Value firstLength = mul(add(p, one), constIndex(work.diagonalBlocks));
+  Value second = select(less(offset, firstLength), constIndex(0), one);
+  return add(mul(unit, constIndex(2)), second);
+}
+
+AttentionTiler::StreamKPiece AttentionTiler::describePiece(Value u,
+                                                           Value workgroup,
+                                                           Value begin,
+                                                           Value end) {
+  const AttentionStreamKWork &work = *streamK;
+  int64_t perHead = work.unitsPerHead();
+  Value one = constIndex(1), zero = constIndex(0);
+  Value unitSteps = constIndex(work.blocksPerUnit);
+  Value diagonal = constIndex(work.diagonalBlocks);
+  StreamKPiece piece;
+  piece.workgroup = workgroup;
+  Value unit = work.pairs ? div(u, constIndex(2)) : u;
+  Value p = rem(unit, constIndex(perHead));
+  Value headIndex = div(unit, constIndex(perHead));
+  piece.batch = div(headIndex, constIndex(work.heads));
+  piece.head = rem(headIndex, constIndex(work.heads));
+  piece.firstStep = mul(unit, unitSteps);
+  if (work.pairs) {
+    // Pair p holds query block p, then its partner Q - 1 - p.
+    Value second = rem(u, constIndex(2));
+    Value isFirst = equal(second, zero);
+    Value partner = sub(constIndex(work.queryBlocks - 1), p);
+    piece.queryBlock = select(isFirst, p, partner);
+    piece.blocks = mul(add(piece.queryBlock, one), diagonal);
+    Value firstLength = mul(add(p, one), diagonal);
+    Value skipped = select(isFirst, zero, firstLength);
+    piece.firstStep = add(piece.firstStep, skipped);
+  } else {
+    piece.queryBlock = p;
+    piece.blocks = unitSteps;
+  }
+  Value lastStep = add(piece.firstStep, piece.blocks);
+  Value from = arith::MaxUIOp::create(b, loc, begin, piece.firstStep);
+  Value to = arith::MinUIOp::create(b, loc, end, lastStep);
+  piece.begin = sub(from, piece.firstStep);
+  piece.end = sub(to, piece.firstStep);
+  return piece;
+}
+
+AttentionTiler::StreamKPiece AttentionTiler::beginStreamK() {
+  Value one = constIndex(1);
+  Value pid =
+      ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(0));
+  Value w =
+      remapOverXcds(b, loc, pid, constIndex(config.getStreamK()), target.xcds);
+  Value begin = firstStepOf(w);
+  Value end = firstStepOf(add(w, one));
+  Value first = streamKQueryBlockAt(begin);
+  Value last = streamKQueryBlockAt(sub(end, one));
+  // The loop carries whether this workgroup's pieces of its first and its
+  // last query block arrived last (it merges them after the loop).
+  Value falseValue = arith::ConstantIntOp::create(b, loc, 0, 1);
+  auto loop = scf::ForOp::create(b, loc, first, add(last, one), one,
+                                 ValueRange{falseValue, falseValue});
+  loop->setAttr(kTileLoopAttrName, b.getUnitAttr());
+  b.setInsertionPointToStart(loop.getBody());
+  StreamKPiece piece = describePiece(loop.getInductionVar(), w, begin, end);
+  piece.loop = loop;
+  piece.range = {begin, end, first, last};
+  return piece;
+}
+
+Value AttentionTiler::storeStreamKPiece(
+    const StreamKPiece &piece, Value m0, Value lse2,
+    function_ref<void(Value, ArrayRef<Value>, Type, Value)> storeOutput,
+    function_ref<void()> storeLogSumExp) {
+  Value zero = constIndex(0), one = constIndex(1);
+  Value fromStart = equal(piece.begin, zero);
+  Value toEnd = equal(piece.end, piece.blocks);
+  Value whole = arith::AndIOp::create(b, loc, fromStart, toEnd);
+  Type oElement = op.getO().getType().getElementType();
+  Value falseValue = arith::ConstantIntOp::create(b, loc, 0, 1);
+  auto ifWhole = scf::IfOp::create(b, loc, TypeRange{b.getI1Type()}, whole,
+                                   /*withElseRegion=*/true);
+  b.setInsertionPointToStart(ifWhole.thenBlock());
+  storeOutput(output, {piece.batch, piece.head}, oElement, m0);
+  storeLogSumExp();
+  scf::YieldOp::create(b, loc, falseValue);
+
+  // A cut query block's pieces belong to consecutive workgroups, each
+  // keeping its piece in slot 0 or 1 of its workspace (streamKSlotOf).
+  b.setInsertionPointToStart(ifWhole.elseBlock());
+  Value slot = streamKSlotOf(piece, piece.workgroup);
+  storeOutput(workspaceO, {piece.workgroup, slot}, b.getF32Type(), zero);
+  StoreOp::create(b, loc, lse2, queryView(workspaceLse),
+                  ValueRange{piece.workgroup, slot, zero, zero});
+  Value firstOwner = ownerOf(piece.firstStep);
+  Value lastStep = sub(add(piece.firstStep, piece.blocks), one);
+  Value pieces = add(sub(ownerOf(lastStep), firstOwner), one);
+  Value last = SplitArriveOp::create(
+      b, loc, b.getI1Type(), arrivals,
+      ValueRange{piece.batch, piece.head, piece.queryBlock}, pieces,
+      IntegerAttr());
+  scf::YieldOp::create(b, loc, last);
+  b.setInsertionPointAfter(ifWhole);
+  return ifWhole.getResult(0);
+}
+
+Value AttentionTiler::streamKSlotOf(const StreamKPiece &piece,
+                                    Value workgroup) {
+  // A workgroup whose steps began in an earlier query block keeps its
+  // piece of this one (its last) in slot 1.
+  Value later = less(firstStepOf(workgroup), piece.firstStep);
+  return select(later, constIndex(1), constIndex(0));
+}
+
+void AttentionTiler::mergeStreamKPieces(const StreamKPiece &piece,
+                                        unsigned numWaves) {
+  // The merges run after the loop over the query blocks, for at most its
+  // first and its last: inside it, their registers would add to the key
+  // loop's (the backend hoists their lane addresses out of the loop over
+  // query blocks: 38 VGPRs at head dim 128).
+  const StreamKRange &range = piece.range;
+  scf::ForOp loop = piece.loop;
+  Value mergeFirst = loop.getResult(0);
+  Value lastDiffers = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                            range.first, range.last);
+  Value mergeLast =
+      arith::AndIOp::create(b, loc, loop.getResult(1), lastDiffers);
+  Value one = constIndex(1);
+  auto candidates =
+      scf::ForOp::create(b, loc, constIndex(0), constIndex(2), one);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(candidates.getBody()->getTerminator());
+  Value isFirst = equal(candidates.getInductionVar(), constIndex(0));
+  Value u = select(isFirst, range.first, range.last);
+  Value merge = select(isFirst, mergeFirst, mergeLast);
+  auto ifMerge = scf::IfOp::create(b, loc, merge, /*withElseRegion=*/false);
+  b.setInsertionPoint(ifMerge.thenBlock()->getTerminator());
+  StreamKPiece cut = describePiece(u, piece.workgroup, range.begin, range.end);
+  Value m0 = mul(cut.queryBlock, constIndex(config.getTile()[0]));
+  Value firstOwner = ownerOf(cut.firstStep);
+  Value lastStep = sub(add(cut.firstStep, cut.blocks), one);
+  Value ownersEnd = add(ownerOf(lastStep), one);
+  PartialRange owners{
+      firstOwner, ownersEnd,
+      [&](Value owner) {
+        return SmallVector<Value>{owner, streamKSlotOf(cut, owner)};
+      },
+      constIndex(0)};
+  buildCombine(cut.batch, cut.head, m0, numWaves, owners);
+}
+
 LogicalResult AttentionTiler::run() {
   MLIRContext *context = b.getContext();
   viewOperands();
@@ -1020,13 +1256,28 @@ LogicalResult AttentionTiler::run() {
   unsigned elementBytes = llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
   unsigned numWaves = config.getNumWaves();
 
-  // Workgroup (x, y, z) = (query block, head, batch).
-  Value pidM =
-      ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(0));
-  Value head =
-      ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(1));
-  Value batch =
-      ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(2));
+  // Workgroup (x, y, z) = (query block, head, batch); with stream-K, the
+  // query blocks of the workgroup's share of the steps, one at a time.
+  Value pidM, head, batch;
+  std::optional<StreamKPiece> piece;
+  if (mode == Mode::StreamK) {
+    FailureOr<AttentionStreamKWork> work =
+        getAttentionStreamKWork(op, config, [&] { return op.emitOpError(); });
+    if (failed(work))
+      return failure();
+    streamK = *work;
+    piece = beginStreamK();
+    pidM = piece->queryBlock;
+    head = piece->head;
+    batch = piece->batch;
+  } else {
+    pidM =
+        ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(0));
+    head =
+        ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(1));
+    batch =
+        ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(2));
+  }
   // Split-KV: z = batch * splits + split.
   Value split;
   int64_t splits = config.getSplits();
@@ -1215,6 +1466,12 @@ LogicalResult AttentionTiler::run() {
         b, loc, kvBegin, arith::MulIOp::create(b, loc, split, chunk));
     kvEnd = arith::MinSIOp::create(
         b, loc, kvEnd, arith::AddIOp::create(b, loc, kvBegin, chunk));
+  }
+  if (mode == Mode::StreamK) {
+    // The piece's key blocks (stream-K takes no left window: kvBegin is 0).
+    Value pieceEnd = mul(piece->end, constIndex(blockN));
+    kvBegin = mul(piece->begin, constIndex(blockN));
+    kvEnd = arith::MinSIOp::create(b, loc, kvEnd, pieceEnd);
   }
   double scaleLog2 = op.getEffectiveScale() * kLog2e;
 
@@ -1409,9 +1666,18 @@ LogicalResult AttentionTiler::run() {
     unmaskedBegin = clampTo(visibleBegin, kvBegin, kvEnd);
     inits = keyLoop(kvBegin, unmaskedBegin, inits, true).getResults();
   }
-  Value maskStart = clampTo(visibleEnd, unmaskedBegin, kvEnd);
-  auto unmasked = keyLoop(unmaskedBegin, maskStart, inits, false);
-  auto loop = keyLoop(maskStart, kvEnd, unmasked.getResults(), true);
+  // Without a window, a static sequence of whole key blocks has no masked
+  // block: no masked loop (one the folder may not prove empty where the
+  // key range is a stream-K piece's).
+  int64_t staticKeys = cast<MemRefType>(keys.getType()).getDimSize(2);
+  bool wholeBlocksOnly = window.isFull() && !op.isVarlen() && !op.isPaged() &&
+                         !ShapedType::isDynamic(staticKeys) &&
+                         staticKeys % blockN == 0;
+  Value maskStart =
+      wholeBlocksOnly ? kvEnd : clampTo(visibleEnd, unmaskedBegin, kvEnd);
+  scf::ForOp loop = keyLoop(unmaskedBegin, maskStart, inits, false);
+  if (!wholeBlocksOnly)
+    loop = keyLoop(maskStart, kvEnd, loop.getResults(), true);
   Value m = loop.getResult(0), l = loop.getResult(1);
   ValueRange accs = loop.getResults().drop_front(2);
 
@@ -1424,8 +1690,10 @@ LogicalResult AttentionTiler::run() {
       arith::SelectOp::create(b, loc, none, splat(*statType, 0.0),
                               arith::DivFOp::create(b, loc, valueScale, l));
   Value inverseTile = BroadcastOp::create(b, loc, oType, inverse);
-  // Each chunk of O^T, normalized, to `view` at head dim c x chunkV.
-  auto storeOutput = [&](Value view, ArrayRef<Value> before, Type element) {
+  // Each chunk of O^T, normalized, to `view` at head dim c x chunkV and
+  // query `row`.
+  auto storeOutput = [&](Value view, ArrayRef<Value> before, Type element,
+                         Value row) {
     SmallVector<Value> outs;
     for (Value acc : accs) {
       Value out = arith::MulFOp::create(b, loc, acc, inverseTile);
@@ -1437,13 +1705,37 @@ LogicalResult AttentionTiler::run() {
     Value viewT = transposedView(view);
     for (auto [c, out] : llvm::enumerate(outs)) {
       SmallVector<Value> indices(before);
-      indices.append({constIndex(c * chunkV), m0});
+      indices.append({constIndex(c * chunkV), row});
       StoreOp::create(b, loc, out, viewT, indices);
     }
   };
-  if (mode == Mode::Split) {
+  auto storeLogSumExp = [&] {
+    if (!logsumexp)
+      return;
+    // logsumexp in the natural log: (m + log2 l) ln 2, to a [B, H, 1, Sq]
+    // view.
+    Value lseTile = naturalLogSumExp(m, l, *statType);
+    StoreOp::create(b, loc, lseTile, queryView(logsumexp),
+                    ValueRange{batch, head, zero, m0});
+  };
+  if (mode == Mode::StreamK) {
+    Value lse2 =
+        arith::AddFOp::create(b, loc, m, math::Log2Op::create(b, loc, l));
+    Value last =
+        storeStreamKPiece(*piece, m0, lse2, storeOutput, storeLogSumExp);
+    // Whether this piece of the workgroup's first or last query block
+    // arrived last.
+    Value u = piece->loop.getInductionVar();
+    Value mergeFirst = select(equal(u, piece->range.first), last,
+                              piece->loop.getRegionIterArg(0));
+    Value mergeLast = select(equal(u, piece->range.last), last,
+                             piece->loop.getRegionIterArg(1));
+    scf::YieldOp::create(b, loc, ValueRange{mergeFirst, mergeLast});
+    b.setInsertionPointAfter(piece->loop);
+    mergeStreamKPieces(*piece, numWaves);
+  } else if (mode == Mode::Split) {
     // This split's normalized O and log2-sum-exp (in the exp2 domain).
-    storeOutput(workspaceO, {batch, head, split}, f32);
+    storeOutput(workspaceO, {batch, head, split}, f32, m0);
     Value lse2 =
         arith::AddFOp::create(b, loc, m, math::Log2Op::create(b, loc, l));
     StoreOp::create(b, loc, lse2, queryView(workspaceLse),
@@ -1454,18 +1746,17 @@ LogicalResult AttentionTiler::run() {
         /*count=*/Value(), b.getI64IntegerAttr(splits));
     auto lastSplit = scf::IfOp::create(b, loc, last, /*withElseRegion=*/false);
     b.setInsertionPoint(lastSplit.thenBlock()->getTerminator());
-    buildCombine(batch, head, m0, numWaves);
+    PartialRange splitPartials{zero, constIndex(splits),
+                               [&](Value s) {
+                                 return SmallVector<Value>{batch, head, s};
+                               },
+                               m0};
+    buildCombine(batch, head, m0, numWaves, splitPartials);
     b.setInsertionPointAfter(lastSplit);
   } else {
-    storeOutput(output, {batch, head}, op.getO().getType().getElementType());
-
-    if (logsumexp) {
-      // logsumexp in the natural log: (m + log2 l) ln 2, to a [B, H, 1, Sq]
-      // view.
-      Value lseTile = naturalLogSumExp(m, l, *statType);
-      StoreOp::create(b, loc, lseTile, queryView(logsumexp),
-                      ValueRange{batch, head, zero, m0});
-    }
+    storeOutput(output, {batch, head}, op.getO().getType().getElementType(),
+                m0);
+    storeLogSumExp();
   }
   recordPackedHeads();
   finishKernel(op, target.waveSize * numWaves, {blockM, blockN}, config);
@@ -1510,6 +1801,12 @@ struct TilePass : public tessel::impl::TesselTilePassBase<TilePass> {
   /// per query block (zero before the first launch); the last split of a
   /// block to arrive merges the partials.
   LogicalResult splitAttention(func::FuncOp function, AttentionOp attention);
+  /// Stream-K attention: one kernel of `stream_k` workgroups with three
+  /// workspaces appended to the arguments, the partial O and log2-sum-exp
+  /// of the pieces of cut query blocks (workgroups, 2, rows[, head dim]: a
+  /// workgroup cuts at most its first and its last query block) and the
+  /// arrivals per query block [B, H, blocks] (zero before the first launch).
+  LogicalResult streamKAttention(func::FuncOp function, AttentionOp attention);
   /// Split-K matmul: one kernel with two workspaces appended to the
   /// arguments, each split's partial accumulators ([batch,] splits, M, N)
   /// and the arrivals per C tile ([batch,] rows, cols; zero before the first
@@ -1557,6 +1854,8 @@ LogicalResult TilePass::tileFunction(func::FuncOp function) {
   auto attention = cast<AttentionOp>(problem);
   if (config.getSplits() > 1)
     return splitAttention(function, attention);
+  if (config.getStreamK() > 0)
+    return streamKAttention(function, attention);
   return AttentionTiler(attention, tileTarget).run();
 }
 
@@ -1609,6 +1908,40 @@ LogicalResult TilePass::splitAttention(func::FuncOp function,
            names.getStrArrayAttr({"batch", headsName, ""})}));
   markZeroedWorkspaces(function, /*arrivals=*/2);
   return AttentionTiler(attention, tileTarget, AttentionTiler::Mode::Split,
+                        function.getArgument(first),
+                        function.getArgument(first + 1),
+                        function.getArgument(first + 2))
+      .run();
+}
+
+LogicalResult TilePass::streamKAttention(func::FuncOp function,
+                                         AttentionOp attention) {
+  ConfigAttr config = attention.getConfigAttr();
+  FailureOr<AttentionStreamKWork> work = getAttentionStreamKWork(
+      attention, config, [&] { return attention.emitOpError(); });
+  if (failed(work))
+    return failure();
+  int64_t workgroups = config.getStreamK(), blockM = config.getTile()[0];
+  Type f32 = Float32Type::get(&getContext());
+  SmallVector<Type> workspaces = {
+      MemRefType::get(
+          {workgroups, 2, blockM, attention.getV().getType().getDimSize(3)},
+          f32),
+      MemRefType::get({workgroups, 2, blockM}, f32),
+      MemRefType::get({work->batch, work->heads, work->queryBlocks},
+                      IntegerType::get(&getContext(), 32))};
+  unsigned first = function.getNumArguments();
+  Location loc = function.getLoc();
+  if (failed(function.insertArguments(
+          {first, first, first}, workspaces,
+          {DictionaryAttr(), DictionaryAttr(), DictionaryAttr()},
+          {loc, loc, loc})))
+    return failure();
+  function->setAttr(
+      "tessel.stream_k",
+      IntegerAttr::get(IntegerType::get(&getContext(), 64), workgroups));
+  markZeroedWorkspaces(function, /*arrivals=*/2);
+  return AttentionTiler(attention, tileTarget, AttentionTiler::Mode::StreamK,
                         function.getArgument(first),
                         function.getArgument(first + 1),
                         function.getArgument(first + 2))

@@ -4,6 +4,8 @@
 
 #include "tessel/Target/Mma.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 using namespace mlir;
@@ -133,4 +135,44 @@ Value tessel::getRowRange(OpBuilder &b, Location loc, Value memref, Value start,
   return memref::ReinterpretCastOp::create(
       b, loc, viewType, metadata.getBaseBuffer(), OpFoldResult(offset), sizes,
       strides);
+}
+
+Value tessel::remapOverXcds(OpBuilder &b, Location loc, Value linear,
+                            Value total, unsigned xcds) {
+  if (xcds <= 1)
+    return linear;
+  auto add = [&](Value x, Value y) {
+    return arith::AddIOp::create(b, loc, x, y);
+  };
+  auto sub = [&](Value x, Value y) {
+    return arith::SubIOp::create(b, loc, x, y);
+  };
+  auto mul = [&](Value x, Value y) {
+    return arith::MulIOp::create(b, loc, x, y);
+  };
+  auto div = [&](Value x, Value y) {
+    return arith::DivUIOp::create(b, loc, x, y);
+  };
+  auto rem = [&](Value x, Value y) {
+    return arith::RemUIOp::create(b, loc, x, y);
+  };
+  // Every divisor at least 1: an empty grid launches no workgroup, but the
+  // arithmetic must not divide by zero.
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  total = arith::MaxUIOp::create(b, loc, total, one);
+  Value count = arith::ConstantIndexOp::create(b, loc, xcds);
+  Value perXcd = arith::CeilDivUIOp::create(b, loc, total, count);
+  Value tall = sub(total, mul(count, sub(perXcd, one)));
+  Value xcd = rem(linear, count), local = div(linear, count);
+  Value isTall =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, xcd, tall);
+  Value inTall = add(mul(xcd, perXcd), local);
+  // One op per statement: argument evaluation order differs between
+  // compilers, and the IR must not.
+  Value perShortXcd = sub(perXcd, one);
+  Value xcdsPastTall = sub(xcd, tall);
+  Value shortIds = mul(xcdsPastTall, perShortXcd);
+  Value tallIds = mul(tall, perXcd);
+  Value inShort = add(add(tallIds, shortIds), local);
+  return arith::SelectOp::create(b, loc, isTall, inTall, inShort);
 }

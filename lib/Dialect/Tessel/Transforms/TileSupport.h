@@ -42,6 +42,12 @@ mlir::FailureOr<MmaAttr> getMmaLayout(mlir::Operation *op, llvm::StringRef name,
 void finishKernel(mlir::Operation *problem, int64_t lanes,
                   llvm::ArrayRef<int64_t> tile, ConfigAttr config);
 
+/// Workgroup `linear` of `total` renumbered so that the workgroups one XCD
+/// runs (consecutive ids go round-robin over the `xcds` XCDs) take
+/// consecutive numbers, so that neighbouring tiles share an L2.
+mlir::Value remapOverXcds(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::Value linear, mlir::Value total, unsigned xcds);
+
 /// `memref` with its last two dimensions swapped (a tile's transpose).
 mlir::Value transposedView(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Value memref);

@@ -68,6 +68,12 @@ inline constexpr llvm::StringLiteral kConstantRowOffsetsAttrName =
 inline constexpr llvm::StringLiteral kEvenTripCountAttrName =
     "tessel.even_trip_count";
 
+/// A unit attribute on a stream-K workgroup's loop over its tiles
+/// (`scf.for`): each iteration runs one tile's program, as a workgroup of
+/// the data-parallel grid would. tessel-promote-lds treats its body as the
+/// kernel's top level (an operand converted there is read once per tile).
+inline constexpr llvm::StringLiteral kTileLoopAttrName = "tessel.tile_loop";
+
 /// Split-K: the K elements each of `splits` workgroups multiplies, a whole
 /// number of `tileK` steps (the last split may get fewer).
 int64_t getSplitKChunk(int64_t k, int64_t tileK, int64_t splits);
@@ -81,6 +87,37 @@ namespace tessel {
 /// Stream-K: the K steps of all C tiles of a matmul of static sizes (tiles
 /// x steps per tile), which its `stream_k` workgroups share.
 int64_t getStreamKSteps(MatmulOp op);
+
+/// Stream-K attention (config stream_k = G): G workgroups share the key
+/// blocks of all query blocks evenly. The work is a sequence of equal units:
+/// one query block and all its key blocks, or, causal, the pair of query
+/// blocks i and Q - 1 - i of a head (block i sees (i + 1) x blockM / blockN
+/// key blocks, so every pair holds (Q + 1) x blockM / blockN). Units run in
+/// (batch, head, query block or pair) order; a workgroup takes the steps
+/// [w S / G, (w + 1) S / G) of all S key-block steps.
+struct AttentionStreamKWork {
+  int64_t batch = 0, heads = 0;
+  int64_t queryBlocks = 0; // per head
+  int64_t blocksPerUnit = 0;
+  /// Causal: a unit is a pair of query blocks, block i seeing (i + 1) x
+  /// `diagonalBlocks` key blocks, the last `diagonalBlocks` of them masked.
+  bool pairs = false;
+  int64_t diagonalBlocks = 0;
+
+  int64_t unitsPerHead() const { return pairs ? queryBlocks / 2 : queryBlocks; }
+  int64_t units() const { return batch * heads * unitsPerHead(); }
+  int64_t steps() const { return units() * blocksPerUnit; }
+};
+
+/// The stream-K work of `op` under `config` (tile [blockM, blockN]; its
+/// stream_k count is not read), or failure, with the rule broken through
+/// `emitError` when given: static sizes, one sequence per batch entry (no
+/// varlen or paged cache), no sinks, no packed query heads, and either no
+/// mask or causal attention on square blocks of a square problem (seq_q ==
+/// seq_kv, a multiple of blockM, an even count of query blocks).
+mlir::FailureOr<AttentionStreamKWork> getAttentionStreamKWork(
+    AttentionOp op, ConfigAttr config,
+    llvm::function_ref<mlir::InFlightDiagnostic()> emitError = {});
 } // namespace tessel
 
 #endif // TESSEL_DIALECT_TESSEL_IR_TESSELOPS_H
