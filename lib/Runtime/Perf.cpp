@@ -217,6 +217,14 @@ ProblemWork tessel::getProblemWork(const CompiledKernel &kernel,
         work.loopIterations = attentionLoopIterations(
             int64_t(size("seq_q")), int64_t(keys), kernel.grid.tile[0],
             kernel.grid.tile[1], kernel.grid.packedHeads, window);
+      // Stream-K: a workgroup runs its share of all query blocks' key
+      // blocks.
+      if (kernel.grid.streamK > 0) {
+        double blocks = std::ceil(size("seq_q") / double(kernel.grid.tile[0]));
+        double queryBlocks = size("batch", 1) * size("heads") * blocks;
+        for (double &iterations : work.loopIterations)
+          iterations *= queryBlocks / double(kernel.grid.streamK);
+      }
     }
   }
   for (auto [index, argument] : llvm::enumerate(kernel.arguments)) {

@@ -18,7 +18,9 @@
 // RUN: tesselc %t.causal.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=PREFETCH
 // RUN: tessel-gen attention -b 1 -h 32 --seq-q 4096 --seq-kv 4096 -d 128 -t bf16 > %t.bf16.mlir
 // RUN: tesselc %t.bf16.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=BF16
-// RUN: tessel-opt %t.full.mlir --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}),tessel-tile,func.func(tessel-select-mfma,tessel-promote-lds))' | FileCheck %s --check-prefix=LDS
+// RUN: tessel-gen attention -b 4 -h 32 --seq-q 4096 --seq-kv 4096 -d 128 -t f16 > %t.batch4.mlir
+// RUN: tessel-opt %t.batch4.mlir --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}),tessel-tile,func.func(tessel-select-mfma,tessel-promote-lds))' | FileCheck %s --check-prefix=LDS
+// RUN: tessel-opt %t.full.mlir --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}),tessel-tile,func.func(tessel-select-mfma,tessel-promote-lds))' | FileCheck %s --check-prefix=LDSSK
 
 // Four waves of 32 queries; K and V only in LDS (64-key blocks, 32 KiB,
 // without the mask; the causal kernel takes 32-key blocks, 16 KiB), no
@@ -50,6 +52,9 @@
 // ISA-NOT: ds_swizzle
 // ISA-NOT: v_ldexp_f32
 // ISA-NOT: ds_read_u16
+// ISA: s_cbranch_vcc{{n?}}z
+// ISA-NOT: ds_swizzle
+// ISA-NOT: v_ldexp_f32
 // ISA: .private_segment_fixed_size: 0
 
 // gfx950 (the REPORT lines above hold too: P^T takes no LDS): the
@@ -87,24 +92,31 @@
 // PERF: placement             4 of 4 SIMDs busy
 // PERF-NOT: idle-simds
 
-// Two LDS buffers (of the kernel without the causal mask), both
-// without bank conflicts by the layout analysis: K ([keys, D], D
-// contiguous) and V^T ([D, keys]) with the keys contiguous (the default
-// order), so that the second product reads its K runs whole. V^T's write
-// (8-byte runs from lanes 8 rows apart) needs the folded phase.
+// Two LDS buffers (of the kernel without the causal mask, at a batch whose
+// query blocks fill the chip's rounds: one workgroup per query block, 64-key
+// blocks), both without bank conflicts by the layout analysis: K ([keys,
+// D], D contiguous) and V^T ([D, keys]) with the keys contiguous (the
+// default order), so that the second product reads its K runs whole. V^T's
+// write (8-byte runs from lanes 8 rows apart) needs the folded phase.
 // LDS-DAG: #[[$VSW:swizzle[0-9]*]] = #tessel.swizzle<vec = 4, perPhase = 1, maxPhase = 16, fold = true>
 // LDS-DAG: tessel.local_alloc {tessel.read_conflicts = 0.000000e+00 : f64, tessel.write_conflicts = 0.000000e+00 : f64} : !tessel.lds<1 x[128, 64], f16, #[[$VSW]]>
 // LDS-DAG: tessel.local_alloc {tessel.read_conflicts = 0.000000e+00 : f64, tessel.write_conflicts = 0.000000e+00 : f64} : !tessel.lds<1 x[64, 128], f16,
 // LDS-NOT: tessel.local_alloc
+
+// At batch 1 the 1024 query blocks fill 608 slots 1.7 times: the kernel is
+// stream-K (tessel-select-config), on 32-key blocks whose V^T rows (64
+// bytes) leave its 8-byte writes 4-way conflicts (the reads none).
+// LDSSK: tessel.stream_k = 608 : i64
+// LDSSK-DAG: tessel.local_alloc {tessel.read_conflicts = 0.000000e+00 : f64, tessel.write_conflicts = 4.000000e+00 : f64} : !tessel.lds<1 x[128, 32], f16,
+// LDSSK-DAG: tessel.local_alloc {tessel.read_conflicts = 0.000000e+00 : f64, tessel.write_conflicts = 0.000000e+00 : f64} : !tessel.lds<1 x[32, 128], f16,
+// LDSSK-NOT: tessel.local_alloc
 
 // The causal kernel's loop over whole key blocks (the first loop) stores
 // the block loaded by the previous iteration (waiting for it right after the
 // barrier) and issues the next block's loads only after its first MFMAs,
 // so they are in flight through the rest of the iteration.
 // PREFETCH-LABEL: attention:
-// PREFETCH: [[LOOP:\.LBB0_[0-9]+]]:
-// PREFETCH-NEXT: s_barrier
-// PREFETCH-NEXT: s_waitcnt vmcnt(0)
+// PREFETCH: [[LOOP:\.LBB0_[0-9]+]]:{{[[:space:]]+}}s_barrier{{[[:space:]]+}}s_waitcnt vmcnt(0)
 // PREFETCH-NOT: {{global|buffer}}_load
 // PREFETCH: s_barrier
 // PREFETCH-NOT: {{global|buffer}}_load
@@ -117,7 +129,7 @@
 // v_add3_u32 and no NaN test (the f32 row sum carries a NaN); O's rounding
 // after the loop keeps it.
 // BF16-LABEL: attention:
-// BF16: [[LOOP:\.LBB0_[0-9]+]]:
+// BF16: [[LOOP:\.LBB0_[0-9]+]]:{{[[:space:]]+}}s_barrier
 // BF16-NOT: v_cmp_u_f32
 // BF16: v_add3_u32
 // BF16-NOT: v_cmp_u_f32

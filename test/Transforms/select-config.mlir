@@ -134,11 +134,15 @@ func.func @attention_default(%q: memref<2x8x1024x128xf16>, %k: memref<2x2x1024x1
 
 // -----
 
+// Without the mask: 64-key blocks, one workgroup per query block where the
+// query blocks fill the chip's rounds (4 x 32 x 32 = 4096 blocks in 7
+// rounds of 304 CUs x 2: 96 %; attention-stream-k.mlir has the other
+// cases).
 // CHECK-LABEL: func.func @attention_default_full
 // CHECK: tessel.attention
 // CHECK-SAME: config = #tessel.config<tile = [128, 64], waves = [4, 1], stages = 1, instr = "v_mfma_f32_32x32x8_f16">
-func.func @attention_default_full(%q: memref<2x8x1024x128xf16>, %k: memref<2x2x1024x128xf16>, %v: memref<2x2x1024x128xf16>, %o: memref<2x8x1024x128xf16>) {
-  tessel.attention ins(%q, %k, %v : memref<2x8x1024x128xf16>, memref<2x2x1024x128xf16>, memref<2x2x1024x128xf16>) outs(%o : memref<2x8x1024x128xf16>)
+func.func @attention_default_full(%q: memref<4x32x4096x128xf16>, %k: memref<4x8x4096x128xf16>, %v: memref<4x8x4096x128xf16>, %o: memref<4x32x4096x128xf16>) {
+  tessel.attention ins(%q, %k, %v : memref<4x32x4096x128xf16>, memref<4x8x4096x128xf16>, memref<4x8x4096x128xf16>) outs(%o : memref<4x32x4096x128xf16>)
   return
 }
 
@@ -149,8 +153,8 @@ func.func @attention_default_full(%q: memref<2x8x1024x128xf16>, %k: memref<2x2x1
 // CHECK-LABEL: func.func @attention_default_bf16
 // CHECK: tessel.attention
 // CHECK-SAME: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_bf16">
-func.func @attention_default_bf16(%q: memref<2x8x1024x128xbf16>, %k: memref<2x2x1024x128xbf16>, %v: memref<2x2x1024x128xbf16>, %o: memref<2x8x1024x128xbf16>) {
-  tessel.attention ins(%q, %k, %v : memref<2x8x1024x128xbf16>, memref<2x2x1024x128xbf16>, memref<2x2x1024x128xbf16>) outs(%o : memref<2x8x1024x128xbf16>)
+func.func @attention_default_bf16(%q: memref<4x32x4096x128xbf16>, %k: memref<4x8x4096x128xbf16>, %v: memref<4x8x4096x128xbf16>, %o: memref<4x32x4096x128xbf16>) {
+  tessel.attention ins(%q, %k, %v : memref<4x32x4096x128xbf16>, memref<4x8x4096x128xbf16>, memref<4x8x4096x128xbf16>) outs(%o : memref<4x32x4096x128xbf16>)
   return
 }
 

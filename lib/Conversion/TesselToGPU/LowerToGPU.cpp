@@ -140,7 +140,7 @@ private:
   LogicalResult lowerBroadcast(BroadcastOp op);
   LogicalResult lowerIota(IotaOp op);
   LogicalResult lowerElementwise(Operation &op);
-  LogicalResult lowerNativeExp2(math::Exp2Op op);
+  LogicalResult lowerNativeTranscendental(Operation *op);
   FailureOr<bool> lowerIotaBound(arith::CmpIOp op);
 
   /// Stores `vector` (in `layout`) to LDS at the offsets of `toOffset`
@@ -1303,28 +1303,30 @@ LogicalResult KernelLowering::lowerSplitArrive(SplitArriveOp op) {
   return success();
 }
 
-/// exp2 allowed to be approximate (`afn`, attention's softmax): the
-/// hardware's v_exp_f32 alone, one per element. Without the flag the backend
-/// wraps each one in a rescaling that keeps results below 2^-126 as
-/// denormals, which v_exp_f32 flushes to zero: three more VALU instructions
-/// and a compare per element for values no softmax sum can see.
-LogicalResult KernelLowering::lowerNativeExp2(math::Exp2Op op) {
-  Value source = mapping.lookup(op.getOperand());
+/// exp2 and log2 allowed to be approximate (`afn`: attention's softmax and
+/// its sums): the hardware's v_exp_f32 or v_log_f32 alone, one per element.
+/// Without the flag the backend wraps each one in a rescaling for denormal
+/// results (exp2) or arguments (log2): three more VALU instructions and a
+/// compare per element for values no softmax sum can see.
+LogicalResult KernelLowering::lowerNativeTranscendental(Operation *op) {
+  Value source = mapping.lookup(op->getOperand(0));
+  auto native = [&](Value x) -> Value {
+    if (isa<math::Log2Op>(op))
+      return ROCDL::ROCDLLog::create(b, loc(), x.getType(), x);
+    return ROCDL::ROCDLExp2::create(b, loc(), x.getType(), x);
+  };
   auto vectorType = dyn_cast<VectorType>(source.getType());
   if (!vectorType) {
-    mapping.map(op.getResult(),
-                ROCDL::ROCDLExp2::create(b, loc(), source.getType(), source)
-                    .getResult());
+    mapping.map(op->getResult(0), native(source));
     return success();
   }
   SmallVector<Value> elements;
   for (int64_t i = 0; i < vectorType.getNumElements(); ++i) {
     Value element =
         vector::ExtractOp::create(b, loc(), source, ArrayRef<int64_t>{i});
-    elements.push_back(
-        ROCDL::ROCDLExp2::create(b, loc(), element.getType(), element));
+    elements.push_back(native(element));
   }
-  mapping.map(op.getResult(),
+  mapping.map(op->getResult(0),
               vector::FromElementsOp::create(b, loc(), vectorType, elements));
   return success();
 }
@@ -1384,10 +1386,14 @@ LogicalResult KernelLowering::lowerElementwise(Operation &op) {
                   "layout";
       layout = tile.getEncoding();
     }
-  if (auto exp2 = dyn_cast<math::Exp2Op>(op))
-    if (bitEnumContainsAll(exp2.getFastmath(), arith::FastMathFlags::afn) &&
-        getElementTypeOrSelf(exp2.getType()).isF32())
-      return lowerNativeExp2(exp2);
+  if (isa<math::Exp2Op, math::Log2Op>(op)) {
+    auto fastmath =
+        cast<arith::ArithFastMathInterface>(op).getFastMathFlagsAttr();
+    if (fastmath &&
+        bitEnumContainsAll(fastmath.getValue(), arith::FastMathFlags::afn) &&
+        getElementTypeOrSelf(op.getResult(0).getType()).isF32())
+      return lowerNativeTranscendental(&op);
+  }
   if (auto compare = dyn_cast<arith::CmpIOp>(op)) {
     FailureOr<bool> lowered = lowerIotaBound(compare);
     if (failed(lowered))
@@ -1681,11 +1687,18 @@ struct LowerToGPUPass
                       inModule.getUnitAttr());
       kernel.setKnownBlockSizeAttr(DenseI32ArrayAttr::get(
           &getContext(), {int32_t(workgroupSize), 1, 1}));
-      for (StringRef name :
-           {"tessel.tile", "tessel.config", "tessel.plan_of",
-            "tessel.plan_stage", "tessel.splits", "tessel.stream_k",
-            "tessel.packed_heads", "tessel.grid_over_keys",
-            "tessel.workspace_dims", "tessel.zeroed_workspaces"})
+      // An occupancy the kernel's grid counts on (stream-K launches one
+      // workgroup per slot): the backend keeps the registers within it.
+      if (auto waves =
+              function->getAttrOfType<IntegerAttr>(kWavesPerSimdAttrName))
+        kernel->setAttr("rocdl.waves_per_eu",
+                        inModule.getI32IntegerAttr(waves.getInt()));
+      for (StringRef name : std::initializer_list<StringRef>{
+               "tessel.tile", "tessel.config", "tessel.plan_of",
+               "tessel.plan_stage", "tessel.splits", "tessel.stream_k",
+               "tessel.packed_heads", "tessel.grid_over_keys",
+               "tessel.workspace_dims", "tessel.zeroed_workspaces",
+               kWavesPerSimdAttrName})
         if (Attribute attr = function->getAttr(name))
           kernel->setAttr(name, attr);
       if (failed(KernelLowering(kernel, *target).lower(function)))

@@ -225,16 +225,56 @@ func.func @config_stream_k_negative(%a: memref<64x64xf16>, %b: memref<64x64xf16>
 // -----
 
 func.func @config_stream_k_and_splits(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: memref<64x64xf16>) {
-  // expected-error @+1 {{stream_k shares a matmul's K steps between workgroups: it takes a [M, N, K] tile and no splits}}
+  // expected-error @+1 {{stream_k shares a problem's steps (a matmul's K steps, an attention's key blocks) between workgroups: it takes no splits}}
   tessel.matmul ins(%a, %b : memref<64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf16>) {config = #tessel.config<tile = [32, 32, 32], waves = [1, 1], stages = 1, splits = 2, stream_k = 4>}
   return
 }
 
 // -----
 
-func.func @config_stream_k_attention(%q: memref<1x2x128x64xf16>, %k: memref<1x2x128x64xf16>, %v: memref<1x2x128x64xf16>, %o: memref<1x2x128x64xf16>) {
-  // expected-error @+1 {{stream_k shares a matmul's K steps between workgroups: it takes a [M, N, K] tile and no splits}}
-  tessel.attention ins(%q, %k, %v : memref<1x2x128x64xf16>, memref<1x2x128x64xf16>, memref<1x2x128x64xf16>) outs(%o : memref<1x2x128x64xf16>) {config = #tessel.config<tile = [32, 32], waves = [1, 1], stages = 1, stream_k = 4>}
+func.func @config_stream_k_attention_too_many(%q: memref<1x2x128x64xf16>, %k: memref<1x2x128x64xf16>, %v: memref<1x2x128x64xf16>, %o: memref<1x2x128x64xf16>) {
+  // expected-error @+1 {{stream-K over 40 workgroups leaves some without work: the problem has 32 key-block steps in all}}
+  tessel.attention ins(%q, %k, %v : memref<1x2x128x64xf16>, memref<1x2x128x64xf16>, memref<1x2x128x64xf16>) outs(%o : memref<1x2x128x64xf16>) {config = #tessel.config<tile = [32, 32], waves = [1, 1], stages = 1, stream_k = 40>}
+  return
+}
+
+// -----
+
+func.func @config_stream_k_attention_window(%q: memref<1x2x128x64xf16>, %k: memref<1x2x128x64xf16>, %v: memref<1x2x128x64xf16>, %o: memref<1x2x128x64xf16>) {
+  // expected-error @+1 {{stream-K attention (stream_k = 4) takes no mask or a causal one, not a window}}
+  tessel.attention ins(%q, %k, %v : memref<1x2x128x64xf16>, memref<1x2x128x64xf16>, memref<1x2x128x64xf16>) outs(%o : memref<1x2x128x64xf16>) {window = array<i64: 16, 0>, config = #tessel.config<tile = [32, 32], waves = [1, 1], stages = 1, stream_k = 4>}
+  return
+}
+
+// -----
+
+func.func @config_stream_k_attention_causal_odd(%q: memref<1x2x96x64xf16>, %k: memref<1x2x96x64xf16>, %v: memref<1x2x96x64xf16>, %o: memref<1x2x96x64xf16>) {
+  // expected-error @+1 {{stream-K attention (stream_k = 4) pairs causal query blocks i and Q - 1 - i: it needs seq_q == seq_kv, an even number of whole query blocks and key blocks that divide them (seq 96, tile [32, 32])}}
+  tessel.attention ins(%q, %k, %v : memref<1x2x96x64xf16>, memref<1x2x96x64xf16>, memref<1x2x96x64xf16>) outs(%o : memref<1x2x96x64xf16>) {causal, config = #tessel.config<tile = [32, 32], waves = [1, 1], stages = 1, stream_k = 4>}
+  return
+}
+
+// -----
+
+func.func @config_stream_k_attention_sinks(%q: memref<1x2x128x64xf16>, %k: memref<1x2x128x64xf16>, %v: memref<1x2x128x64xf16>, %o: memref<1x2x128x64xf16>, %s: memref<2xf32>) {
+  // expected-error @+1 {{stream-K attention (stream_k = 4) takes one sequence per batch entry and no sinks: varlen, paged caches and sinks keep one workgroup per query block}}
+  tessel.attention ins(%q, %k, %v : memref<1x2x128x64xf16>, memref<1x2x128x64xf16>, memref<1x2x128x64xf16>) outs(%o : memref<1x2x128x64xf16>) sinks(%s : memref<2xf32>) {config = #tessel.config<tile = [32, 32], waves = [1, 1], stages = 1, stream_k = 4>}
+  return
+}
+
+// -----
+
+func.func @config_stream_k_attention_dynamic(%q: memref<1x2x?x64xf16>, %k: memref<1x2x?x64xf16>, %v: memref<1x2x?x64xf16>, %o: memref<1x2x?x64xf16>) {
+  // expected-error @+1 {{stream-K attention (stream_k = 4) needs static shapes: the workgroups' shares of the key blocks are derived from them}}
+  tessel.attention ins(%q, %k, %v : memref<1x2x?x64xf16>, memref<1x2x?x64xf16>, memref<1x2x?x64xf16>) outs(%o : memref<1x2x?x64xf16>) {config = #tessel.config<tile = [32, 32], waves = [1, 1], stages = 1, stream_k = 4>}
+  return
+}
+
+// -----
+
+func.func @config_stream_k_attention_packed(%q: memref<1x8x4x64xf16>, %k: memref<1x2x256x64xf16>, %v: memref<1x2x256x64xf16>, %o: memref<1x8x4x64xf16>) {
+  // expected-error @+1 {{stream-K attention (stream_k = 4) does not take packed query heads (a decode of 4 queries per head)}}
+  tessel.attention ins(%q, %k, %v : memref<1x8x4x64xf16>, memref<1x2x256x64xf16>, memref<1x2x256x64xf16>) outs(%o : memref<1x8x4x64xf16>) {config = #tessel.config<tile = [32, 32], waves = [1, 1], stages = 1, stream_k = 4>}
   return
 }
 
@@ -938,6 +978,14 @@ func.func @attention_descale_shape(%q: memref<1x2x64x64xf8E4M3FN>, %k: memref<1x
 
 // -----
 // tessel.attention_grad
+
+// -----
+
+func.func @grad_stream_k(%q: memref<1x4x77x64xf16>, %k: memref<1x2x90x64xf16>, %v: memref<1x2x90x64xf16>, %o: memref<1x4x77x64xf16>, %do: memref<1x4x77x64xf16>, %lse: memref<1x4x77xf32>, %dq: memref<1x4x77x64xf16>, %dk: memref<1x2x90x64xf16>, %dv: memref<1x2x90x64xf16>) {
+  // expected-error @+1 {{the attention backward has no stream-K form (stream_k = 4)}}
+  tessel.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<1x4x77x64xf16>, memref<1x2x90x64xf16>, memref<1x2x90x64xf16>, memref<1x4x77x64xf16>, memref<1x4x77x64xf16>, memref<1x4x77xf32>) outs(%dq, %dk, %dv : memref<1x4x77x64xf16>, memref<1x2x90x64xf16>, memref<1x2x90x64xf16>) {config = #tessel.config<tile = [64, 16], waves = [4, 1], stages = 1, stream_k = 4>}
+  return
+}
 
 // -----
 

@@ -493,6 +493,56 @@ ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
                          /*streamK=*/0);
 }
 
+/// Stream-K attention: the workgroups per CU its configs are built for
+/// (four waves each, two waves per SIMD), and the fewest key blocks a
+/// workgroup's share may hold (below it the merges of the cut query blocks
+/// weigh more than the idle CUs they fill).
+constexpr int64_t kStreamKAttentionWorkgroupsPerCU = 2;
+constexpr int64_t kMinStreamKAttentionSteps = 4;
+/// Stream-K pays where the data-parallel grid fills less than this share of
+/// its rounds' slots.
+constexpr double kStreamKAttentionGridEfficiency = 0.9;
+
+ConfigAttr tessel::chooseAttentionStreamK(AttentionOp op, ConfigAttr config,
+                                          const Chip &chip) {
+  if (!config || config.getSplits() > 1 || config.getStreamK() > 0 ||
+      !chip.isCDNA() || config.getNumWaves() != 4 || !config.getInstr())
+    return config;
+  int64_t headDim = getPaddedHeadDim(std::max(
+      op.getQ().getType().getDimSize(3), op.getV().getType().getDimSize(3)));
+  if (headDim > 128)
+    return config;
+  MLIRContext *context = op.getContext();
+  int64_t blockM = config.getTile()[0];
+  int64_t blockN = headDim <= 64 ? 64 : 32;
+  ConfigAttr candidate =
+      ConfigAttr::get(context, {blockM, blockN}, config.getWaves(),
+                      /*stages=*/2, config.getInstr(), /*splits=*/1,
+                      /*streamK=*/0);
+  FailureOr<AttentionStreamKWork> work = getAttentionStreamKWork(op, candidate);
+  if (failed(work))
+    return config;
+  // The data-parallel grid: one workgroup per query block, four per CU for
+  // the 32-key kernels without masks up to head dim 64 (their registers
+  // allow it), two otherwise.
+  int64_t perCU =
+      headDim <= 64 && config.getTile()[1] == 32 && op.getKeyWindow().isFull()
+          ? 4
+          : kStreamKAttentionWorkgroupsPerCU;
+  int64_t slots = int64_t(chip.numCUs) * perCU;
+  int64_t queryBlocks = work->batch * work->heads * work->queryBlocks;
+  int64_t rounds = llvm::divideCeil(queryBlocks, slots);
+  double gridEfficiency = double(queryBlocks) / double(rounds * slots);
+  if (gridEfficiency >= kStreamKAttentionGridEfficiency)
+    return config;
+  int64_t workgroups = int64_t(chip.numCUs) * kStreamKAttentionWorkgroupsPerCU;
+  if (work->steps() < kMinStreamKAttentionSteps * workgroups)
+    return config;
+  return ConfigAttr::get(context, candidate.getTile(), candidate.getWaves(),
+                         candidate.getStages(), candidate.getInstr(),
+                         /*splits=*/1, workgroups);
+}
+
 int64_t tessel::getAttentionKeyCapacity(AttentionOp op) {
   if (op.isVarlen())
     return ShapedType::kDynamic;

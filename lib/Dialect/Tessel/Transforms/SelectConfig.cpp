@@ -190,6 +190,7 @@ struct SelectConfigPass
               config.getStages(), config.getInstr(),
               chooseAttentionSplits(attention, config, *target),
               /*streamK=*/0);
+        config = chooseAttentionStreamK(attention, config, *target);
         attention.setConfigAttr(config);
       }
       if (failed(checkAttentionConfig(config, *target, element,

@@ -667,13 +667,25 @@ private:
     return arith::BitcastOp::create(b, loc, type, top);
   }
 
+  /// log2 of a softmax sum: 0, or at least 1 (a row's sum holds exp2(0) = 1
+  /// for its maximum), never a denormal, so the bare v_log_f32 (`afn`, no
+  /// denormal scaling) is exact enough.
+  Value log2OfSum(Value sum) {
+    return math::Log2Op::create(b, loc, sum, arith::FastMathFlags::afn);
+  }
+  /// exp2 of a value at most 0 (a weight against the maximum): the bare
+  /// v_exp_f32, whose results below 2^-126 flush to 0, which no sum of
+  /// weights holding a 1 can see.
+  Value weightOf(Value exponent) {
+    return math::Exp2Op::create(b, loc, exponent, arith::FastMathFlags::afn);
+  }
+
   /// The logsumexp in the natural log of rows with running max `max` and
   /// sum `sum` (exp2 domain): (max + log2 sum) ln 2, and +inf for a row
   /// that saw no key (sum 0), as FlashAttention writes it.
   Value naturalLogSumExp(Value max, Value sum, RankedTensorType type) {
     Value lse = arith::MulFOp::create(
-        b, loc,
-        arith::AddFOp::create(b, loc, max, math::Log2Op::create(b, loc, sum)),
+        b, loc, arith::AddFOp::create(b, loc, max, log2OfSum(sum)),
         splat(type, 0.6931471805599453));
     Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, sum,
                                         splat(type, 0.0));
@@ -1019,15 +1031,12 @@ void AttentionTiler::buildCombine(Value batch, Value head, Value m0,
   Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, max,
                                      splat(type, negInf));
   Value maxSafe = arith::SelectOp::create(b, loc, none, splat(type, 0.0), max);
-  Value sumInit =
-      sink ? math::Exp2Op::create(b, loc,
-                                  arith::SubFOp::create(b, loc, sink, maxSafe))
-                 .getResult()
-           : splat(type, 0.0);
+  Value sumInit = sink ? weightOf(arith::SubFOp::create(b, loc, sink, maxSafe))
+                       : splat(type, 0.0);
   auto sumLoop = forSplits(
       ValueRange{splat(type, 0.0), sumInit}, [&](Value s, ValueRange iters) {
-        Value weight = math::Exp2Op::create(
-            b, loc, arith::SubFOp::create(b, loc, partialLse(s), maxSafe));
+        Value weight =
+            weightOf(arith::SubFOp::create(b, loc, partialLse(s), maxSafe));
         Value partial =
             LoadOp::create(b, loc, type, workspaceO, indices(s, d0));
         Value acc = arith::AddFOp::create(
@@ -1719,8 +1728,7 @@ LogicalResult AttentionTiler::run() {
                     ValueRange{batch, head, zero, m0});
   };
   if (mode == Mode::StreamK) {
-    Value lse2 =
-        arith::AddFOp::create(b, loc, m, math::Log2Op::create(b, loc, l));
+    Value lse2 = arith::AddFOp::create(b, loc, m, log2OfSum(l));
     Value last =
         storeStreamKPiece(*piece, m0, lse2, storeOutput, storeLogSumExp);
     // Whether this piece of the workgroup's first or last query block
@@ -1736,8 +1744,7 @@ LogicalResult AttentionTiler::run() {
   } else if (mode == Mode::Split) {
     // This split's normalized O and log2-sum-exp (in the exp2 domain).
     storeOutput(workspaceO, {batch, head, split}, f32, m0);
-    Value lse2 =
-        arith::AddFOp::create(b, loc, m, math::Log2Op::create(b, loc, l));
+    Value lse2 = arith::AddFOp::create(b, loc, m, log2OfSum(l));
     StoreOp::create(b, loc, lse2, queryView(workspaceLse),
                     ValueRange{batch, head, split, zero, m0});
     // The last split of the query block to arrive merges the partials.
@@ -1941,6 +1948,17 @@ LogicalResult TilePass::streamKAttention(func::FuncOp function,
       "tessel.stream_k",
       IntegerAttr::get(IntegerType::get(&getContext(), 64), workgroups));
   markZeroedWorkspaces(function, /*arrivals=*/2);
+  // The occupancy the workgroup count assumes (one per slot): G over the
+  // chip's CUs, in waves per SIMD.
+  if (const Chip *chip = lookupChip(tileTarget.chip)) {
+    int64_t perCU = llvm::divideCeil(workgroups, int64_t(chip->numCUs));
+    int64_t waves = llvm::divideCeil(perCU * int64_t(config.getNumWaves()),
+                                     int64_t(chip->simdsPerCU));
+    if (waves > 1)
+      function->setAttr(
+          kWavesPerSimdAttrName,
+          IntegerAttr::get(IntegerType::get(&getContext(), 64), waves));
+  }
   return AttentionTiler(attention, tileTarget, AttentionTiler::Mode::StreamK,
                         function.getArgument(first),
                         function.getArgument(first + 1),

@@ -74,6 +74,13 @@ inline constexpr llvm::StringLiteral kEvenTripCountAttrName =
 /// kernel's top level (an operand converted there is read once per tile).
 inline constexpr llvm::StringLiteral kTileLoopAttrName = "tessel.tile_loop";
 
+/// An i64 attribute on a kernel function: the waves per SIMD its grid
+/// counts on (a stream-K attention kernel launches one workgroup per slot
+/// of that occupancy). The backend is told to keep the registers within it
+/// (`amdgpu-waves-per-eu`).
+inline constexpr llvm::StringLiteral kWavesPerSimdAttrName =
+    "tessel.waves_per_simd";
+
 /// Split-K: the K elements each of `splits` workgroups multiplies, a whole
 /// number of `tileK` steps (the last split may get fewer).
 int64_t getSplitKChunk(int64_t k, int64_t tileK, int64_t splits);

@@ -130,6 +130,15 @@ ConfigAttr getDefaultAttentionConfig(mlir::MLIRContext *context,
                                      int64_t headDim, bool masked,
                                      int64_t groups = 1);
 
+/// `config` (a default attention config) or its stream-K form
+/// (AttentionStreamKWork) where the data-parallel grid's last round of
+/// workgroups would leave the chip part idle: one workgroup per slot of two
+/// four-wave workgroups per CU, 64-key blocks up to head dim 64 and 32-key
+/// ones past it, with the next block prefetched (stages = 2): the forms that
+/// keep two waves per SIMD with the stream-K loop's registers.
+ConfigAttr chooseAttentionStreamK(AttentionOp op, ConfigAttr config,
+                                  const Chip &chip);
+
 /// The split count of a split-KV decode under `config`, ranked by the
 /// analytical decode model (DecodeEstimate) when the lengths and heads are
 /// static; the config's own count otherwise.

@@ -1,0 +1,81 @@
+// RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}))' | FileCheck %s
+// RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx950}))' | FileCheck %s --check-prefix=GFX950
+
+// Stream-K attention (chooseAttentionStreamK): where one workgroup per
+// query block leaves the last round of the chip's slots (two four-wave
+// workgroups per CU) part full, stream_k workgroups, one per slot, share
+// all query blocks' key blocks; 32-key blocks past head dim 64 and 64-key
+// ones up to it, the next block prefetched.
+
+// 2 x 16 x 32 = 1024 query blocks on 304 CUs x 2 = 608 slots: 84 % of two
+// rounds. gfx950's 256 CUs x 2 take them in two full rounds.
+// CHECK-LABEL: func.func @full_d128
+// CHECK: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_f16", stream_k = 608>
+// GFX950-LABEL: func.func @full_d128
+// GFX950: config = #tessel.config<tile = [128, 64], waves = [4, 1], stages = 1, instr = "v_mfma_f32_32x32x16_f16">
+func.func @full_d128(%q: memref<2x16x4096x128xf16>, %k: memref<2x16x4096x128xf16>, %v: memref<2x16x4096x128xf16>, %o: memref<2x16x4096x128xf16>) {
+  tessel.attention ins(%q, %k, %v : memref<2x16x4096x128xf16>, memref<2x16x4096x128xf16>, memref<2x16x4096x128xf16>) outs(%o : memref<2x16x4096x128xf16>)
+  return
+}
+
+// -----
+
+// Causal: the query blocks pair up (i and 31 - i), 64-key blocks at head
+// dim 64.
+// CHECK-LABEL: func.func @causal_d64
+// CHECK: config = #tessel.config<tile = [128, 64], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_bf16", stream_k = 608>
+func.func @causal_d64(%q: memref<2x16x4096x64xbf16>, %k: memref<2x16x4096x64xbf16>, %v: memref<2x16x4096x64xbf16>, %o: memref<2x16x4096x64xbf16>) {
+  tessel.attention ins(%q, %k, %v : memref<2x16x4096x64xbf16>, memref<2x16x4096x64xbf16>, memref<2x16x4096x64xbf16>) outs(%o : memref<2x16x4096x64xbf16>) {causal}
+  return
+}
+
+// -----
+
+// A small grid (2 x 8 x 8 = 128 query blocks) with enough key blocks for
+// every slot (4096 steps, at least 4 per workgroup) takes stream-K too.
+// CHECK-LABEL: func.func @small_grid
+// CHECK: stream_k = 608
+func.func @small_grid(%q: memref<2x8x1024x128xf16>, %k: memref<2x2x1024x128xf16>, %v: memref<2x2x1024x128xf16>, %o: memref<2x8x1024x128xf16>) {
+  tessel.attention ins(%q, %k, %v : memref<2x8x1024x128xf16>, memref<2x2x1024x128xf16>, memref<2x2x1024x128xf16>) outs(%o : memref<2x8x1024x128xf16>)
+  return
+}
+
+// -----
+
+// Too few key blocks to share (causal 2 x 8 x 1024: 576 steps for 608
+// workgroups), a sliding window (stream-K takes no window), a query
+// sequence that is not a whole number of blocks with a causal mask, and
+// dynamic lengths keep one workgroup per query block.
+// CHECK-LABEL: func.func @few_steps
+// CHECK-NOT: stream_k
+func.func @few_steps(%q: memref<2x8x1024x128xf16>, %k: memref<2x2x1024x128xf16>, %v: memref<2x2x1024x128xf16>, %o: memref<2x8x1024x128xf16>) {
+  tessel.attention ins(%q, %k, %v : memref<2x8x1024x128xf16>, memref<2x2x1024x128xf16>, memref<2x2x1024x128xf16>) outs(%o : memref<2x8x1024x128xf16>) {causal}
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @window
+// CHECK-NOT: stream_k
+func.func @window(%q: memref<2x16x4096x128xf16>, %k: memref<2x16x4096x128xf16>, %v: memref<2x16x4096x128xf16>, %o: memref<2x16x4096x128xf16>) {
+  tessel.attention ins(%q, %k, %v : memref<2x16x4096x128xf16>, memref<2x16x4096x128xf16>, memref<2x16x4096x128xf16>) outs(%o : memref<2x16x4096x128xf16>) {window = array<i64: 256, 0>}
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @causal_ragged
+// CHECK-NOT: stream_k
+func.func @causal_ragged(%q: memref<2x16x4000x128xf16>, %k: memref<2x16x4000x128xf16>, %v: memref<2x16x4000x128xf16>, %o: memref<2x16x4000x128xf16>) {
+  tessel.attention ins(%q, %k, %v : memref<2x16x4000x128xf16>, memref<2x16x4000x128xf16>, memref<2x16x4000x128xf16>) outs(%o : memref<2x16x4000x128xf16>) {causal}
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @dynamic
+// CHECK-NOT: stream_k
+func.func @dynamic(%q: memref<2x16x?x128xf16>, %k: memref<2x16x?x128xf16>, %v: memref<2x16x?x128xf16>, %o: memref<2x16x?x128xf16>) {
+  tessel.attention ins(%q, %k, %v : memref<2x16x?x128xf16>, memref<2x16x?x128xf16>, memref<2x16x?x128xf16>) outs(%o : memref<2x16x?x128xf16>)
+  return
+}
