@@ -20,12 +20,33 @@ func.func @full_d128(%q: memref<2x16x4096x128xf16>, %k: memref<2x16x4096x128xf16
 
 // -----
 
-// Causal: the query blocks pair up (i and 31 - i), 64-key blocks at head
-// dim 64.
+// Causal: the query blocks pair up (i and 31 - i), 32-key blocks at head
+// dim 128. Up to head dim 64 a causal kernel keeps one workgroup per query
+// block (with the stream-K loop's scalars it spills SGPRs).
+// CHECK-LABEL: func.func @causal_d128
+// CHECK: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_bf16", stream_k = 608>
+func.func @causal_d128(%q: memref<2x16x4096x128xbf16>, %k: memref<2x16x4096x128xbf16>, %v: memref<2x16x4096x128xbf16>, %o: memref<2x16x4096x128xbf16>) {
+  tessel.attention ins(%q, %k, %v : memref<2x16x4096x128xbf16>, memref<2x16x4096x128xbf16>, memref<2x16x4096x128xbf16>) outs(%o : memref<2x16x4096x128xbf16>) {causal}
+  return
+}
+
+// -----
+
 // CHECK-LABEL: func.func @causal_d64
-// CHECK: config = #tessel.config<tile = [128, 64], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_bf16", stream_k = 608>
+// CHECK-NOT: stream_k
+// CHECK: return
 func.func @causal_d64(%q: memref<2x16x4096x64xbf16>, %k: memref<2x16x4096x64xbf16>, %v: memref<2x16x4096x64xbf16>, %o: memref<2x16x4096x64xbf16>) {
   tessel.attention ins(%q, %k, %v : memref<2x16x4096x64xbf16>, memref<2x16x4096x64xbf16>, memref<2x16x4096x64xbf16>) outs(%o : memref<2x16x4096x64xbf16>) {causal}
+  return
+}
+
+// -----
+
+// Without a mask, 64-key blocks at head dim 64.
+// CHECK-LABEL: func.func @full_d64
+// CHECK: config = #tessel.config<tile = [128, 64], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_bf16", stream_k = 608>
+func.func @full_d64(%q: memref<2x16x4096x64xbf16>, %k: memref<2x16x4096x64xbf16>, %v: memref<2x16x4096x64xbf16>, %o: memref<2x16x4096x64xbf16>) {
+  tessel.attention ins(%q, %k, %v : memref<2x16x4096x64xbf16>, memref<2x16x4096x64xbf16>, memref<2x16x4096x64xbf16>) outs(%o : memref<2x16x4096x64xbf16>)
   return
 }
 

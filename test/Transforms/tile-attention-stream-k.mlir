@@ -9,21 +9,23 @@
 // launch). 2 heads x 2 query blocks x 8 key blocks = 32 steps over 5
 // workgroups: workgroup w takes the steps [6 w + min(w, 2), 6 (w + 1) +
 // min(w + 1, 2)) and loops over the query blocks they reach, carrying
-// whether its pieces of the first and the last arrived last; those merge
-// after the loop.
+// whether its pieces of the first and the last arrived last (bits 0 and 1
+// of one i32); those merge after the loop.
 // CHECK-LABEL: func.func @full
 // CHECK-SAME: memref<5x2x128x64xf32>, %{{.*}}: memref<5x2x128xf32>, %[[ARRIVALS:[a-z0-9]+]]: memref<1x2x2xi32>
 // CHECK-SAME: tessel.stream_k = 5 : i64
 // CHECK-SAME: tessel.zeroed_workspaces = array<i64: 2>
-// CHECK: %[[PID:.*]] = tessel.program_id 0
-// CHECK: %[[R:.*]] = arith.constant 2 : index
-// CHECK: %[[EXTRA:.*]] = arith.minui %[[PID]], %[[R]] : index
-// CHECK: %[[Q:.*]] = arith.constant 6 : index
-// CHECK: %[[SHARE:.*]] = arith.muli %[[PID]], %[[Q]] : index
-// CHECK: %[[BEGIN:.*]] = arith.addi %[[SHARE]], %[[EXTRA]] : index
-// CHECK: %[[STEPS:.*]] = arith.constant 8 : index
-// CHECK: %[[FIRST:.*]] = arith.divui %[[BEGIN]], %[[STEPS]] : index
-// CHECK: %[[FLAGS:.*]]:2 = scf.for %[[U:.*]] = %[[FIRST]] to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %false, %{{.*}} = %false) -> (i1, i1) {
+// The step arithmetic is 32-bit (its scalars live through every key loop).
+// CHECK: %[[ID:.*]] = tessel.program_id 0
+// CHECK: %[[PID:.*]] = arith.index_castui %[[ID]] : index to i32
+// CHECK: %[[R:.*]] = arith.constant 2 : i32
+// CHECK: %[[EXTRA:.*]] = arith.minui %[[PID]], %[[R]] : i32
+// CHECK: %[[Q:.*]] = arith.constant 6 : i32
+// CHECK: %[[SHARE:.*]] = arith.muli %[[PID]], %[[Q]] : i32
+// CHECK: %[[BEGIN:.*]] = arith.addi %[[SHARE]], %[[EXTRA]] : i32
+// CHECK: %[[STEPS:.*]] = arith.constant 8 : i32
+// CHECK: %[[FIRST:.*]] = arith.divui %[[BEGIN]], %[[STEPS]] : i32
+// CHECK: %[[MERGES:.*]] = scf.for %[[U:.*]] = %[[FIRST]] to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %c0_i32) -> (i32) : i32 {
 // Q once per query block, the key loop over the piece's blocks.
 // CHECK: tessel.load
 // CHECK-SAME: -> tensor<64x128xf16
@@ -42,7 +44,7 @@
 // CHECK: tessel.store %{{.*}} : tensor<1x128xf32
 // CHECK: %[[ARRIVED:.*]] = tessel.split_arrive %[[ARRIVALS]][%{{.*}}, %{{.*}}, %{{.*}}] count %{{.*}} : memref<1x2x2xi32>
 // CHECK: scf.yield %[[ARRIVED]] : i1
-// CHECK: scf.yield %{{.*}}, %{{.*}} : i1, i1
+// CHECK: scf.yield %{{.*}} : i32
 // CHECK-NEXT: } {tessel.tile_loop}
 // The merges: the first and the last query block, where flagged.
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step
@@ -71,8 +73,8 @@ func.func @full(%q: memref<1x2x256x64xf16>, %k: memref<1x2x256x64xf16>, %v: memr
 // piece runs the unmasked and the masked (diagonal) key loops.
 // CHECK-LABEL: func.func @causal
 // CHECK-SAME: memref<5x2x128x64xf32>, %{{.*}}: memref<5x2x128xf32>, %{{.*}}: memref<1x2x2xi32>
-// CHECK: arith.constant 12 : index
-// CHECK: scf.for {{.*}} -> (i1, i1) {
+// CHECK: arith.constant 12 : i32
+// CHECK: scf.for {{.*}} -> (i32) : i32 {
 // CHECK: arith.remui %{{.*}}, %c2
 // CHECK: scf.for
 // CHECK: scf.for

@@ -705,6 +705,10 @@ tessel::getAttentionStreamKWork(AttentionOp op, ConfigAttr config,
   }
   if (work.steps() == 0)
     return fail("has no key block to share");
+  // The kernel counts the steps in 32 bits.
+  if (work.steps() > std::numeric_limits<int32_t>::max())
+    return fail("counts its key-block steps in 32 bits: " +
+                std::to_string(work.steps()) + " are too many");
   return work;
 }
 

@@ -510,7 +510,14 @@ ConfigAttr tessel::chooseAttentionStreamK(AttentionOp op, ConfigAttr config,
     return config;
   int64_t headDim = getPaddedHeadDim(std::max(
       op.getQ().getType().getDimSize(3), op.getV().getType().getDimSize(3)));
-  if (headDim > 128)
+  // Past head dim 128 the registers are not known to fit. A causal kernel
+  // holds its mask compares in SGPRs next to the stream-K loop's scalars:
+  // up to head dim 64 (64-key blocks) it spills 19-22 SGPRs on every chip,
+  // and with 32-key blocks loses to one workgroup per query block; at head
+  // dim 128 it fits on gfx942 (93 SGPRs, 256 VGPRs) and gfx950 (106 SGPRs)
+  // but spills 2-3 VGPRs on gfx90a (measured; docs/performance.md).
+  bool masked = !op.getKeyWindow().isFull();
+  if (headDim > 128 || (masked && (headDim <= 64 || chip.name == "gfx90a")))
     return config;
   MLIRContext *context = op.getContext();
   int64_t blockM = config.getTile()[0];

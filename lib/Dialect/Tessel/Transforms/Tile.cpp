@@ -606,6 +606,18 @@ private:
   Value dim(Value memref, int64_t index) {
     return memref::DimOp::create(b, loc, memref, index);
   }
+  /// Stream-K's step arithmetic is 32-bit (AttentionStreamKWork bounds the
+  /// steps): its scalars live through every key loop, and 64-bit indices
+  /// would take twice the SGPRs.
+  Value scalar(int64_t value) {
+    return arith::ConstantIntOp::create(b, loc, value, 32);
+  }
+  Value toIndex(Value x) {
+    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), x);
+  }
+  Value toScalar(Value x) {
+    return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), x);
+  }
   Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
   Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
   Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
@@ -787,11 +799,13 @@ private:
   struct StreamKPiece {
     scf::ForOp loop; // over the query blocks (beginStreamK's)
     StreamKRange range;
-    Value workgroup; // this workgroup's number (remapped over the XCDs)
-    Value queryBlock, head, batch;
-    Value begin, end; // the piece's key blocks of the query block's
-    Value blocks;     // the query block's key blocks
-    Value firstStep;  // the step of the query block's first key block
+    Value workgroup;  // this workgroup's number (remapped over the XCDs)
+    Value queryBlock; // 32-bit, and as an index:
+    Value queryBlockIndex;
+    Value head, batch; // indices
+    Value begin, end;  // the piece's key blocks of the query block's
+    Value blocks;      // the query block's key blocks
+    Value firstStep;   // the step of the query block's first key block
   };
   /// Stream-K: opens the loop over the query blocks this workgroup's steps
   /// of `streamK` reach, leaves the builder inside it and returns the piece
@@ -1069,8 +1083,8 @@ Value AttentionTiler::firstStepOf(Value w) {
   int64_t workgroups = config.getStreamK();
   int64_t quotient = streamK->steps() / workgroups;
   int64_t remainder = streamK->steps() % workgroups;
-  Value extra = arith::MinUIOp::create(b, loc, w, constIndex(remainder));
-  Value whole = mul(w, constIndex(quotient));
+  Value extra = arith::MinUIOp::create(b, loc, w, scalar(remainder));
+  Value whole = mul(w, scalar(quotient));
   return add(whole, extra);
 }
 
@@ -1078,29 +1092,29 @@ Value AttentionTiler::ownerOf(Value step) {
   int64_t workgroups = config.getStreamK();
   int64_t quotient = streamK->steps() / workgroups;
   int64_t remainder = streamK->steps() % workgroups;
-  Value longShare = constIndex(remainder * (quotient + 1));
-  Value inLong = div(step, constIndex(quotient + 1));
+  Value longShare = scalar(remainder * (quotient + 1));
+  Value inLong = div(step, scalar(quotient + 1));
   // (Wraps below the long shares; the select then takes inLong.)
   Value pastLong = sub(step, longShare);
-  Value shortIndex = div(pastLong, constIndex(quotient));
-  Value inShort = add(constIndex(remainder), shortIndex);
+  Value shortIndex = div(pastLong, scalar(quotient));
+  Value inShort = add(scalar(remainder), shortIndex);
   return select(less(step, longShare), inLong, inShort);
 }
 
 Value AttentionTiler::streamKQueryBlockAt(Value step) {
   const AttentionStreamKWork &work = *streamK;
-  Value unitSteps = constIndex(work.blocksPerUnit);
+  Value unitSteps = scalar(work.blocksPerUnit);
   Value unit = div(step, unitSteps);
   if (!work.pairs)
     return unit;
   // Causal: the unit's second query block starts after the first's
   // (p + 1) x diagonal blocks, p the pair's index within its head.
   Value offset = sub(step, mul(unit, unitSteps));
-  Value p = rem(unit, constIndex(work.unitsPerHead()));
-  Value one = constIndex(1);
-  Value firstLength = mul(add(p, one), constIndex(work.diagonalBlocks));
-  Value second = select(less(offset, firstLength), constIndex(0), one);
-  return add(mul(unit, constIndex(2)), second);
+  Value p = rem(unit, scalar(work.unitsPerHead()));
+  Value one = scalar(1);
+  Value firstLength = mul(add(p, one), scalar(work.diagonalBlocks));
+  Value second = select(less(offset, firstLength), scalar(0), one);
+  return add(mul(unit, scalar(2)), second);
 }
 
 AttentionTiler::StreamKPiece AttentionTiler::describePiece(Value u,
@@ -1109,22 +1123,22 @@ AttentionTiler::StreamKPiece AttentionTiler::describePiece(Value u,
                                                            Value end) {
   const AttentionStreamKWork &work = *streamK;
   int64_t perHead = work.unitsPerHead();
-  Value one = constIndex(1), zero = constIndex(0);
-  Value unitSteps = constIndex(work.blocksPerUnit);
-  Value diagonal = constIndex(work.diagonalBlocks);
+  Value one = scalar(1), zero = scalar(0);
+  Value unitSteps = scalar(work.blocksPerUnit);
+  Value diagonal = scalar(work.diagonalBlocks);
   StreamKPiece piece;
   piece.workgroup = workgroup;
-  Value unit = work.pairs ? div(u, constIndex(2)) : u;
-  Value p = rem(unit, constIndex(perHead));
-  Value headIndex = div(unit, constIndex(perHead));
-  piece.batch = div(headIndex, constIndex(work.heads));
-  piece.head = rem(headIndex, constIndex(work.heads));
+  Value unit = work.pairs ? div(u, scalar(2)) : u;
+  Value p = rem(unit, scalar(perHead));
+  Value headIndex = div(unit, scalar(perHead));
+  piece.batch = div(headIndex, scalar(work.heads));
+  piece.head = rem(headIndex, scalar(work.heads));
   piece.firstStep = mul(unit, unitSteps);
   if (work.pairs) {
     // Pair p holds query block p, then its partner Q - 1 - p.
-    Value second = rem(u, constIndex(2));
+    Value second = rem(u, scalar(2));
     Value isFirst = equal(second, zero);
-    Value partner = sub(constIndex(work.queryBlocks - 1), p);
+    Value partner = sub(scalar(work.queryBlocks - 1), p);
     piece.queryBlock = select(isFirst, p, partner);
     piece.blocks = mul(add(piece.queryBlock, one), diagonal);
     Value firstLength = mul(add(p, one), diagonal);
@@ -1139,24 +1153,27 @@ AttentionTiler::StreamKPiece AttentionTiler::describePiece(Value u,
   Value to = arith::MinUIOp::create(b, loc, end, lastStep);
   piece.begin = sub(from, piece.firstStep);
   piece.end = sub(to, piece.firstStep);
+  piece.batch = toIndex(piece.batch);
+  piece.head = toIndex(piece.head);
+  piece.queryBlockIndex = toIndex(piece.queryBlock);
   return piece;
 }
 
 AttentionTiler::StreamKPiece AttentionTiler::beginStreamK() {
-  Value one = constIndex(1);
+  Value one = scalar(1);
   Value pid =
       ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(0));
-  Value w =
-      remapOverXcds(b, loc, pid, constIndex(config.getStreamK()), target.xcds);
+  Value w = toScalar(
+      remapOverXcds(b, loc, pid, constIndex(config.getStreamK()), target.xcds));
   Value begin = firstStepOf(w);
   Value end = firstStepOf(add(w, one));
   Value first = streamKQueryBlockAt(begin);
   Value last = streamKQueryBlockAt(sub(end, one));
-  // The loop carries whether this workgroup's pieces of its first and its
-  // last query block arrived last (it merges them after the loop).
-  Value falseValue = arith::ConstantIntOp::create(b, loc, 0, 1);
+  // The loop carries whether this workgroup's pieces of its first (bit 0)
+  // and its last (bit 1) query block arrived last: it merges them after the
+  // loop. (One 32-bit scalar: two flags would take two SGPR pairs.)
   auto loop = scf::ForOp::create(b, loc, first, add(last, one), one,
-                                 ValueRange{falseValue, falseValue});
+                                 ValueRange{scalar(0)});
   loop->setAttr(kTileLoopAttrName, b.getUnitAttr());
   b.setInsertionPointToStart(loop.getBody());
   StreamKPiece piece = describePiece(loop.getInductionVar(), w, begin, end);
@@ -1169,7 +1186,7 @@ Value AttentionTiler::storeStreamKPiece(
     const StreamKPiece &piece, Value m0, Value lse2,
     function_ref<void(Value, ArrayRef<Value>, Type, Value)> storeOutput,
     function_ref<void()> storeLogSumExp) {
-  Value zero = constIndex(0), one = constIndex(1);
+  Value zero = scalar(0), one = scalar(1), zeroIndex = constIndex(0);
   Value fromStart = equal(piece.begin, zero);
   Value toEnd = equal(piece.end, piece.blocks);
   Value whole = arith::AndIOp::create(b, loc, fromStart, toEnd);
@@ -1185,16 +1202,17 @@ Value AttentionTiler::storeStreamKPiece(
   // A cut query block's pieces belong to consecutive workgroups, each
   // keeping its piece in slot 0 or 1 of its workspace (streamKSlotOf).
   b.setInsertionPointToStart(ifWhole.elseBlock());
+  Value workgroup = toIndex(piece.workgroup);
   Value slot = streamKSlotOf(piece, piece.workgroup);
-  storeOutput(workspaceO, {piece.workgroup, slot}, b.getF32Type(), zero);
+  storeOutput(workspaceO, {workgroup, slot}, b.getF32Type(), zeroIndex);
   StoreOp::create(b, loc, lse2, queryView(workspaceLse),
-                  ValueRange{piece.workgroup, slot, zero, zero});
+                  ValueRange{workgroup, slot, zeroIndex, zeroIndex});
   Value firstOwner = ownerOf(piece.firstStep);
   Value lastStep = sub(add(piece.firstStep, piece.blocks), one);
-  Value pieces = add(sub(ownerOf(lastStep), firstOwner), one);
+  Value pieces = toIndex(add(sub(ownerOf(lastStep), firstOwner), one));
   Value last = SplitArriveOp::create(
       b, loc, b.getI1Type(), arrivals,
-      ValueRange{piece.batch, piece.head, piece.queryBlock}, pieces,
+      ValueRange{piece.batch, piece.head, piece.queryBlockIndex}, pieces,
       IntegerAttr());
   scf::YieldOp::create(b, loc, last);
   b.setInsertionPointAfter(ifWhole);
@@ -1217,30 +1235,35 @@ void AttentionTiler::mergeStreamKPieces(const StreamKPiece &piece,
   // query blocks: 38 VGPRs at head dim 128).
   const StreamKRange &range = piece.range;
   scf::ForOp loop = piece.loop;
-  Value mergeFirst = loop.getResult(0);
+  Value merges = loop.getResult(0);
+  auto bitSet = [&](int64_t bit) {
+    Value masked = arith::AndIOp::create(b, loc, merges, scalar(bit));
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, masked,
+                                 scalar(0))
+        .getResult();
+  };
+  Value mergeFirst = bitSet(1);
   Value lastDiffers = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
                                             range.first, range.last);
-  Value mergeLast =
-      arith::AndIOp::create(b, loc, loop.getResult(1), lastDiffers);
-  Value one = constIndex(1);
-  auto candidates =
-      scf::ForOp::create(b, loc, constIndex(0), constIndex(2), one);
+  Value mergeLast = arith::AndIOp::create(b, loc, bitSet(2), lastDiffers);
+  Value one = scalar(1);
+  auto candidates = scf::ForOp::create(b, loc, scalar(0), scalar(2), one);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(candidates.getBody()->getTerminator());
-  Value isFirst = equal(candidates.getInductionVar(), constIndex(0));
+  Value isFirst = equal(candidates.getInductionVar(), scalar(0));
   Value u = select(isFirst, range.first, range.last);
   Value merge = select(isFirst, mergeFirst, mergeLast);
   auto ifMerge = scf::IfOp::create(b, loc, merge, /*withElseRegion=*/false);
   b.setInsertionPoint(ifMerge.thenBlock()->getTerminator());
   StreamKPiece cut = describePiece(u, piece.workgroup, range.begin, range.end);
-  Value m0 = mul(cut.queryBlock, constIndex(config.getTile()[0]));
-  Value firstOwner = ownerOf(cut.firstStep);
+  Value m0 = mul(cut.queryBlockIndex, constIndex(config.getTile()[0]));
+  Value firstOwner = toIndex(ownerOf(cut.firstStep));
   Value lastStep = sub(add(cut.firstStep, cut.blocks), one);
-  Value ownersEnd = add(ownerOf(lastStep), one);
+  Value ownersEnd = toIndex(add(ownerOf(lastStep), one));
   PartialRange owners{
       firstOwner, ownersEnd,
       [&](Value owner) {
-        return SmallVector<Value>{owner, streamKSlotOf(cut, owner)};
+        return SmallVector<Value>{owner, streamKSlotOf(cut, toScalar(owner))};
       },
       constIndex(0)};
   buildCombine(cut.batch, cut.head, m0, numWaves, owners);
@@ -1276,7 +1299,7 @@ LogicalResult AttentionTiler::run() {
       return failure();
     streamK = *work;
     piece = beginStreamK();
-    pidM = piece->queryBlock;
+    pidM = piece->queryBlockIndex;
     head = piece->head;
     batch = piece->batch;
   } else {
@@ -1478,8 +1501,8 @@ LogicalResult AttentionTiler::run() {
   }
   if (mode == Mode::StreamK) {
     // The piece's key blocks (stream-K takes no left window: kvBegin is 0).
-    Value pieceEnd = mul(piece->end, constIndex(blockN));
-    kvBegin = mul(piece->begin, constIndex(blockN));
+    Value pieceEnd = mul(toIndex(piece->end), constIndex(blockN));
+    kvBegin = mul(toIndex(piece->begin), constIndex(blockN));
     kvEnd = arith::MinSIOp::create(b, loc, kvEnd, pieceEnd);
   }
   double scaleLog2 = op.getEffectiveScale() * kLog2e;
@@ -1734,11 +1757,16 @@ LogicalResult AttentionTiler::run() {
     // Whether this piece of the workgroup's first or last query block
     // arrived last.
     Value u = piece->loop.getInductionVar();
-    Value mergeFirst = select(equal(u, piece->range.first), last,
-                              piece->loop.getRegionIterArg(0));
-    Value mergeLast = select(equal(u, piece->range.last), last,
-                             piece->loop.getRegionIterArg(1));
-    scf::YieldOp::create(b, loc, ValueRange{mergeFirst, mergeLast});
+    Value atFirst =
+        arith::AndIOp::create(b, loc, last, equal(u, piece->range.first));
+    Value atLast =
+        arith::AndIOp::create(b, loc, last, equal(u, piece->range.last));
+    Value firstBit = select(atFirst, scalar(1), scalar(0));
+    Value lastBit = select(atLast, scalar(2), scalar(0));
+    Value merges =
+        arith::OrIOp::create(b, loc, piece->loop.getRegionIterArg(0), firstBit);
+    merges = arith::OrIOp::create(b, loc, merges, lastBit);
+    scf::YieldOp::create(b, loc, merges);
     b.setInsertionPointAfter(piece->loop);
     mergeStreamKPieces(*piece, numWaves);
   } else if (mode == Mode::Split) {
