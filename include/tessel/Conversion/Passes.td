@@ -30,7 +30,15 @@ def TesselLowerToGPUPass : Pass<"tessel-lower-to-gpu", "::mlir::ModuleOp"> {
       interleave the next step's LDS reads with the MFMAs;
     * `tessel.convert_layout`: nothing for equal layouts, else a round trip
       through LDS;
-    * `arith`/`math` on tiles: the same ops on the vectors.
+    * `arith`/`math` on tiles: the same ops on the vectors (`exp2` and
+      `log2` marked `afn`: the bare `v_exp_f32`/`v_log_f32`);
+    * `scf.for` marked `tessel.tile_loop` (a stream-K workgroup's loop over
+      its tiles): the LLVM loop annotation `licm.disable`, so that no lane
+      address of a tile's code is hoisted out of it to live through every
+      tile's inner loops.
+
+    A kernel with `tessel.waves_per_simd` gets `rocdl.waves_per_eu` (the
+    backend's `amdgpu-waves-per-eu`): the occupancy its grid counts on.
   }];
   let options = [
     Option<"chip", "chip", "std::string", "\"gfx942\"", "Target chip">,

@@ -34,13 +34,17 @@ def Tessel_ConfigAttr : Tessel_Attr<"Config", "config"> {
       dimension of one C tile is spread over (split-K, static shapes only;
       each split gets a whole number of K steps). A second kernel combines
       the partial results in a fixed order. 1 (the default) is one pass.
-    * `stream_k`: optional, `tessel.matmul` only (static sizes, no batch):
-      the number of workgroups that share the problem's K steps evenly
-      (stream-K). Workgroup w takes the K steps [w T / G, (w + 1) T / G) of
-      the T steps of all C tiles in order, so a tile may be cut between
-      workgroups; each piece of a cut tile stores its partial accumulator and
-      the last piece to arrive sums them in a fixed order. 0 (the default)
-      is one workgroup per C tile.
+    * `stream_k`: optional (static sizes; no splits): the number of
+      workgroups that share the problem's steps evenly (stream-K). For
+      `tessel.matmul` (no batch) the steps are all C tiles' K steps: each
+      workgroup takes [w T / G, (w + 1) T / G) of the T steps in order, so
+      a tile may be cut between workgroups; each piece of a cut tile stores
+      its partial accumulator and the last piece to arrive sums them in a
+      fixed order. For `tessel.attention` (no window but a causal one, no
+      sinks, varlen or paged cache) the steps are all query blocks' key
+      blocks, causal query blocks i and Q - 1 - i paired into equal units;
+      the pieces of a cut query block are merged by their log-sum-exp. 0
+      (the default) is one workgroup per C tile or query block.
 
     Every tile size is a power of two and each tile dimension is divisible by
     the number of waves along it.

@@ -60,6 +60,11 @@ def TesselPromoteLdsPass
     chunks): those are read right before each use, and one converted outside
     the loops (Q^T) stays in an LDS buffer of its own, written once and read
     inside the loops, instead of going straight to registers.
+
+    An operand converted outside every loop (attention's Q^T) is read once:
+    it is loaded straight into its operand layout and takes no LDS. A loop
+    marked `tessel.tile_loop` (a stream-K workgroup's loop over its query
+    blocks, each iteration one block's program) counts as the top level.
   }];
   let options = [
     Option<"chip", "chip", "std::string", "\"gfx942\"",
@@ -83,7 +88,12 @@ def TesselSelectConfigPass
     each matmul names the winner, its predicted time and binding limit, and
     notes rank the runners-up. With `tuning-db`, a problem the database
     (written by `tessel-tune`) holds for the chip gets its tuned config.
-    Attention gets its default config.
+    Attention gets its default config (a rule), with the split count the
+    decode model picks for short query lengths, or, where one workgroup per
+    query block would leave the last round of the chip's slots part full,
+    the stream-K form (`chooseAttentionStreamK`: `stream_k` = two
+    workgroups per CU, 32-key blocks past head dim 64, 64-key ones up to it,
+    `stages = 2`).
 
     It checks every config
     (chosen or given) against the chip before any code exists: the
@@ -139,6 +149,17 @@ def TesselTilePass : Pass<"tessel-tile", "::mlir::ModuleOp"> {
     splits) walks one share of its query block's keys, stores its partials
     and arrives (`tessel.split_arrive`); the last split to arrive merges
     the shares by their log-sum-exp. The kernel carries `tessel.splits`.
+    With `stream_k` = G (stream-K) the kernel takes three workspaces (the
+    partial O `[G, 2, blockM, Dv]` and log2-sum-exp `[G, 2, blockM]` of the
+    pieces of cut query blocks, f32, and the arrivals per query block): the
+    G workgroups share all query blocks' key blocks evenly (causal query
+    blocks i and Q - 1 - i paired into equal units), each in an `scf.for`
+    marked `tessel.tile_loop` over the query blocks its range reaches,
+    storing a whole block's O or its piece's partials and arrival; after the
+    loop a workgroup merges the pieces of its first and last blocks where
+    its piece arrived last. The step arithmetic is 32-bit. The kernel
+    carries `tessel.stream_k` and, with a chip, `tessel.waves_per_simd` (the
+    occupancy G counts on).
     It is a module pass because tiling may rewrite function signatures.
 
     **Matmul**:
