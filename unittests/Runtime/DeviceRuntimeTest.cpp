@@ -6,10 +6,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Runtime/DeviceRuntime.h"
+#include "tessel/Problems/Problems.h"
 #include "tessel/Runtime/Compiler.h"
 
 #include "gtest/gtest.h"
 
+#include <cmath>
 #include <cstring>
 
 using namespace tessel;
@@ -297,6 +299,110 @@ TEST(EmulatedRuntimeTest, UnrecordedEvents) {
   ASSERT_FALSE(bool(milliseconds));
   EXPECT_NE(errorText(milliseconds.takeError()).find("never recorded"),
             std::string::npos);
+}
+
+/// bf16 bits of `value` (exact for the multiples of 1/16 the test uses).
+uint16_t toBf16(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  return uint16_t(bits >> 16);
+}
+
+/// A stream-K attention (2 heads x 2 query blocks x 8 key blocks over 5
+/// workgroups: cut query blocks merged by the last piece to arrive) through
+/// the runtime: the grid is the config's workgroup count, the workspaces
+/// come from the stream, and a second launch counts from the arrival
+/// counters the first left at zero. O (f32) against a double-precision
+/// softmax on the host.
+TEST(EmulatedRuntimeTest, StreamKAttentionLaunchesThroughTheRuntime) {
+  constexpr int64_t heads = 2, seq = 256, dim = 64;
+  AttentionProblem problem;
+  problem.heads = heads;
+  problem.seqQ = problem.seqKV = seq;
+  problem.headDim = dim;
+  problem.type = "bf16";
+  problem.outType = "f32";
+  problem.config = "#tessel.config<tile = [128, 32], waves = [4, 1], "
+                   "stages = 1, instr = \"v_mfma_f32_32x32x8_bf16\", "
+                   "stream_k = 5>";
+  Compiler compiler(CacheOptions{true, ""});
+  auto compiled = compiler.compile(problem);
+  ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
+  const CompiledKernel *kernel = (*compiled)->lookup("attention");
+  ASSERT_NE(kernel, nullptr);
+  EXPECT_EQ(kernel->grid.streamK, 5);
+  auto grid = kernel->gridFor(ProblemSizes{});
+  ASSERT_TRUE(bool(grid));
+  EXPECT_EQ((*grid)[0], 5u);
+  EXPECT_EQ((*grid)[1], 1u);
+
+  std::shared_ptr<DeviceRuntime> runtime = makeEmulated();
+  int64_t elements = heads * seq * dim;
+  for (int seed : {1, 2}) {
+    std::vector<float> q(elements), k(elements), v(elements);
+    std::vector<uint16_t> q16(elements), k16(elements), v16(elements);
+    for (int64_t i = 0; i < elements; ++i) {
+      q[i] = float((i * 7 + seed) % 17) / 16 - 0.5f;
+      k[i] = float((i * 5 + 3 * seed) % 13) / 16 - 0.375f;
+      v[i] = float((i * 3 + seed) % 11) / 8 - 0.625f;
+      q16[i] = toBf16(q[i]);
+      k16[i] = toBf16(k[i]);
+      v16[i] = toBf16(v[i]);
+    }
+    std::vector<float> expected(elements);
+    double scale = 1.0 / std::sqrt(double(dim));
+    for (int64_t h = 0; h < heads; ++h)
+      for (int64_t i = 0; i < seq; ++i) {
+        const float *qi = &q[(h * seq + i) * dim];
+        std::vector<double> scores(seq);
+        double max = -1e300;
+        for (int64_t j = 0; j < seq; ++j) {
+          const float *kj = &k[(h * seq + j) * dim];
+          double dot = 0;
+          for (int64_t d = 0; d < dim; ++d)
+            dot += double(qi[d]) * kj[d];
+          scores[j] = dot * scale;
+          max = std::max(max, scores[j]);
+        }
+        double sum = 0;
+        for (double &score : scores)
+          sum += score = std::exp(score - max);
+        for (int64_t d = 0; d < dim; ++d) {
+          double out = 0;
+          for (int64_t j = 0; j < seq; ++j)
+            out += scores[j] * v[(h * seq + j) * dim + d];
+          expected[(h * seq + i) * dim + d] = float(out / sum);
+        }
+      }
+    void *deviceQ = *runtime->allocate(elements * 2);
+    void *deviceK = *runtime->allocate(elements * 2);
+    void *deviceV = *runtime->allocate(elements * 2);
+    void *deviceO = *runtime->allocate(elements * 4);
+    for (auto [device, host] :
+         {std::pair{deviceQ, &q16}, {deviceK, &k16}, {deviceV, &v16}})
+      ASSERT_EQ(errorText(runtime->copy(device, host->data(), elements * 2,
+                                        CopyDirection::HostToDevice)),
+                "");
+    std::vector<int64_t> shape = {1, heads, seq, dim};
+    std::vector<KernelArgumentValue> arguments = {
+        KernelArgumentValue::memref(deviceQ, elements * 2, shape),
+        KernelArgumentValue::memref(deviceK, elements * 2, shape),
+        KernelArgumentValue::memref(deviceV, elements * 2, shape),
+        KernelArgumentValue::memref(deviceO, elements * 4, shape)};
+    ASSERT_EQ(errorText(runtime->launch(*compiled, "attention", ProblemSizes{},
+                                        arguments)),
+              "");
+    std::vector<float> o(elements);
+    ASSERT_EQ(errorText(runtime->copy(o.data(), deviceO, elements * 4,
+                                      CopyDirection::DeviceToHost)),
+              "");
+    // P reaches the second product in bf16: about 2^-8 relative.
+    for (int64_t i = 0; i < elements; ++i)
+      ASSERT_NEAR(o[i], expected[i], 1e-2 * (1 + std::abs(expected[i])))
+          << "at " << i << " (launch " << seed << ")";
+    for (void *buffer : {deviceQ, deviceK, deviceV, deviceO})
+      ASSERT_EQ(errorText(runtime->release(buffer)), "");
+  }
 }
 
 } // namespace

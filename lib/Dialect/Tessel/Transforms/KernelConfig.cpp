@@ -532,10 +532,9 @@ ConfigAttr tessel::chooseAttentionStreamK(AttentionOp op, ConfigAttr config,
   // The data-parallel grid: one workgroup per query block, four per CU for
   // the 32-key kernels without masks up to head dim 64 (their registers
   // allow it), two otherwise.
-  int64_t perCU =
-      headDim <= 64 && config.getTile()[1] == 32 && op.getKeyWindow().isFull()
-          ? 4
-          : kStreamKAttentionWorkgroupsPerCU;
+  int64_t perCU = headDim <= 64 && config.getTile()[1] == 32 && !masked
+                      ? 4
+                      : kStreamKAttentionWorkgroupsPerCU;
   int64_t slots = int64_t(chip.numCUs) * perCU;
   int64_t queryBlocks = work->batch * work->heads * work->queryBlocks;
   int64_t rounds = llvm::divideCeil(queryBlocks, slots);

@@ -210,12 +210,11 @@ void PromoteLdsPass::runOnOperation() {
         convert.getResult().getType().getEncoding());
     if (!load || !write || !read)
       return;
-    // An operand converted outside every loop (attention's Q; a stream-K
-    // workgroup's loop over its tiles runs each tile's program once) is
-    // read once:
-    // each lane loads its own K runs straight from global memory into the
-    // operand layout, and the tile takes no LDS, which is what limits how
-    // many workgroups share a CU.
+    // An operand converted outside every loop (attention's Q) is read once
+    // (a stream-K workgroup's loop over its tiles runs each tile's program
+    // once, so it does not count): each lane loads its own K runs straight
+    // from global memory into the operand layout, and the tile takes no LDS,
+    // which is what limits how many workgroups share a CU.
     bool readAtUse = load->hasAttr(kLdsReadAtUseAttrName);
     if (!isInsideRepeatedLoop(convert) && load->hasOneUse() && !readAtUse) {
       OpBuilder b(load);

@@ -795,17 +795,18 @@ private:
   struct StreamKRange {
     Value begin, end, first, last;
   };
-  /// Stream-K: where this workgroup's piece of one query block lies.
+  /// Stream-K: where this workgroup's piece of one query block lies (i32
+  /// values but for the indices `queryBlockIndex`, `head` and `batch`).
   struct StreamKPiece {
     scf::ForOp loop; // over the query blocks (beginStreamK's)
     StreamKRange range;
     Value workgroup;  // this workgroup's number (remapped over the XCDs)
-    Value queryBlock; // 32-bit, and as an index:
+    Value queryBlock; // in its head, and as an index:
     Value queryBlockIndex;
-    Value head, batch; // indices
-    Value begin, end;  // the piece's key blocks of the query block's
-    Value blocks;      // the query block's key blocks
-    Value firstStep;   // the step of the query block's first key block
+    Value head, batch;
+    Value begin, end; // the piece's key blocks of the query block's
+    Value blocks;     // the query block's key blocks
+    Value firstStep;  // the step of the query block's first key block
   };
   /// Stream-K: opens the loop over the query blocks this workgroup's steps
   /// of `streamK` reach, leaves the builder inside it and returns the piece
@@ -1842,6 +1843,14 @@ struct TilePass : public tessel::impl::TesselTilePassBase<TilePass> {
   /// workgroup cuts at most its first and its last query block) and the
   /// arrivals per query block [B, H, blocks] (zero before the first launch).
   LogicalResult streamKAttention(func::FuncOp function, AttentionOp attention);
+  /// Appends the partial O, partial log2-sum-exp and arrivals `workspaces`
+  /// to `function`'s arguments, names the workgroup count `countName` =
+  /// `count` on it, and tiles `attention` in `mode` on them.
+  LogicalResult tileAttentionWithWorkspaces(func::FuncOp function,
+                                            AttentionOp attention,
+                                            ArrayRef<Type> workspaces,
+                                            StringRef countName, int64_t count,
+                                            AttentionTiler::Mode mode);
   /// Split-K matmul: one kernel with two workspaces appended to the
   /// arguments, each split's partial accumulators ([batch,] splits, M, N)
   /// and the arrivals per C tile ([batch,] rows, cols; zero before the first
@@ -1919,16 +1928,6 @@ LogicalResult TilePass::splitAttention(func::FuncOp function,
       MemRefType::get({q.getDimSize(0), heads, splits, rows}, f32),
       MemRefType::get({q.getDimSize(0), heads, blocks},
                       IntegerType::get(&getContext(), 32))};
-  unsigned first = function.getNumArguments();
-  Location loc = function.getLoc();
-  if (failed(function.insertArguments(
-          {first, first, first}, workspaces,
-          {DictionaryAttr(), DictionaryAttr(), DictionaryAttr()},
-          {loc, loc, loc})))
-    return failure();
-  function->setAttr(
-      "tessel.splits",
-      IntegerAttr::get(IntegerType::get(&getContext(), 64), splits));
   // What the runtime sizes dynamic workspace dimensions from (a dynamic
   // batch; the rows with a dynamic query length and no packed heads).
   Builder names(&getContext());
@@ -1941,12 +1940,9 @@ LogicalResult TilePass::splitAttention(func::FuncOp function,
                {"batch", headsName, "", rowsName, "head_dim_v"}),
            names.getStrArrayAttr({"batch", headsName, "", rowsName}),
            names.getStrArrayAttr({"batch", headsName, ""})}));
-  markZeroedWorkspaces(function, /*arrivals=*/2);
-  return AttentionTiler(attention, tileTarget, AttentionTiler::Mode::Split,
-                        function.getArgument(first),
-                        function.getArgument(first + 1),
-                        function.getArgument(first + 2))
-      .run();
+  return tileAttentionWithWorkspaces(function, attention, workspaces,
+                                     "tessel.splits", splits,
+                                     AttentionTiler::Mode::Split);
 }
 
 LogicalResult TilePass::streamKAttention(func::FuncOp function,
@@ -1965,17 +1961,6 @@ LogicalResult TilePass::streamKAttention(func::FuncOp function,
       MemRefType::get({workgroups, 2, blockM}, f32),
       MemRefType::get({work->batch, work->heads, work->queryBlocks},
                       IntegerType::get(&getContext(), 32))};
-  unsigned first = function.getNumArguments();
-  Location loc = function.getLoc();
-  if (failed(function.insertArguments(
-          {first, first, first}, workspaces,
-          {DictionaryAttr(), DictionaryAttr(), DictionaryAttr()},
-          {loc, loc, loc})))
-    return failure();
-  function->setAttr(
-      "tessel.stream_k",
-      IntegerAttr::get(IntegerType::get(&getContext(), 64), workgroups));
-  markZeroedWorkspaces(function, /*arrivals=*/2);
   // The occupancy the workgroup count assumes (one per slot): G over the
   // chip's CUs, in waves per SIMD.
   if (const Chip *chip = lookupChip(tileTarget.chip)) {
@@ -1987,10 +1972,27 @@ LogicalResult TilePass::streamKAttention(func::FuncOp function,
           kWavesPerSimdAttrName,
           IntegerAttr::get(IntegerType::get(&getContext(), 64), waves));
   }
-  return AttentionTiler(attention, tileTarget, AttentionTiler::Mode::StreamK,
-                        function.getArgument(first),
-                        function.getArgument(first + 1),
-                        function.getArgument(first + 2))
+  return tileAttentionWithWorkspaces(function, attention, workspaces,
+                                     "tessel.stream_k", workgroups,
+                                     AttentionTiler::Mode::StreamK);
+}
+
+LogicalResult TilePass::tileAttentionWithWorkspaces(
+    func::FuncOp function, AttentionOp attention, ArrayRef<Type> workspaces,
+    StringRef countName, int64_t count, AttentionTiler::Mode mode) {
+  unsigned first = function.getNumArguments();
+  Location loc = function.getLoc();
+  if (failed(function.insertArguments(
+          {first, first, first}, workspaces,
+          {DictionaryAttr(), DictionaryAttr(), DictionaryAttr()},
+          {loc, loc, loc})))
+    return failure();
+  function->setAttr(
+      countName, IntegerAttr::get(IntegerType::get(&getContext(), 64), count));
+  markZeroedWorkspaces(function, /*arrivals=*/2);
+  return AttentionTiler(
+             attention, tileTarget, mode, function.getArgument(first),
+             function.getArgument(first + 1), function.getArgument(first + 2))
       .run();
 }
 
