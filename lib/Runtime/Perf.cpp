@@ -218,12 +218,25 @@ ProblemWork tessel::getProblemWork(const CompiledKernel &kernel,
             int64_t(size("seq_q")), int64_t(keys), kernel.grid.tile[0],
             kernel.grid.tile[1], kernel.grid.packedHeads, window);
       // Stream-K: a workgroup runs its share of all query blocks' key
-      // blocks.
+      // blocks; the longest share, ceil(S / G) of the S steps, sets the
+      // round's time.
       if (kernel.grid.streamK > 0) {
         double blocks = std::ceil(size("seq_q") / double(kernel.grid.tile[0]));
         double queryBlocks = size("batch", 1) * size("heads") * blocks;
+        double steps = 0;
+        for (double iterations : work.loopIterations)
+          steps += iterations * queryBlocks;
+        double workgroups = double(kernel.grid.streamK);
+        double share = steps / workgroups;
+        double longest = std::ceil(share - 1e-9);
         for (double &iterations : work.loopIterations)
-          iterations *= queryBlocks / double(kernel.grid.streamK);
+          iterations *=
+              share > 0 ? queryBlocks / workgroups * longest / share : 0;
+        // Without a mask, a sequence of whole key blocks has no masked loop
+        // in the stream-K kernel (static shapes: the tiler leaves it out).
+        if (window.isFull() && !work.loopIterations.empty() &&
+            work.loopIterations.back() == 0)
+          work.loopIterations.pop_back();
       }
     }
   }

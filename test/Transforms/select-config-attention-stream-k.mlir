@@ -100,3 +100,16 @@ func.func @dynamic(%q: memref<2x16x?x128xf16>, %k: memref<2x16x?x128xf16>, %v: m
   tessel.attention ins(%q, %k, %v : memref<2x16x?x128xf16>, memref<2x16x?x128xf16>, memref<2x16x?x128xf16>) outs(%o : memref<2x16x?x128xf16>)
   return
 }
+
+// -----
+
+// Where the merges' workspace traffic costs more than the idle slots
+// (causal 2 x 16 x 1024: 256 query blocks on 608 slots, but 80 MB of
+// workspace against 7 us of matrix work), one workgroup per query block.
+// CHECK-LABEL: func.func @merges_cost_more
+// CHECK-NOT: stream_k
+// CHECK: return
+func.func @merges_cost_more(%q: memref<2x16x1024x128xf16>, %k: memref<2x16x1024x128xf16>, %v: memref<2x16x1024x128xf16>, %o: memref<2x16x1024x128xf16>) {
+  tessel.attention ins(%q, %k, %v : memref<2x16x1024x128xf16>, memref<2x16x1024x128xf16>, memref<2x16x1024x128xf16>) outs(%o : memref<2x16x1024x128xf16>) {causal}
+  return
+}

@@ -95,3 +95,16 @@ func.func @occupancy(%q: memref<1x16x4096x128xf16>, %k: memref<1x16x4096x128xf16
   tessel.attention ins(%q, %k, %v : memref<1x16x4096x128xf16>, memref<1x16x4096x128xf16>, memref<1x16x4096x128xf16>) outs(%o : memref<1x16x4096x128xf16>) {causal, config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_f16", stream_k = 608>}
   return
 }
+
+// -----
+
+// 2432 workgroups (eight per CU) would need eight waves per SIMD, which a
+// four-wave attention workgroup's registers do not allow: no occupancy is
+// asked of the backend, and the grid runs in rounds.
+// CHIP-LABEL: func.func @beyond_two_waves
+// CHIP-NOT: tessel.waves_per_simd
+// CHIP: return
+func.func @beyond_two_waves(%q: memref<4x4x512x64xf16>, %k: memref<4x4x2560x64xf16>, %v: memref<4x4x2560x64xf16>, %o: memref<4x4x512x64xf16>) {
+  tessel.attention ins(%q, %k, %v : memref<4x4x512x64xf16>, memref<4x4x2560x64xf16>, memref<4x4x2560x64xf16>) outs(%o : memref<4x4x512x64xf16>) {config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_f16", stream_k = 2432>}
+  return
+}

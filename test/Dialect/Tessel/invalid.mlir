@@ -249,7 +249,7 @@ func.func @config_stream_k_attention_window(%q: memref<1x2x128x64xf16>, %k: memr
 // -----
 
 func.func @config_stream_k_attention_causal_odd(%q: memref<1x2x96x64xf16>, %k: memref<1x2x96x64xf16>, %v: memref<1x2x96x64xf16>, %o: memref<1x2x96x64xf16>) {
-  // expected-error @+1 {{stream-K attention (stream_k = 4) pairs causal query blocks i and Q - 1 - i: it needs seq_q == seq_kv, an even number of whole query blocks and key blocks that divide them (seq 96, tile [32, 32])}}
+  // expected-error @+1 {{stream-K attention (stream_k = 4) pairs causal query blocks i and Q - 1 - i: it needs seq_q == seq_kv, an even number of whole query blocks and key blocks that divide them (seq_q 96, seq_kv 96, tile [32, 32])}}
   tessel.attention ins(%q, %k, %v : memref<1x2x96x64xf16>, memref<1x2x96x64xf16>, memref<1x2x96x64xf16>) outs(%o : memref<1x2x96x64xf16>) {causal, config = #tessel.config<tile = [32, 32], waves = [1, 1], stages = 1, stream_k = 4>}
   return
 }
@@ -273,7 +273,7 @@ func.func @config_stream_k_attention_dynamic(%q: memref<1x2x?x64xf16>, %k: memre
 // -----
 
 func.func @config_stream_k_attention_packed(%q: memref<1x8x4x64xf16>, %k: memref<1x2x256x64xf16>, %v: memref<1x2x256x64xf16>, %o: memref<1x8x4x64xf16>) {
-  // expected-error @+1 {{stream-K attention (stream_k = 4) does not take packed query heads (a decode of 4 queries per head)}}
+  // expected-error @+1 {{stream-K attention (stream_k = 4) does not take packed query heads (4 queries per head, whose group of 4 heads fits one block of 32 rows)}}
   tessel.attention ins(%q, %k, %v : memref<1x8x4x64xf16>, memref<1x2x256x64xf16>, memref<1x2x256x64xf16>) outs(%o : memref<1x8x4x64xf16>) {config = #tessel.config<tile = [32, 32], waves = [1, 1], stages = 1, stream_k = 4>}
   return
 }

@@ -680,8 +680,10 @@ tessel::getAttentionStreamKWork(AttentionOp op, ConfigAttr config,
   int64_t seqQ = q.getDimSize(2), seqKV = k.getDimSize(2);
   int64_t groups = k.getDimSize(1) > 0 ? q.getDimSize(1) / k.getDimSize(1) : 1;
   if (groups > 1 && groups * seqQ <= blockM)
-    return fail("does not take packed query heads (a decode of " +
-                std::to_string(seqQ) + " queries per head)");
+    return fail("does not take packed query heads (" + std::to_string(seqQ) +
+                " queries per head, whose group of " + std::to_string(groups) +
+                " heads fits one block of " + std::to_string(blockM) +
+                " rows)");
   AttentionStreamKWork work;
   work.batch = q.getDimSize(0);
   work.heads = q.getDimSize(1);
@@ -696,9 +698,10 @@ tessel::getAttentionStreamKWork(AttentionOp op, ConfigAttr config,
         blockM % blockN != 0)
       return fail("pairs causal query blocks i and Q - 1 - i: it needs "
                   "seq_q == seq_kv, an even number of whole query blocks "
-                  "and key blocks that divide them (seq " +
-                  std::to_string(seqQ) + ", tile [" + std::to_string(blockM) +
-                  ", " + std::to_string(blockN) + "])");
+                  "and key blocks that divide them (seq_q " +
+                  std::to_string(seqQ) + ", seq_kv " + std::to_string(seqKV) +
+                  ", tile [" + std::to_string(blockM) + ", " +
+                  std::to_string(blockN) + "])");
     work.pairs = true;
     work.diagonalBlocks = blockM / blockN;
     work.blocksPerUnit = (work.queryBlocks + 1) * work.diagonalBlocks;

@@ -495,13 +495,52 @@ ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
 
 /// Stream-K attention: the workgroups per CU its configs are built for
 /// (four waves each, two waves per SIMD), and the fewest key blocks a
-/// workgroup's share may hold (below it the merges of the cut query blocks
-/// weigh more than the idle CUs they fill).
+/// workgroup's share may hold.
 constexpr int64_t kStreamKAttentionWorkgroupsPerCU = 2;
 constexpr int64_t kMinStreamKAttentionSteps = 4;
 /// Stream-K pays where the data-parallel grid fills less than this share of
 /// its rounds' slots.
 constexpr double kStreamKAttentionGridEfficiency = 0.9;
+/// The share of the spec HBM bandwidth a kernel streams at (the performance
+/// model's `hbmEfficiency`).
+constexpr double kAttentionHbmEfficiency = 0.88;
+
+/// Whether stream-K's merges cost less than the idle slots they fill, in
+/// the performance model's terms: the stream-K kernel takes at least the
+/// time to move the inputs, O and its workspaces (`workgroups` x 2 pieces
+/// of blockM x (Dv + 1) f32) through HBM; the data-parallel one at least
+/// its matrix work at the chip's peak over its grid efficiency. (Small
+/// causal problems lose: b2 x 16 heads x 1024 queries, 256 query blocks on
+/// 608 slots, is predicted 23.7 us one workgroup per query block and 24.4
+/// us with stream-K, bound by the 80 MB of workspace.)
+static bool streamKPays(AttentionOp op, const AttentionStreamKWork &work,
+                        ConfigAttr candidate, int64_t workgroups,
+                        double gridEfficiency, const Chip &chip) {
+  std::optional<MatrixType> type =
+      getMatrixType(candidate.getInstr().getValue());
+  double peak = type ? chip.peakMatrixTeraOps(*type) * 1e12 : 0;
+  if (peak <= 0 || chip.memoryBandwidthTBs <= 0)
+    return false;
+  int64_t blockM = candidate.getTile()[0], blockN = candidate.getTile()[1];
+  int64_t headDim = op.getQ().getType().getDimSize(3);
+  int64_t headDimV = op.getV().getType().getDimSize(3);
+  double flops = 2.0 * double(work.steps()) * double(blockM * blockN) *
+                 double(headDim + headDimV);
+  double problemBytes = 0;
+  for (Value array : {op.getQ(), op.getK(), op.getV(), op.getO()}) {
+    auto type = cast<MemRefType>(array.getType());
+    problemBytes += double(type.getNumElements()) *
+                    double(llvm::divideCeil(
+                        type.getElementType().getIntOrFloatBitWidth(), 8));
+  }
+  double workspaceBytes =
+      double(workgroups) * 2.0 * double(blockM) * double(headDimV + 1) * 4.0;
+  double streamKSeconds =
+      (problemBytes + workspaceBytes) /
+      (chip.memoryBandwidthTBs * 1e12 * kAttentionHbmEfficiency);
+  double dataParallelSeconds = flops / peak / gridEfficiency;
+  return streamKSeconds < dataParallelSeconds;
+}
 
 ConfigAttr tessel::chooseAttentionStreamK(AttentionOp op, ConfigAttr config,
                                           const Chip &chip) {
@@ -542,7 +581,8 @@ ConfigAttr tessel::chooseAttentionStreamK(AttentionOp op, ConfigAttr config,
   if (gridEfficiency >= kStreamKAttentionGridEfficiency)
     return config;
   int64_t workgroups = int64_t(chip.numCUs) * kStreamKAttentionWorkgroupsPerCU;
-  if (work->steps() < kMinStreamKAttentionSteps * workgroups)
+  if (work->steps() < kMinStreamKAttentionSteps * workgroups ||
+      !streamKPays(op, *work, candidate, workgroups, gridEfficiency, chip))
     return config;
   return ConfigAttr::get(context, candidate.getTile(), candidate.getWaves(),
                          candidate.getStages(), candidate.getInstr(),

@@ -679,9 +679,9 @@ private:
     return arith::BitcastOp::create(b, loc, type, top);
   }
 
-  /// log2 of a softmax sum: 0, or at least 1 (a row's sum holds exp2(0) = 1
-  /// for its maximum), never a denormal, so the bare v_log_f32 (`afn`, no
-  /// denormal scaling) is exact enough.
+  /// log2 of a softmax sum. The sum is 0 or at least 1 (a row's sum holds
+  /// exp2(0) = 1 for its maximum), never a denormal, so the bare v_log_f32
+  /// (`afn`, no denormal scaling of the argument) is exact enough.
   Value log2OfSum(Value sum) {
     return math::Log2Op::create(b, loc, sum, arith::FastMathFlags::afn);
   }
@@ -1962,12 +1962,15 @@ LogicalResult TilePass::streamKAttention(func::FuncOp function,
       MemRefType::get({work->batch, work->heads, work->queryBlocks},
                       IntegerType::get(&getContext(), 32))};
   // The occupancy the workgroup count assumes (one per slot): G over the
-  // chip's CUs, in waves per SIMD.
+  // chip's CUs, in waves per SIMD. Asked of the backend only up to two
+  // waves per SIMD, the occupancy attention's four-wave workgroups are built
+  // for: more would cap their registers below what they need (G = 8 per CU
+  // compiled to 64 VGPRs and 492 spills); such a grid runs in rounds.
   if (const Chip *chip = lookupChip(tileTarget.chip)) {
     int64_t perCU = llvm::divideCeil(workgroups, int64_t(chip->numCUs));
     int64_t waves = llvm::divideCeil(perCU * int64_t(config.getNumWaves()),
                                      int64_t(chip->simdsPerCU));
-    if (waves > 1)
+    if (waves == 2)
       function->setAttr(
           kWavesPerSimdAttrName,
           IntegerAttr::get(IntegerType::get(&getContext(), 64), waves));

@@ -40,11 +40,13 @@ def Tessel_ConfigAttr : Tessel_Attr<"Config", "config"> {
       workgroup takes [w T / G, (w + 1) T / G) of the T steps in order, so
       a tile may be cut between workgroups; each piece of a cut tile stores
       its partial accumulator and the last piece to arrive sums them in a
-      fixed order. For `tessel.attention` (no window but a causal one, no
-      sinks, varlen or paged cache) the steps are all query blocks' key
-      blocks, causal query blocks i and Q - 1 - i paired into equal units;
-      the pieces of a cut query block are merged by their log-sum-exp. 0
-      (the default) is one workgroup per C tile or query block.
+      fixed order. For `tessel.attention` (no sinks, varlen, paged cache or
+      packed query heads; no window, or a causal one with seq_q == seq_kv,
+      an even number of whole query blocks and N dividing M) the steps are
+      all query blocks' key blocks, causal query blocks i and Q - 1 - i
+      paired into equal units; the pieces of a cut query block are merged
+      by their log-sum-exp. 0 (the default) is one workgroup per C tile or
+      query block.
 
     Every tile size is a power of two and each tile dimension is divisible by
     the number of waves along it.

@@ -120,8 +120,8 @@ struct AttentionStreamKWork {
 /// stream_k count is not read), or failure, with the rule broken through
 /// `emitError` when given: static sizes, one sequence per batch entry (no
 /// varlen or paged cache), no sinks, no packed query heads, and either no
-/// mask or causal attention on square blocks of a square problem (seq_q ==
-/// seq_kv, a multiple of blockM, an even count of query blocks).
+/// mask or causal attention with seq_q == seq_kv, an even number of whole
+/// query blocks and key blocks that divide them (blockN divides blockM).
 mlir::FailureOr<AttentionStreamKWork> getAttentionStreamKWork(
     AttentionOp op, ConfigAttr config,
     llvm::function_ref<mlir::InFlightDiagnostic()> emitError = {});
