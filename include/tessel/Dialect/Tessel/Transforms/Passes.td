@@ -61,10 +61,11 @@ def TesselPromoteLdsPass
     the loops (Q^T) stays in an LDS buffer of its own, written once and read
     inside the loops, instead of going straight to registers.
 
-    An operand converted outside every loop (attention's Q^T) is read once:
-    it is loaded straight into its operand layout and takes no LDS. A loop
-    marked `tessel.tile_loop` (a stream-K workgroup's loop over its query
-    blocks, each iteration one block's program) counts as the top level.
+    Otherwise an operand converted outside every loop and loaded for that
+    one use (attention's Q^T without head-dim chunks) is read once: it is
+    loaded straight into its operand layout and takes no LDS. A loop marked
+    `tessel.tile_loop` (a stream-K workgroup's loop over its tiles or query
+    blocks, each iteration one tile's program) counts as the top level.
   }];
   let options = [
     Option<"chip", "chip", "std::string", "\"gfx942\"",
@@ -89,11 +90,13 @@ def TesselSelectConfigPass
     notes rank the runners-up. With `tuning-db`, a problem the database
     (written by `tessel-tune`) holds for the chip gets its tuned config.
     Attention gets its default config (a rule), with the split count the
-    decode model picks for short query lengths, or, where one workgroup per
-    query block would leave the last round of the chip's slots part full,
-    the stream-K form (`chooseAttentionStreamK`: `stream_k` = two
-    workgroups per CU, 32-key blocks past head dim 64, 64-key ones up to it,
-    `stages = 2`).
+    decode model picks for short query lengths, or the stream-K form
+    (`chooseAttentionStreamK`: `stream_k` = two workgroups per CU, 32-key
+    blocks past head dim 64, 64-key ones up to it, `stages = 2`) on a CDNA
+    chip where one workgroup per query block fills less than 90 % of its
+    rounds of slots, every slot gets at least 4 key blocks and the merges'
+    HBM traffic costs less than the idle slots; not for windows, head dims
+    past 128, or causal kernels up to head dim 64 or on gfx90a.
 
     It checks every config
     (chosen or given) against the chip before any code exists: the
@@ -158,8 +161,9 @@ def TesselTilePass : Pass<"tessel-tile", "::mlir::ModuleOp"> {
     storing a whole block's O or its piece's partials and arrival; after the
     loop a workgroup merges the pieces of its first and last blocks where
     its piece arrived last. The step arithmetic is 32-bit. The kernel
-    carries `tessel.stream_k` and, with a chip, `tessel.waves_per_simd` (the
-    occupancy G counts on).
+    carries `tessel.stream_k` and, with a chip where G is two waves per
+    SIMD's worth of workgroups, `tessel.waves_per_simd` = 2 (the occupancy
+    G counts on).
     It is a module pass because tiling may rewrite function signatures.
 
     **Matmul**:
