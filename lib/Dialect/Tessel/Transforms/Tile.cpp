@@ -1113,8 +1113,10 @@ Value AttentionTiler::streamKQueryBlockAt(Value step) {
   Value offset = sub(step, mul(unit, unitSteps));
   Value p = rem(unit, scalar(work.unitsPerHead()));
   Value one = scalar(1);
-  Value firstLength = mul(add(p, one), scalar(work.diagonalBlocks));
-  Value second = select(less(offset, firstLength), scalar(0), one);
+  Value diagonal = scalar(work.diagonalBlocks);
+  Value firstLength = mul(add(p, one), diagonal);
+  Value inFirst = less(offset, firstLength);
+  Value second = select(inFirst, scalar(0), one);
   return add(mul(unit, scalar(2)), second);
 }
 
@@ -1173,8 +1175,10 @@ AttentionTiler::StreamKPiece AttentionTiler::beginStreamK() {
   // The loop carries whether this workgroup's pieces of its first (bit 0)
   // and its last (bit 1) query block arrived last: it merges them after the
   // loop. (One 32-bit scalar: two flags would take two SGPR pairs.)
-  auto loop = scf::ForOp::create(b, loc, first, add(last, one), one,
-                                 ValueRange{scalar(0)});
+  Value noMerges = scalar(0);
+  Value upper = add(last, one);
+  auto loop =
+      scf::ForOp::create(b, loc, first, upper, one, ValueRange{noMerges});
   loop->setAttr(kTileLoopAttrName, b.getUnitAttr());
   b.setInsertionPointToStart(loop.getBody());
   StreamKPiece piece = describePiece(loop.getInductionVar(), w, begin, end);
@@ -1225,7 +1229,8 @@ Value AttentionTiler::streamKSlotOf(const StreamKPiece &piece,
   // A workgroup whose steps began in an earlier query block keeps its
   // piece of this one (its last) in slot 1.
   Value later = less(firstStepOf(workgroup), piece.firstStep);
-  return select(later, constIndex(1), constIndex(0));
+  Value one = constIndex(1);
+  return select(later, one, constIndex(0));
 }
 
 void AttentionTiler::mergeStreamKPieces(const StreamKPiece &piece,
@@ -1248,7 +1253,8 @@ void AttentionTiler::mergeStreamKPieces(const StreamKPiece &piece,
                                             range.first, range.last);
   Value mergeLast = arith::AndIOp::create(b, loc, bitSet(2), lastDiffers);
   Value one = scalar(1);
-  auto candidates = scf::ForOp::create(b, loc, scalar(0), scalar(2), one);
+  Value zero = scalar(0);
+  auto candidates = scf::ForOp::create(b, loc, zero, scalar(2), one);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(candidates.getBody()->getTerminator());
   Value isFirst = equal(candidates.getInductionVar(), scalar(0));
@@ -1502,8 +1508,9 @@ LogicalResult AttentionTiler::run() {
   }
   if (mode == Mode::StreamK) {
     // The piece's key blocks (stream-K takes no left window: kvBegin is 0).
-    Value pieceEnd = mul(toIndex(piece->end), constIndex(blockN));
-    kvBegin = mul(toIndex(piece->begin), constIndex(blockN));
+    Value keysPerBlock = constIndex(blockN);
+    Value pieceEnd = mul(toIndex(piece->end), keysPerBlock);
+    kvBegin = mul(toIndex(piece->begin), keysPerBlock);
     kvEnd = arith::MinSIOp::create(b, loc, kvEnd, pieceEnd);
   }
   double scaleLog2 = op.getEffectiveScale() * kLog2e;
@@ -1762,8 +1769,9 @@ LogicalResult AttentionTiler::run() {
         arith::AndIOp::create(b, loc, last, equal(u, piece->range.first));
     Value atLast =
         arith::AndIOp::create(b, loc, last, equal(u, piece->range.last));
-    Value firstBit = select(atFirst, scalar(1), scalar(0));
-    Value lastBit = select(atLast, scalar(2), scalar(0));
+    Value noBit = scalar(0);
+    Value firstBit = select(atFirst, scalar(1), noBit);
+    Value lastBit = select(atLast, scalar(2), noBit);
     Value merges =
         arith::OrIOp::create(b, loc, piece->loop.getRegionIterArg(0), firstBit);
     merges = arith::OrIOp::create(b, loc, merges, lastBit);
