@@ -264,6 +264,14 @@ func.func @config_stream_k_attention_sinks(%q: memref<1x2x128x64xf16>, %k: memre
 
 // -----
 
+func.func @config_stream_k_attention_too_many_steps(%q: memref<1x1024x65536x64xf16>, %k: memref<1x1024x65536x64xf16>, %v: memref<1x1024x65536x64xf16>, %o: memref<1x1024x65536x64xf16>) {
+  // expected-error @+1 {{stream-K attention (stream_k = 4) counts its key-block steps in 32 bits: 4294967296 are too many}}
+  tessel.attention ins(%q, %k, %v : memref<1x1024x65536x64xf16>, memref<1x1024x65536x64xf16>, memref<1x1024x65536x64xf16>) outs(%o : memref<1x1024x65536x64xf16>) {config = #tessel.config<tile = [32, 32], waves = [1, 1], stages = 1, stream_k = 4>}
+  return
+}
+
+// -----
+
 func.func @config_stream_k_attention_dynamic(%q: memref<1x2x?x64xf16>, %k: memref<1x2x?x64xf16>, %v: memref<1x2x?x64xf16>, %o: memref<1x2x?x64xf16>) {
   // expected-error @+1 {{stream-K attention (stream_k = 4) needs static shapes: the workgroups' shares of the key blocks are derived from them}}
   tessel.attention ins(%q, %k, %v : memref<1x2x?x64xf16>, memref<1x2x?x64xf16>, memref<1x2x?x64xf16>) outs(%o : memref<1x2x?x64xf16>) {config = #tessel.config<tile = [32, 32], waves = [1, 1], stages = 1, stream_k = 4>}

@@ -38,7 +38,7 @@ static UnitAttr inBounds(MemRefType type, ArrayRef<int64_t> extents) {
 }
 
 /// Builds the tile program of one matmul in place of it.
-class MatmulTiler {
+class MatmulTiler : TileProgramBuilder {
 public:
   /// Whole: the whole K loop, the epilogue and C. Split (split-K): this
   /// workgroup's share of K, its partial accumulator to the `workspace`;
@@ -51,27 +51,13 @@ public:
   MatmulTiler(MatmulOp matmul, const TileTarget &target,
               Mode mode = Mode::Whole, Value workspace = {},
               Value counters = {})
-      : matmul(matmul), b(matmul), loc(matmul.getLoc()),
+      : TileProgramBuilder(matmul), matmul(matmul),
         config(matmul.getConfigAttr()), target(target), mode(mode),
         workspace(workspace), counters(counters) {}
 
   LogicalResult run();
 
 private:
-  Value constIndex(int64_t value) {
-    return arith::ConstantIndexOp::create(b, loc, value);
-  }
-  Value dim(Value memref, int64_t index) {
-    return memref::DimOp::create(b, loc, memref, index);
-  }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
-  Value div(Value x, Value y) { return arith::DivUIOp::create(b, loc, x, y); }
-  Value rem(Value x, Value y) { return arith::RemUIOp::create(b, loc, x, y); }
-  Value less(Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
-  }
   Value remapOverXcds(Value linear, Value total) {
     return tessel::remapOverXcds(b, loc, linear, total, target.xcds);
   }
@@ -140,8 +126,6 @@ private:
   FailureOr<Value> applyEpilogue(Value accumulator, Value m0, Value n0);
 
   MatmulOp matmul;
-  OpBuilder b;
-  Location loc;
   ConfigAttr config;
   TileTarget target;
   Mode mode;
@@ -580,7 +564,7 @@ namespace {
 /// S = Q K^T, the online softmax (running row max and sum in the exp2
 /// domain, the scale folded in), and O += P V; then O / l and the optional
 /// logsumexp (split-KV: partials, and the last split's merge).
-class AttentionTiler {
+class AttentionTiler : TileProgramBuilder {
 public:
   /// Whole: one pass over all keys. Split: this workgroup's share of the
   /// keys, partial O and log2-sum-exp to the workspace; the last split of a
@@ -593,19 +577,13 @@ public:
   AttentionTiler(AttentionOp op, const TileTarget &target,
                  Mode mode = Mode::Whole, Value workspaceO = {},
                  Value workspaceLse = {}, Value arrivals = {})
-      : op(op), b(op), loc(op.getLoc()), config(op.getConfigAttr()),
+      : TileProgramBuilder(op), op(op), config(op.getConfigAttr()),
         target(target), mode(mode), workspaceO(workspaceO),
         workspaceLse(workspaceLse), arrivals(arrivals) {}
 
   LogicalResult run();
 
 private:
-  Value constIndex(int64_t value) {
-    return arith::ConstantIndexOp::create(b, loc, value);
-  }
-  Value dim(Value memref, int64_t index) {
-    return memref::DimOp::create(b, loc, memref, index);
-  }
   /// Stream-K's step arithmetic is 32-bit (AttentionStreamKWork bounds the
   /// steps): its scalars live through every key loop, and 64-bit indices
   /// would take twice the SGPRs.
@@ -617,20 +595,6 @@ private:
   }
   Value toScalar(Value x) {
     return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), x);
-  }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
-  Value div(Value x, Value y) { return arith::DivUIOp::create(b, loc, x, y); }
-  Value rem(Value x, Value y) { return arith::RemUIOp::create(b, loc, x, y); }
-  Value less(Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
-  }
-  Value equal(Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y);
-  }
-  Value select(Value condition, Value x, Value y) {
-    return arith::SelectOp::create(b, loc, condition, x, y);
   }
   RankedTensorType tile(ArrayRef<int64_t> shape, Type element,
                         Attribute layout) {
@@ -849,8 +813,6 @@ private:
   static constexpr double kLog2e = 1.4426950408889634;
 
   AttentionOp op;
-  OpBuilder b;
-  Location loc;
   ConfigAttr config;
   TileTarget target;
   Mode mode;

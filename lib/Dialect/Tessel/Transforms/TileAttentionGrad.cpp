@@ -37,25 +37,19 @@ using namespace tessel;
 namespace {
 
 /// Builds one kernel of the backward plan in place of the op.
-class AttentionGradTiler {
+class AttentionGradTiler : TileProgramBuilder {
 public:
   /// Queries: the dQ kernel (and D). Keys: the dK/dV kernel.
   enum class Mode { Queries, Keys };
 
   AttentionGradTiler(AttentionGradOp op, const TileTarget &target, Mode mode,
                      Value delta)
-      : op(op), b(op), loc(op.getLoc()), config(op.getConfigAttr()),
+      : TileProgramBuilder(op), op(op), config(op.getConfigAttr()),
         target(target), mode(mode), delta(delta) {}
 
   LogicalResult run();
 
 private:
-  Value constIndex(int64_t value) {
-    return arith::ConstantIndexOp::create(b, loc, value);
-  }
-  Value dim(Value memref, int64_t index) {
-    return memref::DimOp::create(b, loc, memref, index);
-  }
   Value splat(RankedTensorType type, double value) {
     return arith::ConstantOp::create(
         b, loc, type,
@@ -65,8 +59,6 @@ private:
   Value splatValue(RankedTensorType type, Value scalar) {
     return tensor::SplatOp::create(b, loc, type, scalar);
   }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
   Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
   Value max(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
   /// `value` clamped to [0, limit].
@@ -139,8 +131,6 @@ private:
   static constexpr double kLog2e = 1.4426950408889634;
 
   AttentionGradOp op;
-  OpBuilder b;
-  Location loc;
   ConfigAttr config;
   TileTarget target;
   Mode mode;

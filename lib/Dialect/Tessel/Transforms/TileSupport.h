@@ -12,6 +12,7 @@
 
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -27,6 +28,51 @@ struct TileTarget {
   unsigned xcds = 1;      // XCDs (L2s) the workgroups are spread over
   unsigned waveSize = 64; // lanes per wave
   std::string chip;       // empty when no chip was given
+};
+
+/// What every tiler writes its program with: a builder at the problem op
+/// the program replaces, and integer (index or i32) arithmetic, one op per
+/// call, so that a statement creating several ops orders them itself.
+class TileProgramBuilder {
+protected:
+  explicit TileProgramBuilder(mlir::Operation *problem)
+      : b(problem), loc(problem->getLoc()) {}
+
+  mlir::Value constIndex(int64_t value) {
+    return mlir::arith::ConstantIndexOp::create(b, loc, value);
+  }
+  mlir::Value dim(mlir::Value memref, int64_t index) {
+    return mlir::memref::DimOp::create(b, loc, memref, index);
+  }
+  mlir::Value add(mlir::Value x, mlir::Value y) {
+    return mlir::arith::AddIOp::create(b, loc, x, y);
+  }
+  mlir::Value sub(mlir::Value x, mlir::Value y) {
+    return mlir::arith::SubIOp::create(b, loc, x, y);
+  }
+  mlir::Value mul(mlir::Value x, mlir::Value y) {
+    return mlir::arith::MulIOp::create(b, loc, x, y);
+  }
+  mlir::Value div(mlir::Value x, mlir::Value y) {
+    return mlir::arith::DivUIOp::create(b, loc, x, y);
+  }
+  mlir::Value rem(mlir::Value x, mlir::Value y) {
+    return mlir::arith::RemUIOp::create(b, loc, x, y);
+  }
+  mlir::Value less(mlir::Value x, mlir::Value y) {
+    return mlir::arith::CmpIOp::create(b, loc, mlir::arith::CmpIPredicate::ult,
+                                       x, y);
+  }
+  mlir::Value equal(mlir::Value x, mlir::Value y) {
+    return mlir::arith::CmpIOp::create(b, loc, mlir::arith::CmpIPredicate::eq,
+                                       x, y);
+  }
+  mlir::Value select(mlir::Value condition, mlir::Value x, mlir::Value y) {
+    return mlir::arith::SelectOp::create(b, loc, condition, x, y);
+  }
+
+  mlir::OpBuilder b;
+  mlir::Location loc;
 };
 
 /// The `#tessel.mma` layout of instruction `name` over `waves`: WMMA names
