@@ -51,3 +51,34 @@ func.func @attention_grad_gfx950(%q: memref<1x4x?x64xf16>, %k: memref<1x2x?x64xf
   tessel.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<1x4x?x64xf16>, memref<1x2x?x64xf16>, memref<1x2x?x64xf16>, memref<1x4x?x64xf16>, memref<1x4x?x64xf16>, memref<1x4x?xf32>) outs(%dq, %dk, %dv : memref<1x4x?x64xf16>, memref<1x2x?x64xf16>, memref<1x2x?x64xf16>) {causal}
   return
 }
+
+// -----
+
+// One step of a doubled-K instruction already gives a lane 16 bytes (bf16
+// 32x32x16) or 32 bytes (f8f6f4 32x32x64) of an operand: a K tile of one
+// step is a valid config.
+// CHECK-LABEL: func.func @one_step_k_tiles
+// CHECK: tile = [256, 128, 16]
+// CHECK: tile = [128, 128, 64]
+func.func @one_step_k_tiles(%a: memref<256x256xbf16>, %b: memref<256x256xbf16>, %c: memref<256x256xf32>, %a8: memref<256x256xf8E4M3FN>, %b8: memref<256x256xf8E4M3FN>) {
+  tessel.matmul ins(%a, %b : memref<256x256xbf16>, memref<256x256xbf16>) outs(%c : memref<256x256xf32>) {config = #tessel.config<tile = [256, 128, 16], waves = [2, 2], stages = 2, instr = "v_mfma_f32_32x32x16_bf16">}
+  tessel.matmul ins(%a8, %b8 : memref<256x256xf8E4M3FN>, memref<256x256xf8E4M3FN>) outs(%c : memref<256x256xf32>) {config = #tessel.config<tile = [128, 128, 64], waves = [2, 2], stages = 2, instr = "v_mfma_f32_32x32x64_f8f6f4">}
+  return
+}
+
+// -----
+
+func.func @k_below_one_step(%a: memref<64x64xf8E4M3FN>, %b: memref<64x64xf8E4M3FN>, %c: memref<64x64xf32>) {
+  // expected-error @+1 {{'tessel.matmul' op tile K 32 is not a multiple of 64 (1 step(s) of v_mfma_f32_32x32x64_f8f6f4: a lane reads 16 bytes of an operand at once)}}
+  tessel.matmul ins(%a, %b : memref<64x64xf8E4M3FN>, memref<64x64xf8E4M3FN>) outs(%c : memref<64x64xf32>) {config = #tessel.config<tile = [64, 64, 32], waves = [2, 2], stages = 2, instr = "v_mfma_f32_32x32x64_f8f6f4">}
+  return
+}
+
+// -----
+
+// The 16x16 bf16 instruction gives 8 bytes per step: two steps.
+func.func @k_below_two_steps(%a: memref<64x64xbf16>, %b: memref<64x64xbf16>, %c: memref<64x64xf32>) {
+  // expected-error @+1 {{'tessel.matmul' op tile K 16 is not a multiple of 32 (2 step(s) of v_mfma_f32_16x16x16_bf16: a lane reads 16 bytes of an operand at once)}}
+  tessel.matmul ins(%a, %b : memref<64x64xbf16>, memref<64x64xbf16>) outs(%c : memref<64x64xf32>) {config = #tessel.config<tile = [64, 64, 16], waves = [2, 2], stages = 2, instr = "v_mfma_f32_16x16x16_bf16">}
+  return
+}

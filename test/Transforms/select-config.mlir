@@ -106,7 +106,7 @@ func.func @tile_not_multiple(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: m
 // -----
 
 func.func @k_not_multiple(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: memref<64x64xf32>) {
-  // expected-error @+1 {{'tessel.matmul' op tile K 8 is not a multiple of 16 (two steps of v_mfma_f32_32x32x8_f16)}}
+  // expected-error @+1 {{'tessel.matmul' op tile K 8 is not a multiple of 16 (2 step(s) of v_mfma_f32_32x32x8_f16: a lane reads 16 bytes of an operand at once)}}
   tessel.matmul ins(%a, %b : memref<64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf32>) {config = #tessel.config<tile = [64, 64, 8], waves = [1, 1], stages = 1, instr = "v_mfma_f32_32x32x8_f16">}
   return
 }

@@ -91,6 +91,17 @@ static int64_t bytesOf(Type type) {
   return llvm::divideCeil(type.getIntOrFloatBitWidth(), 8);
 }
 
+/// The smallest K tile of a matmul on `instr`: enough instruction steps that
+/// a lane reads 16 bytes of an operand from LDS at once. One step of gfx950's
+/// doubled-K instructions already gives 16 or 32 bytes; the older ones give
+/// 8 or fewer per step and take two.
+static int64_t getMinMatmulTileK(const MmaInstr &instr, Type a,
+                                 unsigned waveSize) {
+  int64_t stepBytes =
+      int64_t(instr.getOperandElementsPerLane(waveSize)) * bytesOf(a);
+  return stepBytes >= 16 && !instr.isWmma() ? instr.k : 2 * instr.k;
+}
+
 /// The size the chooser plans for: a dynamic one is assumed large.
 static uint64_t plannedSize(int64_t size) {
   return ShapedType::isDynamic(size) ? kAssumedDynamicSize
@@ -199,10 +210,10 @@ tessel::rankMatmulConfigs(MLIRContext *context, const Chip &chip, Type a,
     if (!instr)
       continue;
     StringAttr instrName = StringAttr::get(context, instr->name);
-    // K tiles of 32, 64 and 128 bytes per row, at least two instruction
-    // steps (a lane then reads 16 bytes of LDS at once), none far past K.
+    // K tiles of 32, 64 and 128 bytes per row, at least the instruction
+    // steps that give a lane 16 bytes of LDS at once, none far past K.
     SmallVector<int64_t> tileKs;
-    int64_t groupK = 2 * instr->k;
+    int64_t groupK = getMinMatmulTileK(*instr, a, chip.defaultWaveSize);
     int64_t coverK = std::max<int64_t>(groupK, llvm::PowerOf2Ceil(shape.k));
     for (int64_t bytes : {32, 64, 128}) {
       int64_t tileK = std::max<int64_t>(groupK, bytes / shape.bytesA);
@@ -367,9 +378,12 @@ tessel::checkMatmulConfig(ConfigAttr config, const Chip &chip, Type a, Type b,
                        << " is not a multiple of " << instr->m << "x"
                        << instr->n << " instruction tiles times " << waves[0]
                        << "x" << waves[1] << " waves";
-  if (tile[2] % (2 * instr->k))
+  int64_t minTileK = getMinMatmulTileK(*instr, a, chip.defaultWaveSize);
+  if (tile[2] % minTileK)
     return emitError() << "tile K " << tile[2] << " is not a multiple of "
-                       << 2 * instr->k << " (two steps of " << name << ")";
+                       << minTileK << " (" << minTileK / instr->k
+                       << " step(s) of " << name
+                       << ": a lane reads 16 bytes of an operand at once)";
   MatmulResources resources =
       estimateMatmulResources(config, a, b, chip.defaultWaveSize);
   if (resources.ldsBytes > chip.maxLdsBytesPerWorkgroup)
