@@ -69,7 +69,7 @@ func.func @one_step_k_tiles(%a: memref<256x256xbf16>, %b: memref<256x256xbf16>, 
 // -----
 
 func.func @k_below_one_step(%a: memref<64x64xf8E4M3FN>, %b: memref<64x64xf8E4M3FN>, %c: memref<64x64xf32>) {
-  // expected-error @+1 {{'tessel.matmul' op tile K 32 is not a multiple of 64 (1 step(s) of v_mfma_f32_32x32x64_f8f6f4: a lane reads 16 bytes of an operand at once)}}
+  // expected-error @+1 {{'tessel.matmul' op tile K 32 is not a multiple of 64 (one step of v_mfma_f32_32x32x64_f8f6f4)}}
   tessel.matmul ins(%a, %b : memref<64x64xf8E4M3FN>, memref<64x64xf8E4M3FN>) outs(%c : memref<64x64xf32>) {config = #tessel.config<tile = [64, 64, 32], waves = [2, 2], stages = 2, instr = "v_mfma_f32_32x32x64_f8f6f4">}
   return
 }
@@ -78,7 +78,19 @@ func.func @k_below_one_step(%a: memref<64x64xf8E4M3FN>, %b: memref<64x64xf8E4M3F
 
 // The 16x16 bf16 instruction gives 8 bytes per step: two steps.
 func.func @k_below_two_steps(%a: memref<64x64xbf16>, %b: memref<64x64xbf16>, %c: memref<64x64xf32>) {
-  // expected-error @+1 {{'tessel.matmul' op tile K 16 is not a multiple of 32 (2 step(s) of v_mfma_f32_16x16x16_bf16: a lane reads 16 bytes of an operand at once)}}
+  // expected-error @+1 {{'tessel.matmul' op tile K 16 is not a multiple of 32 (two steps of v_mfma_f32_16x16x16_bf16: one step gives a lane 8 bytes of an operand, less than one 16-byte LDS read)}}
   tessel.matmul ins(%a, %b : memref<64x64xbf16>, memref<64x64xbf16>) outs(%c : memref<64x64xf32>) {config = #tessel.config<tile = [64, 64, 16], waves = [2, 2], stages = 2, instr = "v_mfma_f32_16x16x16_bf16">}
+  return
+}
+
+// -----
+
+// The chooser offers one-step K tiles too: with K = 16 the whole K of a
+// bf16 problem is one step of the doubled-K instruction (a two-step tile of
+// 32 would load a zero half).
+// CHECK-LABEL: func.func @small_k_one_step
+// CHECK: config = #tessel.config<tile = [32, 32, 16], waves = [1, 1], stages = 2, instr = "v_mfma_f32_32x32x16_bf16">
+func.func @small_k_one_step(%a: memref<4096x16xbf16>, %b: memref<16x4096xbf16, strided<[1, 16]>>, %c: memref<4096x4096xbf16>) {
+  tessel.matmul ins(%a, %b : memref<4096x16xbf16>, memref<16x4096xbf16, strided<[1, 16]>>) outs(%c : memref<4096x4096xbf16>)
   return
 }

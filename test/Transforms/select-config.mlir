@@ -106,8 +106,18 @@ func.func @tile_not_multiple(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: m
 // -----
 
 func.func @k_not_multiple(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: memref<64x64xf32>) {
-  // expected-error @+1 {{'tessel.matmul' op tile K 8 is not a multiple of 16 (2 step(s) of v_mfma_f32_32x32x8_f16: a lane reads 16 bytes of an operand at once)}}
+  // expected-error @+1 {{'tessel.matmul' op tile K 8 is not a multiple of 16 (two steps of v_mfma_f32_32x32x8_f16: one step gives a lane 8 bytes of an operand, less than one 16-byte LDS read)}}
   tessel.matmul ins(%a, %b : memref<64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf32>) {config = #tessel.config<tile = [64, 64, 8], waves = [1, 1], stages = 1, instr = "v_mfma_f32_32x32x8_f16">}
+  return
+}
+
+// -----
+
+// An f32 MFMA step gives a lane one 4-byte element: two steps, still less
+// than a 16-byte read.
+func.func @k_not_multiple_f32(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x64xf32>) {
+  // expected-error @+1 {{'tessel.matmul' op tile K 2 is not a multiple of 4 (two steps of v_mfma_f32_32x32x2_f32: one step gives a lane 4 bytes of an operand, less than one 16-byte LDS read)}}
+  tessel.matmul ins(%a, %b : memref<64x64xf32>, memref<64x64xf32>) outs(%c : memref<64x64xf32>) {config = #tessel.config<tile = [64, 64, 2], waves = [1, 1], stages = 1, instr = "v_mfma_f32_32x32x2_f32">}
   return
 }
 

@@ -91,15 +91,21 @@ static int64_t bytesOf(Type type) {
   return llvm::divideCeil(type.getIntOrFloatBitWidth(), 8);
 }
 
-/// The smallest K tile of a matmul on `instr`: enough instruction steps that
-/// a lane reads 16 bytes of an operand from LDS at once. One step of gfx950's
-/// doubled-K instructions already gives 16 or 32 bytes; the older ones give
-/// 8 or fewer per step and take two.
+/// Bytes of an operand one step of `instr` gives a lane.
+static int64_t getOperandBytesPerStep(const MmaInstr &instr, Type a,
+                                      unsigned waveSize) {
+  return int64_t(instr.getOperandElementsPerLane(waveSize)) * bytesOf(a);
+}
+
+/// The smallest K tile of a matmul on `instr`: one step where a step gives
+/// a lane a whole 16-byte LDS read of an operand (gfx950's doubled-K
+/// instructions: 16 or 32 bytes), else two (the older MFMAs give 8 bytes or
+/// fewer per step; WMMA keeps two).
 static int64_t getMinMatmulTileK(const MmaInstr &instr, Type a,
                                  unsigned waveSize) {
-  int64_t stepBytes =
-      int64_t(instr.getOperandElementsPerLane(waveSize)) * bytesOf(a);
-  return stepBytes >= 16 && !instr.isWmma() ? instr.k : 2 * instr.k;
+  return getOperandBytesPerStep(instr, a, waveSize) >= 16 && !instr.isWmma()
+             ? instr.k
+             : 2 * instr.k;
 }
 
 /// The size the chooser plans for: a dynamic one is assumed large.
@@ -379,11 +385,19 @@ tessel::checkMatmulConfig(ConfigAttr config, const Chip &chip, Type a, Type b,
                        << instr->n << " instruction tiles times " << waves[0]
                        << "x" << waves[1] << " waves";
   int64_t minTileK = getMinMatmulTileK(*instr, a, chip.defaultWaveSize);
-  if (tile[2] % minTileK)
-    return emitError() << "tile K " << tile[2] << " is not a multiple of "
-                       << minTileK << " (" << minTileK / instr->k
-                       << " step(s) of " << name
-                       << ": a lane reads 16 bytes of an operand at once)";
+  if (tile[2] % minTileK) {
+    InFlightDiagnostic diag = emitError()
+                              << "tile K " << tile[2]
+                              << " is not a multiple of " << minTileK;
+    if (minTileK == instr->k)
+      return diag << " (one step of " << name << ")";
+    diag << " (two steps of " << name;
+    if (!instr->isWmma())
+      diag << ": one step gives a lane "
+           << getOperandBytesPerStep(*instr, a, chip.defaultWaveSize)
+           << " bytes of an operand, less than one 16-byte LDS read";
+    return diag << ")";
+  }
   MatmulResources resources =
       estimateMatmulResources(config, a, b, chip.defaultWaveSize);
   if (resources.ldsBytes > chip.maxLdsBytesPerWorkgroup)

@@ -49,11 +49,12 @@ def Tessel_ConfigAttr : Tessel_Attr<"Config", "config"> {
       query block.
 
     Every tile size is a power of two and each tile dimension is divisible by
-    the number of waves along it. A matmul's K tile is a multiple of the
-    instruction steps that give a lane 16 bytes of an operand per LDS read:
-    two steps of the gfx90a/gfx942 instructions (8 bytes per step), one of
-    gfx950's doubled-K ones (`v_mfma_f32_32x32x16_bf16`: 16 bytes;
-    `v_mfma_f32_32x32x64_f8f6f4`: 32 bytes).
+    the number of waves along it. A matmul's K tile is a multiple of one
+    instruction step where a step gives a lane at least a 16-byte LDS read
+    of an operand (gfx950's doubled-K instructions:
+    `v_mfma_f32_32x32x16_bf16` 16 bytes, `v_mfma_f32_32x32x64_f8f6f4` 32),
+    else of two steps (the gfx90a/gfx942 instructions, which give 8 bytes or
+    fewer per step, and WMMA).
 
     ```mlir
     #tessel.config<tile = [256, 128, 64], waves = [2, 2], stages = 2,
