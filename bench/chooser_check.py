@@ -22,24 +22,13 @@ import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
+import gemm_targets  # noqa: E402
 import perf_vs_mca  # noqa: E402
 
-# chip, M, N, K, element type, B stored N x K ("NT") or K x N ("NN"); the
-# 8-bit rows are scaled GEMMs (as in bench/gemm_targets.py).
-SCALED = ["--scale-a", "row", "--scale-b", "column", "--out-type", "bf16"]
-PROBLEMS = [
-    ("gfx942", 4096, 4096, 4096, "bf16", "NT"),
-    ("gfx942", 4096, 4096, 4096, "bf16", "NN"),
-    ("gfx942", 8192, 8192, 8192, "bf16", "NT"),
-    ("gfx942", 8192, 8192, 8192, "bf16", "NN"),
-    ("gfx942", 4096, 14336, 4096, "bf16", "NT"),
-    ("gfx942", 4096, 14336, 4096, "bf16", "NN"),
-    ("gfx942", 4096, 4096, 4096, "f8E4M3FNUZ", "NT"),
+# The GEMM speed targets (bench/gemm_targets.py) and smaller grids.
+PROBLEMS = gemm_targets.TARGETS + [
     ("gfx942", 2048, 2048, 2048, "bf16", "NT"),
     ("gfx942", 1024, 1024, 1024, "bf16", "NT"),
-    ("gfx950", 4096, 4096, 4096, "bf16", "NT"),
-    ("gfx950", 4096, 4096, 4096, "bf16", "NN"),
-    ("gfx950", 4096, 4096, 4096, "f8E4M3FN", "NT"),
     ("gfx950", 8192, 8192, 8192, "bf16", "NT"),
     ("gfx950", 2048, 2048, 2048, "bf16", "NT"),
     ("gfx950", 4096, 14336, 4096, "bf16", "NT"),
@@ -68,13 +57,8 @@ def main():
           "compiled | structural | its analytical rank |" % options.top)
     print("|---|---|---|---|---|---|---|")
     for chip, m, n, k, dtype, layout in PROBLEMS:
-        args = [tool("tessel-gen"), "matmul", "-m", str(m), "-n", str(n),
-                "-k", str(k), "-t", dtype]
-        if layout == "NT":
-            args.append("--transpose-b")
-        if dtype.startswith("f8"):
-            args += SCALED
-        ir = perf_vs_mca.run(args)
+        ir = perf_vs_mca.run(
+            gemm_targets.generator_args(tool, m, n, k, dtype, layout))
         [tuned] = json.loads(perf_vs_mca.run(
             [tool("tessel-tune"), "--chip=" + chip, "--top=%d" % options.top,
              "--format=json", "-"], ir))

@@ -39,6 +39,17 @@ TARGETS = [
 ]
 
 
+def generator_args(tool, m, n, k, dtype, layout):
+    """tessel-gen's arguments for one problem of the TARGETS form."""
+    args = [tool("tessel-gen"), "matmul", "-m", str(m), "-n", str(n),
+            "-k", str(k), "-t", dtype]
+    if layout == "NT":
+        args.append("--transpose-b")
+    if dtype.startswith("f8"):
+        args += SCALED
+    return args
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bin-dir", default=os.path.join(
@@ -49,13 +60,7 @@ def main():
           "density | target | structural efficiency (model) | scratch |")
     print("|---|---|---|---|---|---|---|---|")
     for chip, m, n, k, dtype, layout in TARGETS:
-        args = [tool("tessel-gen"), "matmul", "-m", str(m), "-n", str(n),
-                "-k", str(k), "-t", dtype]
-        if layout == "NT":
-            args.append("--transpose-b")
-        if dtype.startswith("f8"):
-            args += SCALED
-        ir = perf_vs_mca.run(args)
+        ir = perf_vs_mca.run(generator_args(tool, m, n, k, dtype, layout))
         tesselc = [tool("tesselc"), "--chip=" + chip]
         isa = perf_vs_mca.run(tesselc + ["--emit=isa", "-"], ir)
         [perf] = json.loads(perf_vs_mca.run(
