@@ -9,6 +9,7 @@
 // RUN: FileCheck %s --input-file=%t/db.json --check-prefix=DB
 // RUN: tessel-tune %s --chip=gfx942 --top=2 --format=json | FileCheck %s --check-prefix=JSON
 // RUN: tessel-tune %s --chip=gfx1100 --top=2 | FileCheck %s --check-prefix=RDNA
+// RUN: tessel-tune %s --chip=gfx942 | FileCheck %s --check-prefix=DEFAULT
 // RUN: not tessel-tune %s --top=0 2>&1 | FileCheck %s --check-prefix=TOP
 // RUN: tessel-gen matmul -m 64 -n 64 -k 64 -t f16 --dynamic=m | not tessel-tune - 2>&1 | FileCheck %s --check-prefix=DYNAMIC
 // RUN: echo 'func.func @f() { return }' | not tessel-tune - 2>&1 | FileCheck %s --check-prefix=EMPTY
@@ -22,6 +23,10 @@
 // CHECK-NEXT: 2 #{{[1-3]}}
 // CHECK-NEXT: 3 #{{[1-3]}}
 // CHECK-NOT: failed
+
+// Without --top: the analytical top 16.
+// DEFAULT: {{^}}  16 #{{[0-9]+}} 
+// DEFAULT-NOT: {{^}}  17 #
 
 // The winner is in the tuned module, and select-config reads it back from
 // the database.
