@@ -743,3 +743,17 @@ emu::permlaneSwap(llvm::ArrayRef<uint32_t> old, llvm::ArrayRef<uint32_t> src,
   }
   return {newOld, newSrc};
 }
+
+llvm::SmallVector<uint64_t, 64>
+emu::transposeRead16(llvm::ArrayRef<uint64_t> loaded) {
+  auto element = [](uint64_t word, unsigned index) -> uint64_t {
+    return (word >> (16 * index)) & 0xffff;
+  };
+  llvm::SmallVector<uint64_t, 64> result(loaded.size(), 0);
+  for (unsigned lane = 0; lane < loaded.size(); ++lane) {
+    unsigned group = lane / 16 * 16, j = lane % 16;
+    for (unsigned e = 0; e < 4; ++e)
+      result[lane] |= element(loaded[group + 4 * e + j / 4], j % 4) << (16 * e);
+  }
+  return result;
+}

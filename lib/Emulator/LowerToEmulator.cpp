@@ -620,6 +620,17 @@ LogicalResult KernelLowering::lowerRocdlOp(Operation *op) {
     op->erase();
     return success();
   }
+  if (rest == "ds.read.tr16.b64") {
+    // The lane's own 8-byte read (checked like any LDS access), then the
+    // exchange within groups of 16 lanes.
+    Type type = op->getResult(0).getType();
+    Value pointer = op->getOperand(0);
+    auto load = LLVM::LoadOp::create(b, loc, type, pointer, /*alignment=*/8);
+    instrumentAccess(load, pointer, type, 8, /*isWrite=*/false);
+    Value result = slot(b, loc, type);
+    call(b, loc, "ds_read_tr16_b64", voidType(), {spill(b, loc, load), result});
+    return replaceWith(LLVM::LoadOp::create(b, loc, type, result));
+  }
   if (rest == "readlane" || rest == "readfirstlane") {
     Type type = op->getResult(0).getType();
     Value result = slot(b, loc, type);

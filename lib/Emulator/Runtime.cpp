@@ -279,6 +279,8 @@ static llvm::StringRef describeCollective(const CollectiveRequest &request) {
     return "ballot";
   case CollectiveKind::PermlaneSwap:
     return "permlane swap";
+  case CollectiveKind::TransposeRead16:
+    return "ds_read_b64_tr_b16";
   }
   return "collective";
 }
@@ -418,6 +420,20 @@ llvm::Error SimtRuntime::executeCollective(llvm::ArrayRef<Lane *> wave) {
       result[0] = newOld[index];
       result[1] = newSrc[index];
     }
+    return llvm::Error::success();
+  }
+  case CollectiveKind::TransposeRead16: {
+    if (wave.size() % 16)
+      return failAt("ds_read_b64_tr_b16 needs whole groups of 16 lanes");
+    llvm::SmallVector<uint64_t, 64> loaded;
+    for (Lane *lane : wave) {
+      uint64_t word;
+      std::memcpy(&word, lane->request.inputs[0], sizeof(word));
+      loaded.push_back(word);
+    }
+    llvm::SmallVector<uint64_t, 64> result = transposeRead16(loaded);
+    for (auto [index, lane] : llvm::enumerate(wave))
+      std::memcpy(lane->request.output, &result[index], sizeof(uint64_t));
     return llvm::Error::success();
   }
   case CollectiveKind::Ballot: {
@@ -702,6 +718,14 @@ void __tessel_emu_permlane_swap(int32_t old, int32_t src, int32_t rows,
   request.params[0] = rows;
   request.value = old;
   request.address = src;
+  request.output = result;
+  runtime().waitAtCollective(request);
+}
+
+void __tessel_emu_ds_read_tr16_b64(const void *loaded, void *result) {
+  CollectiveRequest request;
+  request.kind = CollectiveKind::TransposeRead16;
+  request.inputs[0] = loaded;
   request.output = result;
   runtime().waitAtCollective(request);
 }

@@ -37,6 +37,7 @@ enum class CollectiveKind {
   Readlane,
   Ballot,
   PermlaneSwap,
+  TransposeRead16,
 };
 
 /// What a lane brings to a collective and gets back from it.

@@ -54,6 +54,7 @@ enum MathOp : int32_t {
   X(ds_bpermute)                                                               \
   X(ds_swizzle)                                                                \
   X(permlane_swap)                                                             \
+  X(ds_read_tr16_b64)                                                          \
   X(dpp)                                                                       \
   X(readlane)                                                                  \
   X(ballot)                                                                    \
@@ -84,6 +85,8 @@ int32_t __tessel_emu_ds_bpermute(int32_t address, int32_t value);
 int32_t __tessel_emu_ds_swizzle(int32_t value, int32_t pattern);
 void __tessel_emu_permlane_swap(int32_t old, int32_t src, int32_t rows,
                                 int32_t *result);
+// `loaded`: the 8 bytes the lane read at its address; `result`: 8 bytes.
+void __tessel_emu_ds_read_tr16_b64(const void *loaded, void *result);
 void __tessel_emu_dpp(const void *old, const void *src, void *dst,
                       int32_t bytes, int32_t ctrl, int32_t rowMask,
                       int32_t bankMask, int32_t boundCtrl);

@@ -229,3 +229,26 @@ llvm::Expected<SwizzleChoice> tessel::chooseSwizzle(const SwizzleQuery &query) {
   best->writeLayout = *writeLayout;
   return *best;
 }
+
+llvm::Expected<LinearLayout>
+tessel::transposedReadLayout(const LinearLayout &target) {
+  if (!target.hasInDim(dims::kRegister) || !target.hasInDim(dims::kLane) ||
+      target.getInDimSizeLog2(dims::kRegister) < 2 ||
+      target.getInDimSizeLog2(dims::kLane) < 4)
+    return makeError("a transposed LDS read needs at least 4 registers and "
+                     "16 lanes");
+  SmallVector<LinearLayout::InDim> ins(target.getInDims());
+  auto find = [&](llvm::StringRef name) -> LinearLayout::InDim & {
+    return *llvm::find_if(ins, [&](const auto &in) { return in.name == name; });
+  };
+  auto &registers = find(dims::kRegister).bases;
+  auto &lanes = find(dims::kLane).bases;
+  // Target order (lane 0-3, register 0-1) becomes (register 0-1, lane 0-3).
+  SmallVector<SmallVector<int32_t, 4>> group = {
+      lanes[0], lanes[1], lanes[2], lanes[3], registers[0], registers[1]};
+  registers[0] = group[0];
+  registers[1] = group[1];
+  for (int i = 0; i < 4; ++i)
+    lanes[i] = group[2 + i];
+  return LinearLayout::get(ins, target.getOutDims());
+}

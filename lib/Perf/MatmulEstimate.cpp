@@ -22,6 +22,8 @@ using namespace tessel;
 /// Bytes a lane moves with one global load, LDS write or LDS read in the
 /// matmul lowering (dwordx4 / b128).
 static constexpr unsigned kBytesPerAccess = 16;
+/// Bytes a lane receives from one transposing LDS read (ds_read_b64_tr_b16).
+static constexpr unsigned kBytesPerTransposedRead = 8;
 /// Scalar and control instructions of a K step: the loop counter, compare
 /// and branch, two s_waitcnt and the barrier.
 static constexpr unsigned kScalarPerStep = 6;
@@ -71,6 +73,14 @@ bool tessel::writesOperandInKRuns(const MmaInstr &instr, unsigned waveSize,
          tileK * elementBytes >= 64;
 }
 
+bool tessel::readsOperandTransposed(const Chip &chip, const MmaInstr &instr,
+                                    unsigned elementBytes) {
+  unsigned waveSize = chip.defaultWaveSize;
+  return chip.hasLdsTransposeReads() && !instr.isWmma() && waveSize == 64 &&
+         elementBytes == 2 &&
+         instr.getOperandElementsPerLane(waveSize) % 4 == 0;
+}
+
 MatmulStepCounts tessel::countMatmulStep(const Chip &chip,
                                          const MatmulCandidate &candidate,
                                          const MatmulShape &shape) {
@@ -94,7 +104,7 @@ MatmulStepCounts tessel::countMatmulStep(const Chip &chip,
   // where it keeps its stored layout or K is contiguous).
   auto addOperandWrites = [&](uint64_t rows, unsigned bytes,
                               bool kContiguous) -> int64_t {
-    if (kContiguous ||
+    if (kContiguous || readsOperandTransposed(chip, instr, bytes) ||
         !writesOperandInKRuns(instr, waveSize, candidate.tileK, bytes)) {
       contiguousBytes += uint64_t(candidate.tileK) * rows * bytes;
       return 1;
@@ -119,20 +129,30 @@ MatmulStepCounts tessel::countMatmulStep(const Chip &chip,
   step.globalLoads += contiguousLoads;
   step.ldsWrites += contiguousLoads;
   // The loop reads an operand in K runs: 16 bytes where K is contiguous in
-  // memory, the run it was written in otherwise (one element: a 16-bit
-  // pair packed per VALU instruction). Each read's registers rotate once
-  // per step unless the loop is unrolled (four per 16-byte read).
+  // memory, 8 through a transposing read, the run it was written in
+  // otherwise (one element: a 16-bit pair packed per VALU instruction).
+  // Each read's registers rotate once per step unless the loop is unrolled
+  // (four per 16-byte read).
   unsigned rotation = candidate.unrolled ? 0 : kRotationValuPerLdsRead;
+  // Address arithmetic of the reads: per read, except that transposing
+  // reads share their addresses two by two (the lowering gives them one
+  // address register and constant offsets): 8-byte transposing reads then
+  // cost what the 16-byte reads of a K-contiguous operand do.
+  unsigned addressedReads = 0;
   auto operandReads = [&](uint64_t rows, unsigned bytes, bool kContiguous,
                           int64_t run) {
     uint64_t elements = uint64_t(candidate.tileK) * rows;
-    uint64_t readBytes = kContiguous
-                             ? kBytesPerAccess
+    bool transposed =
+        !kContiguous && readsOperandTransposed(chip, instr, bytes);
+    uint64_t readBytes = kContiguous ? kBytesPerAccess
+                         : transposed
+                             ? kBytesPerTransposedRead
                              : std::min<uint64_t>(run * bytes, kBytesPerAccess);
     unsigned reads = unsigned(
         llvm::divideCeil(elements * bytes, uint64_t(waveSize) * readBytes));
     perRegisterValu += rotation * reads * readBytes / kBytesPerAccess;
-    if (!kContiguous && run == 1 && bytes < 4)
+    addressedReads += transposed ? llvm::divideCeil(reads, 2) : reads;
+    if (!kContiguous && !transposed && run == 1 && bytes < 4)
       perRegisterValu += reads / 2;
     return reads;
   };
@@ -140,7 +160,7 @@ MatmulStepCounts tessel::countMatmulStep(const Chip &chip,
                   operandReads(waveN, shape.bytesB, shape.bKContiguous, runB);
   step.valu =
       perRegisterValu + kValuPerMemoryAccess *
-                            (step.globalLoads + step.ldsWrites + step.ldsReads);
+                            (step.globalLoads + step.ldsWrites + addressedReads);
   step.scalar = kScalarPerStep;
   return step;
 }

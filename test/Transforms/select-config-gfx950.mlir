@@ -13,9 +13,10 @@ func.func @large_bf16(%a: memref<4096x4096xbf16>, %b: memref<4096x4096xbf16, str
 
 // -----
 
-// B stored K x N is loaded in K runs and kept K-contiguous in LDS where
-// the K tile spans 64 bytes or more: the model then takes the same tile as
-// for B stored N x K.
+// B stored K x N stays N-contiguous in LDS and is read with transposing
+// reads (ds_read_b64_tr_b16): twice the reads of B stored N x K, whose
+// addresses the lowering shares two by two, so the model takes the same
+// tile.
 // CHECK-LABEL: func.func @large_bf16_nn
 // CHECK: tessel.matmul
 // CHECK-SAME: config = #tessel.config<tile = [128, 128, 64], waves = [2, 2], stages = 2, instr = "v_mfma_f32_32x32x16_bf16">

@@ -1216,4 +1216,24 @@ TEST(CollectivesLanes, PermlaneSwap) {
   EXPECT_EQ(src16[20], values[20]);
 }
 
+TEST(CollectivesLanes, TransposeRead16) {
+  // Lane L read the four elements 4L .. 4L + 3: in each group of 16 lanes,
+  // lane j's element e is element j % 4 of lane 4e + j / 4.
+  llvm::SmallVector<uint64_t, 64> loaded;
+  for (uint64_t lane = 0; lane < 64; ++lane) {
+    uint64_t word = 0;
+    for (uint64_t e = 0; e < 4; ++e)
+      word |= (4 * lane + e) << (16 * e);
+    loaded.push_back(word);
+  }
+  llvm::SmallVector<uint64_t, 64> result = transposeRead16(loaded);
+  for (uint64_t lane = 0; lane < 64; ++lane)
+    for (uint64_t e = 0; e < 4; ++e) {
+      uint64_t group = lane / 16 * 16, j = lane % 16;
+      EXPECT_EQ((result[lane] >> (16 * e)) & 0xffff,
+                4 * (group + 4 * e + j / 4) + j % 4)
+          << "lane " << lane << " element " << e;
+    }
+}
+
 } // namespace

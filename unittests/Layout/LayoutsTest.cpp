@@ -237,3 +237,35 @@ TEST(SwizzleChooserMNMajorTest, VectorReadsAcrossTheContiguousDimFail) {
 }
 
 } // namespace
+
+TEST(TransposedReadLayoutTest, ExchangeGivesTheTarget) {
+  // The B operand of a 32x32x16 MFMA (K x N = 16 x 32): registers step K by
+  // 1, 2, 4; lanes step N by 1..16, then K by 8.
+  LinearLayout target = expectOk(LinearLayout::get(
+      {{"register", {{1, 0}, {2, 0}, {4, 0}}},
+       {"lane", {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {0, 16}, {8, 0}}}},
+      {{"dim0", 16}, {"dim1", 32}}));
+  LinearLayout addresses = expectOk(transposedReadLayout(target));
+  // Each lane reads four consecutive elements along N.
+  EXPECT_EQ(addresses.apply({1, 0}), (Coords{0, 1}));
+  EXPECT_EQ(addresses.apply({2, 0}), (Coords{0, 2}));
+  // ds_read_b64_tr_b16: in a group of 16 lanes, lane j's element e is
+  // element j % 4 of what lane 4e + j / 4 read.
+  for (int32_t r = 0; r < 8; ++r)
+    for (int32_t lane = 0; lane < 64; ++lane) {
+      int32_t group = lane / 16 * 16, j = lane % 16, e = r % 4;
+      int32_t source = group + 4 * e + j / 4;
+      EXPECT_EQ(addresses.apply({(r & ~3) | (j % 4), source}),
+                target.apply({r, lane}))
+          << "register " << r << " lane " << lane;
+    }
+}
+
+TEST(TransposedReadLayoutTest, NeedsFourRegistersAndSixteenLanes) {
+  LinearLayout narrow = expectOk(
+      LinearLayout::get({{"register", {{1, 0}}},
+                         {"lane", {{0, 1}, {0, 2}, {0, 4}, {0, 8}}}},
+                        {{"dim0", 2}, {"dim1", 16}}));
+  EXPECT_NE(expectError(transposedReadLayout(narrow)).find("4 registers"),
+            std::string::npos);
+}

@@ -128,6 +128,14 @@ std::pair<llvm::SmallVector<uint32_t, 64>, llvm::SmallVector<uint32_t, 64>>
 permlaneSwap(llvm::ArrayRef<uint32_t> old, llvm::ArrayRef<uint32_t> src,
              unsigned rows);
 
+/// ds_read_b64_tr_b16 (gfx950) after each lane read four 16-bit elements
+/// (`loaded[L]`, 64 bits) at its own address: in each group of 16 lanes,
+/// lane j receives as element e element j % 4 of what lane 4e + j / 4 of
+/// its group read (a 16 x 4 block of the lanes' reads, transposed). The
+/// wave size must be a multiple of 16.
+llvm::SmallVector<uint64_t, 64>
+transposeRead16(llvm::ArrayRef<uint64_t> loaded);
+
 /// mbcnt_lo(mask, add) for lane L: add + popcount(mask & ((1 << min(L, 32))
 /// - 1)) over the low 32 lanes; mbcnt_hi(mask, add): add + popcount(mask &
 /// ((1 << max(L - 32, 0)) - 1)) over the high 32 lanes.

@@ -79,6 +79,20 @@ llvm::Expected<LinearLayout> ldsWriteLayout(const SwizzleQuery &query);
 /// then the largest vec, then the plain phase).
 llvm::Expected<SwizzleChoice> chooseSwizzle(const SwizzleQuery &query);
 
+/// The layout of the addresses a transposing LDS read (gfx950's
+/// `ds_read_b64_tr_b16`) must be given so that its lanes receive `target`.
+/// The instruction works on groups of 16 lanes: lane i of a group reads four
+/// 16-bit elements at its address, and lane j then holds, as its element e,
+/// element j % 4 of what lane 4e + j / 4 read. So the address layout is
+/// `target` with its register bits 0-1 and lane bits 0-3 rotated: the
+/// target's lane bits 0-1 become the address layout's register bits 0-1 (the
+/// four elements one lane reads), its lane bits 2-3 the address layout's
+/// lane bits 0-1, and its register bits 0-1 the address layout's lane bits
+/// 2-3. Register r of the read's result is element r of the address
+/// layout's four-element access r & ~3 (docs/hardware.md §7b). Fails when
+/// `target` has fewer than 4 registers or 16 lanes.
+llvm::Expected<LinearLayout> transposedReadLayout(const LinearLayout &target);
+
 } // namespace tessel
 
 #endif // TESSEL_LAYOUT_LAYOUTS_H

@@ -56,6 +56,16 @@ SpreadRun getSpreadRun(int64_t perLane, int64_t maxVector, int64_t maxRun,
 bool writesOperandInKRuns(const MmaInstr &instr, unsigned waveSize,
                           int64_t tileK, unsigned elementBytes);
 
+/// Whether an operand of `elementBytes` stored with K not contiguous keeps
+/// its stored layout in LDS and is read with transposing LDS reads
+/// (ds_read_b64_tr_b16, four K elements per lane per read): on chips that
+/// have them, for 16-bit elements and an MFMA taking a multiple of four K
+/// elements per lane. It is then loaded and written to LDS in 16-byte
+/// accesses like a K-contiguous operand, with no register permutes, and
+/// read in 8-byte accesses.
+bool readsOperandTransposed(const Chip &chip, const MmaInstr &instr,
+                            unsigned elementBytes);
+
 /// One candidate config and the resources it is estimated to need.
 struct MatmulCandidate {
   unsigned tileM = 0, tileN = 0, tileK = 0;

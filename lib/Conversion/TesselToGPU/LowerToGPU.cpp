@@ -75,8 +75,9 @@ private:
   /// schedules that form's loops better by the performance model
   /// (docs/performance.md).
   std::pair<Value, Value> ldsAccess(Value memory, Value start,
-                                    int64_t regOffset, int64_t laneBits) {
-    if (chip.maxAccVgprs > 0)
+                                    int64_t regOffset, int64_t laneBits,
+                                    bool shareAddresses = false) {
+    if (chip.maxAccVgprs > 0 && !shareAddresses)
       return {memory, xorIndex(start, regOffset)};
     auto type = cast<MemRefType>(memory.getType());
     Value offset = xorIndex(start, regOffset & laneBits);
@@ -147,10 +148,13 @@ private:
   /// (register/lane/wave -> offset) from `base`, and loads back.
   void storeToLds(Value memory, Value base, Value vector,
                   const LinearLayout &toOffset, Type element);
+  /// With `transposed`, `toOffset` is the address layout of transposing
+  /// reads (getLdsAccessOffsets) and each four-element run is one
+  /// ds_read_b64_tr_b16.
   Value loadFromLds(Value memory, Value base, const LinearLayout &toOffset,
-                    VectorType type);
+                    VectorType type, bool transposed = false);
   FailureOr<LinearLayout> offsetsOf(Operation *op, RankedTensorType tile,
-                                    LdsType buffer);
+                                    LdsType buffer, bool transposed = false);
 
   gpu::GPUFuncOp kernel;
   const Chip &chip;
@@ -654,20 +658,10 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
 
 FailureOr<LinearLayout> KernelLowering::offsetsOf(Operation *op,
                                                   RankedTensorType tile,
-                                                  LdsType buffer) {
+                                                  LdsType buffer,
+                                                  bool transposed) {
   auto emitError = [&] { return op->emitOpError(); };
-  FailureOr<LinearLayout> layout = getTileLayout(tile, emitError);
-  FailureOr<LinearLayout> memory =
-      getLinearLayout(buffer.getLayout(), buffer.getShape(), emitError);
-  if (failed(layout) || failed(memory))
-    return failure();
-  llvm::Expected<LinearLayout> inverse = memory->invert();
-  if (!inverse)
-    return op->emitOpError() << llvm::toString(inverse.takeError());
-  llvm::Expected<LinearLayout> composed = layout->compose(*inverse);
-  if (!composed)
-    return op->emitOpError() << llvm::toString(composed.takeError());
-  return *composed;
+  return getLdsAccessOffsets(tile, buffer, transposed, emitError);
 }
 
 void KernelLowering::storeToLds(Value memory, Value base, Value vector,
@@ -709,12 +703,14 @@ void KernelLowering::storeToLds(Value memory, Value base, Value vector,
 }
 
 Value KernelLowering::loadFromLds(Value memory, Value base,
-                                  const LinearLayout &toOffset,
-                                  VectorType type) {
+                                  const LinearLayout &toOffset, VectorType type,
+                                  bool transposed) {
   unsigned elementBytes =
       llvm::divideCeil(type.getElementType().getIntOrFloatBitWidth(), 8);
+  // A transposing read moves four elements per lane (the verifier checked
+  // that registers 0-1 are that run).
   SmallVector<int32_t> runBits =
-      contiguousRunBits(toOffset, 0, 16 / elementBytes);
+      contiguousRunBits(toOffset, 0, transposed ? 4 : 16 / elementBytes);
   int64_t run = int64_t(1) << runBits.size(), runMask = 0;
   for (int32_t bit : runBits)
     runMask |= int64_t(1) << bit;
@@ -727,10 +723,15 @@ Value KernelLowering::loadFromLds(Value memory, Value base,
     if (r & runMask)
       continue;
     int32_t regOffset = toOffset.apply({int32_t(r), 0, 0})[0];
-    auto [view, index] = ldsAccess(memory, start, regOffset, laneBits);
-    Value slice = vector::LoadOp::create(
-        b, loc(), sliceType, view, ValueRange{index},
-        /*nontemporal=*/false, llvm::MaybeAlign(run * elementBytes));
+    auto [view, index] = ldsAccess(memory, start, regOffset, laneBits, transposed);
+    Value slice = transposed ? amdgpu::TransposeLoadOp::create(
+                                   b, loc(), sliceType, view, ValueRange{index})
+                                   .getResult()
+                             : vector::LoadOp::create(
+                                   b, loc(), sliceType, view, ValueRange{index},
+                                   /*nontemporal=*/false,
+                                   llvm::MaybeAlign(run * elementBytes))
+                                   .getResult();
     for (int64_t i = 0; i < run; ++i)
       elements[runRegister(r, runBits, i)] =
           vector::ExtractOp::create(b, loc(), slice, ArrayRef<int64_t>{i});
@@ -754,15 +755,21 @@ LogicalResult KernelLowering::lowerLocalStore(LocalStoreOp op) {
 LogicalResult KernelLowering::lowerLocalLoad(LocalLoadOp op) {
   LdsType buffer = op.getBuffer().getType();
   RankedTensorType tile = op.getResult().getType();
-  FailureOr<LinearLayout> toOffset = offsetsOf(op, tile, buffer);
+  if (op.getTransposed() && !chip.hasLdsTransposeReads())
+    return op.emitOpError() << "transposed LDS reads need a chip that has "
+                               "them (gfx950), not "
+                            << chip.name;
+  FailureOr<LinearLayout> toOffset =
+      offsetsOf(op, tile, buffer, op.getTransposed());
   if (failed(toOffset))
     return failure();
   Value slotBase = arith::MulIOp::create(b, loc(), mapping.lookup(op.getSlot()),
                                          constIndex(buffer.getSlotElements()));
   VectorType type = VectorType::get({toOffset->getInDimSize(dims::kRegister)},
                                     tile.getElementType());
-  mapping.map(op.getResult(), loadFromLds(ldsMemory.lookup(op.getBuffer()),
-                                          slotBase, *toOffset, type));
+  mapping.map(op.getResult(),
+              loadFromLds(ldsMemory.lookup(op.getBuffer()), slotBase, *toOffset,
+                          type, op.getTransposed()));
   return success();
 }
 
@@ -826,6 +833,8 @@ static StepMemoryOps countStepMemoryOps(Block *block) {
       ops.ldsStores += store.getBase().getType().getMemorySpace() != nullptr;
     } else if (isa<amdgpu::RawBufferLoadOp>(op)) {
       ++ops.globalLoads;
+    } else if (isa<amdgpu::TransposeLoadOp>(op)) {
+      ++ops.ldsLoads;
     } else if (auto load = dyn_cast<vector::LoadOp>(op)) {
       bool lds = load.getBase().getType().getMemorySpace() != nullptr;
       ++(lds ? ops.ldsLoads : ops.globalLoads);

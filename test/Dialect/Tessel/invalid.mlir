@@ -1168,3 +1168,29 @@ func.func @grad_varlen_batch(%q: memref<2x4x?x64xf16>, %k: memref<2x2x?x64xf16>,
   tessel.attention_grad ins(%q, %k, %k, %q, %q, %lse : memref<2x4x?x64xf16>, memref<2x2x?x64xf16>, memref<2x2x?x64xf16>, memref<2x4x?x64xf16>, memref<2x4x?x64xf16>, memref<2x4x?xf32>) outs(%q, %k, %k : memref<2x4x?x64xf16>, memref<2x2x?x64xf16>, memref<2x2x?x64xf16>) varlen(%cq, %ck, %max, %max : memref<4xi32>, memref<4xi32>)
   return
 }
+
+// -----
+
+#mma = #tessel.mma<"v_mfma_f32_32x32x2_f32", waves = [1, 2]>
+#mma_operand = #tessel.mma_operand<b, #mma, kWidth = 4>
+#swizzle = #tessel.swizzle<vec = 4, perPhase = 1, maxPhase = 1>
+func.func @transposed_read_f32() {
+  %c0 = arith.constant 0 : index
+  %buffer = tessel.local_alloc : !tessel.lds<1 x[32, 64], f32, #swizzle>
+  // expected-error @+1 {{transposed reads move 16-bit elements, not 'f32'}}
+  %t = tessel.local_load %buffer[%c0] transposed : !tessel.lds<1 x[32, 64], f32, #swizzle> -> tensor<32x64xf32, #mma_operand>
+  return
+}
+
+// -----
+
+#mma = #tessel.mma<"v_mfma_f32_32x32x16_bf16", waves = [1, 2]>
+#mma_operand = #tessel.mma_operand<b, #mma, kWidth = 8>
+#swizzle = #tessel.swizzle<vec = 8, perPhase = 1, maxPhase = 1, order = [0, 1]>
+func.func @transposed_read_k_contiguous() {
+  %c0 = arith.constant 0 : index
+  %buffer = tessel.local_alloc : !tessel.lds<1 x[32, 64], bf16, #swizzle>
+  // expected-error @+1 {{transposed read: the buffer's layout does not give each lane four consecutive elements (the register bit 0 steps 32 elements)}}
+  %t = tessel.local_load %buffer[%c0] transposed : !tessel.lds<1 x[32, 64], bf16, #swizzle> -> tensor<32x64xbf16, #mma_operand>
+  return
+}

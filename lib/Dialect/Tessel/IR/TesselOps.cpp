@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
+#include "tessel/Layout/Layouts.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -989,8 +990,57 @@ LogicalResult LocalStoreOp::verify() {
   return verifyLocalAccess(*this, getBuffer().getType(), getValue().getType());
 }
 
+FailureOr<LinearLayout>
+tessel::getLdsAccessOffsets(RankedTensorType tile, LdsType buffer,
+                            bool transposed,
+                            function_ref<InFlightDiagnostic()> emitError) {
+  FailureOr<LinearLayout> layout = getTileLayout(tile, emitError);
+  FailureOr<LinearLayout> memory =
+      getLinearLayout(buffer.getLayout(), buffer.getShape(), emitError);
+  if (failed(layout) || failed(memory))
+    return failure();
+  if (transposed) {
+    llvm::Expected<LinearLayout> addresses = transposedReadLayout(*layout);
+    if (!addresses)
+      return emitError() << llvm::toString(addresses.takeError());
+    layout = *addresses;
+  }
+  llvm::Expected<LinearLayout> inverse = memory->invert();
+  if (!inverse)
+    return emitError() << llvm::toString(inverse.takeError());
+  llvm::Expected<LinearLayout> composed = layout->compose(*inverse);
+  if (!composed)
+    return emitError() << llvm::toString(composed.takeError());
+  return *composed;
+}
+
 LogicalResult LocalLoadOp::verify() {
-  return verifyLocalAccess(*this, getBuffer().getType(), getResult().getType());
+  if (failed(verifyLocalAccess(*this, getBuffer().getType(),
+                               getResult().getType())))
+    return failure();
+  if (!getTransposed())
+    return success();
+  if (getResult().getType().getElementType().getIntOrFloatBitWidth() != 16)
+    return emitOpError() << "transposed reads move 16-bit elements, not "
+                         << getResult().getType().getElementType();
+  auto emitError = [&] { return emitOpError(); };
+  FailureOr<LinearLayout> offsets = getLdsAccessOffsets(
+      getResult().getType(), getBuffer().getType(), true, emitError);
+  if (failed(offsets))
+    return failure();
+  // Registers 0-1 of the address layout step one and two elements, every
+  // other basis keeps the four-element runs aligned.
+  for (const LinearLayout::InDim &in : offsets->getInDims())
+    for (auto [bit, basis] : llvm::enumerate(in.bases)) {
+      bool run = in.name == dims::kRegister && bit < 2;
+      if (run ? basis[0] != (1 << bit) : basis[0] % 4 != 0)
+        return emitOpError()
+               << "transposed read: the buffer's layout does not give each "
+                  "lane four consecutive elements (the "
+               << in.name << " bit " << bit << " steps " << basis[0]
+               << " elements)";
+    }
+  return success();
 }
 
 LogicalResult DotOp::verify() {

@@ -265,13 +265,14 @@ tessel::rankMatmulConfigs(MLIRContext *context, const Chip &chip, Type a,
                 ranked.push_back(
                     {config, estimateMatmul(chip, shape, candidate)});
                 unsigned waveSize = chip.defaultWaveSize;
+                auto readsElements = [&](bool kContiguous, unsigned bytes) {
+                  return !kContiguous &&
+                         !readsOperandTransposed(chip, *instr, bytes) &&
+                         !writesOperandInKRuns(*instr, waveSize, tileK, bytes);
+                };
                 bool elementReads =
-                    (!sizes.aKContiguous &&
-                     !writesOperandInKRuns(*instr, waveSize, tileK,
-                                           shape.bytesA)) ||
-                    (!sizes.bKContiguous &&
-                     !writesOperandInKRuns(*instr, waveSize, tileK,
-                                           shape.bytesB));
+                    readsElements(sizes.aKContiguous, shape.bytesA) ||
+                    readsElements(sizes.bKContiguous, shape.bytesB);
                 if (splits > 1 || !streamKAllowed || elementReads ||
                     int64_t(llvm::divideCeil(shape.k, tileK)) <
                         kMinStreamKStepsPerTile ||

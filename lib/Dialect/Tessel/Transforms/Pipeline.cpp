@@ -210,9 +210,9 @@ static void pipeline(scf::ForOp loop, LoopShape &shape) {
   auto loadOperands = [&](Value slot) {
     SmallVector<Value> operands;
     for (LocalLoadOp localLoad : shape.localLoads)
-      operands.push_back(LocalLoadOp::create(b, localLoad.getLoc(),
-                                             localLoad.getType(),
-                                             localLoad.getBuffer(), slot));
+      operands.push_back(LocalLoadOp::create(
+          b, localLoad.getLoc(), localLoad.getType(), localLoad.getBuffer(),
+          slot, localLoad.getTransposed()));
     return operands;
   };
   // Inside another loop (stream-K's loop over tiles) the previous outer

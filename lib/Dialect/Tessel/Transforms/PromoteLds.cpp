@@ -3,6 +3,7 @@
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 #include "tessel/Layout/Layouts.h"
+#include "tessel/Perf/MatmulEstimate.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
@@ -28,6 +29,8 @@ struct Promotion {
   MmaOperandAttr readLayout;
   /// Read from LDS right before each use (kLdsReadAtUseAttrName).
   bool readAtUse = false;
+  /// Read with transposing LDS reads (set by chooseBuffer).
+  bool transposedRead = false;
 };
 
 /// An LDS buffer and whether later blocks may take it over: not when the
@@ -42,8 +45,9 @@ struct PromoteLdsPass
     : public tessel::impl::TesselPromoteLdsPassBase<PromoteLdsPass> {
   using Base::Base;
 
-  /// The swizzled LDS buffer type for one promotion.
-  FailureOr<LdsType> chooseBuffer(Promotion promotion, const Chip &target,
+  /// The swizzled LDS buffer type for one promotion; decides whether it is
+  /// read transposed.
+  FailureOr<LdsType> chooseBuffer(Promotion &promotion, const Chip &target,
                                   SwizzleChoice &choice);
   void runOnOperation() override;
 
@@ -88,7 +92,25 @@ static LinearLayout runRegistersFirst(const LinearLayout &layout,
   return cantFail(LinearLayout::get(ins, outs));
 }
 
-FailureOr<LdsType> PromoteLdsPass::chooseBuffer(Promotion promotion,
+/// Whether `addresses` (a transposing read's address layout over the tile)
+/// reads four consecutive elements along `contiguous` per lane: registers
+/// 0-1 step one and two elements along it, every other basis a multiple of
+/// four.
+static bool readsRunsOfFour(const LinearLayout &addresses, int64_t contiguous) {
+  for (const LinearLayout::InDim &in : addresses.getInDims())
+    for (auto [bit, basis] : llvm::enumerate(in.bases)) {
+      if (in.name == dims::kRegister && bit < 2) {
+        for (auto [d, value] : llvm::enumerate(basis))
+          if (value != (int64_t(d) == contiguous ? 1 << bit : 0))
+            return false;
+      } else if (basis[contiguous] % 4 != 0) {
+        return false;
+      }
+    }
+  return true;
+}
+
+FailureOr<LdsType> PromoteLdsPass::chooseBuffer(Promotion &promotion,
                                                 const Chip &target,
                                                 SwizzleChoice &chosen) {
   ConvertLayoutOp convert = promotion.convert;
@@ -140,6 +162,20 @@ FailureOr<LdsType> PromoteLdsPass::chooseBuffer(Promotion promotion,
                         ? promotion.readLayout.getKWidth() * elementBytes
                         : elementBytes;
   query.readBytes = std::min<unsigned>(query.readBytes, 16);
+  // Otherwise, where the chip has transposing reads, four K elements per
+  // read, at the addresses of the rotated layout.
+  const MmaInstr &instr = promotion.readLayout.getParent().getInstruction();
+  if (contiguous != kDim &&
+      readsOperandTransposed(target, instr, elementBytes)) {
+    llvm::Expected<LinearLayout> addresses = transposedReadLayout(*readLayout);
+    if (!addresses)
+      llvm::consumeError(addresses.takeError());
+    else if (readsRunsOfFour(*addresses, contiguous)) {
+      promotion.transposedRead = true;
+      query.readLayout = *addresses;
+      query.readBytes = 4 * elementBytes;
+    }
+  }
   query.banking = {target.ldsBanks, target.ldsBankBytes};
   query.waveSize = target.defaultWaveSize;
   auto known = llvm::find_if(
@@ -306,7 +342,8 @@ void PromoteLdsPass::runOnOperation() {
         for (OpOperand &use : llvm::make_early_inc_range(convert->getUses())) {
           OpBuilder reader(use.getOwner());
           use.set(LocalLoadOp::create(reader, convert.getLoc(),
-                                      convert.getType(), buffer, slot));
+                                      convert.getType(), buffer, slot,
+                                      promotion.transposedRead));
         }
         continue;
       }
@@ -314,8 +351,9 @@ void PromoteLdsPass::runOnOperation() {
       if (promotion.readLayout.getParent().getInstruction().family ==
           MmaFamily::Rdna3)
         reader.setInsertionPoint(getFirstUser(convert));
-      Value loaded = LocalLoadOp::create(reader, convert.getLoc(),
-                                         convert.getType(), buffer, slot);
+      Value loaded =
+          LocalLoadOp::create(reader, convert.getLoc(), convert.getType(),
+                              buffer, slot, promotion.transposedRead);
       convert.replaceAllUsesWith(loaded);
     }
     // Erased last: the first conversion is the builder's insertion point.

@@ -270,13 +270,17 @@ Value MatmulTiler::buildKLoop(Value m0, Value n0, Value kBegin, Value kEnd,
   // lane also holding a run along K, one instruction's K elements, so that
   // LDS can keep K contiguous: the operand is then read in K runs, as in
   // the K-contiguous case, instead of element by element (where the K
-  // tile's LDS rows are wide enough, writesOperandInKRuns).
+  // tile's LDS rows are wide enough, writesOperandInKRuns). Where LDS reads
+  // can transpose (readsOperandTransposed) it is loaded as stored and read
+  // transposed instead.
+  const Chip *chip = lookupChip(target.chip);
   auto operandLayout = [&](ArrayRef<int64_t> shape, int64_t kDim,
                            MemRefType type) {
     int64_t contiguous = getContiguousTileDim(type);
     unsigned bytes =
         llvm::divideCeil(type.getElementType().getIntOrFloatBitWidth(), 8);
     if (contiguous == kDim ||
+        (chip && readsOperandTransposed(*chip, instr, bytes)) ||
         !writesOperandInKRuns(instr, target.waveSize, tileK, bytes))
       return getCoalescedLayout(context, shape, contiguous, bytes, numWaves,
                                 target.waveSize);

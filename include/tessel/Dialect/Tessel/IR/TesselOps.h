@@ -32,6 +32,15 @@ llvm::FailureOr<LinearLayout>
 getTileLayout(mlir::RankedTensorType type,
               llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
 
+/// The LDS element offsets (register/lane/wave -> offset in a slot of
+/// `buffer`) at which a lane accesses `tile`: through the tile's layout, or
+/// for a transposed `tessel.local_load` through the address layout of the
+/// transposing read (transposedReadLayout).
+llvm::FailureOr<LinearLayout>
+getLdsAccessOffsets(mlir::RankedTensorType tile, LdsType buffer,
+                    bool transposed,
+                    llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+
 /// The tile type of the statistic `tessel.reduce` computes along `axis` of
 /// `source`: size 1 along `axis`, in a `#tessel.linear` layout that keeps
 /// the source's registers, lanes and waves for the other dimension: the

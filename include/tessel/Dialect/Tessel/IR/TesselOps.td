@@ -389,12 +389,23 @@ def Tessel_LocalStoreOp : Tessel_Op<"local_store"> {
 
 def Tessel_LocalLoadOp : Tessel_Op<"local_load"> {
   let summary = "Load a distributed tile from one slot of an LDS buffer";
+  let description = [{
+    Each lane reads the elements its registers hold in the result's layout.
+    With `transposed`, the tile is read with transposing LDS reads (gfx950's
+    `ds_read_b64_tr_b16`): each group of 16 lanes reads four 16-bit elements
+    per lane at the addresses of the result layout with its register bits
+    0-1 and lane bits 0-3 rotated, and the hardware exchanges them so that
+    the lanes hold the result layout. That gives an operand whose K
+    dimension is not contiguous in LDS four K elements per read instead of
+    one; the rotated layout must read four consecutive elements of the
+    buffer per lane.
+  }];
   let arguments = (ins Arg<Tessel_LdsType, "", [MemRead]>:$buffer,
-                       Index:$slot);
+                       Index:$slot, UnitAttr:$transposed);
   let results = (outs Tessel_Tile:$result);
   let assemblyFormat = [{
-    $buffer `[` $slot `]` attr-dict `:` qualified(type($buffer)) `->`
-    type($result)
+    $buffer `[` $slot `]` (`transposed` $transposed^)? attr-dict `:`
+    qualified(type($buffer)) `->` type($result)
   }];
   let hasVerifier = 1;
 }
