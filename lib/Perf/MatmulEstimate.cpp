@@ -37,6 +37,14 @@ static constexpr unsigned kRotationValuPerLdsRead = 4;
 /// Registers beyond accumulators and operands (addresses, loop state, masks)
 /// that every kernel holds, for occupancy.
 static constexpr unsigned kBookkeepingVgprs = 32;
+/// A workgroup of more waves than a CU has SIMDs launches only at two
+/// waves per SIMD, so the backend fits its registers into 256 whatever the
+/// bookkeeping. Measured on the gfx942 and gfx950 bf16 4096^3 GEMMs with
+/// 8-wave 128x256, 256x128 and 256x256 tiles: every config whose
+/// accumulators and operands are estimated at up to 248 VGPRs compiled to
+/// at most 256 without spilling (estimates of 208-248 gave 196-256).
+static constexpr unsigned kForcedTwoWavesMaxVgprs = 248;
+static constexpr unsigned kTwoWavesVgprs = 256;
 static constexpr unsigned kEstimatedSgprs = 80;
 /// Stream-K's loop over tiles keeps its pieces' bounds, the K loop's
 /// dynamic limits and the workspace addresses live across the K loop: the
@@ -158,9 +166,9 @@ MatmulStepCounts tessel::countMatmulStep(const Chip &chip,
   };
   step.ldsReads = operandReads(waveM, shape.bytesA, shape.aKContiguous, runA) +
                   operandReads(waveN, shape.bytesB, shape.bKContiguous, runB);
-  step.valu =
-      perRegisterValu + kValuPerMemoryAccess *
-                            (step.globalLoads + step.ldsWrites + addressedReads);
+  step.valu = perRegisterValu +
+              kValuPerMemoryAccess *
+                  (step.globalLoads + step.ldsWrites + addressedReads);
   step.scalar = kScalarPerStep;
   return step;
 }
@@ -205,7 +213,12 @@ struct StepModel {
     // matrix work follow each other rather than overlap. A pipelined step
     // issues the next tile's loads early and waits for them before the LDS
     // write at the end of the step.
-    double own = sameGroup * step.matrixCycles + issueOne;
+    // Where the workgroup puts several waves on a SIMD, the others' matrix
+    // work hides part of each wave's issue: up to all but its share of it,
+    // at most as long as their matrix work lasts.
+    double hidden = std::min((sameGroup - 1) * step.matrixCycles,
+                             issueOne * (sameGroup - 1) / sameGroup);
+    double own = sameGroup * step.matrixCycles + issueOne - hidden;
     double global = parameters.globalLoadLatency;
     if (stages > 1)
       global = std::max(0.0, global - own / 2);
@@ -246,6 +259,9 @@ MatmulEstimate tessel::estimateMatmul(const Chip &chip,
   KernelResourceUsage usage;
   usage.archVgprs = candidate.vgprs + kBookkeepingVgprs +
                     (candidate.streamK ? kStreamKVgprs : 0);
+  if (wavesPerWorkgroup > chip.simdsPerCU && !candidate.streamK &&
+      candidate.vgprs <= kForcedTwoWavesMaxVgprs)
+    usage.archVgprs = std::min(usage.archVgprs, kTwoWavesVgprs);
   usage.sgprs = kEstimatedSgprs;
   usage.ldsBytes = candidate.ldsBytes;
   usage.workgroupSize = wavesPerWorkgroup * waveSize;

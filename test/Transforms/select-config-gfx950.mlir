@@ -1,11 +1,12 @@
 // RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx950}))' --verify-diagnostics | FileCheck %s
 
 // gfx950 reaches its full f16/bf16 rate only with the double-K
-// instructions; its 160 KiB of LDS let the model take 64 elements of K per
-// step (both operands K-contiguous).
+// instructions. The model takes the 8-wave 256x256 tile (two waves per
+// SIMD, each one's LDS and VALU work hidden behind the other's MFMAs) with
+// 32 elements of K per step, 64 KiB of LDS for its two stages.
 // CHECK-LABEL: func.func @large_bf16
 // CHECK: tessel.matmul
-// CHECK-SAME: config = #tessel.config<tile = [128, 128, 64], waves = [2, 2], stages = 2, instr = "v_mfma_f32_32x32x16_bf16">
+// CHECK-SAME: config = #tessel.config<tile = [256, 256, 32], waves = [2, 4], stages = 2, instr = "v_mfma_f32_32x32x16_bf16">
 func.func @large_bf16(%a: memref<4096x4096xbf16>, %b: memref<4096x4096xbf16, strided<[1, 4096]>>, %c: memref<4096x4096xbf16>) {
   tessel.matmul ins(%a, %b : memref<4096x4096xbf16>, memref<4096x4096xbf16, strided<[1, 4096]>>) outs(%c : memref<4096x4096xbf16>)
   return
@@ -19,7 +20,7 @@ func.func @large_bf16(%a: memref<4096x4096xbf16>, %b: memref<4096x4096xbf16, str
 // tile.
 // CHECK-LABEL: func.func @large_bf16_nn
 // CHECK: tessel.matmul
-// CHECK-SAME: config = #tessel.config<tile = [128, 128, 64], waves = [2, 2], stages = 2, instr = "v_mfma_f32_32x32x16_bf16">
+// CHECK-SAME: config = #tessel.config<tile = [256, 256, 32], waves = [2, 4], stages = 2, instr = "v_mfma_f32_32x32x16_bf16">
 func.func @large_bf16_nn(%a: memref<4096x4096xbf16>, %b: memref<4096x4096xbf16>, %c: memref<4096x4096xbf16>) {
   tessel.matmul ins(%a, %b : memref<4096x4096xbf16>, memref<4096x4096xbf16>) outs(%c : memref<4096x4096xbf16>)
   return

@@ -11,7 +11,7 @@
 // A 1024^3 GEMM has 64 tiles of 128x128 for 304 CUs: the model picks small
 // tiles that give every SIMD waves, and says what binds the winner and how
 // far behind the runners-up are.
-// EXPLAIN: remark: chose #tessel.config<{{.*}}> of {{[0-9]+}} candidates on gfx942: predicted {{[0-9.]+}} us, {{[0-9.]+}}% of peak; K step of {{[0-9]+}} clocks bound by {{[a-z /0-9]+}} ({{[0-9]}} wave(s) per SIMD on 4 of 4 SIMDs, matrix pipe busy {{[0-9]+}}%); 512 workgroup(s) in 1 round(s)
+// EXPLAIN: remark: chose #tessel.config<{{.*}}> of {{[0-9]+}} candidates on gfx942: predicted {{[0-9.]+}} us, {{[0-9.]+}}% of peak; K step of {{[0-9]+}} clocks bound by {{[A-Za-z /0-9]+}} ({{[0-9]}} wave(s) per SIMD on 4 of 4 SIMDs, matrix pipe busy {{[0-9]+}}%); 512 workgroup(s) in 1 round(s)
 // EXPLAIN: note: runner-up #tessel.config<{{.*}}>: {{[0-9.]+}} us ({{1\.[0-9]+}}x)
 // EXPLAIN: note: runner-up #tessel.config<{{.*}}>: {{[0-9.]+}} us ({{1\.[0-9]+}}x)
 // EXPLAIN-NOT: runner-up
