@@ -1362,8 +1362,15 @@ LogicalResult AttentionTiler::run() {
   // instruction takes 8 per lane). Lanes load 16 bytes of head dims, or
   // less where the workgroup's lanes would otherwise cover the key block
   // more than once (a 32-key block at head dim 128: 8 bytes).
+  // Where LDS reads can transpose (readsOperandTransposed), V^T is loaded
+  // as stored instead, 16 bytes of head dims per lane, and read transposed.
+  const Chip *chip = lookupChip(target.chip);
+  bool transposedReads =
+      chip && readsOperandTransposed(*chip, instr, elementBytes);
   int64_t keysPerLane =
-      std::min<int64_t>(instr.getOperandElementsPerLane(waveSize), 4);
+      transposedReads
+          ? 1
+          : std::min<int64_t>(instr.getOperandElementsPerLane(waveSize), 4);
   unsigned vectorBytes = 16;
   auto keysCovered = [&] {
     int64_t lanesAlongHeadDim =
