@@ -84,9 +84,9 @@ bool tessel::writesOperandInKRuns(const MmaInstr &instr, unsigned waveSize,
 bool tessel::readsOperandTransposed(const Chip &chip, const MmaInstr &instr,
                                     unsigned elementBytes) {
   unsigned waveSize = chip.defaultWaveSize;
+  unsigned perLane = instr.getOperandElementsPerLane(waveSize);
   return chip.hasLdsTransposeReads() && !instr.isWmma() && waveSize == 64 &&
-         elementBytes == 2 &&
-         instr.getOperandElementsPerLane(waveSize) % 4 == 0;
+         elementBytes == 2 && perLane >= 4 && perLane % 4 == 0;
 }
 
 MatmulStepCounts tessel::countMatmulStep(const Chip &chip,
