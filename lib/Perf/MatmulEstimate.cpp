@@ -37,13 +37,20 @@ static constexpr unsigned kRotationValuPerLdsRead = 4;
 /// Registers beyond accumulators and operands (addresses, loop state, masks)
 /// that every kernel holds, for occupancy.
 static constexpr unsigned kBookkeepingVgprs = 32;
-/// A workgroup of more waves than a CU has SIMDs launches only at two
-/// waves per SIMD, so the backend fits its registers into 256 whatever the
-/// bookkeeping. Measured on the gfx942 and gfx950 bf16 4096^3 GEMMs with
-/// 8-wave 128x256, 256x128 and 256x256 tiles: every config whose
-/// accumulators and operands are estimated at up to 248 VGPRs compiled to
-/// at most 256 without spilling (estimates of 208-248 gave 196-256).
+/// An 8-wave workgroup on a CDNA CU launches only at two waves per SIMD, so
+/// the backend fits its registers into 256 whatever the bookkeeping.
+/// Measured on the gfx942 and gfx950 bf16 4096^3 GEMMs with 8-wave 128x256,
+/// 256x128 and 256x256 tiles: every config whose accumulators and operands
+/// are estimated at up to 248 VGPRs compiled to at most 256 without
+/// spilling (estimates of 208-248 gave 196-256). Only for kernels whose
+/// epilogue keeps little else live (MatmulCandidate::leanEpilogue: a
+/// residual tile, an activation's math or dynamic sizes' bounds made the
+/// same tiles spill), counting 4 registers per epilogue operand and 8 for
+/// an operand stored with K not contiguous (the NN 256x256x32 kernel took
+/// 256 registers where NT took 252; with a bias column it spilled 3).
 static constexpr unsigned kForcedTwoWavesMaxVgprs = 248;
+static constexpr unsigned kVgprsPerEpilogueVector = 4;
+static constexpr unsigned kNotKContiguousVgprs = 8;
 static constexpr unsigned kTwoWavesVgprs = 256;
 static constexpr unsigned kEstimatedSgprs = 80;
 /// Stream-K's loop over tiles keeps its pieces' bounds, the K loop's
@@ -215,9 +222,12 @@ struct StepModel {
     // write at the end of the step.
     // Where the workgroup puts several waves on a SIMD, the others' matrix
     // work hides part of each wave's issue: up to all but its share of it,
-    // at most as long as their matrix work lasts.
-    double hidden = std::min((sameGroup - 1) * step.matrixCycles,
-                             issueOne * (sameGroup - 1) / sameGroup);
+    // at most as long as their matrix work lasts (checked against the
+    // ISA-level model on CDNA only; elsewhere nothing is hidden).
+    double hidden = chip.isCDNA()
+                        ? std::min((sameGroup - 1) * step.matrixCycles,
+                                   issueOne * (sameGroup - 1) / sameGroup)
+                        : 0.0;
     double own = sameGroup * step.matrixCycles + issueOne - hidden;
     double global = parameters.globalLoadLatency;
     if (stages > 1)
@@ -259,8 +269,12 @@ MatmulEstimate tessel::estimateMatmul(const Chip &chip,
   KernelResourceUsage usage;
   usage.archVgprs = candidate.vgprs + kBookkeepingVgprs +
                     (candidate.streamK ? kStreamKVgprs : 0);
-  if (wavesPerWorkgroup > chip.simdsPerCU && !candidate.streamK &&
-      candidate.vgprs <= kForcedTwoWavesMaxVgprs)
+  unsigned epilogueVgprs =
+      kVgprsPerEpilogueVector * candidate.epilogueVectors +
+      (shape.aKContiguous && shape.bKContiguous ? 0 : kNotKContiguousVgprs);
+  if (chip.isCDNA() && wavesPerWorkgroup == 2 * chip.simdsPerCU &&
+      candidate.leanEpilogue && !candidate.streamK &&
+      candidate.vgprs + epilogueVgprs <= kForcedTwoWavesMaxVgprs)
     usage.archVgprs = std::min(usage.archVgprs, kTwoWavesVgprs);
   usage.sgprs = kEstimatedSgprs;
   usage.ldsBytes = candidate.ldsBytes;

@@ -236,8 +236,6 @@ TEST(SwizzleChooserMNMajorTest, VectorReadsAcrossTheContiguousDimFail) {
             std::string::npos);
 }
 
-} // namespace
-
 TEST(TransposedReadLayoutTest, ExchangeGivesTheTarget) {
   // The B operand of a 32x32x16 MFMA (K x N = 16 x 32): registers step K by
   // 1, 2, 4; lanes step N by 1..16, then K by 8.
@@ -262,10 +260,11 @@ TEST(TransposedReadLayoutTest, ExchangeGivesTheTarget) {
 }
 
 TEST(TransposedReadLayoutTest, NeedsFourRegistersAndSixteenLanes) {
-  LinearLayout narrow = expectOk(
-      LinearLayout::get({{"register", {{1, 0}}},
-                         {"lane", {{0, 1}, {0, 2}, {0, 4}, {0, 8}}}},
-                        {{"dim0", 2}, {"dim1", 16}}));
+  LinearLayout narrow = expectOk(LinearLayout::get(
+      {{"register", {{1, 0}}}, {"lane", {{0, 1}, {0, 2}, {0, 4}, {0, 8}}}},
+      {{"dim0", 2}, {"dim1", 16}}));
   EXPECT_NE(expectError(transposedReadLayout(narrow)).find("4 registers"),
             std::string::npos);
 }
+
+} // namespace

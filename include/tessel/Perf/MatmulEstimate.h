@@ -79,6 +79,11 @@ struct MatmulCandidate {
   bool streamK = false;
   /// The K loop is unrolled by two (no register copies between steps).
   bool unrolled = false;
+  /// Nothing but the K loop's registers is live across it (static sizes, no
+  /// tile-sized epilogue operand): the backend can fit a K loop estimated
+  /// near the register limit (see estimateMatmul).
+  bool leanEpilogue = false;
+  unsigned epilogueVectors = 0; ///< its operands (scales, a bias)
   const MmaInstr *instr = nullptr;
   unsigned vgprs = 0;    ///< per lane, all of them (accumulators in VGPRs)
   unsigned ldsBytes = 0; ///< per workgroup

@@ -73,7 +73,10 @@ private:
   /// attention at head dim 128 takes 49 fewer VGPRs). The CDNA chips keep
   /// one address per register: with their 512 registers the backend
   /// schedules that form's loops better by the performance model
-  /// (docs/performance.md).
+  /// (docs/performance.md). `shareAddresses` asks for the shared form on
+  /// CDNA too: transposing reads, twice as many as 16-byte ones, whose
+  /// addresses the backend otherwise recomputed in the loop (gfx950 NN
+  /// 128x128x64: 57 VALU per iteration).
   std::pair<Value, Value> ldsAccess(Value memory, Value start,
                                     int64_t regOffset, int64_t laneBits,
                                     bool shareAddresses = false) {
@@ -723,7 +726,8 @@ Value KernelLowering::loadFromLds(Value memory, Value base,
     if (r & runMask)
       continue;
     int32_t regOffset = toOffset.apply({int32_t(r), 0, 0})[0];
-    auto [view, index] = ldsAccess(memory, start, regOffset, laneBits, transposed);
+    auto [view, index] =
+        ldsAccess(memory, start, regOffset, laneBits, transposed);
     Value slice = transposed ? amdgpu::TransposeLoadOp::create(
                                    b, loc(), sliceType, view, ValueRange{index})
                                    .getResult()

@@ -1,6 +1,8 @@
 //===- KernelConfig.cpp - Matmul kernel configurations ----------*- C++ -*-===//
 
 #include "tessel/Dialect/Tessel/Transforms/KernelConfig.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 #include "tessel/Perf/DecodeEstimate.h"
 #include "tessel/Target/Mma.h"
@@ -183,6 +185,23 @@ MatmulProblemSizes tessel::getMatmulProblemSizes(MatmulOp matmul) {
   sizes.staticC = matmul.getC().getType().hasStaticShape();
   sizes.aKContiguous = getContiguousTileDim(aType) == 1;
   sizes.bKContiguous = getContiguousTileDim(bType) == 0;
+  // A row or column of scales or bias (a size of 1 in the last two
+  // dimensions) is not tile-sized; a residual is.
+  bool tileSizedExtra = llvm::any_of(matmul.getExtras(), [](Value extra) {
+    auto type = dyn_cast<MemRefType>(extra.getType());
+    int64_t rank = type ? type.getRank() : 0;
+    return rank >= 2 && type.getDimSize(rank - 1) != 1 &&
+           type.getDimSize(rank - 2) != 1;
+  });
+  // Math functions (an activation's exp, erf, tanh) hold their own
+  // temporaries: with them the 256-register 8-wave tiles spilled.
+  bool mathInEpilogue = false;
+  matmul.getEpilogue().walk([&](Operation *op) {
+    mathInEpilogue |= isa<math::MathDialect>(op->getDialect());
+  });
+  sizes.leanEpilogue = aType.hasStaticShape() && bType.hasStaticShape() &&
+                       sizes.staticC && !tileSizedExtra && !mathInEpilogue;
+  sizes.epilogueVectors = matmul.getExtras().size();
   return sizes;
 }
 
@@ -203,7 +222,8 @@ tessel::rankMatmulConfigs(MLIRContext *context, const Chip &chip, Type a,
   // Stream-K needs static sizes and no batch (its shares of the steps and
   // its workspace come from them). It is not offered to tiles that read an
   // operand from LDS element by element (stored with K not contiguous, on
-  // a K tile too short for K runs, writesOperandInKRuns): the analytical
+  // a K tile too short for K runs, writesOperandInKRuns, on a chip without
+  // transposing LDS reads, readsOperandTransposed): the analytical
   // form under-counts those loops for the wide per-wave shares stream-K's
   // configs have (4096^3 NN: such a stream-K pick measured a 66.8 % dense K
   // loop against the plain pick's 89.5 %).
@@ -259,6 +279,8 @@ tessel::rankMatmulConfigs(MLIRContext *context, const Chip &chip, Type a,
                 candidate.splits = splits;
                 candidate.unrolled = fitsUnrolledKLoop(
                     resources.accumulatorVgprs, resources.stepVgprs);
+                candidate.leanEpilogue = sizes.leanEpilogue;
+                candidate.epilogueVectors = sizes.epilogueVectors;
                 candidate.instr = instr;
                 candidate.vgprs = resources.totalVgprs();
                 candidate.ldsBytes = resources.ldsBytes;

@@ -128,12 +128,17 @@ FailureOr<LdsType> PromoteLdsPass::chooseBuffer(Promotion &promotion,
   // lanes also hold runs along the operand's K dimension and keeping K
   // contiguous takes fewer LDS instructions: a K-major operand written from
   // a tile whose memory runs along the other dimension (attention's V^T)
-  // is then read in K runs, not element by element.
+  // is then read in K runs, not element by element. Where the chip's LDS
+  // reads can transpose, the other dimension is read four K elements at a
+  // time too.
+  const MmaInstr &instr = promotion.readLayout.getParent().getInstruction();
+  bool transposable = readsOperandTransposed(target, instr, elementBytes);
   auto accessesPerElement = [&](int64_t contiguous) {
     int64_t writeRun = std::min(write.getSizePerThread()[contiguous], maxRun);
     int64_t readRun = contiguous == kDim
                           ? std::min(promotion.readLayout.getKWidth(), maxRun)
-                          : 1;
+                      : transposable ? 4
+                                     : 1;
     return 1.0 / writeRun + 1.0 / readRun;
   };
   int64_t contiguous = write.getOrder()[0];
@@ -162,11 +167,12 @@ FailureOr<LdsType> PromoteLdsPass::chooseBuffer(Promotion &promotion,
                         ? promotion.readLayout.getKWidth() * elementBytes
                         : elementBytes;
   query.readBytes = std::min<unsigned>(query.readBytes, 16);
+  query.banking = {target.ldsBanks, target.ldsBankBytes};
+  query.waveSize = target.defaultWaveSize;
   // Otherwise, where the chip has transposing reads, four K elements per
   // read, at the addresses of the rotated layout.
-  const MmaInstr &instr = promotion.readLayout.getParent().getInstruction();
-  if (contiguous != kDim &&
-      readsOperandTransposed(target, instr, elementBytes)) {
+  SwizzleQuery plainQuery = query;
+  if (contiguous != kDim && transposable) {
     llvm::Expected<LinearLayout> addresses = transposedReadLayout(*readLayout);
     if (!addresses)
       llvm::consumeError(addresses.takeError());
@@ -176,14 +182,25 @@ FailureOr<LdsType> PromoteLdsPass::chooseBuffer(Promotion &promotion,
       query.readBytes = 4 * elementBytes;
     }
   }
-  query.banking = {target.ldsBanks, target.ldsBankBytes};
-  query.waveSize = target.defaultWaveSize;
-  auto known = llvm::find_if(
-      chosenSwizzles, [&](const auto &entry) { return entry.first == query; });
-  llvm::Expected<SwizzleChoice> choice =
-      known != chosenSwizzles.end() ? known->second : chooseSwizzle(query);
-  if (choice && known == chosenSwizzles.end())
-    chosenSwizzles.push_back({query, *choice});
+  auto choose = [&](const SwizzleQuery &asked) {
+    auto known = llvm::find_if(chosenSwizzles, [&](const auto &entry) {
+      return entry.first == asked;
+    });
+    llvm::Expected<SwizzleChoice> choice =
+        known != chosenSwizzles.end() ? known->second : chooseSwizzle(asked);
+    if (choice && known == chosenSwizzles.end())
+      chosenSwizzles.push_back({asked, *choice});
+    return choice;
+  };
+  llvm::Expected<SwizzleChoice> choice = choose(query);
+  // A transposing read needs its four-element runs whole; should no layout
+  // keep them, the operand is read as before.
+  if (promotion.transposedRead && (!choice || choice->vec < 4)) {
+    if (!choice)
+      llvm::consumeError(choice.takeError());
+    promotion.transposedRead = false;
+    choice = choose(plainQuery);
+  }
   if (!choice) {
     convert.emitOpError() << "no LDS layout for this operand: "
                           << llvm::toString(choice.takeError());

@@ -1363,20 +1363,22 @@ LogicalResult AttentionTiler::run() {
   // less where the workgroup's lanes would otherwise cover the key block
   // more than once (a 32-key block at head dim 128: 8 bytes).
   // Where LDS reads can transpose (readsOperandTransposed), V^T is loaded
-  // as stored instead, 16 bytes of head dims per lane, and read transposed.
-  const Chip *chip = lookupChip(target.chip);
-  bool transposedReads =
-      chip && readsOperandTransposed(*chip, instr, elementBytes);
+  // as stored instead, 16 bytes of head dims per lane, and read transposed,
+  // unless 16-byte loads would cover the key block more than once (small
+  // head dims and key blocks keep the runs).
   int64_t keysPerLane =
-      transposedReads
-          ? 1
-          : std::min<int64_t>(instr.getOperandElementsPerLane(waveSize), 4);
+      std::min<int64_t>(instr.getOperandElementsPerLane(waveSize), 4);
   unsigned vectorBytes = 16;
-  auto keysCovered = [&] {
+  auto keysCoveredBy = [&](int64_t keys) {
     int64_t lanesAlongHeadDim =
         std::min<int64_t>(waveSize, chunkV * elementBytes / vectorBytes);
-    return int64_t(waveSize) / lanesAlongHeadDim * numWaves * keysPerLane;
+    return int64_t(waveSize) / lanesAlongHeadDim * numWaves * keys;
   };
+  auto keysCovered = [&] { return keysCoveredBy(keysPerLane); };
+  const Chip *chip = lookupChip(target.chip);
+  if (chip && readsOperandTransposed(*chip, instr, elementBytes) &&
+      keysCoveredBy(1) <= blockN)
+    keysPerLane = 1;
   while (keysCovered() > blockN && vectorBytes > elementBytes)
     vectorBytes /= 2;
   while (keysCovered() > blockN && keysPerLane > 1)

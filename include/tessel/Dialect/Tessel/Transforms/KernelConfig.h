@@ -58,6 +58,12 @@ struct MatmulProblemSizes {
   bool aKContiguous = true, bKContiguous = true;
   bool batched = false; ///< rank-3 operands (stream-K takes rank 2 only)
   bool staticC = true;  ///< C's shape is static (split-K and stream-K need it)
+  /// Static sizes, no tile-sized epilogue operand (a residual) and no math
+  /// function in the epilogue: little beside the K loop's registers is live
+  /// across it.
+  bool leanEpilogue = true;
+  /// Epilogue operands (rows or columns of scales, a bias).
+  unsigned epilogueVectors = 0;
 };
 
 /// The sizes and operand layouts of `matmul`.
