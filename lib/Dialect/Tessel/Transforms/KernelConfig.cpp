@@ -197,7 +197,7 @@ MatmulProblemSizes tessel::getMatmulProblemSizes(MatmulOp matmul) {
   // temporaries: with them the 256-register 8-wave tiles spilled.
   bool mathInEpilogue = false;
   matmul.getEpilogue().walk([&](Operation *op) {
-    mathInEpilogue |= isa<math::MathDialect>(op->getDialect());
+    mathInEpilogue |= isa_and_nonnull<math::MathDialect>(op->getDialect());
   });
   sizes.leanEpilogue = aType.hasStaticShape() && bType.hasStaticShape() &&
                        sizes.staticC && !tileSizedExtra && !mathInEpilogue;
