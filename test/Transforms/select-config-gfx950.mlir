@@ -28,6 +28,25 @@ func.func @large_bf16_nn(%a: memref<4096x4096xbf16>, %b: memref<4096x4096xbf16>,
 
 // -----
 
+// A residual (a C-sized epilogue operand) stays live beside the K loop: the
+// 256x256 tile, at 256 registers bare, would spill (34 VGPRs measured), so
+// the model does not count it as fitting and keeps the 4-wave tile.
+// CHECK-LABEL: func.func @large_bf16_residual
+// CHECK: tessel.matmul
+// CHECK: config = #tessel.config<tile = [128, 128, 64], waves = [2, 2], stages = 2, instr = "v_mfma_f32_32x32x16_bf16">
+func.func @large_bf16_residual(%a: memref<4096x4096xbf16>, %b: memref<4096x4096xbf16, strided<[1, 4096]>>, %c: memref<4096x4096xbf16>, %r: memref<4096x4096xbf16>) {
+  tessel.matmul ins(%a, %b : memref<4096x4096xbf16>, memref<4096x4096xbf16, strided<[1, 4096]>>) outs(%c : memref<4096x4096xbf16>) epilogue(%r : memref<4096x4096xbf16>) {
+  ^bb0(%acc: f32, %res: bf16):
+    %0 = arith.extf %res : bf16 to f32
+    %1 = arith.addf %acc, %0 : f32
+    %2 = arith.truncf %1 : f32 to bf16
+    tessel.yield %2 : bf16
+  }
+  return
+}
+
+// -----
+
 // xf32 was removed from gfx950.
 func.func @xf32(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x64xf32>) {
   // expected-error @+1 {{'tessel.matmul' op instruction v_mfma_f32_32x32x4_xf32 is not available on gfx950}}
