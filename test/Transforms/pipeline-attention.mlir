@@ -7,6 +7,8 @@
 // Only the loop over whole blocks does this; the masked loop over the causal
 // diagonal loads its own blocks.
 // RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 256 -d 64 -t f16 --causal --config='#tessel.config<tile = [128, 64], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_f16">' | tessel-opt --tessel-tile=chip=gfx942 --tessel-select-mfma=chip=gfx942 --tessel-promote-lds=chip=gfx942 --tessel-pipeline | FileCheck %s
+// With stages = 3, K and V^T are double-buffered in LDS as well.
+// RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 256 -d 64 -t f16 --causal --config='#tessel.config<tile = [128, 64], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x8_f16">' | tessel-opt --tessel-tile=chip=gfx942 --tessel-select-mfma=chip=gfx942 --tessel-promote-lds=chip=gfx942 --tessel-pipeline | FileCheck %s --check-prefix=DOUBLE
 // Without stages = 2 the loops load their own block.
 // RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 256 -d 64 -t f16 --causal --config='#tessel.config<tile = [128, 64], waves = [4, 1], stages = 1, instr = "v_mfma_f32_32x32x8_f16">' | tessel-opt --tessel-tile=chip=gfx942 --tessel-select-mfma=chip=gfx942 --tessel-promote-lds=chip=gfx942 --tessel-pipeline | FileCheck %s --check-prefix=STAGES1
 
@@ -42,3 +44,45 @@
 // STAGES1:      scf.for %[[KB:.*]] = {{.*}} iter_args(%{{[^,]*}} = %{{[^,]*}}, %{{[^,]*}} = %{{[^,]*}}, %{{[^,]*}} = %{{[^,]*}}) ->
 // STAGES1-NEXT:   arith.constant
 // STAGES1-NEXT:   tessel.load %arg1[%{{.*}}, %{{.*}}, %[[KB]], %{{.*}}] in_bounds
+
+// Two slots per buffer. In front of the loop: a barrier (reads of the slots
+// before it), the first block (masked) stored to slot 0, the second loaded
+// (masked). In the loop: one barrier at the top; the block's operands read
+// from slot k % 2; after the first product, the next block (carried) stored
+// to the other slot and the block after next loaded, clamped to the last
+// block. The accesses at the run-time slot share address registers.
+// DOUBLE-LABEL: func.func @attention
+// DOUBLE-DAG:  %[[VBUF:.*]] = tessel.local_alloc {{.*}} : !tessel.lds<2 x[64, 64], f16, #swizzle>
+// DOUBLE-DAG:  %[[KBUF:.*]] = tessel.local_alloc {{.*}} : !tessel.lds<2 x[64, 64], f16, #swizzle1>
+// DOUBLE:      %[[LAST:.*]] = arith.addi %[[LB:c0[_0-9]*]], %{{.*}} : index
+// DOUBLE-NEXT: gpu.barrier
+// DOUBLE-NEXT: %[[K0:.*]] = tessel.load %arg1[%{{.*}}, %{{.*}}, %[[LB]], %{{.*}}] : memref
+// DOUBLE-NEXT: %[[V0:.*]] = tessel.load
+// DOUBLE-NEXT: tessel.local_store %[[K0]], %[[KBUF]][%[[ZERO:.*]]] :
+// DOUBLE-NEXT: tessel.local_store %[[V0]], %[[VBUF]][%[[ZERO]]] :
+// DOUBLE-NEXT: %[[SECOND:.*]] = arith.addi %[[LB]], %[[STEP:c64[_0-9]*]] : index
+// DOUBLE-NEXT: %[[K1:.*]] = tessel.load %arg1[%{{.*}}, %{{.*}}, %[[SECOND]], %{{.*}}] : memref
+// DOUBLE-NEXT: %[[V1:.*]] = tessel.load
+// DOUBLE-NEXT: scf.for %[[KB:.*]] = %[[LB]] to %[[UB:[0-9]+]] step %[[STEP]] iter_args({{.*}}, %[[KC:.*]] = %[[K1]], %[[VC:.*]] = %[[V1]])
+// DOUBLE-NEXT:   %[[FROM:.*]] = arith.subi %[[KB]], %[[LB]] : index
+// DOUBLE-NEXT:   %[[INDEX:.*]] = arith.divui %[[FROM]], %[[STEP]] : index
+// DOUBLE-NEXT:   %[[SLOT:.*]] = arith.remui %[[INDEX]], %c2{{.*}} : index
+// DOUBLE-NEXT:   %[[OTHER:.*]] = arith.subi %c1{{.*}}, %[[SLOT]] : index
+// DOUBLE-NEXT:   gpu.barrier
+// DOUBLE-NEXT:   %[[KR:.*]] = tessel.local_load %[[KBUF]][%[[SLOT]]] {tessel.lds_shared_addresses}
+// DOUBLE-NEXT:   %[[VR:.*]] = tessel.local_load %[[VBUF]][%[[SLOT]]] {tessel.lds_shared_addresses}
+// DOUBLE-NEXT:   tessel.dot %[[KR]]
+// DOUBLE-NEXT:   tessel.local_store %[[KC]], %[[KBUF]][%[[OTHER]]] {tessel.lds_shared_addresses}
+// DOUBLE-NEXT:   tessel.local_store %[[VC]], %[[VBUF]][%[[OTHER]]] {tessel.lds_shared_addresses}
+// DOUBLE-NEXT:   %[[TWO:.*]] = arith.muli %[[STEP]], %c2{{.*}} : index
+// DOUBLE-NEXT:   %[[AHEAD:.*]] = arith.addi %[[KB]], %[[TWO]] : index
+// DOUBLE-NEXT:   %[[CLAMPED:.*]] = arith.minui %[[AHEAD]], %[[LAST]] : index
+// DOUBLE-NEXT:   %[[K2:.*]] = tessel.load %arg1[%{{.*}}, %{{.*}}, %[[CLAMPED]], %{{.*}}] in_bounds
+// DOUBLE-NEXT:   %[[V2:.*]] = tessel.load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %[[CLAMPED]]] in_bounds
+// DOUBLE-NOT:    gpu.barrier
+// DOUBLE-NOT:    tessel.load
+// DOUBLE:        tessel.dot %[[VR]]
+// DOUBLE-NEXT:   scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %[[K2]], %[[V2]] :
+// The masked loop (the causal diagonal) loads its own blocks into slot 0.
+// DOUBLE:      scf.for %[[KBM:.*]] = %[[UB]] to %{{.*}} step %{{.*}} iter_args(%{{[^,]*}} = %{{[^,]*}}, %{{[^,]*}} = %{{[^,]*}}, %{{[^,]*}} = %{{[^,]*}}) ->
+// DOUBLE-NEXT:   tessel.load %arg1[%{{.*}}, %{{.*}}, %[[KBM]], %{{.*}}] : memref

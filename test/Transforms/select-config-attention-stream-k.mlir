@@ -5,14 +5,15 @@
 // query block leaves the last round of the chip's slots (two four-wave
 // workgroups per CU) part full, stream_k workgroups, one per slot, share
 // all query blocks' key blocks; 32-key blocks past head dim 64 and 64-key
-// ones up to it, the next block prefetched.
+// ones up to it, the next block prefetched (and past head dim 64 K and V
+// double-buffered in LDS: stages = 3).
 
 // 2 x 16 x 32 = 1024 query blocks on 304 CUs x 2 = 608 slots: 84 % of two
 // rounds. gfx950's 256 CUs x 2 take them in two full rounds.
 // CHECK-LABEL: func.func @full_d128
-// CHECK: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_f16", stream_k = 608>
+// CHECK: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x8_f16", stream_k = 608>
 // GFX950-LABEL: func.func @full_d128
-// GFX950: config = #tessel.config<tile = [128, 64], waves = [4, 1], stages = 1, instr = "v_mfma_f32_32x32x16_f16">
+// GFX950: config = #tessel.config<tile = [128, 64], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x16_f16">
 func.func @full_d128(%q: memref<2x16x4096x128xf16>, %k: memref<2x16x4096x128xf16>, %v: memref<2x16x4096x128xf16>, %o: memref<2x16x4096x128xf16>) {
   tessel.attention ins(%q, %k, %v : memref<2x16x4096x128xf16>, memref<2x16x4096x128xf16>, memref<2x16x4096x128xf16>) outs(%o : memref<2x16x4096x128xf16>)
   return
@@ -24,7 +25,7 @@ func.func @full_d128(%q: memref<2x16x4096x128xf16>, %k: memref<2x16x4096x128xf16
 // dim 128. Up to head dim 64 a causal kernel keeps one workgroup per query
 // block (with the stream-K loop's scalars it spills SGPRs).
 // CHECK-LABEL: func.func @causal_d128
-// CHECK: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_bf16", stream_k = 608>
+// CHECK: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x8_bf16", stream_k = 608>
 func.func @causal_d128(%q: memref<2x16x4096x128xbf16>, %k: memref<2x16x4096x128xbf16>, %v: memref<2x16x4096x128xbf16>, %o: memref<2x16x4096x128xbf16>) {
   tessel.attention ins(%q, %k, %v : memref<2x16x4096x128xbf16>, memref<2x16x4096x128xbf16>, memref<2x16x4096x128xbf16>) outs(%o : memref<2x16x4096x128xbf16>) {causal}
   return

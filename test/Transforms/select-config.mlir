@@ -133,10 +133,11 @@ func.func @ocp_on_gfx942(%a: memref<64x64xf8E4M3FN>, %b: memref<64x64xf8E4M3FN>,
 
 // Attention: 128-query blocks on four 32-row waves; 32 keys per step in a
 // causal kernel past head dim 64 (its masked loop's registers), 64 without
-// the mask. A masked kernel prefetches the next key block (stages = 2).
+// the mask. A masked kernel prefetches the next key block, and past head
+// dim 64 double-buffers K and V in LDS (stages = 3: 32 KiB).
 // CHECK-LABEL: func.func @attention_default
 // CHECK: tessel.attention
-// CHECK-SAME: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_f16">
+// CHECK-SAME: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x8_f16">
 func.func @attention_default(%q: memref<2x8x1024x128xf16>, %k: memref<2x2x1024x128xf16>, %v: memref<2x2x1024x128xf16>, %o: memref<2x8x1024x128xf16>) {
   tessel.attention ins(%q, %k, %v : memref<2x8x1024x128xf16>, memref<2x2x1024x128xf16>, memref<2x2x1024x128xf16>) outs(%o : memref<2x8x1024x128xf16>) {causal}
   return
@@ -147,7 +148,7 @@ func.func @attention_default(%q: memref<2x8x1024x128xf16>, %k: memref<2x2x1024x1
 // Without the mask: 64-key blocks, one workgroup per query block where the
 // query blocks fill the chip's rounds (4 x 32 x 32 = 4096 blocks in 7
 // rounds of 304 CUs x 2: 96 %; attention-stream-k.mlir has the other
-// cases).
+// cases). Their two LDS slots would take 64 KiB, a whole CU's: one slot.
 // CHECK-LABEL: func.func @attention_default_full
 // CHECK: tessel.attention
 // CHECK-SAME: config = #tessel.config<tile = [128, 64], waves = [4, 1], stages = 1, instr = "v_mfma_f32_32x32x8_f16">
@@ -159,10 +160,10 @@ func.func @attention_default_full(%q: memref<4x32x4096x128xf16>, %k: memref<4x8x
 // -----
 
 // bf16 on gfx942 rounds P in software: 32-key blocks, which past head dim
-// 64 prefetch the next key block.
+// 64 double-buffer K and V.
 // CHECK-LABEL: func.func @attention_default_bf16
 // CHECK: tessel.attention
-// CHECK-SAME: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_bf16">
+// CHECK-SAME: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x8_bf16">
 func.func @attention_default_bf16(%q: memref<4x32x4096x128xbf16>, %k: memref<4x8x4096x128xbf16>, %v: memref<4x8x4096x128xbf16>, %o: memref<4x32x4096x128xbf16>) {
   tessel.attention ins(%q, %k, %v : memref<4x32x4096x128xbf16>, memref<4x8x4096x128xbf16>, memref<4x8x4096x128xbf16>) outs(%o : memref<4x32x4096x128xbf16>)
   return
@@ -181,6 +182,15 @@ func.func @attention_waves_along_keys(%q: memref<1x1x64x64xf16>, %k: memref<1x1x
 func.func @attention_blocks_over_lds(%q: memref<1x1x64x256xbf16>, %k: memref<1x1x64x256xbf16>, %v: memref<1x1x64x256xbf16>, %o: memref<1x1x64x256xbf16>) {
   // expected-error @+1 {{'tessel.attention' op the config needs 131072 bytes of LDS, over the 65536 of gfx942}}
   tessel.attention ins(%q, %k, %v : memref<1x1x64x256xbf16>, memref<1x1x64x256xbf16>, memref<1x1x64x256xbf16>) outs(%o : memref<1x1x64x256xbf16>) {config = #tessel.config<tile = [32, 128], waves = [1, 1], stages = 1, instr = "v_mfma_f32_32x32x8_bf16">}
+  return
+}
+
+// -----
+
+// stages = 3 double-buffers K and V^T: two slots of each, 64 KiB here.
+func.func @attention_double_buffer_over_lds(%q: memref<1x1x128x128xf16>, %k: memref<1x1x128x128xf16>, %v: memref<1x1x128x128xf16>, %o: memref<1x1x128x128xf16>) {
+  // expected-error @+1 {{'tessel.attention' op the config needs 131072 bytes of LDS, over the 65536 of gfx942}}
+  tessel.attention ins(%q, %k, %v : memref<1x1x128x128xf16>, memref<1x1x128x128xf16>, memref<1x1x128x128xf16>) outs(%o : memref<1x1x128x128xf16>) {config = #tessel.config<tile = [128, 128], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x8_f16">}
   return
 }
 

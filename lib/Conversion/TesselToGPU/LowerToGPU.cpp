@@ -76,7 +76,8 @@ private:
   /// (docs/performance.md). `shareAddresses` asks for the shared form on
   /// CDNA too: transposing reads, twice as many as 16-byte ones, whose
   /// addresses the backend otherwise recomputed in the loop (gfx950 NN
-  /// 128x128x64: 57 VALU per iteration).
+  /// 128x128x64: 57 VALU per iteration), and accesses marked
+  /// kLdsSharedAddressesAttrName.
   std::pair<Value, Value> ldsAccess(Value memory, Value start,
                                     int64_t regOffset, int64_t laneBits,
                                     bool shareAddresses = false) {
@@ -150,12 +151,14 @@ private:
   /// Stores `vector` (in `layout`) to LDS at the offsets of `toOffset`
   /// (register/lane/wave -> offset) from `base`, and loads back.
   void storeToLds(Value memory, Value base, Value vector,
-                  const LinearLayout &toOffset, Type element);
+                  const LinearLayout &toOffset, Type element,
+                  bool shareAddresses = false);
   /// With `transposed`, `toOffset` is the address layout of transposing
   /// reads (getLdsAccessOffsets) and each four-element run is one
   /// ds_read_b64_tr_b16.
   Value loadFromLds(Value memory, Value base, const LinearLayout &toOffset,
-                    VectorType type, bool transposed = false);
+                    VectorType type, bool transposed = false,
+                    bool shareAddresses = false);
   FailureOr<LinearLayout> offsetsOf(Operation *op, RankedTensorType tile,
                                     LdsType buffer, bool transposed = false);
 
@@ -668,7 +671,8 @@ FailureOr<LinearLayout> KernelLowering::offsetsOf(Operation *op,
 }
 
 void KernelLowering::storeToLds(Value memory, Value base, Value vector,
-                                const LinearLayout &toOffset, Type element) {
+                                const LinearLayout &toOffset, Type element,
+                                bool shareAddresses) {
   unsigned elementBytes = llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
   SmallVector<int32_t> runBits =
       contiguousRunBits(toOffset, 0, 16 / elementBytes);
@@ -693,7 +697,8 @@ void KernelLowering::storeToLds(Value memory, Value base, Value vector,
     int32_t regOffset = toOffset.apply({int32_t(r), 0, 0})[0];
     if (!written.insert(regOffset).second)
       continue; // a register repeating a lower one
-    auto [view, index] = ldsAccess(memory, start, regOffset, laneBits);
+    auto [view, index] =
+        ldsAccess(memory, start, regOffset, laneBits, shareAddresses);
     SmallVector<int64_t> lanes;
     for (int64_t i = 0; i < run; ++i)
       lanes.push_back(runRegister(r, runBits, i));
@@ -707,7 +712,7 @@ void KernelLowering::storeToLds(Value memory, Value base, Value vector,
 
 Value KernelLowering::loadFromLds(Value memory, Value base,
                                   const LinearLayout &toOffset, VectorType type,
-                                  bool transposed) {
+                                  bool transposed, bool shareAddresses) {
   unsigned elementBytes =
       llvm::divideCeil(type.getElementType().getIntOrFloatBitWidth(), 8);
   // A transposing read moves four elements per lane (the verifier checked
@@ -726,8 +731,8 @@ Value KernelLowering::loadFromLds(Value memory, Value base,
     if (r & runMask)
       continue;
     int32_t regOffset = toOffset.apply({int32_t(r), 0, 0})[0];
-    auto [view, index] =
-        ldsAccess(memory, start, regOffset, laneBits, transposed);
+    auto [view, index] = ldsAccess(memory, start, regOffset, laneBits,
+                                   transposed || shareAddresses);
     Value slice = transposed ? amdgpu::TransposeLoadOp::create(
                                    b, loc(), sliceType, view, ValueRange{index})
                                    .getResult()
@@ -752,7 +757,8 @@ LogicalResult KernelLowering::lowerLocalStore(LocalStoreOp op) {
   Value slotBase = arith::MulIOp::create(b, loc(), mapping.lookup(op.getSlot()),
                                          constIndex(buffer.getSlotElements()));
   storeToLds(ldsMemory.lookup(op.getBuffer()), slotBase,
-             mapping.lookup(op.getValue()), *toOffset, buffer.getElementType());
+             mapping.lookup(op.getValue()), *toOffset, buffer.getElementType(),
+             op->hasAttr(kLdsSharedAddressesAttrName));
   return success();
 }
 
@@ -773,7 +779,8 @@ LogicalResult KernelLowering::lowerLocalLoad(LocalLoadOp op) {
                                     tile.getElementType());
   mapping.map(op.getResult(),
               loadFromLds(ldsMemory.lookup(op.getBuffer()), slotBase, *toOffset,
-                          type, op.getTransposed()));
+                          type, op.getTransposed(),
+                          op->hasAttr(kLdsSharedAddressesAttrName)));
   return success();
 }
 

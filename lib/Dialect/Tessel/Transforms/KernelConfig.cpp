@@ -452,6 +452,32 @@ int64_t tessel::getPaddedHeadDim(int64_t headDim) {
   return int64_t(llvm::PowerOf2Ceil(uint64_t(std::max<int64_t>(headDim, 32))));
 }
 
+/// The pipeline depth of a prefetching attention kernel's key loop
+/// (tessel-pipeline), by the model's predictions (docs/performance.md,
+/// "Prefetching the next key block" and "Double-buffered key blocks"):
+///  - 2: the next key block's K and V^T are loaded into registers while
+///    this block computes, instead of at the top of its own iteration. It
+///    pays in masked (causal, local) kernels, which hold one wave pair per
+///    SIMD, and in the 32-key kernels past head dim 64; the others keep
+///    their latency hidden by more waves (head dim 64 without masks) or
+///    have no registers left for it (64-key blocks at head dim 128): 1.
+///  - 3: K and V^T double-buffered in LDS as well, the block after next in
+///    registers, one barrier per block instead of two. It pays past head
+///    dim 64 up to 128 on CDNA where the two slots leave LDS for the two
+///    workgroups per CU the registers allow, but in gfx950's masked
+///    kernels.
+static int64_t getAttentionStages(const Chip &chip, Type element,
+                                  int64_t blockN, int64_t headDim,
+                                  bool masked) {
+  int64_t blockBytes = 2 * blockN * headDim *
+                       llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
+  if (headDim > 64 && headDim <= 128 && chip.isCDNA() &&
+      (!masked || !chip.hasLdsTransposeReads()) &&
+      2 * 2 * blockBytes <= chip.ldsBytesPerCU)
+    return 3;
+  return masked || (blockN == 32 && headDim > 64) ? 2 : 1;
+}
+
 ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
                                              const Chip &chip, Type element,
                                              int64_t seqQ, int64_t seqKV,
@@ -529,17 +555,11 @@ ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
   // chooseAttentionSplits ranks the counts by the model when the sizes
   // are known.
   int64_t splits = decode ? 8 : 1;
-  // stages = 2: the next key block's K and V^T are loaded into registers
-  // while this block computes (tessel-pipeline), instead of at the top of
-  // its own iteration. The model predicts it to pay in masked (causal,
-  // local) kernels, which hold one wave pair per SIMD, and in the 32-key
-  // kernels past head dim 64; the others keep their latency hidden by more
-  // waves (head dim 64 without masks) or have no registers left for the
-  // prefetch (64-key blocks at head dim 128).
-  // docs/performance.md, "Prefetching the next key block", has the table.
-  bool prefetch = !decode && !wave32 && !chunked &&
-                  (masked || (blockN == 32 && headDim > 64));
-  return ConfigAttr::get(context, tile, waves, /*stages=*/prefetch ? 2 : 1,
+  int64_t stages =
+      decode || wave32 || chunked
+          ? 1
+          : getAttentionStages(chip, element, blockN, headDim, masked);
+  return ConfigAttr::get(context, tile, waves, stages,
                          StringAttr::get(context, instr->name), splits,
                          /*streamK=*/0);
 }
@@ -612,10 +632,14 @@ ConfigAttr tessel::chooseAttentionStreamK(AttentionOp op, ConfigAttr config,
   MLIRContext *context = op.getContext();
   int64_t blockM = config.getTile()[0];
   int64_t blockN = headDim <= 64 ? 64 : 32;
-  ConfigAttr candidate =
-      ConfigAttr::get(context, {blockM, blockN}, config.getWaves(),
-                      /*stages=*/2, config.getInstr(), /*splits=*/1,
-                      /*streamK=*/0);
+  // The key blocks prefetched at least into registers (stages 2), in LDS
+  // too where that pays (stages 3).
+  Type element = op.getQ().getType().getElementType();
+  ConfigAttr candidate = ConfigAttr::get(
+      context, {blockM, blockN}, config.getWaves(),
+      std::max<int64_t>(
+          getAttentionStages(chip, element, blockN, headDim, masked), 2),
+      config.getInstr(), /*splits=*/1, /*streamK=*/0);
   FailureOr<AttentionStreamKWork> work = getAttentionStreamKWork(op, candidate);
   if (failed(work))
     return config;
@@ -801,7 +825,9 @@ tessel::checkAttentionConfig(ConfigAttr config, const Chip &chip, Type element,
   // K and V tiles go through LDS; Q is loaded once, straight into its
   // operand registers, or into LDS where it is read at each use.
   bool queriesInLds = readsAttentionQueriesFromLds(*instr, headDim);
-  int64_t ldsBytes = 2 * blockN * headDim * bytes;
+  // Two slots of each with stages >= 3 (tessel-pipeline).
+  int64_t slots = config.getStages() >= 3 ? 2 : 1;
+  int64_t ldsBytes = slots * 2 * blockN * headDim * bytes;
   if (queriesInLds)
     ldsBytes += blockM * headDim * bytes;
   if (ldsBytes > chip.maxLdsBytesPerWorkgroup)

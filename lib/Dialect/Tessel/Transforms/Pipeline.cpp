@@ -297,6 +297,37 @@ static void hoistConstants(scf::ForOp loop) {
       op.moveBefore(loop);
 }
 
+/// The start of `loop`'s last iteration, lb + ((ub - lb - 1) / step) *
+/// step (ub - step only when the range is a whole number of steps), built
+/// in front of the loop. The prefetches inside the loop clamp to it, so
+/// that their loads stay in bounds (`in_bounds`): the last iteration loads
+/// its own block again and never uses it. The value is only used inside
+/// the loop, which then runs.
+static Value getLastStepStart(OpBuilder &b, scf::ForOp loop) {
+  Location loc = loop.getLoc();
+  Value lb = loop.getLowerBound(), step = loop.getStep();
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value span = arith::SubIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, loop.getUpperBound(), lb), one);
+  return arith::AddIOp::create(
+      b, loc, lb,
+      arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, span, step),
+                            step));
+}
+
+/// The first op of `loop`'s body that uses an operand read from LDS (the
+/// first product): the next step's loads go after it, where that operand's
+/// registers are free again.
+static Operation *getFirstOperandUse(scf::ForOp loop, LoopShape &shape) {
+  for (Operation &op : loop.getBody()->without_terminator())
+    if (llvm::any_of(op.getOperands(), [&](Value v) {
+          return llvm::is_contained(shape.localLoads,
+                                    v.getDefiningOp<LocalLoadOp>());
+        }))
+      return &op;
+  return shape.after;
+}
+
 /// Register prefetch with one LDS slot: step k + 1's tiles are loaded into
 /// registers while step k computes and stored to the (single) slot at the
 /// top of the next iteration. For loops whose LDS buffers already bound the
@@ -308,18 +339,7 @@ static void prefetchIntoRegisters(scf::ForOp loop, LoopShape &shape) {
   Value lb = loop.getLowerBound(), ub = loop.getUpperBound();
   Value step = loop.getStep();
   Value iv = loop.getInductionVar();
-  // The loads stay in bounds (`in_bounds`) inside the loop: the last
-  // iteration's prefetch is clamped to its own step (loaded again, never
-  // used). The last iteration starts at lb + ((ub - lb - 1) / step) * step,
-  // which is ub - step only when the range is a whole number of steps; the
-  // value is used only inside the loop, which then runs.
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value span =
-      arith::SubIOp::create(b, loc, arith::SubIOp::create(b, loc, ub, lb), one);
-  Value lastStep = arith::AddIOp::create(
-      b, loc, lb,
-      arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, span, step),
-                            step));
+  Value lastStep = getLastStepStart(b, loop);
   // The first step's tiles, before the loop: the loop may run no
   // iteration, so they are masked here.
   SmallVector<Value> first;
@@ -344,18 +364,7 @@ static void prefetchIntoRegisters(scf::ForOp loop, LoopShape &shape) {
     mapping.map(loop.getRegionIterArgs()[i], iters[i]);
   for (auto [index, load] : llvm::enumerate(shape.loads))
     mapping.map(load.getResult(), iters[numOld + index]);
-  // The next step's loads go after the first use of a step's operand (the
-  // first product), where that operand's registers are free again.
-  Operation *prefetchPoint = shape.after;
-  for (Operation &op : loop.getBody()->without_terminator()) {
-    if (llvm::any_of(op.getOperands(), [&](Value v) {
-          return llvm::is_contained(shape.localLoads,
-                                    v.getDefiningOp<LocalLoadOp>());
-        })) {
-      prefetchPoint = &op;
-      break;
-    }
-  }
+  Operation *prefetchPoint = getFirstOperandUse(loop, shape);
   SmallVector<Value> next;
   auto prefetch = [&] {
     Value ahead = arith::AddIOp::create(b, loc, newIv, step);
@@ -372,6 +381,117 @@ static void prefetchIntoRegisters(scf::ForOp loop, LoopShape &shape) {
     b.clone(op, mapping);
     if (&op == prefetchPoint)
       prefetch();
+  }
+  SmallVector<Value> yields;
+  for (Value value : loop.getBody()->getTerminator()->getOperands())
+    yields.push_back(mapping.lookupOrDefault(value));
+  yields.append(next);
+  scf::YieldOp::create(b, loc, yields);
+  loop->replaceAllUsesWith(pipelined->getResults().take_front(numOld));
+  loop.erase();
+}
+
+/// Attention's key loop with two LDS slots (stages >= 3): step k reads its
+/// K and V^T from slot k % 2 and, once its first product has used its
+/// operands, writes step k + 1's tiles (loaded a step earlier) into the
+/// other slot and loads step k + 2's. One barrier per step, at its top:
+///
+///   prologue: g = load(lb); local_store(slot 0, g); g' = load(lb + step)
+///   loop:     barrier; r = local_load(slot k % 2); s = dot(r.k, ...)
+///             local_store(slot (k + 1) % 2, g'); g'' = load(k + 2 step)
+///             ...                        softmax, second product
+///
+/// The barrier orders step k - 1's writes of slot k % 2 before step k's
+/// reads, and step k - 1's reads of the other slot before step k's writes
+/// to it. A global load has a whole step to arrive before its store, and
+/// the barrier no longer waits for the stores. The slot is a run-time
+/// value: unrolled by two for constant slots, the loop held both steps'
+/// values at once and spilled (gfx942 head dim 128: 25 VGPRs).
+static void doubleBufferKeyLoop(scf::ForOp loop, LoopShape &shape) {
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  Value lb = loop.getLowerBound(), ub = loop.getUpperBound();
+  Value step = loop.getStep();
+  Value iv = loop.getInductionVar();
+  for (LocalStoreOp store : shape.stores)
+    doubleSlots(store.getBuffer());
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value two = arith::ConstantIndexOp::create(b, loc, 2);
+  Value lastStep = getLastStepStart(b, loop);
+  // Before the loop, which may run no step (or one), the loads are masked.
+  auto maskedLoadAt = [&](Value k) {
+    SmallVector<Value> tiles;
+    for (LoadOp load : shape.loads) {
+      IRMapping at;
+      at.map(iv, k);
+      auto clone = cast<LoadOp>(b.clone(*load, at));
+      clone.setInBounds(false);
+      tiles.push_back(clone.getResult());
+    }
+    return tiles;
+  };
+  // The accesses at a run-time slot share address registers
+  // (kLdsSharedAddressesAttrName).
+  auto storeAll = [&](ValueRange tiles, Value slot) {
+    for (LocalStoreOp store : shape.stores) {
+      auto it =
+          llvm::find(shape.loads, store.getValue().getDefiningOp<LoadOp>());
+      auto write = LocalStoreOp::create(b, store.getLoc(),
+                                        tiles[it - shape.loads.begin()],
+                                        store.getBuffer(), slot);
+      if (!matchPattern(slot, m_Constant()))
+        write->setAttr(kLdsSharedAddressesAttrName, b.getUnitAttr());
+    }
+  };
+  // Reads of the slots before the loop (a masked loop over a window's left
+  // edge, stream-K's previous query block) come before this store.
+  gpu::BarrierOp::create(b, loc);
+  storeAll(maskedLoadAt(lb), zero);
+  SmallVector<Value> inits(loop.getInitArgs());
+  unsigned numOld = inits.size();
+  inits.append(maskedLoadAt(arith::AddIOp::create(b, loc, lb, step)));
+
+  auto pipelined = scf::ForOp::create(b, loc, lb, ub, step, inits);
+  b.setInsertionPointToStart(pipelined.getBody());
+  Value newIv = pipelined.getInductionVar();
+  ValueRange iters = pipelined.getRegionIterArgs();
+  Value index = arith::DivUIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, newIv, lb), step);
+  Value slot = arith::RemUIOp::create(b, loc, index, two);
+  Value nextSlot = arith::SubIOp::create(b, loc, one, slot);
+  gpu::BarrierOp::create(b, loc);
+  IRMapping mapping;
+  mapping.map(iv, newIv);
+  for (unsigned i = 0; i < numOld; ++i)
+    mapping.map(loop.getRegionIterArgs()[i], iters[i]);
+  Operation *writePoint = getFirstOperandUse(loop, shape);
+  SmallVector<Value> next;
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    if (llvm::is_contained(shape.loads, dyn_cast<LoadOp>(op)) ||
+        llvm::is_contained(shape.stores, dyn_cast<LocalStoreOp>(op)) ||
+        &op == shape.before.getOperation() || &op == shape.after.getOperation())
+      continue;
+    if (auto localLoad = dyn_cast<LocalLoadOp>(op)) {
+      auto read = LocalLoadOp::create(
+          b, localLoad.getLoc(), localLoad.getType(), localLoad.getBuffer(),
+          slot, localLoad.getTransposed());
+      read->setAttr(kLdsSharedAddressesAttrName, b.getUnitAttr());
+      mapping.map(localLoad.getResult(), read.getResult());
+    } else {
+      b.clone(op, mapping);
+    }
+    if (&op != writePoint)
+      continue;
+    storeAll(iters.drop_front(numOld), nextSlot);
+    Value ahead = arith::AddIOp::create(
+        b, loc, newIv, arith::MulIOp::create(b, loc, step, two));
+    Value clamped = arith::MinUIOp::create(b, loc, ahead, lastStep);
+    for (LoadOp load : shape.loads) {
+      IRMapping at;
+      at.map(iv, clamped);
+      next.push_back(b.clone(*load, at)->getResult(0));
+    }
   }
   SmallVector<Value> yields;
   for (Value value : loop.getBody()->getTerminator()->getOperands())
@@ -410,7 +530,9 @@ struct PipelinePass
           shape->loads, [](LoadOp load) { return load.getInBounds(); });
       if (registerPrefetch && !inBounds)
         continue;
-      if (registerPrefetch)
+      if (registerPrefetch && config.getStages() >= 3)
+        doubleBufferKeyLoop(loop, *shape);
+      else if (registerPrefetch)
         prefetchIntoRegisters(loop, *shape);
       else
         pipeline(loop, *shape);

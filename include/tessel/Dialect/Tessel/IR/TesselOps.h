@@ -60,6 +60,16 @@ getReducedTileType(mlir::RankedTensorType source, unsigned axis,
 inline constexpr llvm::StringLiteral kLdsReadAtUseAttrName =
     "tessel.lds_read_at_use";
 
+/// A unit attribute on a `tessel.local_load` or `tessel.local_store`:
+/// tessel-lower-to-gpu gives the registers whose LDS offsets differ only
+/// in bits no lane or wave sets one address register, the rest in the
+/// instruction's offset field. Set by tessel-pipeline on attention's
+/// double-buffered key loop, whose slot is a run-time value added to every
+/// address each step (without it: 32 more VALU per step of a gfx942 head
+/// dim 128 block).
+inline constexpr llvm::StringLiteral kLdsSharedAddressesAttrName =
+    "tessel.lds_shared_addresses";
+
 /// A unit attribute on an in-bounds `tessel.load` whose lanes hold runs
 /// along the memref's strided dimension (a matmul operand loaded in K
 /// runs): tessel-lower-to-gpu adds each register row's offset as a
