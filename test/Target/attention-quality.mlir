@@ -12,24 +12,25 @@
 // RUN: tesselc %t.causal.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=ISA
 // RUN: tesselc %t.full.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=ISA
 // RUN: tesselc %t.full.mlir --chip=gfx942 --emit=perf | FileCheck %s --check-prefix=PERF
-// RUN: tesselc %t.full.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=PRIO
+// RUN: tesselc %t.causal.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=PRIO
 // RUN: tesselc %t.full.mlir --chip=gfx950 --emit=report | FileCheck %s --check-prefix=REPORT
 // RUN: tesselc %t.full.mlir --chip=gfx950 --emit=isa | FileCheck %s --check-prefix=ISA950
 // RUN: tesselc %t.causal.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=PREFETCH
 // RUN: tesselc %t.causal.mlir --chip=gfx942 --emit=perf | FileCheck %s --check-prefix=DOUBLE
+// RUN: tesselc %t.full.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=AHEAD
 // RUN: tessel-gen attention -b 1 -h 32 --seq-q 4096 --seq-kv 4096 -d 128 -t bf16 > %t.bf16.mlir
 // RUN: tesselc %t.bf16.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=BF16
 // RUN: tessel-gen attention -b 4 -h 32 --seq-q 4096 --seq-kv 4096 -d 128 -t f16 > %t.batch4.mlir
 // RUN: tessel-opt %t.batch4.mlir --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}),tessel-tile,func.func(tessel-select-mfma,tessel-promote-lds))' | FileCheck %s --check-prefix=LDS
 // RUN: tessel-opt %t.full.mlir --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}),tessel-tile,func.func(tessel-select-mfma,tessel-promote-lds))' | FileCheck %s --check-prefix=LDSSK
 
-// Four waves of 32 queries; K and V only in LDS (two slots of 32-key blocks
-// on gfx942, 32 KiB; of 64-key blocks on gfx950, 64 KiB), no spills of any
-// kind.
+// Four waves of 32 queries; K and V only in LDS (gfx942: one slot of
+// 32-key blocks without the mask, 16 KiB, two with it, 32 KiB; gfx950: two
+// slots of 64-key blocks, 64 KiB), no spills of any kind.
 // REPORT: kernel attention (amdgcn-amd-amdhsa--gfx9{{42|50}})
 // REPORT: workgroup         256x1x1
 // REPORT: AGPRs             0
-// REPORT: LDS bytes         {{65536|32768}}
+// REPORT: LDS bytes         {{65536|32768|16384}}
 // REPORT: scratch bytes     0
 // REPORT: VGPR spills       0
 // REPORT: SGPR spills       0
@@ -46,9 +47,9 @@
 // ISA: ds_write_b128
 // ISA: ds_read_b128
 // ISA: v_mfma_f32_32x32x8_f16
-// ISA: ds_read{{2st64_b64|_b64}}
-// ISA: ds_bpermute_b32
-// ISA: v_exp_f32
+// ISA-DAG: ds_read{{2st64_b64|_b64}}
+// ISA-DAG: ds_bpermute_b32
+// ISA-DAG: v_exp_f32
 // ISA: v_mfma_f32_32x32x8_f16
 // ISA-NOT: ds_swizzle
 // ISA-NOT: v_ldexp_f32
@@ -74,7 +75,9 @@
 
 // Each product's cluster of MFMAs in the key loop runs at wave priority 1
 // (lib/Target/MatrixPriority.cpp): the two waves of a SIMD alternate
-// between their matrix clusters and their softmax.
+// between their matrix clusters and their softmax. (In the kernel without
+// the mask, whose softmax issues among the next block's first product, the
+// loop is one cluster.)
 // (unittests/Target/MatrixPriorityTest.cpp checks the exact placement.)
 // PRIO-LABEL: attention:
 // PRIO: s_setprio 1
@@ -149,3 +152,15 @@
 // BF16-NOT: v_cmp_u_f32
 // BF16: s_cbranch_vccnz [[LOOP]]
 // BF16: v_cmp_u_f32
+
+// The kernel without the mask computes the next key block's S^T one
+// iteration ahead (scores_ahead): the block's softmax (its exps) issues
+// among the matrix instructions of the next block's first product, before
+// the block's V^T is read for its second product.
+// AHEAD-LABEL: attention:
+// AHEAD: v_exp_f32
+// AHEAD-NOT: ds_read_b64
+// AHEAD: v_mfma_f32_32x32x8_f16
+// AHEAD-NOT: ds_read_b64
+// AHEAD: v_exp_f32
+// AHEAD: ds_read_b64

@@ -9,6 +9,9 @@
 // RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 256 -d 64 -t f16 --causal --config='#tessel.config<tile = [128, 64], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_f16">' | tessel-opt --tessel-tile=chip=gfx942 --tessel-select-mfma=chip=gfx942 --tessel-promote-lds=chip=gfx942 --tessel-pipeline | FileCheck %s
 // With stages = 3, K and V^T are double-buffered in LDS as well.
 // RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 256 -d 64 -t f16 --causal --config='#tessel.config<tile = [128, 64], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x8_f16">' | tessel-opt --tessel-tile=chip=gfx942 --tessel-select-mfma=chip=gfx942 --tessel-promote-lds=chip=gfx942 --tessel-pipeline | FileCheck %s --check-prefix=DOUBLE
+// With scores_ahead the loop's K load is of the next block, min(n0 + N,
+// last block): the prefetch clones that index computation at its step.
+// RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 256 -d 64 -t f16 --causal --config='#tessel.config<tile = [128, 64], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_f16", scores_ahead>' | tessel-opt --tessel-tile=chip=gfx942 --tessel-select-mfma=chip=gfx942 --tessel-promote-lds=chip=gfx942 --tessel-pipeline | FileCheck %s --check-prefix=SCORES
 // Without stages = 2 the loops load their own block.
 // RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 256 -d 64 -t f16 --causal --config='#tessel.config<tile = [128, 64], waves = [4, 1], stages = 1, instr = "v_mfma_f32_32x32x8_f16">' | tessel-opt --tessel-tile=chip=gfx942 --tessel-select-mfma=chip=gfx942 --tessel-promote-lds=chip=gfx942 --tessel-pipeline | FileCheck %s --check-prefix=STAGES1
 
@@ -86,3 +89,14 @@
 // The masked loop (the causal diagonal) loads its own blocks into slot 0.
 // DOUBLE:      scf.for %[[KBM:.*]] = %[[UB]] to %{{.*}} step %{{.*}} iter_args(%{{[^,]*}} = %{{[^,]*}}, %{{[^,]*}} = %{{[^,]*}}, %{{[^,]*}} = %{{[^,]*}}) ->
 // DOUBLE-NEXT:   tessel.load %arg1[%{{.*}}, %{{.*}}, %[[KBM]], %{{.*}}] : memref
+
+// SCORES-LABEL: func.func @attention
+// SCORES:      scf.for %[[KB:.*]] = %{{.*}} to %{{.*}} step %[[STEP:c64[_0-9]*]] iter_args(
+// SCORES:        gpu.barrier
+// SCORES:        tessel.dot
+// SCORES-NEXT:   %[[AHEADSTEP:.*]] = arith.addi %[[KB]], %[[STEP]] : index
+// SCORES-NEXT:   %[[CLAMPED:.*]] = arith.minui %[[AHEADSTEP]], %{{.*}} : index
+// SCORES-NEXT:   %[[PLUS:.*]] = arith.addi %[[CLAMPED]], %c64{{.*}} : index
+// SCORES-NEXT:   %[[KROW:.*]] = arith.minui %[[PLUS]], %{{.*}} : index
+// SCORES-NEXT:   tessel.load %arg1[%{{.*}}, %{{.*}}, %[[KROW]], %{{.*}}] in_bounds
+// SCORES-NEXT:   tessel.load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %[[CLAMPED]]] in_bounds

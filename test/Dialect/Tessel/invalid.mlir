@@ -289,8 +289,24 @@ func.func @config_stream_k_attention_packed(%q: memref<1x8x4x64xf16>, %k: memref
 // -----
 
 func.func @config_options_order(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: memref<64x64xf16>) {
-  // expected-error @+1 {{expected 'instr', 'splits' or 'stream_k' (each once, in this order), got 'splits'}}
+  // expected-error @+1 {{expected 'instr', 'splits', 'stream_k' or 'scores_ahead' (each once, in this order), got 'splits'}}
   tessel.matmul ins(%a, %b : memref<64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf16>) {config = #tessel.config<tile = [32, 32, 32], waves = [1, 1], stages = 1, stream_k = 4, splits = 2>}
+  return
+}
+
+// -----
+
+func.func @config_scores_ahead_last(%q: memref<1x1x64x64xf16>, %k: memref<1x1x64x64xf16>, %v: memref<1x1x64x64xf16>, %o: memref<1x1x64x64xf16>) {
+  // expected-error @+1 {{expected 'instr', 'splits', 'stream_k' or 'scores_ahead' (each once, in this order), got 'stream_k'}}
+  tessel.attention ins(%q, %k, %v : memref<1x1x64x64xf16>, memref<1x1x64x64xf16>, memref<1x1x64x64xf16>) outs(%o : memref<1x1x64x64xf16>) {config = #tessel.config<tile = [64, 32], waves = [2, 1], stages = 2, scores_ahead, stream_k = 4>}
+  return
+}
+
+// -----
+
+func.func @config_scores_ahead_matmul(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: memref<64x64xf16>) {
+  // expected-error @+1 {{scores_ahead computes an attention key loop's next S^T ahead: it takes an attention tile of [M, N]}}
+  tessel.matmul ins(%a, %b : memref<64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf16>) {config = #tessel.config<tile = [32, 32, 32], waves = [1, 1], stages = 1, scores_ahead>}
   return
 }
 

@@ -188,6 +188,17 @@ func.func @config_stream_k(%a: memref<4096x4096xf16>, %b: memref<4096x4096xf16>,
   return
 }
 
+// An attention config computing the next key block's scores ahead prints
+// the flag last.
+// CHECK-LABEL: func.func @config_scores_ahead
+// CHECK: #tessel.config<tile = [128, 32], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_f16", stream_k = 608, scores_ahead>
+// CHECK: #tessel.config<tile = [128, 32], waves = [4, 1], stages = 1, scores_ahead>
+func.func @config_scores_ahead(%q: memref<2x16x4096x128xf16>, %k: memref<2x16x4096x128xf16>, %v: memref<2x16x4096x128xf16>, %o: memref<2x16x4096x128xf16>) {
+  tessel.attention ins(%q, %k, %v : memref<2x16x4096x128xf16>, memref<2x16x4096x128xf16>, memref<2x16x4096x128xf16>) outs(%o : memref<2x16x4096x128xf16>) {config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_f16", stream_k = 608, scores_ahead>}
+  tessel.attention ins(%q, %k, %v : memref<2x16x4096x128xf16>, memref<2x16x4096x128xf16>, memref<2x16x4096x128xf16>) outs(%o : memref<2x16x4096x128xf16>) {config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 1, scores_ahead>}
+  return
+}
+
 // A column statistic of an MFMA accumulator (one value per column, the
 // lanes of the other half-wave holding copies) and its broadcast back.
 // CHECK-LABEL: func.func @reduce_and_broadcast

@@ -121,26 +121,36 @@ static void printSwizzleOptions(AsmPrinter &printer, ArrayRef<int64_t> order,
 }
 
 /// A config's optional parts after `stages`: `, instr = "..."`,
-/// `, splits = N` and `, stream_k = N`, each at most once, in this order.
+/// `, splits = N`, `, stream_k = N` and `, scores_ahead`, each at most
+/// once, in this order.
 static ParseResult parseConfigOptions(AsmParser &parser, StringAttr &instr,
-                                      int64_t &splits, int64_t &streamK) {
+                                      int64_t &splits, int64_t &streamK,
+                                      bool &scoresAhead) {
   splits = 1;
   streamK = 0;
-  constexpr StringLiteral kOrder[] = {"instr", "splits", "stream_k"};
+  scoresAhead = false;
+  constexpr StringLiteral kOrder[] = {"instr", "splits", "stream_k",
+                                      "scores_ahead"};
   size_t next = 0;
   while (succeeded(parser.parseOptionalComma())) {
     StringRef keyword;
     SMLoc loc = parser.getCurrentLocation();
-    if (parser.parseKeyword(&keyword) || parser.parseEqual())
+    if (parser.parseKeyword(&keyword))
       return failure();
     const StringLiteral *found =
         std::find(std::begin(kOrder) + next, std::end(kOrder), keyword);
     if (found == std::end(kOrder))
       return parser.emitError(loc)
-             << "expected 'instr', 'splits' or 'stream_k' (each once, in "
-                "this order), got '"
+             << "expected 'instr', 'splits', 'stream_k' or 'scores_ahead' "
+                "(each once, in this order), got '"
              << keyword << "'";
     next = found - std::begin(kOrder) + 1;
+    if (keyword == "scores_ahead") {
+      scoresAhead = true;
+      continue;
+    }
+    if (parser.parseEqual())
+      return failure();
     if (keyword == "instr"    ? parser.parseAttribute(instr)
         : keyword == "splits" ? parser.parseInteger(splits)
                               : parser.parseInteger(streamK))
@@ -150,7 +160,8 @@ static ParseResult parseConfigOptions(AsmParser &parser, StringAttr &instr,
 }
 
 static void printConfigOptions(AsmPrinter &printer, StringAttr instr,
-                               int64_t splits, int64_t streamK) {
+                               int64_t splits, int64_t streamK,
+                               bool scoresAhead) {
   if (instr) {
     printer << ", instr = ";
     printer.printAttribute(instr);
@@ -159,6 +170,8 @@ static void printConfigOptions(AsmPrinter &printer, StringAttr instr,
     printer << ", splits = " << splits;
   if (streamK != 0)
     printer << ", stream_k = " << streamK;
+  if (scoresAhead)
+    printer << ", scores_ahead";
 }
 
 #include "tessel/Dialect/Tessel/IR/TesselAttrInterfaces.cpp.inc"
@@ -303,7 +316,7 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  ArrayRef<int64_t> tile,
                                  ArrayRef<int64_t> waves, int64_t stages,
                                  StringAttr instr, int64_t splits,
-                                 int64_t streamK) {
+                                 int64_t streamK, bool scoresAhead) {
   if (tile.size() != 2 && tile.size() != 3)
     return emitError() << "tile must have 3 sizes [M, N, K] (matmul) or 2 "
                           "sizes [M, N] (attention), got "
@@ -340,6 +353,10 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "stream_k shares a problem's steps (a matmul's K "
                           "steps, an attention's key blocks) between "
                           "workgroups: it takes no splits";
+  if (scoresAhead && tile.size() != 2)
+    return emitError() << "scores_ahead computes an attention key loop's "
+                          "next S^T ahead: it takes an attention tile of "
+                          "[M, N]";
   if (instr && !instr.getValue().starts_with("v_mfma_") &&
       !instr.getValue().starts_with("v_wmma_"))
     return emitError() << "instr must name an MFMA or WMMA instruction "

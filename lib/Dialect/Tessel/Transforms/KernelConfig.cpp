@@ -466,16 +466,34 @@ int64_t tessel::getPaddedHeadDim(int64_t headDim) {
 ///    dim 64 up to 128 on CDNA where the two slots leave LDS for the two
 ///    workgroups per CU the registers allow, but in gfx950's masked
 ///    kernels.
+///  With scores_ahead the register prefetch (2) beats the double buffer.
 static int64_t getAttentionStages(const Chip &chip, Type element,
-                                  int64_t blockN, int64_t headDim,
-                                  bool masked) {
+                                  int64_t blockN, int64_t headDim, bool masked,
+                                  bool scoresAhead) {
   int64_t blockBytes = 2 * blockN * headDim *
                        llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
-  if (headDim > 64 && headDim <= 128 && chip.isCDNA() &&
+  if (!scoresAhead && headDim > 64 && headDim <= 128 && chip.isCDNA() &&
       (!masked || !chip.hasLdsTransposeReads()) &&
       2 * 2 * blockBytes <= chip.ldsBytesPerCU)
     return 3;
   return masked || (blockN == 32 && headDim > 64) ? 2 : 1;
+}
+
+/// Whether a prefetching attention kernel computes the next key block's S^T
+/// one iteration ahead (`scores_ahead`), by the model's predictions
+/// (docs/performance.md, "The next block's scores ahead"): where one
+/// block's first product takes about as long as its softmax, the
+/// instructions 8 values deep (gfx90a and gfx942) with P converted in
+/// hardware (f16), for head dims 64 to 128 in 32-key blocks (or 64 at
+/// most): the loop then holds two S^T tiles, which spill past head dim 64
+/// in masked kernels and in 64-key blocks. gfx950's 16-deep instructions
+/// take half the clocks for the same product, and bf16 before gfx950
+/// rounds P in software: their softmax is the longer, and they lose.
+static bool getAttentionScoresAhead(const Chip &chip, const MmaInstr &instr,
+                                    Type element, int64_t blockN,
+                                    int64_t headDim, bool masked) {
+  return chip.isCDNA() && instr.k <= 8 && element.isF16() && headDim >= 64 &&
+         headDim <= 128 && (headDim == 64 || (blockN == 32 && !masked));
 }
 
 ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
@@ -555,13 +573,16 @@ ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
   // chooseAttentionSplits ranks the counts by the model when the sizes
   // are known.
   int64_t splits = decode ? 8 : 1;
-  int64_t stages =
-      decode || wave32 || chunked
-          ? 1
-          : getAttentionStages(chip, element, blockN, headDim, masked);
+  bool prefetch = !decode && !wave32 && !chunked;
+  bool scoresAhead =
+      prefetch &&
+      getAttentionScoresAhead(chip, *instr, element, blockN, headDim, masked);
+  int64_t stages = prefetch ? getAttentionStages(chip, element, blockN, headDim,
+                                                 masked, scoresAhead)
+                            : 1;
   return ConfigAttr::get(context, tile, waves, stages,
                          StringAttr::get(context, instr->name), splits,
-                         /*streamK=*/0);
+                         /*streamK=*/0, scoresAhead);
 }
 
 /// Stream-K attention: the workgroups per CU its configs are built for
@@ -633,13 +654,18 @@ ConfigAttr tessel::chooseAttentionStreamK(AttentionOp op, ConfigAttr config,
   int64_t blockM = config.getTile()[0];
   int64_t blockN = headDim <= 64 ? 64 : 32;
   // The key blocks prefetched at least into registers (stages 2), in LDS
-  // too where that pays (stages 3).
+  // too where that pays (stages 3); the next block's scores ahead where
+  // they pay.
   Type element = op.getQ().getType().getElementType();
+  const MmaInstr *instr = lookupMma(config.getInstr().getValue(), chip);
+  bool scoresAhead = instr && getAttentionScoresAhead(chip, *instr, element,
+                                                      blockN, headDim, masked);
   ConfigAttr candidate = ConfigAttr::get(
       context, {blockM, blockN}, config.getWaves(),
-      std::max<int64_t>(
-          getAttentionStages(chip, element, blockN, headDim, masked), 2),
-      config.getInstr(), /*splits=*/1, /*streamK=*/0);
+      std::max<int64_t>(getAttentionStages(chip, element, blockN, headDim,
+                                           masked, scoresAhead),
+                        2),
+      config.getInstr(), /*splits=*/1, /*streamK=*/0, scoresAhead);
   FailureOr<AttentionStreamKWork> work = getAttentionStreamKWork(op, candidate);
   if (failed(work))
     return config;
@@ -661,7 +687,7 @@ ConfigAttr tessel::chooseAttentionStreamK(AttentionOp op, ConfigAttr config,
     return config;
   return ConfigAttr::get(context, candidate.getTile(), candidate.getWaves(),
                          candidate.getStages(), candidate.getInstr(),
-                         /*splits=*/1, workgroups);
+                         /*splits=*/1, workgroups, candidate.getScoresAhead());
 }
 
 int64_t tessel::getAttentionKeyCapacity(AttentionOp op) {

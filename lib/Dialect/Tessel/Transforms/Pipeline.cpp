@@ -80,6 +80,41 @@ static bool definedOutside(Value value, scf::ForOp loop) {
   return !loop->isAncestor(value.getParentRegion()->getParentOp());
 }
 
+/// Collects, in order, the ops of `loop`'s body that `value` is computed
+/// from: integer arithmetic on the induction variable and values from
+/// outside the loop (a block index clamped to the loop's last). Fails for
+/// anything else.
+static LogicalResult collectIndexSlice(Value value, scf::ForOp loop,
+                                       SmallVectorImpl<Operation *> &slice) {
+  if (value == loop.getInductionVar() || definedOutside(value, loop))
+    return success();
+  Operation *op = value.getDefiningOp();
+  if (!op || op->getBlock() != loop.getBody() ||
+      !isa<arith::ArithDialect>(op->getDialect()) || op->getNumRegions() ||
+      !isPure(op))
+    return failure();
+  if (llvm::is_contained(slice, op))
+    return success();
+  for (Value operand : op->getOperands())
+    if (failed(collectIndexSlice(operand, loop, slice)))
+      return failure();
+  slice.push_back(op);
+  return success();
+}
+
+/// A copy of `load` (of `loop`'s body) at step `k`: its index computations
+/// cloned with the induction variable replaced by `k`.
+static LoadOp cloneLoadAt(OpBuilder &b, LoadOp load, scf::ForOp loop, Value k) {
+  SmallVector<Operation *> slice;
+  for (Value index : load.getIndices())
+    (void)collectIndexSlice(index, loop, slice);
+  IRMapping at;
+  at.map(loop.getInductionVar(), k);
+  for (Operation *op : slice)
+    b.clone(*op, at);
+  return cast<LoadOp>(b.clone(*load, at));
+}
+
 /// Recognizes the loop body promote-lds produces; nothing else is
 /// pipelined.
 static std::optional<LoopShape> matchLoop(scf::ForOp loop) {
@@ -91,13 +126,13 @@ static std::optional<LoopShape> matchLoop(scf::ForOp loop) {
                        llvm::all_of(load->getUsers(), [](Operation *user) {
                          return isa<LocalStoreOp>(user);
                        });
-      bool indicesKnown =
-          llvm::all_of(load.getIndices(),
-                       [&](Value index) {
-                         return index == loop.getInductionVar() ||
-                                definedOutside(index, loop);
-                       }) &&
-          definedOutside(load.getSource(), loop);
+      SmallVector<Operation *> slice;
+      bool indicesKnown = llvm::all_of(load.getIndices(),
+                                       [&](Value index) {
+                                         return succeeded(collectIndexSlice(
+                                             index, loop, slice));
+                                       }) &&
+                          definedOutside(load.getSource(), loop);
       if (!onlyToLds || !indicesKnown || shape.before)
         return std::nullopt;
       shape.loads.push_back(load);
@@ -185,9 +220,8 @@ static void pipeline(scf::ForOp loop, LoopShape &shape) {
         ahead && lastStep ? arith::MinUIOp::create(b, loc, k, lastStep) : k;
     SmallVector<Value> tiles;
     for (LoadOp load : shape.loads) {
-      IRMapping at;
-      at.map(iv, load.getInBounds() ? clamped : k);
-      tiles.push_back(b.clone(*load, at)->getResult(0));
+      tiles.push_back(
+          cloneLoadAt(b, load, loop, load.getInBounds() ? clamped : k));
     }
     return tiles;
   };
@@ -344,9 +378,7 @@ static void prefetchIntoRegisters(scf::ForOp loop, LoopShape &shape) {
   // iteration, so they are masked here.
   SmallVector<Value> first;
   for (LoadOp load : shape.loads) {
-    IRMapping at;
-    at.map(iv, lb);
-    auto clone = cast<LoadOp>(b.clone(*load, at));
+    LoadOp clone = cloneLoadAt(b, load, loop, lb);
     clone.setInBounds(false);
     first.push_back(clone.getResult());
   }
@@ -369,11 +401,8 @@ static void prefetchIntoRegisters(scf::ForOp loop, LoopShape &shape) {
   auto prefetch = [&] {
     Value ahead = arith::AddIOp::create(b, loc, newIv, step);
     Value clamped = arith::MinUIOp::create(b, loc, ahead, lastStep);
-    for (LoadOp load : shape.loads) {
-      IRMapping at;
-      at.map(iv, clamped);
-      next.push_back(b.clone(*load, at)->getResult(0));
-    }
+    for (LoadOp load : shape.loads)
+      next.push_back(cloneLoadAt(b, load, loop, clamped));
   };
   for (Operation &op : loop.getBody()->without_terminator()) {
     if (llvm::is_contained(shape.loads, dyn_cast<LoadOp>(op)))
@@ -423,9 +452,7 @@ static void doubleBufferKeyLoop(scf::ForOp loop, LoopShape &shape) {
   auto maskedLoadAt = [&](Value k) {
     SmallVector<Value> tiles;
     for (LoadOp load : shape.loads) {
-      IRMapping at;
-      at.map(iv, k);
-      auto clone = cast<LoadOp>(b.clone(*load, at));
+      LoadOp clone = cloneLoadAt(b, load, loop, k);
       clone.setInBounds(false);
       tiles.push_back(clone.getResult());
     }
@@ -487,11 +514,8 @@ static void doubleBufferKeyLoop(scf::ForOp loop, LoopShape &shape) {
     Value ahead = arith::AddIOp::create(
         b, loc, newIv, arith::MulIOp::create(b, loc, step, two));
     Value clamped = arith::MinUIOp::create(b, loc, ahead, lastStep);
-    for (LoadOp load : shape.loads) {
-      IRMapping at;
-      at.map(iv, clamped);
-      next.push_back(b.clone(*load, at)->getResult(0));
-    }
+    for (LoadOp load : shape.loads)
+      next.push_back(cloneLoadAt(b, load, loop, clamped));
   }
   SmallVector<Value> yields;
   for (Value value : loop.getBody()->getTerminator()->getOperands())

@@ -182,14 +182,14 @@ struct SelectConfigPass
           config = ConfigAttr::get(
               &getContext(), {config.getTile()[0], pageSize}, config.getWaves(),
               config.getStages(), instr, config.getSplits(),
-              /*streamK=*/0);
+              /*streamK=*/0, config.getScoresAhead());
         }
         if (config.getSplits() > 1)
           config = ConfigAttr::get(
               &getContext(), config.getTile(), config.getWaves(),
               config.getStages(), config.getInstr(),
               chooseAttentionSplits(attention, config, *target),
-              /*streamK=*/0);
+              /*streamK=*/0, config.getScoresAhead());
         config = chooseAttentionStreamK(attention, config, *target);
         attention.setConfigAttr(config);
       }

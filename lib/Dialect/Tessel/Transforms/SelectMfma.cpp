@@ -109,11 +109,18 @@ struct SelectMfmaPass
             MmaOperandAttr::get(&getContext(), index, accLayout, kWidth);
         // An operand defined outside the dot's loop (attention's Q) converts
         // once, where it is defined: it then stays in registers for the
-        // whole loop instead of going through LDS every iteration.
+        // whole loop instead of going through LDS every iteration. So do
+        // its uses next to it (attention's first block computed ahead of
+        // the key loop), which share that conversion.
         auto convertedType = RankedTensorType::get(
             type.getShape(), type.getElementType(), layout);
         Operation *producer = operand.getDefiningOp();
-        if (!producer || producer->getBlock() == dot->getBlock()) {
+        bool usedInNestedBlocks =
+            producer && llvm::any_of(operand.getUsers(), [&](Operation *user) {
+              return user->getBlock() != producer->getBlock();
+            });
+        if (!producer ||
+            (producer->getBlock() == dot->getBlock() && !usedInNestedBlocks)) {
           OpBuilder b(dot);
           return ConvertLayoutOp::create(b, dot.getLoc(), convertedType,
                                          operand)

@@ -1505,54 +1505,65 @@ LogicalResult AttentionTiler::run() {
     valueScale = scalarTile(*statType, op.getDescaleV());
   }
 
-  // One key block: S^T, the online softmax and O^T += V^T P^T. `masked`
-  // blocks (the tail past the sequence, causal diagonal blocks) apply the
-  // key-bound and causal masks; the others need none.
-  auto step = [&](Value n0, ValueRange iters, bool masked) {
-    Value m = iters[0], l = iters[1];
-    SmallVector<Value> accs(iters.drop_front(2));
-    // The blocks before the tail lie inside the sequence: their loads need
-    // no bounds checks, nor do chunks within the real head dim. (A static
-    // sequence shorter than a block has no such blocks.)
-    int64_t staticKeys = cast<MemRefType>(keys.getType()).getDimSize(2);
-    bool wholeKeys =
-        !masked && (ShapedType::isDynamic(staticKeys) || staticKeys >= blockN);
-    auto inBounds = [&](bool padded) {
-      return wholeKeys && !padded ? b.getUnitAttr() : UnitAttr();
-    };
-    // Where the block's keys are: rows n0.. of the sequence's K and V^T, or
-    // of its page of a paged cache.
-    Value blockKeys = keys, blockValuesT = vTransposed, keyBatch = batch,
-          keyRow = n0;
-    if (op.isPaged()) {
-      PageBlock page = viewPage(batch, n0, seqKV);
-      blockKeys = page.keys;
-      blockValuesT = transposedView(page.values);
-      keyBatch = zero;
-      keyRow = page.row;
-    }
-    // Every load of the block first: LDS takes the block's K and V^T in
-    // one write phase.
-    SmallVector<Value> kChunks, vTChunks;
+  // The blocks before the tail lie inside the sequence: their loads need
+  // no bounds checks, nor do chunks within the real head dim. (A static
+  // sequence shorter than a block has no such blocks.)
+  int64_t staticKeyCount = cast<MemRefType>(keys.getType()).getDimSize(2);
+  auto loadsInBounds = [&](bool masked, bool padded) {
+    bool wholeKeys = !masked && (ShapedType::isDynamic(staticKeyCount) ||
+                                 staticKeyCount >= blockN);
+    return wholeKeys && !padded ? b.getUnitAttr() : UnitAttr();
+  };
+  // Where block n0's keys are: rows n0.. of the sequence's K and V^T, or of
+  // its page of a paged cache.
+  struct BlockSource {
+    Value keys, valuesT, batch, row;
+  };
+  auto sourceOf = [&](Value n0) {
+    if (!op.isPaged())
+      return BlockSource{keys, vTransposed, batch, n0};
+    PageBlock page = viewPage(batch, n0, seqKV);
+    return BlockSource{page.keys, transposedView(page.values), zero, page.row};
+  };
+  auto loadKeys = [&](const BlockSource &from, bool masked) {
+    SmallVector<Value> kChunks;
     for (int64_t c = 0; c < chunksQK; ++c) {
       Value k = LoadOp::create(
-          b, loc, tile({blockN, chunkQK}, element, kLayout), blockKeys,
-          ValueRange{keyBatch, kvHead, keyRow, constIndex(c * chunkQK)},
-          inBounds(paddedChunk(c, chunkQK, realHeadDim)));
+          b, loc, tile({blockN, chunkQK}, element, kLayout), from.keys,
+          ValueRange{from.batch, kvHead, from.row, constIndex(c * chunkQK)},
+          loadsInBounds(masked, paddedChunk(c, chunkQK, realHeadDim)));
       markReadAtUse(k);
       kChunks.push_back(k);
     }
+    return kChunks;
+  };
+  auto loadValues = [&](const BlockSource &from, bool masked) {
+    SmallVector<Value> vTChunks;
     for (int64_t c = 0; c < chunksV; ++c) {
       Value vT = LoadOp::create(
-          b, loc, tile({chunkV, blockN}, element, vLayout), blockValuesT,
-          ValueRange{keyBatch, kvHead, constIndex(c * chunkV), keyRow},
-          inBounds(paddedChunk(c, chunkV, realHeadDimV)));
+          b, loc, tile({chunkV, blockN}, element, vLayout), from.valuesT,
+          ValueRange{from.batch, kvHead, constIndex(c * chunkV), from.row},
+          loadsInBounds(masked, paddedChunk(c, chunkV, realHeadDimV)));
       markReadAtUse(vT);
       vTChunks.push_back(vT);
     }
+    return vTChunks;
+  };
+  // S^T of a block: one product per head-dim chunk.
+  auto scoresOf = [&](ArrayRef<Value> kChunks) {
     Value s = splat(sType, 0.0);
     for (auto [k, qT] : llvm::zip(kChunks, qTChunks))
       s = DotOp::create(b, loc, sType, k, qT, s, UnitAttr());
+    return s;
+  };
+
+  // The rest of key block n0 once its scores `s` (S^T) are known: the
+  // masks of a `masked` block (the tail past the sequence, causal diagonal
+  // blocks; the others need none), the online softmax and O^T += V^T P^T.
+  auto finishStep = [&](Value n0, Value s, ArrayRef<Value> vTChunks,
+                        ValueRange iters, bool masked) {
+    Value m = iters[0], l = iters[1];
+    SmallVector<Value> accs(iters.drop_front(2));
     if (!foldScale)
       s = arith::MulFOp::create(b, loc, s, scoreScale);
     if (masked) {
@@ -1645,6 +1656,14 @@ LogicalResult AttentionTiler::run() {
           DotOp::create(b, loc, oType, vT, pLow, acc, UnitAttr()));
     return results;
   };
+  // One key block. Every load of the block first: LDS takes the block's K
+  // and V^T in one write phase.
+  auto step = [&](Value n0, ValueRange iters, bool masked) {
+    BlockSource from = sourceOf(n0);
+    SmallVector<Value> kChunks = loadKeys(from, masked);
+    SmallVector<Value> vTChunks = loadValues(from, masked);
+    return finishStep(n0, scoresOf(kChunks), vTChunks, iters, masked);
+  };
   auto keyLoop = [&](Value begin, Value end, ValueRange inits, bool masked) {
     return scf::ForOp::create(
         b, loc, begin, end, constIndex(blockN), inits,
@@ -1654,6 +1673,46 @@ LogicalResult AttentionTiler::run() {
                               nested.getInsertionPoint());
           scf::YieldOp::create(b, loc, step(n0, iters, masked));
         });
+  };
+  // The loop over whole, unmasked blocks with the next block's first
+  // product one iteration ahead: iteration n0 computes S^T of block n0 +
+  // N (clamped to the loop's last block, whose repeat is never used) and
+  // then the softmax and second product of block n0, whose S^T the
+  // previous iteration computed. The softmax's VALU work then has no
+  // dependence on the matrix instructions issued just before it, and runs
+  // under them. The first block's S^T is computed in front of the loop
+  // (masked loads: the loop may run no iteration).
+  auto scoresAheadLoop = [&](Value begin, Value end, ValueRange inits) {
+    Value span = arith::SubIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, end, begin), constIndex(1));
+    Value lastBlock = arith::AddIOp::create(
+        b, loc, begin,
+        arith::MulIOp::create(
+            b, loc, arith::DivUIOp::create(b, loc, span, constIndex(blockN)),
+            constIndex(blockN)));
+    Value first = scoresOf(loadKeys(sourceOf(begin), /*masked=*/true));
+    SmallVector<Value> loopInits(inits);
+    loopInits.push_back(first);
+    auto loop = scf::ForOp::create(
+        b, loc, begin, end, constIndex(blockN), loopInits,
+        [&](OpBuilder &nested, Location, Value n0, ValueRange iters) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPoint(nested.getInsertionBlock(),
+                              nested.getInsertionPoint());
+          Value next = arith::MinUIOp::create(
+              b, loc, arith::AddIOp::create(b, loc, n0, constIndex(blockN)),
+              lastBlock);
+          SmallVector<Value> kChunks =
+              loadKeys(sourceOf(next), /*masked=*/false);
+          SmallVector<Value> vTChunks =
+              loadValues(sourceOf(n0), /*masked=*/false);
+          Value nextScores = scoresOf(kChunks);
+          SmallVector<Value> results =
+              finishStep(n0, iters.back(), vTChunks, iters.drop_back(), false);
+          results.push_back(nextScores);
+          scf::YieldOp::create(b, loc, results);
+        });
+    return loop;
   };
   // Blocks in [visibleBegin, visibleEnd) are whole and fully visible to
   // every query of this block: they need no mask. The blocks before (a
@@ -1690,11 +1749,17 @@ LogicalResult AttentionTiler::run() {
                          staticKeys % blockN == 0;
   Value maskStart =
       wholeBlocksOnly ? kvEnd : clampTo(visibleEnd, unmaskedBegin, kvEnd);
-  scf::ForOp loop = keyLoop(unmaskedBegin, maskStart, inits, false);
+  ValueRange loopResults;
+  if (config.getScoresAhead()) {
+    scf::ForOp ahead = scoresAheadLoop(unmaskedBegin, maskStart, inits);
+    loopResults = ahead.getResults().drop_back();
+  } else {
+    loopResults = keyLoop(unmaskedBegin, maskStart, inits, false).getResults();
+  }
   if (!wholeBlocksOnly)
-    loop = keyLoop(maskStart, kvEnd, loop.getResults(), true);
-  Value m = loop.getResult(0), l = loop.getResult(1);
-  ValueRange accs = loop.getResults().drop_front(2);
+    loopResults = keyLoop(maskStart, kvEnd, loopResults, true).getResults();
+  Value m = loopResults[0], l = loopResults[1];
+  ValueRange accs = loopResults.drop_front(2);
 
   // O = acc / l (times V's descale), 0 for a query that saw no key (l ==
   // 0): one reciprocal per query. A NaN or infinity in Q or K makes l NaN,

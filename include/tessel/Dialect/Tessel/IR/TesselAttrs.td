@@ -47,6 +47,10 @@ def Tessel_ConfigAttr : Tessel_Attr<"Config", "config"> {
       paired into equal units; the pieces of a cut query block are merged
       by their log-sum-exp. 0 (the default) is one workgroup per C tile or
       query block.
+    * `scores_ahead`: optional, `tessel.attention` only: the loop over
+      whole key blocks computes the next block's S^T one iteration ahead,
+      so that a block's softmax runs under the matrix instructions of the
+      next block's first product instead of waiting for its own.
 
     Every tile size is a power of two and each tile dimension is divisible by
     the number of waves along it. A matmul's K tile is a multiple of one
@@ -66,12 +70,24 @@ def Tessel_ConfigAttr : Tessel_Attr<"Config", "config"> {
                         "int64_t":$stages,
                         OptionalParameter<"::mlir::StringAttr">:$instr,
                         DefaultValuedParameter<"int64_t", "1">:$splits,
-                        DefaultValuedParameter<"int64_t", "0">:$stream_k);
+                        DefaultValuedParameter<"int64_t", "0">:$stream_k,
+                        DefaultValuedParameter<"bool", "false">:$scores_ahead);
   let assemblyFormat = [{
     `<` `tile` `=` `[` $tile `]` `,` `waves` `=` `[` $waves `]` `,`
-        `stages` `=` $stages `` custom<ConfigOptions>($instr, $splits, $stream_k)
+        `stages` `=` $stages ``
+        custom<ConfigOptions>($instr, $splits, $stream_k, $scores_ahead)
     `>`
   }];
+  let builders = [
+    // Without scores_ahead (every matmul config, most attention ones).
+    AttrBuilder<(ins "::llvm::ArrayRef<int64_t>":$tile,
+                     "::llvm::ArrayRef<int64_t>":$waves, "int64_t":$stages,
+                     "::mlir::StringAttr":$instr, "int64_t":$splits,
+                     "int64_t":$stream_k), [{
+      return $_get($_ctxt, tile, waves, stages, instr, splits, stream_k,
+                   /*scores_ahead=*/false);
+    }]>
+  ];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     /// Total number of waves of the workgroup.
