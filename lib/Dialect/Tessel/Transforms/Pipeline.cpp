@@ -28,10 +28,10 @@
 // current ones every iteration; unrolled by two, the sets alternate, when
 // they fit the register file (fitsUnrolled).
 //
-// Attention's key loop (a config tile of [M, N]) takes a lighter form: its
-// K and V^T blocks already bound the workgroups per CU through LDS, and a
-// second slot would halve them. It keeps one slot and prefetches into
-// registers only (prefetchIntoRegisters):
+// Attention's key loop (a config tile of [M, N]) takes one of two forms.
+// With stages = 2 it keeps one LDS slot, whose K and V^T blocks already
+// bound the workgroups per CU, and prefetches into registers only
+// (prefetchIntoRegisters):
 //
 //   prologue: g = load(lb)
 //   loop:     barrier; local_store(g); barrier; r = local_load()
@@ -41,8 +41,13 @@
 //
 // The loads sit after the first product, whose operand registers they can
 // reuse, so their latency hides behind the softmax and the second product.
-// Only the loop over whole blocks (loads `in_bounds`) takes it; the masked
-// loops over the causal diagonal and the tail run a block or two.
+// With stages >= 3, where two slots still leave LDS for the workgroups the
+// registers allow, K and V^T are double-buffered as well, with one barrier
+// per block (doubleBufferKeyLoop). Only the loop over whole blocks (loads
+// `in_bounds`) takes either; the masked loops over the causal diagonal and
+// the tail run a block or two. A load's indices may be computed in the
+// loop from its induction variable (the next block's K with
+// scores_ahead): the prefetch clones that computation (cloneLoadAt).
 //
 //===----------------------------------------------------------------------===//
 

@@ -25,7 +25,9 @@ def Tessel_ConfigAttr : Tessel_Attr<"Config", "config"> {
     * `waves`: how the workgroup's waves split the tile, `[along M, along N]`.
     * `stages`: software pipeline depth of the K loop (1 means no prefetch).
       For `tessel.attention`, 2 loads the next key block into registers
-      while the current one computes (one LDS slot, `tessel-pipeline`).
+      while the current one computes (one LDS slot, `tessel-pipeline`); 3
+      (or 4) also double-buffers K and V^T in LDS: two slots, one barrier
+      per key block, the block after next in registers.
     * `instr`: optional matrix instruction mnemonic (for example
       `"v_mfma_f32_32x32x8_bf16"`); chosen by the compiler when absent.
     * `splits`: optional: for `tessel.attention`, the number of workgroups

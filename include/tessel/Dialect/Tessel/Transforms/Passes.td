@@ -22,15 +22,22 @@ def TesselPipelinePass
     tiles) a barrier precedes the first step's LDS stores. Kernels whose
     config has `stages = 1` are left alone.
 
-    Attention kernels (a config tile of `[M, N]`) keep one LDS slot, since
-    their LDS bounds how many workgroups share a CU: the next key block's
-    tiles are loaded into registers after the block's first product and
-    stored to the slot at the top of the next iteration. Only loops whose
-    loads all stay in bounds (`in_bounds`: the blocks every query sees
-    whole) are pipelined; the masked loops over the causal diagonal and the
-    tail run a block or two and keep their own loads. The first block's
-    loads move in front of the loop, masked (the loop may run no
-    iteration); the last iteration's prefetch is clamped to the last step.
+    Attention kernels (a config tile of `[M, N]`) with `stages = 2` keep
+    one LDS slot, since their LDS bounds how many workgroups share a CU:
+    the next key block's tiles are loaded into registers after the block's
+    first product and stored to the slot at the top of the next iteration.
+    With `stages` 3 or 4, K and V^T get two slots: each block reads slot
+    k % 2 after one barrier at its top and, after its first product, writes
+    the next block (loaded a block earlier) into the other slot and loads
+    the block after next; those accesses at a run-time slot share address
+    registers (`tessel.lds_shared_addresses`). Only loops whose loads all
+    stay in bounds (`in_bounds`: the blocks every query sees whole) are
+    pipelined; the masked loops over the causal diagonal and the tail run a
+    block or two and keep their own loads. The first blocks' loads move in
+    front of the loop, masked (the loop may run no iteration); the last
+    iteration's prefetch is clamped to the last step. A load's indices may
+    be integer arithmetic on the induction variable inside the loop (the
+    next block's K under `scores_ahead`): the prefetch clones it.
   }];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect",
