@@ -155,12 +155,10 @@
 
 // The kernel without the mask computes the next key block's S^T one
 // iteration ahead (scores_ahead): the block's softmax (its exps) issues
-// among the matrix instructions of the next block's first product, before
-// the block's V^T is read for its second product.
+// among the matrix instructions of the next block's first product, whose K
+// reads (16-byte) follow the first exps. Without scores_ahead every K read
+// of a block precedes its exps, which wait for its first product.
 // AHEAD-LABEL: attention:
 // AHEAD: v_exp_f32
-// AHEAD-NOT: ds_read_b64
+// AHEAD: ds_read_b128
 // AHEAD: v_mfma_f32_32x32x8_f16
-// AHEAD-NOT: ds_read_b64
-// AHEAD: v_exp_f32
-// AHEAD: ds_read_b64

@@ -2,7 +2,8 @@
 
 // Paged KV decode: 16-key pages take the 16-row MFMA and 16-key blocks
 // (one page each), split over workgroups. Each key block finds its page
-// in the block table (clamped to the cache), views the page's rows before
+// in the block table (its column clamped to the table, the page to the
+// cache), views the page's rows before
 // the sequence's end (static strides kept) and reads its K and V^T at the
 // block's row in the page; the sequence's length is its context length,
 // clamped to its pages.
@@ -23,7 +24,8 @@ func.func @paged(%q: memref<2x4x1x64xf16>, %k: memref<?x1x16x64xf16, strided<[10
 // CHECK: %[[SEQKV:.*]] = arith.minsi %[[CAP]], %[[LENPOS]]
 // CHECK: scf.for
 // CHECK: scf.for %[[N0:.*]] = %{{.*}} step %c16
-// CHECK:   %[[SLOT:.*]] = arith.divui %[[N0]], %c16
+// CHECK:   %[[COLUMN:.*]] = arith.divui %[[N0]], %c16
+// CHECK:   %[[SLOT:.*]] = arith.minui %[[COLUMN]], %{{.*}}
 // CHECK:   %[[PAGERAW:.*]] = memref.load %[[TABLE]][%[[B]], %[[SLOT]]] : memref<2x8xi32>
 // CHECK:   %[[PAGE:.*]] = arith.index_cast %[[PAGERAW]] : i32 to index
 // CHECK:   %[[PAGES:.*]] = memref.dim %[[K]], %c0

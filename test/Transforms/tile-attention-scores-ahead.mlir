@@ -13,7 +13,7 @@
 // The loop's last block: lb + ((ub - lb - 1) / N) * N.
 // CHECK: %[[SPAN:.*]] = arith.subi %[[UB:[0-9]+]], %[[LB:c0[_0-9]*]] : index
 // CHECK-NEXT: %[[SPAN1:.*]] = arith.subi %[[SPAN]], %c1{{.*}} : index
-// CHECK: %[[BLOCKS:.*]] = arith.divui %[[SPAN1]], %c64{{.*}} : index
+// CHECK-NEXT: %[[BLOCKS:.*]] = arith.divui %[[SPAN1]], %c64{{.*}} : index
 // CHECK-NEXT: %[[OFFSET:.*]] = arith.muli %[[BLOCKS]], %c64{{.*}} : index
 // CHECK-NEXT: %[[LAST:.*]] = arith.addi %[[LB]], %[[OFFSET]] : index
 // CHECK: %[[K0:.*]] = tessel.load %arg1[%{{.*}}, %{{.*}}, %[[LB]], %{{.*}}] : memref

@@ -304,6 +304,14 @@ func.func @config_scores_ahead_last(%q: memref<1x1x64x64xf16>, %k: memref<1x1x64
 
 // -----
 
+func.func @config_scores_ahead_value(%q: memref<1x1x64x64xf16>, %k: memref<1x1x64x64xf16>, %v: memref<1x1x64x64xf16>, %o: memref<1x1x64x64xf16>) {
+  // expected-error @+1 {{'scores_ahead' is a flag: it takes no value}}
+  tessel.attention ins(%q, %k, %v : memref<1x1x64x64xf16>, memref<1x1x64x64xf16>, memref<1x1x64x64xf16>) outs(%o : memref<1x1x64x64xf16>) {config = #tessel.config<tile = [64, 32], waves = [2, 1], stages = 2, scores_ahead = true>}
+  return
+}
+
+// -----
+
 func.func @config_scores_ahead_matmul(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: memref<64x64xf16>) {
   // expected-error @+1 {{scores_ahead computes an attention key loop's next S^T ahead: it takes an attention tile of [M, N]}}
   tessel.matmul ins(%a, %b : memref<64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf16>) {config = #tessel.config<tile = [32, 32, 32], waves = [1, 1], stages = 1, scores_ahead>}
@@ -1008,6 +1016,14 @@ func.func @attention_descale_shape(%q: memref<1x2x64x64xf8E4M3FN>, %k: memref<1x
 func.func @grad_stream_k(%q: memref<1x4x77x64xf16>, %k: memref<1x2x90x64xf16>, %v: memref<1x2x90x64xf16>, %o: memref<1x4x77x64xf16>, %do: memref<1x4x77x64xf16>, %lse: memref<1x4x77xf32>, %dq: memref<1x4x77x64xf16>, %dk: memref<1x2x90x64xf16>, %dv: memref<1x2x90x64xf16>) {
   // expected-error @+1 {{the attention backward has no stream-K form (stream_k = 4)}}
   tessel.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<1x4x77x64xf16>, memref<1x2x90x64xf16>, memref<1x2x90x64xf16>, memref<1x4x77x64xf16>, memref<1x4x77x64xf16>, memref<1x4x77xf32>) outs(%dq, %dk, %dv : memref<1x4x77x64xf16>, memref<1x2x90x64xf16>, memref<1x2x90x64xf16>) {config = #tessel.config<tile = [64, 16], waves = [4, 1], stages = 1, stream_k = 4>}
+  return
+}
+
+// -----
+
+func.func @grad_scores_ahead(%q: memref<1x4x77x64xf16>, %k: memref<1x2x90x64xf16>, %v: memref<1x2x90x64xf16>, %o: memref<1x4x77x64xf16>, %do: memref<1x4x77x64xf16>, %lse: memref<1x4x77xf32>, %dq: memref<1x4x77x64xf16>, %dk: memref<1x2x90x64xf16>, %dv: memref<1x2x90x64xf16>) {
+  // expected-error @+1 {{scores_ahead is a forward key-loop form; the attention backward takes none}}
+  tessel.attention_grad ins(%q, %k, %v, %o, %do, %lse : memref<1x4x77x64xf16>, memref<1x2x90x64xf16>, memref<1x2x90x64xf16>, memref<1x4x77x64xf16>, memref<1x4x77x64xf16>, memref<1x4x77xf32>) outs(%dq, %dk, %dv : memref<1x4x77x64xf16>, memref<1x2x90x64xf16>, memref<1x2x90x64xf16>) {config = #tessel.config<tile = [64, 16], waves = [4, 1], stages = 1, scores_ahead>}
   return
 }
 

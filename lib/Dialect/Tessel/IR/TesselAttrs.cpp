@@ -146,6 +146,9 @@ static ParseResult parseConfigOptions(AsmParser &parser, StringAttr &instr,
              << keyword << "'";
     next = found - std::begin(kOrder) + 1;
     if (keyword == "scores_ahead") {
+      if (succeeded(parser.parseOptionalEqual()))
+        return parser.emitError(loc) << "'scores_ahead' is a flag: it takes "
+                                        "no value";
       scoresAhead = true;
       continue;
     }

@@ -848,6 +848,9 @@ LogicalResult AttentionGradOp::verify() {
     return emitOpError() << "the attention backward has no stream-K form "
                             "(stream_k = "
                          << config.getStreamK() << ")";
+  if (ConfigAttr config = getConfigAttr(); config && config.getScoresAhead())
+    return emitOpError() << "scores_ahead is a forward key-loop form; the "
+                            "attention backward takes none";
   return verifyScaleAndTile(*this);
 }
 

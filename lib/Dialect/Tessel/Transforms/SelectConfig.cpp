@@ -179,10 +179,12 @@ struct SelectConfigPass
             if (const MmaInstr *narrow = chooseMmaInstr(
                     *target, element, element, 16, /*xf32=*/false, 4))
               instr = StringAttr::get(&getContext(), narrow->name);
+          // scores_ahead was chosen for the 32-row instruction.
           config = ConfigAttr::get(
               &getContext(), {config.getTile()[0], pageSize}, config.getWaves(),
               config.getStages(), instr, config.getSplits(),
-              /*streamK=*/0, config.getScoresAhead());
+              /*streamK=*/0,
+              config.getScoresAhead() && instr == config.getInstr());
         }
         if (config.getSplits() > 1)
           config = ConfigAttr::get(

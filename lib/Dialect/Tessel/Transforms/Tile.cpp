@@ -880,7 +880,13 @@ Value AttentionTiler::pagedLength(Value sequence) {
 AttentionTiler::PageBlock AttentionTiler::viewPage(Value sequence, Value n0,
                                                    Value length) {
   int64_t pageSize = op.getPageSize();
-  Value slot = arith::DivUIOp::create(b, loc, n0, constIndex(pageSize));
+  // The table's column, clamped to its last: a block past the sequence's
+  // pages (scores_ahead's first block in front of a loop that runs no
+  // iteration) reads a real entry, its keys masked or never used.
+  Value column = arith::DivUIOp::create(b, loc, n0, constIndex(pageSize));
+  Value lastColumn =
+      arith::SubIOp::create(b, loc, dim(op.getBlockTable(), 1), constIndex(1));
+  Value slot = arith::MinUIOp::create(b, loc, column, lastColumn);
   Value raw = memref::LoadOp::create(b, loc, op.getBlockTable(),
                                      ValueRange{sequence, slot});
   Value page = arith::IndexCastOp::create(b, loc, b.getIndexType(), raw);
@@ -1683,13 +1689,15 @@ LogicalResult AttentionTiler::run() {
   // under them. The first block's S^T is computed in front of the loop
   // (masked loads: the loop may run no iteration).
   auto scoresAheadLoop = [&](Value begin, Value end, ValueRange inits) {
+    // Built one op at a time: nested builder calls in one argument list
+    // would order the ops by the C++ compiler's choice.
+    Value one = constIndex(1), keysPerBlock = constIndex(blockN);
     Value span = arith::SubIOp::create(
-        b, loc, arith::SubIOp::create(b, loc, end, begin), constIndex(1));
+        b, loc, arith::SubIOp::create(b, loc, end, begin), one);
+    Value blocksBefore = arith::DivUIOp::create(b, loc, span, keysPerBlock);
     Value lastBlock = arith::AddIOp::create(
         b, loc, begin,
-        arith::MulIOp::create(
-            b, loc, arith::DivUIOp::create(b, loc, span, constIndex(blockN)),
-            constIndex(blockN)));
+        arith::MulIOp::create(b, loc, blocksBefore, keysPerBlock));
     Value first = scoresOf(loadKeys(sourceOf(begin), /*masked=*/true));
     SmallVector<Value> loopInits(inits);
     loopInits.push_back(first);

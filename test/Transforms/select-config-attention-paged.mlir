@@ -1,0 +1,12 @@
+// A paged cache's key blocks lie within one page (tessel-select-config):
+// 16-key pages take the 16-row instruction, which drops scores_ahead (the
+// rule chose it for the 32-row one); 32-key pages keep the instruction and
+// the flag.
+// RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 256 -d 64 -t f16 --page-size 16 | tessel-opt --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}))' | FileCheck %s --check-prefix=PAGE16
+// RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 256 -d 64 -t f16 --page-size 32 | tessel-opt --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}))' | FileCheck %s --check-prefix=PAGE32
+
+// PAGE16-LABEL: func.func @attention
+// PAGE16: config = #tessel.config<tile = [128, 16], waves = [4, 1], stages = 1, instr = "v_mfma_f32_16x16x16_f16">}
+
+// PAGE32-LABEL: func.func @attention
+// PAGE32: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 1, instr = "v_mfma_f32_32x32x8_f16", scores_ahead>}
