@@ -466,14 +466,16 @@ int64_t tessel::getPaddedHeadDim(int64_t headDim) {
 ///    dim 64 up to 128 on CDNA where the two slots leave LDS for the two
 ///    workgroups per CU the registers allow, but in gfx950's masked
 ///    kernels.
-///  With scores_ahead the register prefetch (2) beats the double buffer.
+///  With scores_ahead the register prefetch (2) beats the double buffer. A
+///  head dim padded to a power of two loads its last chunk with masks,
+///  which tessel-pipeline leaves alone: two slots would only cost LDS.
 static int64_t getAttentionStages(const Chip &chip, Type element,
                                   int64_t blockN, int64_t headDim, bool masked,
-                                  bool scoresAhead) {
+                                  bool scoresAhead, bool paddedHeadDim) {
   int64_t blockBytes = 2 * blockN * headDim *
                        llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
-  if (!scoresAhead && headDim > 64 && headDim <= 128 && chip.isCDNA() &&
-      (!masked || !chip.hasLdsTransposeReads()) &&
+  if (!scoresAhead && !paddedHeadDim && headDim > 64 && headDim <= 128 &&
+      chip.isCDNA() && (!masked || !chip.hasLdsTransposeReads()) &&
       2 * 2 * blockBytes <= chip.ldsBytesPerCU)
     return 3;
   return masked || (blockN == 32 && headDim > 64) ? 2 : 1;
@@ -577,9 +579,10 @@ ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
   bool scoresAhead =
       prefetch &&
       getAttentionScoresAhead(chip, *instr, element, blockN, headDim, masked);
-  int64_t stages = prefetch ? getAttentionStages(chip, element, blockN, headDim,
-                                                 masked, scoresAhead)
-                            : 1;
+  int64_t stages =
+      prefetch ? getAttentionStages(chip, element, blockN, headDim, masked,
+                                    scoresAhead, realHeadDim != headDim)
+               : 1;
   return ConfigAttr::get(context, tile, waves, stages,
                          StringAttr::get(context, instr->name), splits,
                          /*streamK=*/0, scoresAhead);
@@ -639,8 +642,10 @@ ConfigAttr tessel::chooseAttentionStreamK(AttentionOp op, ConfigAttr config,
   if (!config || config.getSplits() > 1 || config.getStreamK() > 0 ||
       !chip.isCDNA() || config.getNumWaves() != 4 || !config.getInstr())
     return config;
-  int64_t headDim = getPaddedHeadDim(std::max(
-      op.getQ().getType().getDimSize(3), op.getV().getType().getDimSize(3)));
+  int64_t realHeadDim = std::max(op.getQ().getType().getDimSize(3),
+                                 op.getV().getType().getDimSize(3));
+  int64_t headDim = getPaddedHeadDim(realHeadDim);
+  bool paddedHeadDim = realHeadDim != headDim;
   // Past head dim 128 the registers are not known to fit. A causal kernel
   // holds its mask compares in SGPRs next to the stream-K loop's scalars:
   // up to head dim 64 (64-key blocks) it spills 19-22 SGPRs on every chip,
@@ -663,7 +668,7 @@ ConfigAttr tessel::chooseAttentionStreamK(AttentionOp op, ConfigAttr config,
   ConfigAttr candidate = ConfigAttr::get(
       context, {blockM, blockN}, config.getWaves(),
       std::max<int64_t>(getAttentionStages(chip, element, blockN, headDim,
-                                           masked, scoresAhead),
+                                           masked, scoresAhead, paddedHeadDim),
                         2),
       config.getInstr(), /*splits=*/1, /*streamK=*/0, scoresAhead);
   FailureOr<AttentionStreamKWork> work = getAttentionStreamKWork(op, candidate);

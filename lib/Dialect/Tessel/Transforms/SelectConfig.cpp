@@ -172,17 +172,22 @@ struct SelectConfigPass
         // A paged cache's key blocks lie within one page: 16-key pages take
         // the 16-row instruction with 16 keys per step (4 values per lane)
         // on the CDNA chips, one step a block.
+        // A paged key loop keeps its own loads (its page views are built
+        // in the loop): no second LDS slot (stages at most 2).
         int64_t pageSize = attention.isPaged() ? attention.getPageSize() : 0;
-        if (pageSize && config.getTile()[1] > pageSize) {
+        if (pageSize &&
+            (config.getTile()[1] > pageSize || config.getStages() > 2)) {
           StringAttr instr = config.getInstr();
-          if (target->isCDNA() && pageSize < 32)
+          int64_t keys = std::min(config.getTile()[1], pageSize);
+          if (target->isCDNA() && keys < 32)
             if (const MmaInstr *narrow = chooseMmaInstr(
                     *target, element, element, 16, /*xf32=*/false, 4))
               instr = StringAttr::get(&getContext(), narrow->name);
           // scores_ahead was chosen for the 32-row instruction.
           config = ConfigAttr::get(
-              &getContext(), {config.getTile()[0], pageSize}, config.getWaves(),
-              config.getStages(), instr, config.getSplits(),
+              &getContext(), {config.getTile()[0], keys}, config.getWaves(),
+              std::min<int64_t>(config.getStages(), 2), instr,
+              config.getSplits(),
               /*streamK=*/0,
               config.getScoresAhead() && instr == config.getInstr());
         }
