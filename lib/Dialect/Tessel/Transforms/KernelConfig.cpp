@@ -454,7 +454,8 @@ int64_t tessel::getPaddedHeadDim(int64_t headDim) {
 
 /// The pipeline depth of a prefetching attention kernel's key loop
 /// (tessel-pipeline), by the model's predictions (docs/performance.md,
-/// "Prefetching the next key block" and "Double-buffered key blocks"):
+/// "Prefetching the next key block" and "Double-buffered key blocks and
+/// the next block's scores ahead"):
 ///  - 2: the next key block's K and V^T are loaded into registers while
 ///    this block computes, instead of at the top of its own iteration. It
 ///    pays in masked (causal, local) kernels, which hold one wave pair per
@@ -483,7 +484,8 @@ static int64_t getAttentionStages(const Chip &chip, Type element,
 
 /// Whether a prefetching attention kernel computes the next key block's S^T
 /// one iteration ahead (`scores_ahead`), by the model's predictions
-/// (docs/performance.md, "The next block's scores ahead"): where one
+/// (docs/performance.md, "Double-buffered key blocks and the next block's
+/// scores ahead"): where one
 /// block's first product takes about as long as its softmax, the
 /// instructions 8 values deep (gfx90a and gfx942) with P converted in
 /// hardware (f16), for head dims 64 to 128 in 32-key blocks (or 64 at
