@@ -367,6 +367,21 @@ static Operation *getFirstOperandUse(scf::ForOp loop, LoopShape &shape) {
   return shape.after;
 }
 
+/// Ends `pipelined`'s body with `loop`'s yields (mapped by `mapping`) and
+/// the carried `next` tiles, and replaces `loop` by it.
+static void replacePipelinedLoop(OpBuilder &b, scf::ForOp loop,
+                                 scf::ForOp pipelined, IRMapping &mapping,
+                                 ArrayRef<Value> next) {
+  SmallVector<Value> yields;
+  for (Value value : loop.getBody()->getTerminator()->getOperands())
+    yields.push_back(mapping.lookupOrDefault(value));
+  yields.append(next.begin(), next.end());
+  scf::YieldOp::create(b, loop.getLoc(), yields);
+  loop->replaceAllUsesWith(
+      pipelined->getResults().take_front(loop.getNumResults()));
+  loop.erase();
+}
+
 /// Register prefetch with one LDS slot: step k + 1's tiles are loaded into
 /// registers while step k computes and stored to the (single) slot at the
 /// top of the next iteration. For loops whose LDS buffers already bound the
@@ -416,13 +431,7 @@ static void prefetchIntoRegisters(scf::ForOp loop, LoopShape &shape) {
     if (&op == prefetchPoint)
       prefetch();
   }
-  SmallVector<Value> yields;
-  for (Value value : loop.getBody()->getTerminator()->getOperands())
-    yields.push_back(mapping.lookupOrDefault(value));
-  yields.append(next);
-  scf::YieldOp::create(b, loc, yields);
-  loop->replaceAllUsesWith(pipelined->getResults().take_front(numOld));
-  loop.erase();
+  replacePipelinedLoop(b, loop, pipelined, mapping, next);
 }
 
 /// Attention's key loop with two LDS slots (stages >= 3): step k reads its
@@ -522,13 +531,7 @@ static void doubleBufferKeyLoop(scf::ForOp loop, LoopShape &shape) {
     for (LoadOp load : shape.loads)
       next.push_back(cloneLoadAt(b, load, loop, clamped));
   }
-  SmallVector<Value> yields;
-  for (Value value : loop.getBody()->getTerminator()->getOperands())
-    yields.push_back(mapping.lookupOrDefault(value));
-  yields.append(next);
-  scf::YieldOp::create(b, loc, yields);
-  loop->replaceAllUsesWith(pipelined->getResults().take_front(numOld));
-  loop.erase();
+  replacePipelinedLoop(b, loop, pipelined, mapping, next);
 }
 
 namespace {
@@ -542,12 +545,13 @@ struct PipelinePass
       return;
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
-    // Attention kernels (tile = [M, N]): their LDS already bounds the
-    // workgroups per CU, a second slot would cost occupancy.
-    bool registerPrefetch = config.getTile().size() == 2;
+    // Attention kernels (tile = [M, N]) take their own forms: the register
+    // prefetch with one slot (stages = 2), whose LDS already bounds the
+    // workgroups per CU, or the double buffer (stages >= 3).
+    bool attention = config.getTile().size() == 2;
     for (scf::ForOp loop : loops) {
       // The tiler leaves the loads' constant indices inside the loop.
-      if (registerPrefetch)
+      if (attention)
         hoistConstants(loop);
       std::optional<LoopShape> shape = matchLoop(loop);
       if (!shape)
@@ -557,11 +561,11 @@ struct PipelinePass
       // registers: they load their own blocks.
       bool inBounds = llvm::all_of(
           shape->loads, [](LoadOp load) { return load.getInBounds(); });
-      if (registerPrefetch && !inBounds)
+      if (attention && !inBounds)
         continue;
-      if (registerPrefetch && config.getStages() >= 3)
+      if (attention && config.getStages() >= 3)
         doubleBufferKeyLoop(loop, *shape);
-      else if (registerPrefetch)
+      else if (attention)
         prefetchIntoRegisters(loop, *shape);
       else
         pipeline(loop, *shape);
