@@ -120,6 +120,19 @@ static LoadOp cloneLoadAt(OpBuilder &b, LoadOp load, scf::ForOp loop, Value k) {
   return cast<LoadOp>(b.clone(*load, at));
 }
 
+/// The loads of `shape` at step `k`, in front of `loop`, with bounds
+/// checks: the loop may run no iteration, and its step `k` may not exist.
+static SmallVector<Value> cloneMaskedLoadsAt(OpBuilder &b, scf::ForOp loop,
+                                             const LoopShape &shape, Value k) {
+  SmallVector<Value> tiles;
+  for (LoadOp load : shape.loads) {
+    LoadOp clone = cloneLoadAt(b, load, loop, k);
+    clone.setInBounds(false);
+    tiles.push_back(clone.getResult());
+  }
+  return tiles;
+}
+
 /// Recognizes the loop body promote-lds produces; nothing else is
 /// pipelined.
 static std::optional<LoopShape> matchLoop(scf::ForOp loop) {
@@ -396,12 +409,7 @@ static void prefetchIntoRegisters(scf::ForOp loop, LoopShape &shape) {
   Value lastStep = getLastStepStart(b, loop);
   // The first step's tiles, before the loop: the loop may run no
   // iteration, so they are masked here.
-  SmallVector<Value> first;
-  for (LoadOp load : shape.loads) {
-    LoadOp clone = cloneLoadAt(b, load, loop, lb);
-    clone.setInBounds(false);
-    first.push_back(clone.getResult());
-  }
+  SmallVector<Value> first = cloneMaskedLoadsAt(b, loop, shape, lb);
   SmallVector<Value> inits(loop.getInitArgs());
   unsigned numOld = inits.size();
   inits.append(first);
@@ -464,13 +472,7 @@ static void doubleBufferKeyLoop(scf::ForOp loop, LoopShape &shape) {
   Value lastStep = getLastStepStart(b, loop);
   // Before the loop, which may run no step (or one), the loads are masked.
   auto maskedLoadAt = [&](Value k) {
-    SmallVector<Value> tiles;
-    for (LoadOp load : shape.loads) {
-      LoadOp clone = cloneLoadAt(b, load, loop, k);
-      clone.setInBounds(false);
-      tiles.push_back(clone.getResult());
-    }
-    return tiles;
+    return cloneMaskedLoadsAt(b, loop, shape, k);
   };
   // The accesses at a run-time slot share address registers
   // (kLdsSharedAddressesAttrName).
