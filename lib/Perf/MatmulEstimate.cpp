@@ -306,17 +306,23 @@ MatmulEstimate tessel::estimateMatmul(const Chip &chip,
   uint64_t steps =
       llvm::divideCeil(llvm::divideCeil(shape.k, splits), candidate.tileK);
   // Before the first step: the first tile's loads and LDS round trip; after
-  // the last: one store per accumulator element of each lane.
+  // the last: one store per run of accumulator elements of each lane. An
+  // MFMA accumulator is laid out so that a lane holds runs of 4 along C's
+  // contiguous dimension (transposed for a row-major C); WMMA ones are
+  // stored element by element.
   double accumulatorsPerLane = double(waveM * waveN) / waveSize;
+  double storesPerLane =
+      accumulatorsPerLane /
+      (candidate.instr && !candidate.instr->isWmma() ? 4 : 1);
   double interval = chip.isCDNA() ? 4 : 1;
   double overhead = parameters.globalLoadLatency + parameters.ldsLatency +
-                    interval * accumulatorsPerLane;
+                    interval * storesPerLane;
   // Split-K: every split stores its partial and counts its arrival (a
   // device-scope atomic after the stores); the last one loads all partials
   // before the epilogue.
   if (splits > 1)
     overhead += 2 * parameters.globalLoadLatency +
-                interval * accumulatorsPerLane * (1 + splits);
+                interval * storesPerLane * (1 + splits);
   // Stream-K launches one workgroup per slot, a count fixed at compile
   // time: if the kernel held fewer workgroups per CU than estimated, a
   // second round would run. The estimate must hold with kStreamKVgprMargin

@@ -251,7 +251,7 @@ FailureOr<func::FuncOp> tessel::buildProblem(OpBuilder &builder, Location loc,
   SmallVector<Type> argTypes = {
       makeTile(shape(m, k), *aType, problem.transposeA),
       makeTile(shape(k, n), *bType, problem.transposeB),
-      MemRefType::get(shape(m, n), *outType)};
+      makeTile(shape(m, n), *outType, problem.transposeC)};
   Type f32 = builder.getF32Type();
   if (problem.alpha)
     argTypes.push_back(f32);

@@ -867,17 +867,26 @@ static llvm::Error checkWaves(int64_t wavesM, int64_t wavesN) {
 llvm::Expected<LinearLayout>
 tessel::mmaAccumulatorLayout(const MmaInstr &instr, unsigned waveSize,
                              int64_t wavesM, int64_t wavesN,
-                             ArrayRef<int64_t> shape) {
+                             ArrayRef<int64_t> shape, bool transposed) {
   if (llvm::Error error = checkWaves(wavesM, wavesN))
     return std::move(error);
+  if (transposed && (instr.isWmma() || instr.m != instr.n))
+    return makeError(llvm::Twine(instr.name) +
+                     " cannot be transposed: not a square MFMA");
   if (llvm::Error error = checkTileShape(shape, instr.m * wavesM,
                                          instr.n * wavesN, "accumulator"))
     return std::move(error);
   llvm::Expected<MmaLayouts> base = getMmaLayouts(instr, waveSize);
   if (!base)
     return base.takeError();
-  SmallVector<LinearLayout::InDim, 4> ins(base->c.getInDims().begin(),
-                                          base->c.getInDims().end());
+  // Swapped operands compute the block's transpose: the hardware's
+  // (row, column) of an element is its (n, m).
+  llvm::Expected<LinearLayout> block =
+      transposed ? swapTileDims(base->c) : LinearLayout(base->c);
+  if (!block)
+    return block.takeError();
+  SmallVector<LinearLayout::InDim, 4> ins(block->getInDims().begin(),
+                                          block->getInDims().end());
   ins.push_back({dims::kWave.str(), {}});
   appendSteps(ins, dims::kWave, 1, wavesN, instr.n);
   appendSteps(ins, dims::kWave, 0, wavesM, instr.m);

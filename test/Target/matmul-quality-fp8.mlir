@@ -30,7 +30,9 @@
 // The scaled accumulator rounds to bf16 in hardware.
 // GFX950: v_cvt_pk_bf16_f32
 
-// MIXED: v_mfma_f32_32x32x64_f8f6f4 {{.*}} blgp:1
+// B's E5M2 format (bf8) goes with B's registers: to the instruction's first
+// operand (cbsz), the accumulator being transposed (operands swapped).
+// MIXED: v_mfma_f32_32x32x64_f8f6f4 {{.*}} cbsz:1
 
 // REPORT: scratch bytes     0
 // REPORT: VGPR spills       0

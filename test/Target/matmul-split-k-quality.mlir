@@ -18,8 +18,9 @@
 // ISA:       buffer_load_dwordx4
 // ISA:       v_mfma_f32_16x16x16_bf16
 // ISA:       s_cbranch_vccz
-// The partial stored, released to the device, counted once.
-// ISA:       global_store_dword
+// The partial stored (four consecutive columns per lane: the accumulator
+// is transposed), released to the device, counted once.
+// ISA:       global_store_dwordx4
 // ISA:       buffer_wbl2 sc1
 // ISA:       global_atomic_add
 // ISA-NOT:   global_atomic
@@ -28,7 +29,9 @@
 // The last split acquires, clears the counter and sums the partials.
 // ISA:       buffer_inv sc1
 // ISA:       global_store_dword
-// ISA:       buffer_load_dword
+// ISA:       buffer_load_dwordx4
 // ISA:       v_pk_add_f32
-// ISA:       global_store_short
+// ISA-NOT:   global_store_short
+// ISA:       global_store_dwordx2
+// ISA-NOT:   global_store_short
 // ISA:       s_endpgm

@@ -20,7 +20,7 @@
 // the K tile spans 64 bytes: each lane loads it as two rows of four
 // elements (a run along K across rows, whose row offsets the lowering adds
 // as constants), so that LDS can keep K contiguous.
-// CHECK-DAG: #[[$MMA:mma[0-9]*]] = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [2, 2]>
+// CHECK-DAG: #[[$MMA:mma[0-9]*]] = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [2, 2], transposed>
 // CHECK-DAG: #[[$BLKA:blocked[0-9]*]] = #tessel.blocked<sizePerThread = [1, 8], threadsPerWave = [16, 4], waves = [4, 1], order = [1, 0]>
 // CHECK-DAG: #[[$BLKB:blocked[0-9]*]] = #tessel.blocked<sizePerThread = [2, 4], threadsPerWave = [4, 16], waves = [4, 1], order = [1, 0]>
 // CHECK-LABEL: func.func @batched
@@ -52,9 +52,11 @@
 // CHECK:   %[[TB:.*]] = tessel.load %[[B]][%[[PB]], %[[K0]], %[[N0]]] in_bounds {tessel.constant_row_offsets} : memref<2x32x64xf16> -> tensor<32x64xf16, #[[$BLKB]]>
 // CHECK:   %[[D:.*]] = tessel.dot %[[TA]], %[[TB]], %[[SUM]]
 // CHECK:   scf.yield %[[D]]
-// The bias is read through a view broadcasting it along batch and M.
-// CHECK: memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [%{{.*}}, %{{.*}}, %{{.*}}], strides: [0, 0, %{{.*}}]
-// CHECK: %[[TBIAS:.*]] = tessel.load %{{.*}}[%[[PB]], %[[M0]], %[[N0]]] {{.*}} -> tensor<64x64xf32, #[[$MMA]]>
+// The bias is read through a view broadcasting it along batch and M, its
+// sizes and strides static (zero strides, a unit one the lowering
+// vectorizes along), in bounds like C.
+// CHECK: %[[BIAS:.*]] = memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [2, 64, 64], strides: [0, 0, 1]
+// CHECK: %[[TBIAS:.*]] = tessel.load %[[BIAS]][%[[PB]], %[[M0]], %[[N0]]] in_bounds : memref<2x64x64xf32, strided<[0, 0, 1], offset: ?>> -> tensor<64x64xf32, #[[$MMA]]>
 // CHECK: %[[SUMB:.*]] = arith.addf %[[ACC]], %[[TBIAS]] : tensor<64x64xf32, #[[$MMA]]>
 // CHECK: %[[RELU:.*]] = arith.maximumf %[[SUMB]], %{{.*}} : tensor<64x64xf32, #[[$MMA]]>
 // CHECK: %[[OUT:.*]] = arith.truncf %[[RELU]] : tensor<64x64xf32, #[[$MMA]]> to tensor<64x64xf16, #[[$MMA]]>
@@ -77,7 +79,7 @@ func.func @batched(%arg0: memref<2x64x32xf16>, %arg1: memref<2x32x64xf16>, %arg2
 // A transposed B (K contiguous) is loaded K-major; i8 accumulates in i32 and
 // C = i32 needs no conversion.
 // CHECK-DAG: #[[$BT:blocked[0-9]*]] = #tessel.blocked<sizePerThread = [16, 1], threadsPerWave = [4, 16], waves = [1, 1], order = [0, 1]>
-// CHECK-DAG: #[[$MMAI:mma[0-9]*]] = #tessel.mma<"v_mfma_i32_32x32x16_i8", waves = [1, 1]>
+// CHECK-DAG: #[[$MMAI:mma[0-9]*]] = #tessel.mma<"v_mfma_i32_32x32x16_i8", waves = [1, 1], transposed>
 // CHECK-LABEL: func.func @transposed_i8
 // CHECK: tessel.load %{{.*}} : memref<64x32xi8, strided<[1, 64]>> -> tensor<64x32xi8, #[[$BT]]>
 // CHECK: tessel.dot {{.*}} -> tensor<32x32xi32, #[[$MMAI]]>
@@ -85,6 +87,20 @@ func.func @batched(%arg0: memref<2x64x32xf16>, %arg1: memref<2x32x64xf16>, %arg2
 // CHECK: tessel.store
 func.func @transposed_i8(%a: memref<32x64xi8>, %b: memref<64x32xi8, strided<[1, 64]>>, %c: memref<32x32xi32>) {
   tessel.matmul ins(%a, %b : memref<32x64xi8>, memref<64x32xi8, strided<[1, 64]>>) outs(%c : memref<32x32xi32>) {config = #tessel.config<tile = [32, 32, 64], waves = [1, 1], stages = 1, instr = "v_mfma_i32_32x32x16_i8">}
+  return
+}
+
+// -----
+
+// A C whose columns are contiguous keeps the hardware accumulator layout
+// (a lane's accumulators are consecutive rows: stored along M); a row-major
+// C (above) takes the transposed one.
+// CHECK-DAG: #[[$MMACOL:mma[0-9]*]] = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [1, 1]>
+// CHECK-LABEL: func.func @column_major_c
+// CHECK: tessel.dot {{.*}} -> tensor<32x32xf32, #[[$MMACOL]]>
+// CHECK: tessel.store {{.*}} : tensor<32x32xf32, #[[$MMACOL]]>, memref<32x32xf32, strided<[1, 32]>>
+func.func @column_major_c(%a: memref<32x64xf16>, %b: memref<64x32xf16>, %c: memref<32x32xf32, strided<[1, 32]>>) {
+  tessel.matmul ins(%a, %b : memref<32x64xf16>, memref<64x32xf16>) outs(%c : memref<32x32xf32, strided<[1, 32]>>) {config = #tessel.config<tile = [32, 32, 16], waves = [1, 1], stages = 1, instr = "v_mfma_f32_32x32x8_f16">}
   return
 }
 

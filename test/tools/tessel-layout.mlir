@@ -15,6 +15,15 @@
 // RUN: tessel-layout '#tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [1, 1]>' --shape 32x32 | FileCheck %s --check-prefix=TEXT
 // TEXT: wave 0 lane 32: (4, 0) (5, 0) (6, 0) (7, 0) (12, 0) (13, 0) (14, 0) (15, 0) (20, 0) (21, 0) (22, 0) (23, 0) (28, 0) (29, 0) (30, 0) (31, 0)
 
+// The transposed accumulator (operands swapped): lane 32 holds columns 4-7,
+// 12-15, ... of row 0, every element checked against the swapped formula;
+// the hardware formula fails it.
+// RUN: tessel-layout '#tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [1, 1], transposed>' --shape 32x32 | FileCheck %s --check-prefix=TRANSPOSED
+// TRANSPOSED: wave 0 lane 32: (0, 4) (0, 5) (0, 6) (0, 7) (0, 12) (0, 13) (0, 14) (0, 15) (0, 20) (0, 21) (0, 22) (0, 23) (0, 28) (0, 29) (0, 30) (0, 31)
+// RUN: tessel-layout '#tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [1, 1], transposed>' --shape 32x32 --format=csv | %python %S/Inputs/check_mfma_layout.py ct 32 8 | FileCheck %s --check-prefix=OK
+// RUN: tessel-layout '#tessel.mma<"v_mfma_f32_16x16x16_f16", waves = [1, 1], transposed>' --shape 16x16 --format=csv | %python %S/Inputs/check_mfma_layout.py ct 16 16 | FileCheck %s --check-prefix=OK
+// RUN: tessel-layout '#tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [1, 1], transposed>' --shape 32x32 --format=csv | not %python %S/Inputs/check_mfma_layout.py c 32 8
+
 // Operands of v_mfma_f32_16x16x16_f16 with kWidth = 4, A and B.
 // RUN: tessel-layout '#tessel.mma_operand<a, #tessel.mma<"v_mfma_f32_16x16x16_f16", waves = [1, 1]>, kWidth = 4>' --shape 16x16 --format=csv | FileCheck %s --check-prefix=A16
 // A16: wave,lane,register,dim0,dim1

@@ -88,6 +88,9 @@ static cl::opt<bool>
 static cl::opt<bool> transposeB("transpose-b",
                                 cl::desc("B stored as N x K (K contiguous)"),
                                 cl::sub(matmulCommand));
+static cl::opt<bool>
+    transposeC("transpose-c", cl::desc("C stored column-major (M contiguous)"),
+               cl::sub(matmulCommand));
 static cl::opt<std::string> bias("bias",
                                  cl::desc("Fused bias: none, m (one per row) "
                                           "or n (one per column)"),
@@ -213,6 +216,7 @@ static MatmulProblem matmulFromCommandLine() {
   problem.cType = outElementType;
   problem.transposeA = transposeA;
   problem.transposeB = transposeB;
+  problem.transposeC = transposeC;
   problem.alpha = alpha;
   problem.scaleA = scaleA;
   problem.scaleB = scaleB;

@@ -99,10 +99,13 @@ enum class MmaOperand { A, B };
 /// The accumulator layout of a workgroup tile `shape` = [M, N] computed by
 /// `wavesM` x `wavesN` waves with `instr`: waves tile the instruction's C
 /// block (wave index = waveM * wavesN + waveN), then each wave repeats its
-/// block along N and then M in further registers.
+/// block along N and then M in further registers. `transposed`: every
+/// instruction is issued with its operands swapped (a square MFMA), so its
+/// block is the transpose of the hardware's accumulator layout.
 llvm::Expected<LinearLayout>
 mmaAccumulatorLayout(const MmaInstr &instr, unsigned waveSize, int64_t wavesM,
-                     int64_t wavesN, llvm::ArrayRef<int64_t> shape);
+                     int64_t wavesN, llvm::ArrayRef<int64_t> shape,
+                     bool transposed = false);
 
 /// The register layout of operand `operand` of the same dot over a tile of
 /// `shape` ([M, K] for A, [K, N] for B). Each lane holds `kWidth` consecutive

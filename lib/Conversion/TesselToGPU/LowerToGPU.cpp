@@ -909,6 +909,9 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
                   .getResult();
           continue;
         }
+        // A transposed accumulator is the product of the swapped operands.
+        if (accLayout.getTransposed())
+          std::swap(aSlice, bSlice);
         auto mfma = amdgpu::MFMAOp::create(
             b, loc(), tileAcc.getType(), instr.m, instr.n, instr.k,
             /*blocks=*/1, aSlice, bSlice, tileAcc);
@@ -1553,11 +1556,26 @@ LogicalResult KernelLowering::lower(func::FuncOp function) {
   return lowerBlock(function.getBody().front());
 }
 
+/// A static piece of a 1-D vector: one element (vector.extract) or a run
+/// of them (vector.extract_strided_slice with unit stride), or none.
+static std::optional<std::pair<int64_t, int64_t>> staticPiece(Operation *op) {
+  if (auto extract = dyn_cast<vector::ExtractOp>(op)) {
+    if (!extract.getDynamicPosition().empty() ||
+        extract.getStaticPosition().size() != 1)
+      return std::nullopt;
+    return std::pair{extract.getStaticPosition()[0], int64_t(1)};
+  }
+  auto slice = dyn_cast<vector::ExtractStridedSliceOp>(op);
+  if (!slice || slice.getOffsets().size() != 1 || slice.hasNonUnitStrides())
+    return std::nullopt;
+  return std::pair{cast<IntegerAttr>(slice.getOffsets()[0]).getInt(),
+                   cast<IntegerAttr>(slice.getSizes()[0]).getInt()};
+}
+
 /// Whether `op` computes each element of its vector results from the same
 /// element of its vector operands, and every user of its results reads
-/// single elements (vector.extract at a static position) or is such an op
-/// itself: its work can then be done element by element where each element
-/// is used.
+/// static pieces (single elements or runs) or is such an op itself: its
+/// work can then be done piece by piece where each piece is used.
 static bool isSinkableElementwise(Operation *op) {
   if (!op || !op->hasTrait<OpTrait::Elementwise>() ||
       op->getNumRegions() != 0 || op->getNumResults() != 1)
@@ -1568,36 +1586,41 @@ static bool isSinkableElementwise(Operation *op) {
   return llvm::all_of(op->getUsers(), [&](Operation *user) {
     if (user->getBlock() != op->getBlock())
       return false;
-    if (auto extract = dyn_cast<vector::ExtractOp>(user))
-      return extract.getDynamicPosition().empty();
-    return isSinkableElementwise(user);
+    return staticPiece(user).has_value() || isSinkableElementwise(user);
   });
 }
 
-/// Element `index` of `value` at the builder's point: the elementwise op
-/// producing it redone on that element (recursively), or an extract.
+/// The piece [offset, offset + size) of `value` at the builder's point (a
+/// scalar when size is 1): the elementwise op producing it redone on that
+/// piece (recursively), or an extract.
 static Value
-materializeElement(OpBuilder &b, Value value, int64_t index,
-                   DenseMap<std::pair<Value, int64_t>, Value> &done) {
-  if (Value known = done.lookup({value, index}))
+materializePiece(OpBuilder &b, Value value, int64_t offset, int64_t size,
+                 DenseMap<std::tuple<Value, int64_t, int64_t>, Value> &done) {
+  if (Value known = done.lookup({value, offset, size}))
     return known;
   Operation *op = value.getDefiningOp();
-  Value element;
+  Type elementType = cast<VectorType>(value.getType()).getElementType();
+  Value piece;
   if (isSinkableElementwise(op)) {
     OperationState state(op->getLoc(), op->getName());
     for (Value operand : op->getOperands())
       state.addOperands(isa<VectorType>(operand.getType())
-                            ? materializeElement(b, operand, index, done)
+                            ? materializePiece(b, operand, offset, size, done)
                             : operand);
-    state.addTypes(cast<VectorType>(value.getType()).getElementType());
+    state.addTypes(size == 1 ? elementType
+                             : Type(VectorType::get({size}, elementType)));
     state.addAttributes(op->getAttrs());
-    element = b.create(state)->getResult(0);
+    piece = b.create(state)->getResult(0);
+  } else if (size == 1) {
+    piece = vector::ExtractOp::create(b, value.getLoc(), value,
+                                      ArrayRef<int64_t>{offset});
   } else {
-    element = vector::ExtractOp::create(b, value.getLoc(), value,
-                                        ArrayRef<int64_t>{index});
+    piece = vector::ExtractStridedSliceOp::create(
+        b, value.getLoc(), value, ArrayRef<int64_t>{offset},
+        ArrayRef<int64_t>{size}, ArrayRef<int64_t>{1});
   }
-  done[{value, index}] = element;
-  return element;
+  done[{value, offset, size}] = piece;
+  return piece;
 }
 
 /// Whether the sinkable chain ending in `op` has a step that expands into
@@ -1616,39 +1639,46 @@ static bool hasExpensiveStep(Operation *op) {
   });
 }
 
-/// The epilogue of a kernel (the elementwise work between the accumulator
-/// and its per-element stores to memory; not the softmax feeding the next
-/// product, whose packed instructions need whole tiles), where it has an
-/// expensive step, computed element by element next to each store instead
-/// of op by op over whole register tiles: the latter keeps every element's
-/// temporaries alive at once (a GELU over a 128-register accumulator took
-/// 390 registers, one wave per SIMD), the former a few.
-static void sinkElementwiseIntoExtracts(gpu::GPUModuleOp module) {
-  SmallVector<vector::ExtractOp> extracts;
-  module.walk([&](vector::ExtractOp extract) {
-    if (extract.getDynamicPosition().empty() &&
-        extract.getStaticPosition().size() == 1 &&
-        hasExpensiveStep(extract.getSource().getDefiningOp()) &&
-        llvm::all_of(extract->getUsers(), [&](Operation *user) {
-          auto store = dyn_cast<memref::StoreOp>(user);
-          return store && store.getValue() == extract.getResult();
-        }))
-      extracts.push_back(extract);
+/// Whether every user of `piece` stores it to memory.
+static bool onlyStored(Operation *piece) {
+  return llvm::all_of(piece->getUsers(), [&](Operation *user) {
+    if (auto store = dyn_cast<memref::StoreOp>(user))
+      return store.getValue() == piece->getResult(0);
+    if (auto store = dyn_cast<vector::StoreOp>(user))
+      return store.getValueToStore() == piece->getResult(0);
+    return false;
   });
-  DenseMap<std::pair<Value, int64_t>, Value> done;
+}
+
+/// The epilogue of a kernel (the elementwise work between the accumulator
+/// and its stores to memory, an element or a run of them at a time; not
+/// the softmax feeding the next product, whose packed instructions need
+/// whole tiles), where it has an expensive step, computed piece by piece
+/// next to each store instead of op by op over whole register tiles: the
+/// latter keeps every element's temporaries alive at once (a GELU over a
+/// 128-register accumulator took 390 registers, one wave per SIMD), the
+/// former a few.
+static void sinkElementwiseIntoExtracts(gpu::GPUModuleOp module) {
+  SmallVector<Operation *> pieces;
+  module.walk([&](Operation *op) {
+    if (staticPiece(op) &&
+        hasExpensiveStep(op->getOperand(0).getDefiningOp()) && onlyStored(op))
+      pieces.push_back(op);
+  });
+  DenseMap<std::tuple<Value, int64_t, int64_t>, Value> done;
   Block *block = nullptr;
-  for (vector::ExtractOp extract : extracts) {
-    // Elements are shared only within one block, up to the next extract
-    // (a value made for an earlier store is still available there).
-    if (extract->getBlock() != block) {
+  for (Operation *op : pieces) {
+    // Pieces are shared only within one block, up to the next store (a
+    // value made for an earlier store is still available there).
+    if (op->getBlock() != block) {
       done.clear();
-      block = extract->getBlock();
+      block = op->getBlock();
     }
-    OpBuilder b(extract);
-    Value element = materializeElement(b, extract.getSource(),
-                                       extract.getStaticPosition()[0], done);
-    extract.getResult().replaceAllUsesWith(element);
-    extract.erase();
+    OpBuilder b(op);
+    auto [offset, size] = *staticPiece(op);
+    Value piece = materializePiece(b, op->getOperand(0), offset, size, done);
+    op->getResult(0).replaceAllUsesWith(piece);
+    op->erase();
   }
   // The whole-tile ops are dead now (a chain's ops die one after another).
   for (bool erased = true; erased;) {

@@ -772,6 +772,16 @@ func.func private @mma_wave_size() attributes {l = #tessel.mma<"v_mfma_f32_32x32
 
 // -----
 
+// expected-error @+1 {{transposed needs a square MFMA instruction (its A and B lane layouts swap), got "v_wmma_f32_16x16x16_f16"}}
+func.func private @mma_transposed_wmma() attributes {l = #tessel.mma<"v_wmma_f32_16x16x16_f16", waves = [1, 1], chip = "gfx1201", transposed>}
+
+// -----
+
+// expected-error @+1 {{expected 'chip', then 'waveSize', then 'transposed', got 'chip'}}
+func.func private @mma_transposed_order() attributes {l = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [1, 1], transposed, chip = "gfx942">}
+
+// -----
+
 // expected-error @+1 {{kWidth must be a power of two (a multiple or a fraction of the 4 elements per lane of v_mfma_f32_16x16x16_f16), got 6}}
 func.func private @operand_kwidth() attributes {l = #tessel.mma_operand<a, #tessel.mma<"v_mfma_f32_16x16x16_f16", waves = [1, 1]>, kWidth = 6>}
 

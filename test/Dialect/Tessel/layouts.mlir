@@ -17,10 +17,14 @@ func.func private @blocked() attributes {layout = #tessel.blocked<sizePerThread 
 // CHECK-SAME: cdna = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [2, 2]>
 // CHECK-SAME: legacy = #tessel.mma<"v_mfma_f32_32x32x8bf16_1k", waves = [1, 4], chip = "gfx90a">
 // CHECK-SAME: rdna = #tessel.mma<"v_wmma_f32_16x16x16_f16", waves = [1, 1], chip = "gfx1201", waveSize = 64>
+// CHECK-SAME: transposed = #tessel.mma<"v_mfma_f32_16x16x16_f16", waves = [2, 1], transposed>
+// CHECK-SAME: transposed_chip = #tessel.mma<"v_mfma_f32_32x32x8bf16_1k", waves = [1, 1], chip = "gfx90a", waveSize = 64, transposed>
 func.func private @mma() attributes {
   cdna = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [2, 2]>,
   legacy = #tessel.mma<"v_mfma_f32_32x32x8bf16_1k", waves = [1, 4], chip = "gfx90a">,
-  rdna = #tessel.mma<"v_wmma_f32_16x16x16_f16", waves = [1, 1], chip = "gfx1201", waveSize = 64>}
+  rdna = #tessel.mma<"v_wmma_f32_16x16x16_f16", waves = [1, 1], chip = "gfx1201", waveSize = 64>,
+  transposed = #tessel.mma<"v_mfma_f32_16x16x16_f16", waves = [2, 1], transposed>,
+  transposed_chip = #tessel.mma<"v_mfma_f32_32x32x8bf16_1k", waves = [1, 1], chip = "gfx90a", waveSize = 64, transposed>}
 
 // CHECK-LABEL: func.func private @mma_operand
 // CHECK-SAME: a = #tessel.mma_operand<a, #tessel.mma<"v_mfma_f32_16x16x16_f16", waves = [1, 1]>, kWidth = 4>

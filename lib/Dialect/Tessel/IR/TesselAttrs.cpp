@@ -34,40 +34,52 @@ static void printOperandIndex(AsmPrinter &printer, unsigned index) {
   printer << (index == 0 ? "a" : "b");
 }
 
-/// `waves = [m, n]`, then the optional `, chip = "gfx..."` and
-/// `, waveSize = N` of #tessel.mma, in that order.
+/// `waves = [m, n]`, then the optional `, chip = "gfx..."`,
+/// `, waveSize = N` and `, transposed` of #tessel.mma, in that order.
 static ParseResult parseMmaOptions(AsmParser &parser,
                                    SmallVector<int64_t> &waves,
-                                   std::string &chip, unsigned &waveSize) {
+                                   std::string &chip, unsigned &waveSize,
+                                   bool &transposed) {
   if (parser.parseKeyword("waves") || parser.parseEqual() ||
       parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
         return parser.parseInteger(waves.emplace_back());
       }))
     return failure();
   waveSize = 0;
+  transposed = false;
   bool sawWaveSize = false;
   while (succeeded(parser.parseOptionalComma())) {
     StringRef keyword;
     SMLoc loc = parser.getCurrentLocation();
-    if (parser.parseKeyword(&keyword) || parser.parseEqual())
+    if (parser.parseKeyword(&keyword))
       return failure();
-    if (keyword == "chip" && chip.empty() && !sawWaveSize) {
-      if (parser.parseString(&chip))
-        return failure();
-    } else if (keyword == "waveSize" && !sawWaveSize) {
-      sawWaveSize = true;
-      if (parser.parseInteger(waveSize))
-        return failure();
-    } else {
-      return parser.emitError(loc)
-             << "expected 'chip' and then 'waveSize', got '" << keyword << "'";
+    if (keyword == "transposed" && !transposed) {
+      transposed = true;
+      continue;
     }
+    if (!transposed && parser.parseOptionalEqual().succeeded()) {
+      if (keyword == "chip" && chip.empty() && !sawWaveSize) {
+        if (parser.parseString(&chip))
+          return failure();
+        continue;
+      }
+      if (keyword == "waveSize" && !sawWaveSize) {
+        sawWaveSize = true;
+        if (parser.parseInteger(waveSize))
+          return failure();
+        continue;
+      }
+    }
+    return parser.emitError(loc) << "expected 'chip', then 'waveSize', then "
+                                    "'transposed', got '"
+                                 << keyword << "'";
   }
   return success();
 }
 
 static void printMmaOptions(AsmPrinter &printer, ArrayRef<int64_t> waves,
-                            StringRef chip, unsigned waveSize) {
+                            StringRef chip, unsigned waveSize,
+                            bool transposed) {
   printer << "waves = [";
   llvm::interleaveComma(waves, printer);
   printer << "]";
@@ -75,6 +87,8 @@ static void printMmaOptions(AsmPrinter &printer, ArrayRef<int64_t> waves,
     printer << ", chip = \"" << chip << "\"";
   if (waveSize)
     printer << ", waveSize = " << waveSize;
+  if (transposed)
+    printer << ", transposed";
 }
 
 /// The optional `, order = [a, b]` and `, fold = true|false` of
@@ -457,7 +471,8 @@ resolveInstruction(StringRef instr, StringRef chipName,
 
 LogicalResult MmaAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                               StringRef instr, ArrayRef<int64_t> waves,
-                              StringRef chip, unsigned waveSize) {
+                              StringRef chip, unsigned waveSize,
+                              bool transposed) {
   FailureOr<const MmaInstr *> resolved =
       resolveInstruction(instr, chip, emitError);
   if (failed(resolved))
@@ -469,6 +484,12 @@ LogicalResult MmaAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       !llvm::is_contained((*resolved)->getWaveSizes(), waveSize))
     return emitError() << "\"" << instr << "\" does not run in wave"
                        << waveSize;
+  const MmaInstr &resolvedInstr = **resolved;
+  if (transposed &&
+      (resolvedInstr.isWmma() || resolvedInstr.m != resolvedInstr.n))
+    return emitError() << "transposed needs a square MFMA instruction (its A "
+                          "and B lane layouts swap), got \""
+                       << instr << "\"";
   return success();
 }
 
@@ -490,9 +511,9 @@ unsigned MmaAttr::getEffectiveWaveSize() const {
 FailureOr<LinearLayout>
 MmaAttr::toLinearLayout(ArrayRef<int64_t> shape,
                         function_ref<InFlightDiagnostic()> emitError) const {
-  return toDiagnostic(mmaAccumulatorLayout(getInstruction(),
-                                           getEffectiveWaveSize(),
-                                           getWaves()[0], getWaves()[1], shape),
+  return toDiagnostic(mmaAccumulatorLayout(
+                          getInstruction(), getEffectiveWaveSize(),
+                          getWaves()[0], getWaves()[1], shape, getTransposed()),
                       emitError);
 }
 

@@ -166,21 +166,31 @@ Value MatmulTiler::broadcastView(Value extra) {
   MemRefType cType = matmul.getC().getType();
   int64_t rank = cType.getRank(), extraRank = extraType.getRank();
   auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, extra);
+  SmallVector<int64_t> extraStrides;
+  int64_t extraOffset;
+  if (failed(extraType.getStridesAndOffset(extraStrides, extraOffset)))
+    extraStrides.assign(extraRank, ShapedType::kDynamic);
+  // Sizes and strides stay static where they are: the lowering vectorizes
+  // along a unit stride, and a zero stride lets LLVM load a broadcast
+  // element once per lane instead of once per register.
   SmallVector<OpFoldResult> sizes, strides;
+  SmallVector<int64_t> staticStrides;
   for (int64_t d = 0; d < rank; ++d) {
-    sizes.push_back(dim(matmul.getC(), d));
+    sizes.push_back(cType.isDynamicDim(d)
+                        ? dim(matmul.getC(), d)
+                        : OpFoldResult(b.getIndexAttr(cType.getDimSize(d))));
     int64_t extraDim = d - (rank - extraRank);
     bool broadcast = extraDim < 0 || extraType.getDimSize(extraDim) == 1;
-    strides.push_back(broadcast
-                          ? OpFoldResult(b.getIndexAttr(0))
-                          : OpFoldResult(metadata.getStrides()[extraDim]));
+    int64_t stride = broadcast ? 0 : extraStrides[extraDim];
+    staticStrides.push_back(stride);
+    strides.push_back(ShapedType::isDynamic(stride)
+                          ? OpFoldResult(metadata.getStrides()[extraDim])
+                          : OpFoldResult(b.getIndexAttr(stride)));
   }
-  SmallVector<int64_t> dynamicStrides(rank, ShapedType::kDynamic);
   auto layout = StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic,
-                                       dynamicStrides);
+                                       staticStrides);
   auto viewType =
-      MemRefType::get(SmallVector<int64_t>(rank, ShapedType::kDynamic),
-                      extraType.getElementType(), layout);
+      MemRefType::get(cType.getShape(), extraType.getElementType(), layout);
   return memref::ReinterpretCastOp::create(
       b, loc, viewType, metadata.getBaseBuffer(),
       OpFoldResult(metadata.getOffset()), sizes, strides);
@@ -217,10 +227,12 @@ FailureOr<Value> MatmulTiler::applyEpilogue(Value accumulator, Value m0,
        llvm::zip(matmul.getExtras(), block.getArguments().drop_front())) {
     if (isa<MemRefType>(extra.getType())) {
       Value view = broadcastView(extra);
-      mapping.map(argument, LoadOp::create(b, loc,
-                                           tileType(shape, argument.getType(),
-                                                    accumulatorLayout),
-                                           view, indices(m0, n0)));
+      mapping.map(
+          argument,
+          LoadOp::create(b, loc,
+                         tileType(shape, argument.getType(), accumulatorLayout),
+                         view, indices(m0, n0),
+                         inBounds(cast<MemRefType>(view.getType()), shape)));
     } else {
       mapping.map(argument,
                   tensor::SplatOp::create(
@@ -483,8 +495,10 @@ LogicalResult MatmulTiler::run() {
   ArrayRef<int64_t> waves = config.getWaves();
   int64_t tileM = tile[0], tileN = tile[1], tileK = tile[2];
   unsigned numWaves = config.getNumWaves();
-  FailureOr<MmaAttr> mma =
-      getMmaLayout(matmul, config.getInstr().getValue(), waves, target);
+  StringRef instrName = config.getInstr().getValue();
+  FailureOr<MmaAttr> mma = getMmaLayout(
+      matmul, instrName, waves, target,
+      storesTransposedAccumulator(matmul.getC().getType(), instrName));
   if (failed(mma))
     return failure();
   accumulatorLayout = *mma;
@@ -2080,12 +2094,18 @@ LogicalResult TilePass::streamKMatmul(func::FuncOp function, MatmulOp matmul) {
   ArrayRef<int64_t> tile = config.getTile();
   int64_t workgroups = config.getStreamK();
   Type i32 = IntegerType::get(&getContext(), 32);
+  // Partial tiles are stored along the accumulator's lane runs: along N
+  // (rows contiguous) for a transposed accumulator, along M otherwise.
+  bool rowsContiguous =
+      storesTransposedAccumulator(c, config.getInstr().getValue());
+  SmallVector<int64_t, 4> shape = {workgroups, 2, tile[0], tile[1]};
+  MemRefLayoutAttrInterface columnMajor = StridedLayoutAttr::get(
+      &getContext(), /*offset=*/0,
+      {2 * tile[0] * tile[1], tile[0] * tile[1], 1, tile[0]});
   SmallVector<Type> workspaces = {
-      MemRefType::get({workgroups, 2, tile[0], tile[1]},
-                      matmul.getAccumulatorType(),
-                      StridedLayoutAttr::get(&getContext(), /*offset=*/0,
-                                             {2 * tile[0] * tile[1],
-                                              tile[0] * tile[1], 1, tile[0]})),
+      MemRefType::get(shape, matmul.getAccumulatorType(),
+                      rowsContiguous ? MemRefLayoutAttrInterface()
+                                     : columnMajor),
       MemRefType::get({int64_t(llvm::divideCeil(c.getDimSize(0), tile[0])),
                        int64_t(llvm::divideCeil(c.getDimSize(1), tile[1]))},
                       i32)};

@@ -13,7 +13,8 @@ using namespace tessel;
 
 FailureOr<MmaAttr> tessel::getMmaLayout(Operation *op, StringRef name,
                                         ArrayRef<int64_t> waves,
-                                        const TileTarget &target) {
+                                        const TileTarget &target,
+                                        bool transposed) {
   SmallVector<const MmaInstr *> instrs = lookupMmaByName(name);
   bool wmma = !instrs.empty() && instrs.front()->isWmma();
   if (wmma && target.chip.empty())
@@ -22,7 +23,18 @@ FailureOr<MmaAttr> tessel::getMmaLayout(Operation *op, StringRef name,
                                 "on the chip: tile with a chip";
   return MmaAttr::get(op->getContext(), name, waves,
                       wmma ? StringRef(target.chip) : StringRef(),
-                      /*waveSize=*/0);
+                      /*waveSize=*/0, transposed);
+}
+
+bool tessel::storesTransposedAccumulator(MemRefType c, StringRef name) {
+  SmallVector<const MmaInstr *> instrs = lookupMmaByName(name);
+  if (instrs.empty() || instrs.front()->isWmma() ||
+      instrs.front()->m != instrs.front()->n)
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return succeeded(c.getStridesAndOffset(strides, offset)) &&
+         strides.back() == 1;
 }
 
 void tessel::finishKernel(Operation *problem, int64_t lanes,

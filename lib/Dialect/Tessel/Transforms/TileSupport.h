@@ -77,10 +77,16 @@ protected:
 
 /// The `#tessel.mma` layout of instruction `name` over `waves`: WMMA names
 /// carry the chip (their layouts differ between gfx11 and gfx12), MFMA ones
-/// do not need it.
+/// do not need it. `transposed`: see #tessel.mma.
 mlir::FailureOr<MmaAttr> getMmaLayout(mlir::Operation *op, llvm::StringRef name,
                                       llvm::ArrayRef<int64_t> waves,
-                                      const TileTarget &target);
+                                      const TileTarget &target,
+                                      bool transposed = false);
+
+/// Whether a matmul writing `c` with instruction `name` takes the transposed
+/// accumulator layout: a square MFMA and a C whose rows are contiguous, so
+/// that each lane stores runs along N (the hardware layout runs along M).
+bool storesTransposedAccumulator(mlir::MemRefType c, llvm::StringRef name);
 
 /// Records on the kernel function what lowering and launching need (lanes
 /// per workgroup, the output tile of one workgroup, the configuration) and

@@ -180,17 +180,34 @@ def Tessel_MmaAttr : Tessel_DistributedLayoutAttr<"Mma", "mma"> {
     for WMMA, where gfx11 and gfx12 differ); `waveSize` picks wave32 or
     wave64 for WMMA (default: the chip's).
 
+    `transposed` (square MFMA instructions only) issues every instruction
+    with its operands swapped: it computes the transpose of its block, so
+    that a lane holds consecutive elements along N instead of M (the
+    operand layouts are the same, an MFMA's A and B lane layouts being
+    symmetric). A row-major C is then stored, and the epilogue's column
+    operands loaded, in vectors of the instruction's consecutive rows per
+    lane (4) instead of one element at a time.
+
     ```mlir
     #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [2, 2]>
+    #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [2, 2], transposed>
     #tessel.mma<"v_wmma_f32_16x16x16_f16", waves = [1, 1], chip = "gfx1201">
     ```
   }];
   let parameters = (ins StringRefParameter<"instruction mnemonic">:$instr,
                         ArrayRefParameter<"int64_t">:$waves,
                         StringRefParameter<"chip", [{""}]>:$chip,
-                        DefaultValuedParameter<"unsigned", "0">:$waveSize);
+                        DefaultValuedParameter<"unsigned", "0">:$waveSize,
+                        DefaultValuedParameter<"bool", "false">:$transposed);
+  let builders = [
+    AttrBuilder<(ins "llvm::StringRef":$instr,
+                     "llvm::ArrayRef<int64_t>":$waves,
+                     "llvm::StringRef":$chip, "unsigned":$waveSize), [{
+      return $_get($_ctxt, instr, waves, chip, waveSize, /*transposed=*/false);
+    }]>
+  ];
   let assemblyFormat = [{
-    `<` $instr `,` custom<MmaOptions>($waves, $chip, $waveSize) `>`
+    `<` $instr `,` custom<MmaOptions>($waves, $chip, $waveSize, $transposed) `>`
   }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
