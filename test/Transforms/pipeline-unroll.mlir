@@ -14,6 +14,20 @@
 // UNROLLED:       tessel.dot
 // UNROLLED:       scf.yield
 
+// Canonicalized, the unrolled loop's slots are constants: each half writes
+// and reads its own slot, whose addresses the backend then computes once
+// (251 steps: the odd last one, after the loop, writes slot 1 as well).
+// RUN: tessel-gen matmul -m 4096 -n 4096 -k 4016 -t bf16 --transpose-b --config='#tessel.config<tile = [128, 256, 16], waves = [1, 4], stages = 2, instr = "v_mfma_f32_32x32x8_bf16">' | tessel-opt --tessel-tile --tessel-select-mfma=chip=gfx942 --tessel-promote-lds=chip=gfx942 --tessel-pipeline --canonicalize | FileCheck %s --check-prefix=SLOTS
+// SLOTS-LABEL: func.func @matmul
+// SLOTS:       scf.for {{.*}} -> (tensor<128x256xf32, #mma>, {{.*}}, tensor<16x256xbf16, #blocked1>) {
+// SLOTS-NOT:   arith.remui
+// SLOTS:       tessel.local_store %{{.*}}, %{{.*}}[%c1]
+// SLOTS:       tessel.local_load %{{.*}}[%c1]
+// SLOTS:       tessel.local_store %{{.*}}, %{{.*}}[%c0]
+// SLOTS:       tessel.local_load %{{.*}}[%c0]
+// SLOTS:       scf.yield
+// SLOTS:       tessel.local_store %{{.*}}, %{{.*}}[%c1]
+
 // 128x128x64 bf16 tiles on 2x2 waves (gfx950): 64 accumulator registers and
 // 96 per step would need 304: one dot per iteration.
 // RUN: tessel-gen matmul -m 4096 -n 4096 -k 4096 -t bf16 --transpose-b --config='#tessel.config<tile = [128, 128, 64], waves = [2, 2], stages = 2, instr = "v_mfma_f32_32x32x16_bf16">' | tessel-opt --tessel-tile --tessel-select-mfma=chip=gfx950 --tessel-promote-lds=chip=gfx950 --tessel-pipeline | FileCheck %s --check-prefix=ROLLED
@@ -21,6 +35,7 @@
 // ROLLED:       scf.for
 // ROLLED:       amdgpu.sched_barrier
 // ROLLED:       tessel.dot
+// ROLLED-NEXT:  arith.subi
 // ROLLED-NEXT:  scf.yield
 // ROLLED-NOT:   tessel.dot
 
@@ -51,3 +66,23 @@
 // ODD:       scf.for
 // ODD:       tessel.dot
 // ODD:       scf.yield
+
+// A C the tiles do not divide: the interior and edge versions of the K loop
+// share the LDS buffers, and both are pipelined (the second finds the
+// buffers the first doubled) and unrolled.
+// RUN: tessel-gen matmul -m 4000 -n 4000 -k 4096 -t bf16 --transpose-b --config='#tessel.config<tile = [128, 256, 16], waves = [1, 4], stages = 2, instr = "v_mfma_f32_32x32x8_bf16">' | tessel-opt --tessel-tile --tessel-select-mfma=chip=gfx942 --tessel-promote-lds=chip=gfx942 --tessel-pipeline | FileCheck %s --check-prefix=VERSIONS
+// VERSIONS-LABEL: func.func @matmul
+// VERSIONS-COUNT-2: tessel.local_alloc {{.*}} : !tessel.lds<2 x
+// VERSIONS-NOT: tessel.local_alloc
+// VERSIONS:     scf.if
+// VERSIONS:     scf.for
+// VERSIONS:     amdgpu.sched_barrier
+// VERSIONS:     tessel.dot
+// VERSIONS:     amdgpu.sched_barrier
+// VERSIONS:     tessel.dot
+// VERSIONS:     } else {
+// VERSIONS:     scf.for
+// VERSIONS:     amdgpu.sched_barrier
+// VERSIONS:     tessel.dot
+// VERSIONS:     amdgpu.sched_barrier
+// VERSIONS:     tessel.dot

@@ -22,8 +22,11 @@
 // each half a scheduling barrier keeps the LDS stores of the tiles loaded a
 // step earlier after the previous step's MFMAs (the load-to-store distance
 // is a whole step).
-// CHECK: scf.for %[[K:.*]] = %[[K0]] to %{{.*}} step %[[STEP:[a-z0-9_]+]] iter_args(%[[ACC:.*]] = %{{.*}}, %[[RA:.*]] = %[[RA0]], %[[RB:.*]] = %[[RB0]], %[[A:.*]] = %[[A1]], %[[B:.*]] = %[[B1]])
-// CHECK: %[[NEXT:.*]] = arith.remui
+// The slot a step writes is carried by the loop (step 1's is slot 1) and
+// flipped every step, so that in the unrolled loop the two halves' slots
+// are s and 1 - s and the yield 1 - (1 - s): canonicalized, constants
+// (pipeline-unroll.mlir).
+// CHECK: scf.for %[[K:.*]] = %[[K0]] to %{{.*}} step %[[STEP:[a-z0-9_]+]] iter_args(%[[ACC:.*]] = %{{.*}}, %[[RA:.*]] = %[[RA0]], %[[RB:.*]] = %[[RB0]], %[[A:.*]] = %[[A1]], %[[B:.*]] = %[[B1]], %[[NEXT:.*]] = %[[ONE:c1[_0-9]*]])
 // CHECK-NEXT: amdgpu.sched_barrier allow = <none>
 // CHECK-NEXT: tessel.local_store %[[A]], %[[LA]][%[[NEXT]]]
 // CHECK-NEXT: tessel.local_store %[[B]], %[[LB]][%[[NEXT]]]
@@ -34,8 +37,8 @@
 // CHECK-NEXT: %[[NRA:.*]] = tessel.local_load %[[LA]][%[[NEXT]]]
 // CHECK-NEXT: %[[NRB:.*]] = tessel.local_load %[[LB]][%[[NEXT]]]
 // CHECK-NEXT: %[[D:.*]] = tessel.dot %[[RA]], %[[RB]], %[[ACC]]
-// CHECK: %[[NEXT2:.*]] = arith.remui
-// CHECK-NEXT: amdgpu.sched_barrier allow = <none>
+// CHECK-NEXT: %[[NEXT2:.*]] = arith.subi %[[ONE]], %[[NEXT]] : index
+// CHECK: amdgpu.sched_barrier allow = <none>
 // CHECK-NEXT: tessel.local_store %[[NA]], %[[LA]][%[[NEXT2]]]
 // CHECK-NEXT: tessel.local_store %[[NB]], %[[LB]][%[[NEXT2]]]
 // CHECK: %[[NA2:.*]] = tessel.load %arg0
@@ -44,7 +47,8 @@
 // CHECK-NEXT: %[[NRA2:.*]] = tessel.local_load %[[LA]][%[[NEXT2]]]
 // CHECK-NEXT: %[[NRB2:.*]] = tessel.local_load %[[LB]][%[[NEXT2]]]
 // CHECK-NEXT: %[[D2:.*]] = tessel.dot %[[NRA]], %[[NRB]], %[[D]]
-// CHECK-NEXT: scf.yield %[[D2]], %[[NRA2]], %[[NRB2]], %[[NA2]], %[[NB2]]
+// CHECK-NEXT: %[[NEXT3:.*]] = arith.subi %[[ONE]], %[[NEXT2]] : index
+// CHECK-NEXT: scf.yield %[[D2]], %[[NRA2]], %[[NRB2]], %[[NA2]], %[[NB2]], %[[NEXT3]]
 // CHECK: scf.for
 // CHECK: tessel.dot
 // CHECK: scf.yield

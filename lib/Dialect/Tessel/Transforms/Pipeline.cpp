@@ -177,14 +177,16 @@ static std::optional<LoopShape> matchLoop(scf::ForOp loop) {
       shape.stores.size() != shape.loads.size() ||
       shape.localLoads.size() != shape.stores.size())
     return std::nullopt;
-  // Every buffer has one slot, to become two.
+  // Every buffer has one slot, to become two, or two already: a matmul's
+  // two versions of the K loop (interior and edge tiles, in exclusive
+  // branches) share their buffers, which the first one pipelined doubled.
   for (LocalStoreOp store : shape.stores)
-    if (store.getBuffer().getType().getSlots() != 1)
+    if (store.getBuffer().getType().getSlots() > 2)
       return std::nullopt;
   return shape;
 }
 
-/// Doubles the slots of an LDS buffer.
+/// Gives an LDS buffer two slots.
 static void doubleSlots(Value buffer) {
   auto type = cast<LdsType>(buffer.getType());
   buffer.setType(LdsType::get(type.getContext(), 2, type.getShape(),
@@ -195,7 +197,7 @@ static void doubleSlots(Value buffer) {
 static int64_t registersPerLane(Type type) {
   auto tile = dyn_cast<RankedTensorType>(type);
   if (!tile)
-    return 1;
+    return type.isIndex() ? 0 : 1; // the slot: a scalar register
   FailureOr<LinearLayout> layout =
       getTileLayout(tile, [] { return InFlightDiagnostic(); });
   if (failed(layout))
@@ -281,6 +283,13 @@ static void pipeline(scf::ForOp loop, LoopShape &shape) {
   unsigned numOld = inits.size();
   inits.append(operands);
   inits.append(second);
+  // The slot the loop's first step writes (step 1's tiles), carried and
+  // flipped every step rather than computed from the induction variable:
+  // unrolled by two, the flips cancel and the slots fold to constants, so
+  // that the backend computes each slot's addresses once (the parity of
+  // (iv - lb) / step it does not always derive: an odd number of K steps
+  // left every address recomputed).
+  inits.push_back(one);
   auto pipelined =
       scf::ForOp::create(b, loc, lb, loop.getUpperBound(), step, inits);
   Block *body = pipelined.getBody();
@@ -291,10 +300,7 @@ static void pipeline(scf::ForOp loop, LoopShape &shape) {
   ValueRange tileIters = iters.slice(numOld + operands.size(), second.size());
 
   // This step writes the next step's tiles into the other slot.
-  Value index = arith::DivUIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, newIv, lb), step);
-  Value nextSlot = arith::RemUIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, index, one), two);
+  Value nextSlot = iters.back();
   amdgpu::SchedBarrierOp::create(b, loc, amdgpu::sched_barrier_opt_enum::none);
   storeAll(SmallVector<Value>(tileIters), nextSlot);
   Value twoSteps = arith::MulIOp::create(b, loc, step, two);
@@ -327,6 +333,7 @@ static void pipeline(scf::ForOp loop, LoopShape &shape) {
     yields.push_back(mapping.lookupOrDefault(value));
   yields.append(nextOperands);
   yields.append(nextTiles);
+  yields.push_back(arith::SubIOp::create(b, loc, one, nextSlot));
   scf::YieldOp::create(b, loc, yields);
   loop->replaceAllUsesWith(pipelined->getResults().take_front(numOld));
   loop.erase();
