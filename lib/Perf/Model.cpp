@@ -938,30 +938,20 @@ tessel::analyzeKernel(const KernelCode &input, const KernelMetadata &metadata,
   });
   bool iterationsKnown =
       !work.loopIterations.empty() && work.loopIterations.size() == matrixLoops;
-  // A matmul's K loop unrolled by two and its one-step remainder, each
-  // following its loop, in one version or two (interior and edge tiles of
-  // a C the tiles do not divide, taken to run equally often: the model
-  // knows no branch's probability): a remainder runs on half of its loop's
-  // entries, the main loop the rest of its version's share.
-  llvm::SmallVector<LoopReport *, 4> withMatrix;
+  // A matmul's K loop unrolled by two and its one-step remainder: the
+  // remainder runs on half of the loop's entries, the main loop the rest.
+  LoopReport *remainder = nullptr;
+  double remainderTrips = 0;
+  llvm::SmallVector<LoopReport *, 2> withMatrix;
   for (LoopReport &loop : report.loops)
     if (loop.matrixFlopsPerIteration > 0)
       withMatrix.push_back(&loop);
-  llvm::DenseMap<LoopReport *, LoopReport *> remainderOf;
-  bool paired = work.kLoopEntries > 0 && !withMatrix.empty() &&
-                withMatrix.size() <= 4 && withMatrix.size() % 2 == 0;
-  for (size_t i = 0; paired && i < withMatrix.size(); i += 2)
-    paired = withMatrix[i + 1]->matrixFlopsPerIteration * 2 ==
-             withMatrix[i]->matrixFlopsPerIteration;
-  double versions = paired ? double(withMatrix.size() / 2) : 1;
-  double remainderTrips =
-      std::max(1.0, std::round(0.5 * work.kLoopEntries / versions));
-  for (size_t i = 0; paired && i < withMatrix.size(); i += 2)
-    remainderOf[withMatrix[i]] = withMatrix[i + 1];
-  auto isRemainder = [&](const LoopReport *loop) {
-    return llvm::any_of(remainderOf,
-                        [&](auto entry) { return entry.second == loop; });
-  };
+  if (work.kLoopEntries > 0 && withMatrix.size() == 2 &&
+      withMatrix[1]->matrixFlopsPerIteration * 2 ==
+          withMatrix[0]->matrixFlopsPerIteration) {
+    remainder = withMatrix[1];
+    remainderTrips = std::max(1.0, std::round(0.5 * work.kLoopEntries));
+  }
   size_t matrixLoop = 0;
   for (LoopReport &loop : report.loops) {
     if (parameters.tripCount) {
@@ -971,22 +961,17 @@ tessel::analyzeKernel(const KernelCode &input, const KernelMetadata &metadata,
       loop.tripCount =
           uint64_t(std::llround(work.loopIterations[matrixLoop++]));
       loop.tripCountSource = "from the tile program";
-    } else if (work.flops > 0 && paired && loop.matrixFlopsPerIteration) {
-      double perWave =
-          (work.flops / double(totalWaves) - outsideFlopsPerWave) / versions;
-      bool isRest = isRemainder(&loop);
-      if (isRest)
+    } else if (work.flops > 0 && remainder && loop.matrixFlopsPerIteration) {
+      double perWave = work.flops / double(totalWaves) - outsideFlopsPerWave;
+      if (&loop == remainder)
         loop.tripCount = uint64_t(remainderTrips);
       else
         loop.tripCount = uint64_t(std::max(
-            1.0, std::round((perWave -
-                             remainderTrips *
-                                 remainderOf[&loop]->matrixFlopsPerIteration) /
+            1.0, std::round((perWave - remainderTrips *
+                                           remainder->matrixFlopsPerIteration) /
                             double(loop.matrixFlopsPerIteration))));
-      loop.tripCountSource = isRest ? "the K loop's one-step remainder"
-                             : versions > 1
-                                 ? "from FLOPs, half of them (two versions)"
-                                 : "from FLOPs";
+      loop.tripCountSource =
+          &loop == remainder ? "the K loop's one-step remainder" : "from FLOPs";
     } else if (work.flops > 0 && loop.matrixFlopsPerIteration > 0) {
       double perWave = work.flops / double(totalWaves) - outsideFlopsPerWave;
       loop.tripCount = uint64_t(

@@ -67,22 +67,3 @@
 // ODD:       tessel.dot
 // ODD:       scf.yield
 
-// A C the tiles do not divide: the interior and edge versions of the K loop
-// share the LDS buffers, and both are pipelined (the second finds the
-// buffers the first doubled) and unrolled.
-// RUN: tessel-gen matmul -m 4000 -n 4000 -k 4096 -t bf16 --transpose-b --config='#tessel.config<tile = [128, 256, 16], waves = [1, 4], stages = 2, instr = "v_mfma_f32_32x32x8_bf16">' | tessel-opt --tessel-tile --tessel-select-mfma=chip=gfx942 --tessel-promote-lds=chip=gfx942 --tessel-pipeline | FileCheck %s --check-prefix=VERSIONS
-// VERSIONS-LABEL: func.func @matmul
-// VERSIONS-COUNT-2: tessel.local_alloc {{.*}} : !tessel.lds<2 x
-// VERSIONS-NOT: tessel.local_alloc
-// VERSIONS:     scf.if
-// VERSIONS:     scf.for
-// VERSIONS:     amdgpu.sched_barrier
-// VERSIONS:     tessel.dot
-// VERSIONS:     amdgpu.sched_barrier
-// VERSIONS:     tessel.dot
-// VERSIONS:     } else {
-// VERSIONS:     scf.for
-// VERSIONS:     amdgpu.sched_barrier
-// VERSIONS:     tessel.dot
-// VERSIONS:     amdgpu.sched_barrier
-// VERSIONS:     tessel.dot

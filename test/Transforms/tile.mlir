@@ -106,55 +106,6 @@ func.func @column_major_c(%a: memref<32x64xf16>, %b: memref<64x32xf16>, %c: memr
 
 // -----
 
-// A C the tiles do not divide, K whole steps: each tile branches once on
-// whether it lies inside C (wave-uniform). Inside, the K loop's loads and
-// the store claim to be in bounds (no masks); across the edge they keep
-// their masks.
-// CHECK-LABEL: func.func @edge_tiles
-// CHECK: %[[ROWS:.*]] = arith.addi %[[M0:.*]], %c64{{.*}} : index
-// CHECK: %[[COLS:.*]] = arith.addi %[[N0:.*]], %c64{{.*}} : index
-// CHECK: %[[RIN:.*]] = arith.cmpi ule, %[[ROWS]], %{{.*}} : index
-// CHECK: %[[CIN:.*]] = arith.cmpi ule, %[[COLS]], %{{.*}} : index
-// CHECK: %[[INSIDE:.*]] = arith.andi %[[RIN]], %[[CIN]] : i1
-// CHECK: %[[ACC:.*]] = scf.if %[[INSIDE]] -> (tensor<64x64xf32, #{{.*}}>) {
-// CHECK: scf.for
-// CHECK: tessel.load %arg0[{{.*}}] in_bounds : memref<100x64xf16>
-// CHECK: tessel.load %arg1[{{.*}}] in_bounds {tessel.constant_row_offsets} : memref<64x80xf16>
-// CHECK: } else {
-// CHECK: scf.for
-// CHECK: tessel.load %arg0[{{.*}}] : memref<100x64xf16>
-// CHECK: tessel.load %arg1[{{.*}}] : memref<64x80xf16>
-// CHECK: scf.if %{{.*}} {
-// CHECK: tessel.store %{{.*}}, %arg2[%{{.*}}, %{{.*}}] in_bounds : tensor<64x64xf16, #{{.*}}>, memref<100x80xf16>
-// CHECK: } else {
-// CHECK: tessel.store %{{.*}}, %arg2[%{{.*}}, %{{.*}}] : tensor<64x64xf16, #{{.*}}>, memref<100x80xf16>
-func.func @edge_tiles(%a: memref<100x64xf16>, %b: memref<64x80xf16>, %c: memref<100x80xf16>) {
-  tessel.matmul ins(%a, %b : memref<100x64xf16>, memref<64x80xf16>) outs(%c : memref<100x80xf16>) {config = #tessel.config<tile = [64, 64, 32], waves = [2, 2], stages = 1, instr = "v_mfma_f32_32x32x8_f16">}
-  return
-}
-
-// -----
-
-// No branch where no tile can lie inside C (M = 40 below the 64-row tile)
-// or K ends inside a step (K = 40): every tile keeps its masks.
-// CHECK-LABEL: func.func @no_interior_tiles
-// CHECK-NOT: arith.cmpi ule
-// CHECK-NOT: in_bounds
-// CHECK: return
-// CHECK-LABEL: func.func @k_inside_a_step
-// CHECK-NOT: arith.cmpi ule
-// CHECK: return
-func.func @no_interior_tiles(%a: memref<40x64xf16>, %b: memref<64x80xf16>, %c: memref<40x80xf16>) {
-  tessel.matmul ins(%a, %b : memref<40x64xf16>, memref<64x80xf16>) outs(%c : memref<40x80xf16>) {config = #tessel.config<tile = [64, 64, 32], waves = [2, 2], stages = 1, instr = "v_mfma_f32_32x32x8_f16">}
-  return
-}
-func.func @k_inside_a_step(%a: memref<100x40xf16>, %b: memref<40x80xf16>, %c: memref<100x80xf16>) {
-  tessel.matmul ins(%a, %b : memref<100x40xf16>, memref<40x80xf16>) outs(%c : memref<100x80xf16>) {config = #tessel.config<tile = [64, 64, 32], waves = [2, 2], stages = 1, instr = "v_mfma_f32_32x32x8_f16">}
-  return
-}
-
-// -----
-
 // Sizes the tile does not divide (M = 100, K = 40) or that are dynamic (N)
 // keep their masks: no tile claims to be in bounds.
 // CHECK-LABEL: func.func @partial

@@ -177,16 +177,14 @@ static std::optional<LoopShape> matchLoop(scf::ForOp loop) {
       shape.stores.size() != shape.loads.size() ||
       shape.localLoads.size() != shape.stores.size())
     return std::nullopt;
-  // Every buffer has one slot, to become two, or two already: a matmul's
-  // two versions of the K loop (interior and edge tiles, in exclusive
-  // branches) share their buffers, which the first one pipelined doubled.
+  // Every buffer has one slot, to become two.
   for (LocalStoreOp store : shape.stores)
-    if (store.getBuffer().getType().getSlots() > 2)
+    if (store.getBuffer().getType().getSlots() != 1)
       return std::nullopt;
   return shape;
 }
 
-/// Gives an LDS buffer two slots.
+/// Doubles the slots of an LDS buffer.
 static void doubleSlots(Value buffer) {
   auto type = cast<LdsType>(buffer.getType());
   buffer.setType(LdsType::get(type.getContext(), 2, type.getShape(),

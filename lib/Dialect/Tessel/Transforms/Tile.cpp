@@ -104,30 +104,14 @@ private:
   /// accumulator tile it produces. `evenTripCount`: the loop runs an even
   /// number of steps on every entry (kEvenTripCountAttrName).
   Value buildKLoop(Value m0, Value n0, Value kBegin, Value kEnd,
-                   RankedTensorType accType, bool evenTripCount = false,
-                   bool interior = false);
-  /// Whether the tile at (m0, n0) lies inside C (a wave-uniform value), where
-  /// a tile of C may lie across its edge and knowing helps: K whole steps of
-  /// the tile (static), so that an interior tile's loads and stores need no
-  /// masks. Null otherwise (every tile in bounds, or K masked anyway).
-  Value interiorCondition(Value m0, Value n0);
-  /// buildKLoop, in two versions where interiorCondition says so: an
-  /// interior tile runs the K loop with every load in bounds, edge tiles
-  /// the masked one.
-  Value buildVersionedKLoop(Value m0, Value n0, Value kBegin, Value kEnd,
-                            RankedTensorType accType,
-                            bool evenTripCount = false);
+                   RankedTensorType accType, bool evenTripCount = false);
   /// Stream-K: the loop over this workgroup's tiles, each tile's K loop over
   /// the workgroup's steps of it, C for tiles it runs whole, the partials
   /// and their sum for the others.
   LogicalResult buildStreamK(Value gridX, Value gridY,
                              RankedTensorType accType);
-  /// The epilogue applied to `accumulator` and the result stored to C; in
-  /// two versions where interiorCondition says so (an interior tile's
-  /// epilogue operands and C without masks).
+  /// The epilogue applied to `accumulator` and the result stored to C.
   LogicalResult finishTile(Value accumulator, Value m0, Value n0);
-  /// finishTile's one version: `interior`, the tile is known inside C.
-  LogicalResult storeTile(Value accumulator, Value m0, Value n0, bool interior);
   /// The split partials of the tile at (m0, n0) summed in split order.
   Value sumPartials(Value m0, Value n0, RankedTensorType accType);
   RankedTensorType tileType(ArrayRef<int64_t> shape, Type element,
@@ -139,8 +123,7 @@ private:
   Value broadcastView(Value extra);
   /// The epilogue applied to the accumulator tile: each op of the region
   /// cloned on tiles in the accumulator's layout.
-  FailureOr<Value> applyEpilogue(Value accumulator, Value m0, Value n0,
-                                 bool interior);
+  FailureOr<Value> applyEpilogue(Value accumulator, Value m0, Value n0);
 
   MatmulOp matmul;
   ConfigAttr config;
@@ -214,7 +197,7 @@ Value MatmulTiler::broadcastView(Value extra) {
 }
 
 FailureOr<Value> MatmulTiler::applyEpilogue(Value accumulator, Value m0,
-                                            Value n0, bool interior) {
+                                            Value n0) {
   ArrayRef<int64_t> shape =
       cast<RankedTensorType>(accumulator.getType()).getShape();
   Region &region = matmul.getEpilogue();
@@ -246,11 +229,10 @@ FailureOr<Value> MatmulTiler::applyEpilogue(Value accumulator, Value m0,
       Value view = broadcastView(extra);
       mapping.map(
           argument,
-          LoadOp::create(
-              b, loc, tileType(shape, argument.getType(), accumulatorLayout),
-              view, indices(m0, n0),
-              interior ? b.getUnitAttr()
-                       : inBounds(cast<MemRefType>(view.getType()), shape)));
+          LoadOp::create(b, loc,
+                         tileType(shape, argument.getType(), accumulatorLayout),
+                         view, indices(m0, n0),
+                         inBounds(cast<MemRefType>(view.getType()), shape)));
     } else {
       mapping.map(argument,
                   tensor::SplatOp::create(
@@ -285,8 +267,7 @@ FailureOr<Value> MatmulTiler::applyEpilogue(Value accumulator, Value m0,
 }
 
 Value MatmulTiler::buildKLoop(Value m0, Value n0, Value kBegin, Value kEnd,
-                              RankedTensorType accType, bool evenTripCount,
-                              bool interior) {
+                              RankedTensorType accType, bool evenTripCount) {
   MLIRContext *context = b.getContext();
   ArrayRef<int64_t> tile = config.getTile();
   int64_t tileM = tile[0], tileN = tile[1], tileK = tile[2];
@@ -333,16 +314,12 @@ Value MatmulTiler::buildKLoop(Value m0, Value n0, Value kBegin, Value kEnd,
   auto loop = scf::ForOp::create(
       b, loc, kBegin, kEnd, constIndex(tileK), ValueRange{init},
       [&](OpBuilder &nested, Location nestedLoc, Value k0, ValueRange iters) {
-        // An interior tile's rows of A and columns of B are in bounds, and
-        // K whole steps (interiorCondition).
         auto aTile = LoadOp::create(
             nested, nestedLoc, tileType({tileM, tileK}, aElement, aLayout), a,
-            indices(m0, k0),
-            interior ? nested.getUnitAttr() : inBounds(aType, {tileM, tileK}));
+            indices(m0, k0), inBounds(aType, {tileM, tileK}));
         auto bTile = LoadOp::create(
             nested, nestedLoc, tileType({tileK, tileN}, bElement, bLayout),
-            bMatrix, indices(k0, n0),
-            interior ? nested.getUnitAttr() : inBounds(bType, {tileK, tileN}));
+            bMatrix, indices(k0, n0), inBounds(bType, {tileK, tileN}));
         for (auto [load, constantRows] :
              {std::pair{aTile, constantRowsA}, {bTile, constantRowsB}})
           if (load.getInBounds() && constantRows)
@@ -375,72 +352,13 @@ Value MatmulTiler::sumPartials(Value m0, Value n0, RankedTensorType accType) {
   return loop.getResult(0);
 }
 
-Value MatmulTiler::interiorCondition(Value m0, Value n0) {
-  ArrayRef<int64_t> tile = config.getTile();
-  MemRefType cType = matmul.getC().getType();
-  int64_t rank = cType.getRank();
-  int64_t k = matmul.getA().getType().getShape().back();
-  if (inBounds(cType, {tile[0], tile[1]}) || ShapedType::isDynamic(k) ||
-      k == 0 || k % tile[2])
-    return {};
-  // No tile fits inside a dimension smaller than the tile.
-  for (auto [d, extent] :
-       llvm::enumerate(ArrayRef<int64_t>(tile).take_front(2)))
-    if (!cType.isDynamicDim(rank - 2 + d) &&
-        cType.getDimSize(rank - 2 + d) < extent)
-      return {};
-  Value rowsEnd = add(m0, constIndex(tile[0]));
-  Value colsEnd = add(n0, constIndex(tile[1]));
-  Value rowsInside = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::ule, rowsEnd, dim(matmul.getC(), rank - 2));
-  Value colsInside = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::ule, colsEnd, dim(matmul.getC(), rank - 1));
-  return arith::AndIOp::create(b, loc, rowsInside, colsInside);
-}
-
-Value MatmulTiler::buildVersionedKLoop(Value m0, Value n0, Value kBegin,
-                                       Value kEnd, RankedTensorType accType,
-                                       bool evenTripCount) {
-  Value interior = interiorCondition(m0, n0);
-  if (!interior)
-    return buildKLoop(m0, n0, kBegin, kEnd, accType, evenTripCount);
-  auto ifOp = scf::IfOp::create(b, loc, TypeRange{accType}, interior,
-                                /*withElseRegion=*/true);
-  OpBuilder::InsertionGuard guard(b);
-  for (bool inside : {true, false}) {
-    b.setInsertionPointToStart(inside ? ifOp.thenBlock() : ifOp.elseBlock());
-    Value accumulator = buildKLoop(m0, n0, kBegin, kEnd, accType, evenTripCount,
-                                   /*interior=*/inside);
-    scf::YieldOp::create(b, loc, accumulator);
-  }
-  return ifOp.getResult(0);
-}
-
 LogicalResult MatmulTiler::finishTile(Value accumulator, Value m0, Value n0) {
-  Value interior = interiorCondition(m0, n0);
-  if (!interior)
-    return storeTile(accumulator, m0, n0, /*interior=*/false);
-  auto ifOp = scf::IfOp::create(b, loc, interior, /*withElseRegion=*/true);
-  OpBuilder::InsertionGuard guard(b);
-  for (bool inside : {true, false}) {
-    b.setInsertionPoint(
-        (inside ? ifOp.thenBlock() : ifOp.elseBlock())->getTerminator());
-    if (failed(storeTile(accumulator, m0, n0, inside)))
-      return failure();
-  }
-  return success();
-}
-
-LogicalResult MatmulTiler::storeTile(Value accumulator, Value m0, Value n0,
-                                     bool interior) {
   ArrayRef<int64_t> tile = config.getTile();
-  FailureOr<Value> result = applyEpilogue(accumulator, m0, n0, interior);
+  FailureOr<Value> result = applyEpilogue(accumulator, m0, n0);
   if (failed(result))
     return failure();
   StoreOp::create(b, loc, *result, matmul.getC(), indices(m0, n0),
-                  interior
-                      ? b.getUnitAttr()
-                      : inBounds(matmul.getC().getType(), {tile[0], tile[1]}));
+                  inBounds(matmul.getC().getType(), {tile[0], tile[1]}));
   return success();
 }
 
@@ -507,9 +425,8 @@ LogicalResult MatmulTiler::buildStreamK(Value gridX, Value gridY,
   Value kTile = constIndex(tileK);
   Value kStepsEnd = mul(stepEnd, kTile);
   Value kEnd = arith::MinUIOp::create(b, loc, dim(a, 1), kStepsEnd);
-  Value accumulator =
-      buildVersionedKLoop(m0, n0, mul(stepBegin, kTile), kEnd, accType,
-                          /*evenTripCount=*/unit == 2);
+  Value accumulator = buildKLoop(m0, n0, mul(stepBegin, kTile), kEnd, accType,
+                                 /*evenTripCount=*/unit == 2);
 
   // A tile this workgroup runs whole is finished right away. A piece of a
   // cut tile goes to the workspace at (workgroup, 0) for the workgroup's
@@ -641,8 +558,7 @@ LogicalResult MatmulTiler::run() {
     b.setInsertionPoint(lastSplit.thenBlock()->getTerminator());
     accumulator = sumPartials(m0, n0, accType);
   } else {
-    accumulator =
-        buildVersionedKLoop(m0, n0, constIndex(0), dim(a, rank - 1), accType);
+    accumulator = buildKLoop(m0, n0, constIndex(0), dim(a, rank - 1), accType);
   }
   if (failed(finishTile(accumulator, m0, n0)))
     return failure();
