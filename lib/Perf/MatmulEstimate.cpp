@@ -308,12 +308,13 @@ MatmulEstimate tessel::estimateMatmul(const Chip &chip,
   // Before the first step: the first tile's loads and LDS round trip; after
   // the last: one store per run of accumulator elements of each lane. An
   // MFMA accumulator is laid out so that a lane holds runs of 4 along C's
-  // contiguous dimension (transposed for a row-major C); WMMA ones are
-  // stored element by element.
+  // contiguous dimension (transposed for a row-major C), stored as vectors
+  // where that dimension (N: the estimate takes C row-major) is a multiple
+  // of 4; WMMA ones are stored element by element.
   double accumulatorsPerLane = double(waveM * waveN) / waveSize;
-  double storesPerLane =
-      accumulatorsPerLane /
-      (candidate.instr && !candidate.instr->isWmma() ? 4 : 1);
+  bool runsOfFour =
+      candidate.instr && !candidate.instr->isWmma() && shape.n % 4 == 0;
+  double storesPerLane = accumulatorsPerLane / (runsOfFour ? 4 : 1);
   double interval = chip.isCDNA() ? 4 : 1;
   double overhead = parameters.globalLoadLatency + parameters.ldsLatency +
                     interval * storesPerLane;

@@ -28,7 +28,7 @@
 // ISA:       ds_read_u16
 // The last split acquires, clears the counter and sums the partials.
 // ISA:       buffer_inv sc1
-// ISA:       global_store_dword
+// ISA:       global_store_dword {{v[0-9]+}}, {{v[0-9]+}}, s
 // ISA:       buffer_load_dwordx4
 // ISA:       v_pk_add_f32
 // ISA-NOT:   global_store_short

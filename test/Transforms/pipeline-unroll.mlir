@@ -66,4 +66,3 @@
 // ODD:       scf.for
 // ODD:       tessel.dot
 // ODD:       scf.yield
-

@@ -1,4 +1,4 @@
-// RUN: tessel-opt %s --tessel-tile | FileCheck %s
+// RUN: tessel-opt %s --split-input-file --tessel-tile | FileCheck %s
 
 // Split-K matmul stays one kernel with two workspaces appended to its
 // arguments: the partial accumulators ([batch,] splits, M, N) and the
@@ -39,5 +39,19 @@ func.func @skinny(%a: memref<2x16x640xbf16>, %b: memref<2x640x64xbf16>, %c: memr
     %r = arith.truncf %t : f32 to bf16
     tessel.yield %r : bf16
   } {config = #tessel.config<tile = [16, 32, 64], waves = [1, 2], stages = 2, instr = "v_mfma_f32_16x16x16_bf16", splits = 4>}
+  return
+}
+
+// -----
+
+// A column-major C keeps the hardware accumulator layout (a lane's runs go
+// down the columns), and the partials follow it: M contiguous, so that they
+// are stored and read back in 16-byte vectors (a row-major C takes the
+// transposed layout and row-major partials, above).
+// CHECK-LABEL: func.func @column_major_c
+// CHECK-SAME: %[[WC:[a-z0-9]+]]: memref<2x4x16x64xf32, strided<[4096, 1024, 1, 16]>>
+// CHECK: tessel.store %{{.*}}, %[[WC]][{{.*}}] in_bounds : tensor<16x32xf32, #{{.*}}>, memref<2x4x16x64xf32, strided<[4096, 1024, 1, 16]>>
+func.func @column_major_c(%a: memref<2x16x640xbf16>, %b: memref<2x640x64xbf16>, %c: memref<2x16x64xbf16, strided<[1024, 1, 16]>>) {
+  tessel.matmul ins(%a, %b : memref<2x16x640xbf16>, memref<2x640x64xbf16>) outs(%c : memref<2x16x64xbf16, strided<[1024, 1, 16]>>) {config = #tessel.config<tile = [16, 32, 64], waves = [1, 2], stages = 2, instr = "v_mfma_f32_16x16x16_bf16", splits = 4>}
   return
 }

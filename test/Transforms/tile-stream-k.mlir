@@ -5,10 +5,11 @@
 // tiles (workgroups, 2, tileM, tileN: a workgroup cuts at most its first
 // and its last tile), stored row by row (C's rows are contiguous, so the
 // accumulator is transposed: a lane's accumulators are consecutive columns
-// of a row, 16-byte accesses), and the arrivals per C tile. 12 tiles x 10 K steps over 7 workgroups, in units of two steps (10
-// is even): workgroup w takes units [8 w + min(w, 4), 8 (w + 1) +
-// min(w + 1, 4)) of the 60, and loops over the tiles they touch. Its K
-// loops then run whole pairs of steps.
+// of a row, 16-byte accesses), and the arrivals per C tile. 12 tiles x 10
+// K steps over 7 workgroups, in units of two steps (10 is even): workgroup
+// w takes units [8 w + min(w, 4), 8 (w + 1) + min(w + 1, 4)) of the 60, and
+// loops over the tiles they touch. Its K loops then run whole pairs of
+// steps.
 // CHECK-LABEL: func.func @stream_k
 // CHECK-SAME: %[[C:[a-z0-9]+]]: memref<256x192xbf16>, %[[W:[a-z0-9]+]]: memref<7x2x64x64xf32>, %[[N:[a-z0-9]+]]: memref<4x3xi32>
 // CHECK-SAME: tessel.stream_k = 7 : i64

@@ -30,7 +30,7 @@ struct MatmulProblem {
   /// Element types (f32, f16, bf16, i8, i32, fp8 names); empty bType is
   /// aType, empty cType is i32 for i8, f32 for fp8, else aType.
   std::string aType = "f16", bType, cType;
-  // Stored column-major (the two innermost dimensions swapped).
+  /// Stored column-major (the two innermost dimensions swapped).
   bool transposeA = false, transposeB = false, transposeC = false;
   /// Epilogue: C = activation(alpha * scaleA * scaleB * acc + bias +
   /// residual).

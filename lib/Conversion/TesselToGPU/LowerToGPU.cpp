@@ -1561,12 +1561,14 @@ LogicalResult KernelLowering::lower(func::FuncOp function) {
 static std::optional<std::pair<int64_t, int64_t>> staticPiece(Operation *op) {
   if (auto extract = dyn_cast<vector::ExtractOp>(op)) {
     if (!extract.getDynamicPosition().empty() ||
-        extract.getStaticPosition().size() != 1)
+        extract.getStaticPosition().size() != 1 ||
+        extract.getSourceVectorType().getRank() != 1)
       return std::nullopt;
     return std::pair{extract.getStaticPosition()[0], int64_t(1)};
   }
   auto slice = dyn_cast<vector::ExtractStridedSliceOp>(op);
-  if (!slice || slice.getOffsets().size() != 1 || slice.hasNonUnitStrides())
+  if (!slice || slice.getSourceVectorType().getRank() != 1 ||
+      slice.hasNonUnitStrides())
     return std::nullopt;
   return std::pair{cast<IntegerAttr>(slice.getOffsets()[0]).getInt(),
                    cast<IntegerAttr>(slice.getSizes()[0]).getInt()};

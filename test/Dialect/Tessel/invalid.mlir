@@ -782,6 +782,16 @@ func.func private @mma_transposed_order() attributes {l = #tessel.mma<"v_mfma_f3
 
 // -----
 
+// expected-error @+1 {{'transposed' is a flag and takes no value}}
+func.func private @mma_transposed_value() attributes {l = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [1, 1], transposed = true>}
+
+// -----
+
+// expected-error @+1 {{expected '=' after 'chip'}}
+func.func private @mma_chip_without_value() attributes {l = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [1, 1], chip "gfx942">}
+
+// -----
+
 // expected-error @+1 {{kWidth must be a power of two (a multiple or a fraction of the 4 elements per lane of v_mfma_f32_16x16x16_f16), got 6}}
 func.func private @operand_kwidth() attributes {l = #tessel.mma_operand<a, #tessel.mma<"v_mfma_f32_16x16x16_f16", waves = [1, 1]>, kWidth = 6>}
 

@@ -54,10 +54,17 @@ static ParseResult parseMmaOptions(AsmParser &parser,
     if (parser.parseKeyword(&keyword))
       return failure();
     if (keyword == "transposed" && !transposed) {
+      if (succeeded(parser.parseOptionalEqual()))
+        return parser.emitError(loc)
+               << "'transposed' is a flag and takes no value";
       transposed = true;
       continue;
     }
-    if (!transposed && parser.parseOptionalEqual().succeeded()) {
+    bool named = !transposed && (keyword == "chip" || keyword == "waveSize");
+    if (named && failed(parser.parseOptionalEqual()))
+      return parser.emitError(parser.getCurrentLocation())
+             << "expected '=' after '" << keyword << "'";
+    if (named) {
       if (keyword == "chip" && chip.empty() && !sawWaveSize) {
         if (parser.parseString(&chip))
           return failure();

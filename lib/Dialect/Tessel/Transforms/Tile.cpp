@@ -2081,8 +2081,21 @@ LogicalResult TilePass::splitMatmul(func::FuncOp function, MatmulOp matmul) {
   arrivals[rank - 2] = llvm::divideCeil(arrivals[rank - 2], tile[0]);
   arrivals[rank - 1] = llvm::divideCeil(arrivals[rank - 1], tile[1]);
   Type i32 = IntegerType::get(&getContext(), 32);
+  // Partials are stored along the accumulator's lane runs: row-major for a
+  // transposed accumulator (a row-major C), M contiguous for the hardware
+  // layout (split-K's sizes are static: the verifier requires them).
+  MemRefLayoutAttrInterface partialLayout;
+  if (!storesTransposedAccumulator(c, matmul.getConfigAttr().getInstr()) &&
+      c.hasStaticShape()) {
+    int64_t m = c.getDimSize(rank - 2), n = c.getDimSize(rank - 1);
+    SmallVector<int64_t> strides = {m * n, 1, m};
+    if (rank == 3)
+      strides.insert(strides.begin(), splits * m * n);
+    partialLayout =
+        StridedLayoutAttr::get(&getContext(), /*offset=*/0, strides);
+  }
   SmallVector<Type> workspaces = {
-      MemRefType::get(partials, matmul.getAccumulatorType()),
+      MemRefType::get(partials, matmul.getAccumulatorType(), partialLayout),
       MemRefType::get(arrivals, i32)};
   return tileWithWorkspaces(function, matmul, workspaces, "tessel.splits",
                             splits, MatmulTiler::Mode::Split);

@@ -184,9 +184,9 @@ def Tessel_MmaAttr : Tessel_DistributedLayoutAttr<"Mma", "mma"> {
     with its operands swapped: it computes the transpose of its block, so
     that a lane holds consecutive elements along N instead of M (the
     operand layouts are the same, an MFMA's A and B lane layouts being
-    symmetric). A row-major C is then stored, and the epilogue's column
-    operands loaded, in vectors of the instruction's consecutive rows per
-    lane (4) instead of one element at a time.
+    symmetric). A row-major C is then stored, and the epilogue's per-column
+    operands loaded, in vectors of a lane's 4 consecutive columns instead
+    of one element at a time.
 
     ```mlir
     #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [2, 2]>
