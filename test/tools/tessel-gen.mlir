@@ -9,6 +9,11 @@
 // RUN: tessel-gen matmul -m 64 -n 128 -k 32 -t f16 --transpose-a --batch 4 --dynamic m,k | FileCheck %s --check-prefix=TA
 // TA: memref<4x?x?xf16, strided<[?, 1, ?]>>, memref<4x?x128xf16>) outs(%{{.*}} : memref<4x?x128xf16>)
 //
+// C stored column-major (M contiguous), batched: the batch stride covers a
+// whole M x N matrix.
+// RUN: tessel-gen matmul -m 64 -n 48 -k 32 -t bf16 --transpose-c --batch 2 | FileCheck %s --check-prefix=TC
+// TC: outs(%{{.*}} : memref<2x64x48xbf16, strided<[3072, 1, 64]>>)
+//
 // RUN: tessel-gen matmul -m 16 -n 4096 -k 4096 -t bf16 --bias n --activation silu --name proj | FileCheck %s --check-prefix=SILU
 // SILU-LABEL: func.func @proj
 // SILU: epilogue(%[[BIAS:.*]] : memref<4096xf32>) {
