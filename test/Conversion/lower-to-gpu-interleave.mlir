@@ -1,11 +1,18 @@
 // The pipelined K loop's scheduling groups: each step (unrolled by two, so
 // two steps per iteration, each after its amdgpu.sched_barrier) asks the
-// backend to put one memory instruction after each MFMA (mask 8): the 4
-// global loads two steps ahead first (mask 32: they write the other step's
+// backend to put memory instructions after its MFMAs (mask 8): the 4 global
+// loads two steps ahead first (mask 32: they write the other step's
 // registers), then the 4 LDS stores of the next step (512), then its 8 LDS
-// reads (256), after the barrier the stores precede.
+// reads (256), after the barrier the stores precede. In a workgroup of four
+// waves (one per SIMD) the 16 fit two per MFMA into the first 8 of the
+// step's 16 MFMAs, and the last 8 carry none.
 //
 // RUN: tessel-gen matmul -m 256 -n 256 -k 256 -t bf16 --transpose-b --config='#tessel.config<tile = [128, 128, 32], waves = [2, 2], stages = 2, instr = "v_mfma_f32_32x32x8_bf16">' | tessel-opt --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}),tessel-tile,func.func(tessel-select-mfma{chip=gfx942},tessel-promote-lds{chip=gfx942},tessel-pipeline,canonicalize,cse),tessel-lower-to-gpu{chip=gfx942})' | FileCheck %s
+//
+// A workgroup of eight waves runs the two waves of each SIMD in phase: its
+// steps keep one memory instruction per MFMA (here 20 over 32 MFMAs:
+// 4 stores, 4 global loads, 12 LDS reads; rolled loop, stores first).
+// RUN: tessel-gen matmul -m 512 -n 512 -k 256 -t bf16 --transpose-b --config='#tessel.config<tile = [256, 256, 32], waves = [2, 4], stages = 2, instr = "v_mfma_f32_32x32x8_bf16">' | tessel-opt --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}),tessel-tile,func.func(tessel-select-mfma{chip=gfx942},tessel-promote-lds{chip=gfx942},tessel-pipeline,canonicalize,cse),tessel-lower-to-gpu{chip=gfx942})' | FileCheck %s --check-prefix=EIGHT
 //
 // A loop without the pipeline's scheduling barriers (attention's) keeps one
 // LDS read per MFMA and no other groups.
@@ -19,28 +26,36 @@
 // CHECK-COUNT-16: amdgpu.mfma 32x32x8
 // CHECK-NOT: amdgpu.mfma
 // CHECK: rocdl.sched.group.barrier 8, 1, 0
-// CHECK-NEXT: rocdl.sched.group.barrier 32, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 32, 2, 0
 // CHECK-NEXT: rocdl.sched.group.barrier 8, 1, 0
-// CHECK-NEXT: rocdl.sched.group.barrier 32, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 32, 2, 0
 // CHECK-NEXT: rocdl.sched.group.barrier 8, 1, 0
-// CHECK-NEXT: rocdl.sched.group.barrier 32, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 512, 2, 0
 // CHECK-NEXT: rocdl.sched.group.barrier 8, 1, 0
-// CHECK-NEXT: rocdl.sched.group.barrier 32, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 512, 2, 0
 // CHECK-NEXT: rocdl.sched.group.barrier 8, 1, 0
-// CHECK-NEXT: rocdl.sched.group.barrier 512, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 256, 2, 0
 // CHECK-NEXT: rocdl.sched.group.barrier 8, 1, 0
-// CHECK-NEXT: rocdl.sched.group.barrier 512, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 256, 2, 0
 // CHECK-NEXT: rocdl.sched.group.barrier 8, 1, 0
-// CHECK-NEXT: rocdl.sched.group.barrier 512, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 256, 2, 0
 // CHECK-NEXT: rocdl.sched.group.barrier 8, 1, 0
-// CHECK-NEXT: rocdl.sched.group.barrier 512, 1, 0
-// CHECK-NEXT: rocdl.sched.group.barrier 8, 1, 0
-// CHECK-NEXT: rocdl.sched.group.barrier 256, 1, 0
-// CHECK-NEXT: rocdl.sched.group.barrier 8, 1, 0
-// CHECK-NEXT: rocdl.sched.group.barrier 256, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 256, 2, 0
+// CHECK-COUNT-8: rocdl.sched.group.barrier 8, 1, 0
 // CHECK-NOT: rocdl.sched.group.barrier 512
 // CHECK-NOT: rocdl.sched.group.barrier 32
 // CHECK: amdgpu.sched_barrier allow = <none>
+
+// EIGHT-LABEL: gpu.func @matmul
+// EIGHT: scf.for
+// EIGHT-COUNT-32: amdgpu.mfma 32x32x8
+// EIGHT-NOT: amdgpu.mfma
+// EIGHT-COUNT-4: rocdl.sched.group.barrier 512, 1, 0
+// EIGHT-COUNT-4: rocdl.sched.group.barrier 32, 1, 0
+// EIGHT-COUNT-12: rocdl.sched.group.barrier 256, 1, 0
+// EIGHT-COUNT-12: rocdl.sched.group.barrier 8, 1, 0
+// EIGHT-NOT: rocdl.sched.group.barrier {{[0-9]+}}, 2, 0
+// EIGHT: scf.yield
 
 // ROLLED-LABEL: gpu.func @matmul
 // ROLLED: scf.for

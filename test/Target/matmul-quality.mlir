@@ -20,9 +20,10 @@
 // 128-bit buffer loads (a resource in SGPRs, one 32-bit offset per lane)
 // and 128-bit LDS writes and reads; in the K loop of this tile-aligned
 // problem no global_load and no mask (v_cndmask). Each step's memory
-// instructions issue in the shadow of its MFMAs: the global loads two steps
-// ahead and the LDS stores of the next step between the first MFMAs, then
-// the barrier, then the next step's LDS reads one by one between the rest.
+// instructions issue in the shadow of the first half of its MFMAs, two
+// after each: the global loads two steps ahead, the LDS stores of the next
+// step, the barrier, then the next step's LDS reads; the step's last eight
+// MFMAs carry none, so the reads land before the next step needs them.
 // ISA-LABEL: matmul:
 // ISA-NOT: scratch_
 // ISA: buffer_load_dwordx4 v[{{[0-9]+}}:{{[0-9]+}}], v{{[0-9]+}}, s[{{[0-9]+}}:{{[0-9]+}}], 0 offen
@@ -34,21 +35,30 @@
 // ISA: v_mfma_f32_32x32x8_bf16
 // ISA-NOT: global_load
 // ISA-NOT: v_cndmask
-// ISA: buffer_load_dwordx4 v[{{[0-9]+}}:{{[0-9]+}}], v{{[0-9]+}}, s[{{[0-9]+}}:{{[0-9]+}}], 0 offen
+// ISA-COUNT-2: buffer_load_dwordx4 v[{{[0-9]+}}:{{[0-9]+}}], v{{[0-9]+}}, s[{{[0-9]+}}:{{[0-9]+}}], 0 offen
 // ISA-NEXT: v_mfma_f32_32x32x8_bf16
 // ISA-NOT: global_load
 // ISA-NOT: v_cndmask
-// ISA: ds_write_b128
+// ISA-COUNT-2: ds_write_b128
 // ISA-NEXT: v_mfma_f32_32x32x8_bf16
 // ISA-NOT: global_load
 // ISA-NOT: v_cndmask
 // ISA: s_barrier
 // ISA-NEXT: v_mfma_f32_32x32x8_bf16
 // ISA-NEXT: ds_read_b128
-// ISA-NEXT: v_mfma_f32_32x32x8_bf16
 // ISA-NEXT: ds_read_b128
 // ISA-NEXT: v_mfma_f32_32x32x8_bf16
 // ISA-NEXT: ds_read_b128
+// ISA-NEXT: ds_read_b128
+// ISA-NEXT: v_mfma_f32_32x32x8_bf16
+// ISA-NEXT: ds_read_b128
+// ISA-NEXT: ds_read_b128
+// ISA-NEXT: v_mfma_f32_32x32x8_bf16
+// ISA-NEXT: ds_read_b128
+// ISA-NEXT: ds_read_b128
+// ISA-COUNT-8: v_mfma_f32_32x32x8_bf16
+// ISA-NEXT: s_waitcnt lgkmcnt(
+// ISA-NEXT: v_mfma_f32_32x32x8_bf16
 // ISA: s_cbranch_vccnz .LBB0_1
 // ISA-NOT: ds_read_b64
 // ISA-NOT: ds_read_u16

@@ -27,7 +27,8 @@ def TesselLowerToGPUPass : Pass<"tessel-lower-to-gpu", "::mlir::ModuleOp"> {
       replicated value written by one lane only;
     * `tessel.dot`: one `amdgpu.mfma` per instruction tile and K step; in a
       pipelined K loop, `rocdl.sched.group.barrier`s ask the backend to
-      interleave the next step's LDS reads with the MFMAs;
+      interleave the step's memory instructions with the MFMAs (over the
+      first half of them where a workgroup of at most four waves allows);
     * `tessel.convert_layout`: nothing for equal layouts, else a round trip
       through LDS;
     * `arith`/`math` on tiles: the same ops on the vectors (`exp2` and

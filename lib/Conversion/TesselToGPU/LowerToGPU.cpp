@@ -960,6 +960,18 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
       sequence.append(ops.globalLoads, kVmemReadMask);
     sequence.append(ops.fenced ? ops.ldsLoads : mfmas, kDsReadMask);
     int64_t perMfma = llvm::divideCeil(int64_t(sequence.size()), mfmas);
+    // A workgroup of at most four waves has one wave per SIMD: the other
+    // waves sharing the SIMD belong to other workgroups and run out of phase
+    // with it. Where the step's memory instructions fit two per MFMA into
+    // the first half of its MFMAs, they go there: the next step's LDS reads
+    // then have the second half to land before its first MFMA reads them.
+    // (Workgroups of eight waves run their two waves per SIMD in phase, and
+    // their memory instructions bunched together lose: docs/performance.md,
+    // "Memory instructions in the first half of the step".)
+    int64_t memoryOps = sequence.size();
+    if (ops.fenced && waves[0] * waves[1] <= 4 && memoryOps > mfmas / 2 &&
+        memoryOps <= mfmas)
+      perMfma = 2;
     size_t next = 0;
     for (int64_t i = 0; i < mfmas; ++i) {
       ROCDL::SchedGroupBarrier::create(b, loc(), kMfmaMask, 1, 0);
