@@ -973,6 +973,14 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
         memoryOps <= mfmas)
       perMfma = 2;
     size_t next = 0;
+    // Attention's first product (S^T = K Q^T, Q^T in registers for the whole
+    // loop) on the 8-deep instructions of gfx90a and gfx942: two LDS reads
+    // of K ahead of the first MFMA, so that each MFMA's operand was asked
+    // for two MFMAs before it rather than one (docs/performance.md, "K read
+    // two MFMAs ahead"; on gfx950's 16-deep instructions the model's
+    // predictions were mixed).
+    if (!ops.fenced && instr.k <= 8 && op.getB().getParentBlock() != block)
+      ROCDL::SchedGroupBarrier::create(b, loc(), kDsReadMask, 2, 0);
     for (int64_t i = 0; i < mfmas; ++i) {
       ROCDL::SchedGroupBarrier::create(b, loc(), kMfmaMask, 1, 0);
       size_t end = std::min(sequence.size(), next + size_t(perMfma));
