@@ -6,6 +6,7 @@
 // RUN: tessel-gen matmul -m 4096 -n 4096 -k 4096 -t bf16 --transpose-b --config='#tessel.config<tile = [128, 128, 32], waves = [2, 2], stages = 2, instr = "v_mfma_f32_32x32x8_bf16">' > %t.mlir
 // RUN: tesselc %t.mlir --chip=gfx942 --emit=report | FileCheck %s --check-prefix=REPORT
 // RUN: tesselc %t.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=ISA
+// RUN: tesselc %t.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=SLOTS
 // RUN: tessel-opt %t.mlir --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}),tessel-tile,func.func(tessel-select-mfma,tessel-promote-lds))' | FileCheck %s --check-prefix=LDS
 
 // No scratch, no spills; the occupancy and what limits it are reported.
@@ -63,6 +64,21 @@
 // ISA-NOT: ds_read_b64
 // ISA-NOT: ds_read_u16
 // ISA: .private_segment_fixed_size: 0
+
+// The K loop unrolled by its two LDS slots: each access of the second slot
+// uses the address register of the first slot's and 8192 bytes in the
+// instruction's offset field (the slot's base added after the swizzle).
+// SLOTS-LABEL: matmul:
+// SLOTS: .LBB0_1:
+// SLOTS: ds_write_b128 [[W0:v[0-9]+]], v[{{[0-9]+}}:{{[0-9]+}}] offset:8192
+// SLOTS: ds_write_b128 [[W1:v[0-9]+]], v[{{[0-9]+}}:{{[0-9]+}}] offset:8192
+// SLOTS: ds_read_b128 v[{{[0-9]+}}:{{[0-9]+}}], [[R0:v[0-9]+]] offset:8192
+// SLOTS: ds_read_b128 v[{{[0-9]+}}:{{[0-9]+}}], [[R1:v[0-9]+]] offset:8192
+// SLOTS: ds_write_b128 [[W0]], v[{{[0-9]+}}:{{[0-9]+}}]{{ *$}}
+// SLOTS: ds_write_b128 [[W1]], v[{{[0-9]+}}:{{[0-9]+}}]{{ *$}}
+// SLOTS: ds_read_b128 v[{{[0-9]+}}:{{[0-9]+}}], [[R0]]{{ *$}}
+// SLOTS: ds_read_b128 v[{{[0-9]+}}:{{[0-9]+}}], [[R1]]{{ *$}}
+// SLOTS: s_cbranch_vccnz .LBB0_1
 
 // Zero bank conflicts by the layout analysis, for the writes and the reads
 // of both operands.

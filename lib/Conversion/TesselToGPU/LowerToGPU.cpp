@@ -78,13 +78,20 @@ private:
   /// addresses the backend otherwise recomputed in the loop (gfx950 NN
   /// 128x128x64: 57 VALU per iteration), and accesses marked
   /// kLdsSharedAddressesAttrName.
+  /// A `slotBase` is added after the XOR (see slotBaseAddsAfterSwizzle).
   std::pair<Value, Value> ldsAccess(Value memory, Value start,
                                     int64_t regOffset, int64_t laneBits,
-                                    bool shareAddresses = false) {
+                                    bool shareAddresses = false,
+                                    Value slotBase = {}) {
+    auto plusSlot = [&](Value offset) -> Value {
+      return slotBase
+                 ? arith::AddIOp::create(b, loc(), slotBase, offset).getResult()
+                 : offset;
+    };
     if (chip.maxAccVgprs > 0 && !shareAddresses)
-      return {memory, xorIndex(start, regOffset)};
+      return {memory, plusSlot(xorIndex(start, regOffset))};
     auto type = cast<MemRefType>(memory.getType());
-    Value offset = xorIndex(start, regOffset & laneBits);
+    Value offset = plusSlot(xorIndex(start, regOffset & laneBits));
     auto viewType = MemRefType::get(
         type.getShape(), type.getElementType(),
         StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, {1}),
@@ -94,6 +101,37 @@ private:
         ArrayRef<OpFoldResult>{b.getIndexAttr(type.getDimSize(0))},
         ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
     return {view, constIndex(regOffset & ~laneBits)};
+  }
+  /// Whether the base of a slot of `slotElements` elements shares no bit
+  /// with any offset `toOffset` gives (slots of a power-of-two size, every
+  /// offset below it): then (base + lane) XOR reg equals base + (lane XOR
+  /// reg), and the swizzled part, which depends only on the lane, stays out
+  /// of a loop that alternates the slot. Added before the XOR, the slot
+  /// made the backend recompute every swizzled address in each iteration of
+  /// a rolled K loop (an XOR and a shift per access).
+  /// The slot size of `buffer` where `slot` is a constant (a K loop
+  /// unrolled by its slot count), else 0. The base of a constant slot added
+  /// after the swizzle folds into the LDS instruction's offset field, and
+  /// each access keeps one address register instead of one per slot. A
+  /// slot that changes from one iteration to the next (a rolled loop)
+  /// keeps its base inside the swizzle: added after it, every access
+  /// would hold its own loop-invariant address register, which spilled
+  /// gfx950's 256x256 GEMM (docs/performance.md, "Constant LDS slots:
+  /// the base after the swizzle").
+  int64_t constantSlotElements(Value slot, LdsType buffer) {
+    return matchPattern(mapping.lookup(slot), m_Constant())
+               ? buffer.getSlotElements()
+               : 0;
+  }
+  static bool slotBaseAddsAfterSwizzle(const LinearLayout &toOffset,
+                                       int64_t slotElements) {
+    if (slotElements <= 0 || !llvm::isPowerOf2_64(slotElements))
+      return false;
+    int64_t bits = 0;
+    for (const LinearLayout::InDim &in : toOffset.getInDims())
+      for (const auto &basis : in.bases)
+        bits |= basis[0];
+    return bits < slotElements;
   }
   /// The bits of output `dim` (the offset of an LDS layout) that some lane
   /// or wave of `toOffset` sets.
@@ -150,15 +188,17 @@ private:
 
   /// Stores `vector` (in `layout`) to LDS at the offsets of `toOffset`
   /// (register/lane/wave -> offset) from `base`, and loads back.
+  /// `base` is the slot's first element; `slotElements` the slot size (0
+  /// for a buffer of one slot).
   void storeToLds(Value memory, Value base, Value vector,
                   const LinearLayout &toOffset, Type element,
-                  bool shareAddresses = false);
+                  bool shareAddresses = false, int64_t slotElements = 0);
   /// With `transposed`, `toOffset` is the address layout of transposing
   /// reads (getLdsAccessOffsets) and each four-element run is one
   /// ds_read_b64_tr_b16.
   Value loadFromLds(Value memory, Value base, const LinearLayout &toOffset,
                     VectorType type, bool transposed = false,
-                    bool shareAddresses = false);
+                    bool shareAddresses = false, int64_t slotElements = 0);
   FailureOr<LinearLayout> offsetsOf(Operation *op, RankedTensorType tile,
                                     LdsType buffer, bool transposed = false);
 
@@ -672,7 +712,7 @@ FailureOr<LinearLayout> KernelLowering::offsetsOf(Operation *op,
 
 void KernelLowering::storeToLds(Value memory, Value base, Value vector,
                                 const LinearLayout &toOffset, Type element,
-                                bool shareAddresses) {
+                                bool shareAddresses, int64_t slotElements) {
   unsigned elementBytes = llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
   SmallVector<int32_t> runBits =
       contiguousRunBits(toOffset, 0, 16 / elementBytes);
@@ -680,7 +720,12 @@ void KernelLowering::storeToLds(Value memory, Value base, Value vector,
   for (int32_t bit : runBits)
     runMask |= int64_t(1) << bit;
   Value laneOffset = laneCoordinates(toOffset)[0];
-  Value start = arith::AddIOp::create(b, loc(), base, laneOffset);
+  Value slotBase;
+  Value start = laneOffset;
+  if (slotBaseAddsAfterSwizzle(toOffset, slotElements))
+    slotBase = base;
+  else
+    start = arith::AddIOp::create(b, loc(), base, laneOffset);
   int64_t laneBits = laneOffsetBits(toOffset);
   Value holder = canonicalHolder(toOffset);
   scf::IfOp guard;
@@ -698,7 +743,7 @@ void KernelLowering::storeToLds(Value memory, Value base, Value vector,
     if (!written.insert(regOffset).second)
       continue; // a register repeating a lower one
     auto [view, index] =
-        ldsAccess(memory, start, regOffset, laneBits, shareAddresses);
+        ldsAccess(memory, start, regOffset, laneBits, shareAddresses, slotBase);
     SmallVector<int64_t> lanes;
     for (int64_t i = 0; i < run; ++i)
       lanes.push_back(runRegister(r, runBits, i));
@@ -712,7 +757,8 @@ void KernelLowering::storeToLds(Value memory, Value base, Value vector,
 
 Value KernelLowering::loadFromLds(Value memory, Value base,
                                   const LinearLayout &toOffset, VectorType type,
-                                  bool transposed, bool shareAddresses) {
+                                  bool transposed, bool shareAddresses,
+                                  int64_t slotElements) {
   unsigned elementBytes =
       llvm::divideCeil(type.getElementType().getIntOrFloatBitWidth(), 8);
   // A transposing read moves four elements per lane (the verifier checked
@@ -723,7 +769,12 @@ Value KernelLowering::loadFromLds(Value memory, Value base,
   for (int32_t bit : runBits)
     runMask |= int64_t(1) << bit;
   Value laneOffset = laneCoordinates(toOffset)[0];
-  Value start = arith::AddIOp::create(b, loc(), base, laneOffset);
+  Value slotBase;
+  Value start = laneOffset;
+  if (slotBaseAddsAfterSwizzle(toOffset, slotElements))
+    slotBase = base;
+  else
+    start = arith::AddIOp::create(b, loc(), base, laneOffset);
   int64_t laneBits = laneOffsetBits(toOffset);
   auto sliceType = VectorType::get({run}, type.getElementType());
   SmallVector<Value> elements(type.getNumElements());
@@ -732,7 +783,7 @@ Value KernelLowering::loadFromLds(Value memory, Value base,
       continue;
     int32_t regOffset = toOffset.apply({int32_t(r), 0, 0})[0];
     auto [view, index] = ldsAccess(memory, start, regOffset, laneBits,
-                                   transposed || shareAddresses);
+                                   transposed || shareAddresses, slotBase);
     Value slice = transposed ? amdgpu::TransposeLoadOp::create(
                                    b, loc(), sliceType, view, ValueRange{index})
                                    .getResult()
@@ -758,7 +809,8 @@ LogicalResult KernelLowering::lowerLocalStore(LocalStoreOp op) {
                                          constIndex(buffer.getSlotElements()));
   storeToLds(ldsMemory.lookup(op.getBuffer()), slotBase,
              mapping.lookup(op.getValue()), *toOffset, buffer.getElementType(),
-             op->hasAttr(kLdsSharedAddressesAttrName));
+             op->hasAttr(kLdsSharedAddressesAttrName),
+             constantSlotElements(op.getSlot(), buffer));
   return success();
 }
 
@@ -780,7 +832,8 @@ LogicalResult KernelLowering::lowerLocalLoad(LocalLoadOp op) {
   mapping.map(op.getResult(),
               loadFromLds(ldsMemory.lookup(op.getBuffer()), slotBase, *toOffset,
                           type, op.getTransposed(),
-                          op->hasAttr(kLdsSharedAddressesAttrName)));
+                          op->hasAttr(kLdsSharedAddressesAttrName),
+                          constantSlotElements(op.getSlot(), buffer)));
   return success();
 }
 
