@@ -14,10 +14,11 @@
 // 4 stores, 4 global loads, 12 LDS reads; rolled loop, stores first).
 // RUN: tessel-gen matmul -m 512 -n 512 -k 256 -t bf16 --transpose-b --config='#tessel.config<tile = [256, 256, 32], waves = [2, 4], stages = 2, instr = "v_mfma_f32_32x32x8_bf16">' | tessel-opt --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}),tessel-tile,func.func(tessel-select-mfma{chip=gfx942},tessel-promote-lds{chip=gfx942},tessel-pipeline,canonicalize,cse),tessel-lower-to-gpu{chip=gfx942})' | FileCheck %s --check-prefix=EIGHT
 //
-// Attention's first product (S^T = K Q^T, Q^T in registers) on gfx942's
-// 8-deep instructions asks for two LDS reads of K before its first MFMA, so
-// each MFMA's operand is read two MFMAs ahead; its second product (P from
-// registers) and gfx950's 16-deep instructions keep one read per MFMA.
+// Attention's first product (S^T = K Q^T, Q^T in registers for the whole
+// loop) on gfx942's 8-deep instructions asks for two LDS reads of K before
+// its first MFMA, so each MFMA's operand is read two MFMAs ahead; its second
+// product (P computed in the loop) and gfx950's 16-deep instructions keep
+// one read per MFMA.
 // RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 256 -d 64 -t f16 | tessel-opt --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}),tessel-tile,func.func(tessel-select-mfma{chip=gfx942},tessel-promote-lds{chip=gfx942},tessel-pipeline,canonicalize,cse),tessel-lower-to-gpu{chip=gfx942})' | FileCheck %s --check-prefix=ATTN942
 // RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 256 -d 64 -t f16 | tessel-opt --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx950}),tessel-tile,func.func(tessel-select-mfma{chip=gfx950},tessel-promote-lds{chip=gfx950},tessel-pipeline,canonicalize,cse),tessel-lower-to-gpu{chip=gfx950})' | FileCheck %s --check-prefix=ATTN950
 //
@@ -48,7 +49,15 @@
 // CHECK-NEXT: rocdl.sched.group.barrier 256, 2, 0
 // CHECK-NEXT: rocdl.sched.group.barrier 8, 1, 0
 // CHECK-NEXT: rocdl.sched.group.barrier 256, 2, 0
-// CHECK-COUNT-8: rocdl.sched.group.barrier 8, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 8, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 8, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 8, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 8, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 8, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 8, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 8, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 8, 1, 0
+// CHECK-NOT: rocdl.sched.group.barrier 256
 // CHECK-NOT: rocdl.sched.group.barrier 512
 // CHECK-NOT: rocdl.sched.group.barrier 32
 // CHECK: amdgpu.sched_barrier allow = <none>
@@ -88,7 +97,7 @@
 // ATTN942: scf.yield
 
 // ATTN950-LABEL: gpu.func @attention
-// ATTN950: scf.for
+// ATTN950-NOT: rocdl.sched.group.barrier 256, 2, 0
 // ATTN950: rocdl.sched.group.barrier 8, 1, 0
 // ATTN950-NOT: rocdl.sched.group.barrier 256, 2, 0
-// ATTN950: scf.yield
+// ATTN950: gpu.return

@@ -57,7 +57,14 @@
 // ISA-NEXT: v_mfma_f32_32x32x8_bf16
 // ISA-NEXT: ds_read_b128
 // ISA-NEXT: ds_read_b128
-// ISA-COUNT-8: v_mfma_f32_32x32x8_bf16
+// ISA-NEXT: v_mfma_f32_32x32x8_bf16
+// ISA-NEXT: v_mfma_f32_32x32x8_bf16
+// ISA-NEXT: v_mfma_f32_32x32x8_bf16
+// ISA-NEXT: v_mfma_f32_32x32x8_bf16
+// ISA-NEXT: v_mfma_f32_32x32x8_bf16
+// ISA-NEXT: v_mfma_f32_32x32x8_bf16
+// ISA-NEXT: v_mfma_f32_32x32x8_bf16
+// ISA-NEXT: v_mfma_f32_32x32x8_bf16
 // ISA-NEXT: s_waitcnt lgkmcnt(
 // ISA-NEXT: v_mfma_f32_32x32x8_bf16
 // ISA: s_cbranch_vccnz .LBB0_1

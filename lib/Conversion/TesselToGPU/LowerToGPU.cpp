@@ -63,8 +63,9 @@ private:
       return lhs;
     return arith::XOrIOp::create(b, loc(), lhs, constIndex(constant));
   }
-  /// The LDS access of a register at `regOffset` from `start` (the base
-  /// plus the lane's offset of register 0), start XOR regOffset. Where a
+  /// The LDS access of a register at `regOffset` from `start` (the lane's
+  /// offset of register 0, plus the slot's base unless `slotBase` carries
+  /// it), start XOR regOffset, plus `slotBase` if given. Where a
   /// wave has no AGPRs (the WMMA chips), as a view of `memory` at (start XOR
   /// the bits some lane or wave also sets) and a constant index, the other
   /// bits: the backend folds the constant into the LDS instruction's offset
@@ -78,7 +79,6 @@ private:
   /// addresses the backend otherwise recomputed in the loop (gfx950 NN
   /// 128x128x64: 57 VALU per iteration), and accesses marked
   /// kLdsSharedAddressesAttrName.
-  /// A `slotBase` is added after the XOR (see slotBaseAddsAfterSwizzle).
   std::pair<Value, Value> ldsAccess(Value memory, Value start,
                                     int64_t regOffset, int64_t laneBits,
                                     bool shareAddresses = false,
@@ -102,13 +102,6 @@ private:
         ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
     return {view, constIndex(regOffset & ~laneBits)};
   }
-  /// Whether the base of a slot of `slotElements` elements shares no bit
-  /// with any offset `toOffset` gives (slots of a power-of-two size, every
-  /// offset below it): then (base + lane) XOR reg equals base + (lane XOR
-  /// reg), and the swizzled part, which depends only on the lane, stays out
-  /// of a loop that alternates the slot. Added before the XOR, the slot
-  /// made the backend recompute every swizzled address in each iteration of
-  /// a rolled K loop (an XOR and a shift per access).
   /// The slot size of `buffer` where `slot` is a constant (a K loop
   /// unrolled by its slot count), else 0. The base of a constant slot added
   /// after the swizzle folds into the LDS instruction's offset field, and
@@ -123,6 +116,13 @@ private:
                ? buffer.getSlotElements()
                : 0;
   }
+  /// Whether the base of a slot of `slotElements` elements (a multiple of
+  /// the slot size) shares no bit with any offset `toOffset` gives: then
+  /// (base + lane) XOR reg equals base + (lane XOR reg). Every offset is an
+  /// XOR of some of the layout's bases, so none exceeds their OR. LdsType's
+  /// verifier makes slots powers of two and the layouts bijections onto a
+  /// slot, so this holds for every slot; the check keeps the rewrite exact
+  /// should that change.
   static bool slotBaseAddsAfterSwizzle(const LinearLayout &toOffset,
                                        int64_t slotElements) {
     if (slotElements <= 0 || !llvm::isPowerOf2_64(slotElements))
@@ -188,8 +188,8 @@ private:
 
   /// Stores `vector` (in `layout`) to LDS at the offsets of `toOffset`
   /// (register/lane/wave -> offset) from `base`, and loads back.
-  /// `base` is the slot's first element; `slotElements` the slot size (0
-  /// for a buffer of one slot).
+  /// `base` is the slot's first element; `slotElements` the slot size where
+  /// the slot is a constant (its base then joins after the swizzle), else 0.
   void storeToLds(Value memory, Value base, Value vector,
                   const LinearLayout &toOffset, Type element,
                   bool shareAddresses = false, int64_t slotElements = 0);
@@ -1013,26 +1013,29 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
       sequence.append(ops.globalLoads, kVmemReadMask);
     sequence.append(ops.fenced ? ops.ldsLoads : mfmas, kDsReadMask);
     int64_t perMfma = llvm::divideCeil(int64_t(sequence.size()), mfmas);
-    // A workgroup of at most four waves has one wave per SIMD: the other
-    // waves sharing the SIMD belong to other workgroups and run out of phase
-    // with it. Where the step's memory instructions fit two per MFMA into
+    // On CDNA, a workgroup of at most four waves has one wave per SIMD: the
+    // other waves sharing the SIMD belong to other workgroups and run out of
+    // phase with it. Where the step's memory instructions fit two per MFMA into
     // the first half of its MFMAs, they go there: the next step's LDS reads
     // then have the second half to land before its first MFMA reads them.
     // (Workgroups of eight waves run their two waves per SIMD in phase, and
     // their memory instructions bunched together lose: docs/performance.md,
     // "Memory instructions in the first half of the step".)
     int64_t memoryOps = sequence.size();
-    if (ops.fenced && waves[0] * waves[1] <= 4 && memoryOps > mfmas / 2 &&
-        memoryOps <= mfmas)
+    if (ops.fenced && !instr.isWmma() && waves[0] * waves[1] <= 4 &&
+        memoryOps > mfmas / 2 && memoryOps <= mfmas)
       perMfma = 2;
     size_t next = 0;
-    // Attention's first product (S^T = K Q^T, Q^T in registers for the whole
-    // loop) on the 8-deep instructions of gfx90a and gfx942: two LDS reads
-    // of K ahead of the first MFMA, so that each MFMA's operand was asked
-    // for two MFMAs before it rather than one (docs/performance.md, "K read
-    // two MFMAs ahead"; on gfx950's 16-deep instructions the model's
-    // predictions were mixed).
-    if (!ops.fenced && instr.k <= 8 && op.getB().getParentBlock() != block)
+    // A product whose B operand stays in registers for the whole loop
+    // (attention's first product S^T = K Q^T, decode's, the backward's
+    // products with a loop-invariant operand) on the 8-deep MFMAs of gfx90a
+    // and gfx942: two LDS reads of A ahead of the first MFMA, so that each
+    // MFMA's operand was asked for two MFMAs before it rather than one
+    // (docs/performance.md, "K read two MFMAs ahead"; on gfx950's 16-deep
+    // instructions the model's predictions were mixed).
+    auto loop = cast<scf::ForOp>(op->getParentOp());
+    if (!ops.fenced && !instr.isWmma() && instr.k <= 8 &&
+        loop.isDefinedOutsideOfLoop(op.getB()))
       ROCDL::SchedGroupBarrier::create(b, loc(), kDsReadMask, 2, 0);
     for (int64_t i = 0; i < mfmas; ++i) {
       ROCDL::SchedGroupBarrier::create(b, loc(), kMfmaMask, 1, 0);
