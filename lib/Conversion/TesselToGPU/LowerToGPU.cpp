@@ -133,6 +133,17 @@ private:
         bits |= basis[0];
     return bits < slotElements;
   }
+  /// The start of a lane's LDS accesses (the lane's offset of register 0)
+  /// and the slot base ldsAccess adds after the swizzle; or, where the
+  /// base may not join after it, the start with the base included and no
+  /// slot base.
+  std::pair<Value, Value> accessStart(const LinearLayout &toOffset, Value base,
+                                      int64_t slotElements) {
+    Value laneOffset = laneCoordinates(toOffset)[0];
+    if (slotBaseAddsAfterSwizzle(toOffset, slotElements))
+      return {laneOffset, base};
+    return {arith::AddIOp::create(b, loc(), base, laneOffset), Value()};
+  }
   /// The bits of output `dim` (the offset of an LDS layout) that some lane
   /// or wave of `toOffset` sets.
   static int64_t laneOffsetBits(const LinearLayout &toOffset,
@@ -719,13 +730,7 @@ void KernelLowering::storeToLds(Value memory, Value base, Value vector,
   int64_t run = int64_t(1) << runBits.size(), runMask = 0;
   for (int32_t bit : runBits)
     runMask |= int64_t(1) << bit;
-  Value laneOffset = laneCoordinates(toOffset)[0];
-  Value slotBase;
-  Value start = laneOffset;
-  if (slotBaseAddsAfterSwizzle(toOffset, slotElements))
-    slotBase = base;
-  else
-    start = arith::AddIOp::create(b, loc(), base, laneOffset);
+  auto [start, slotBase] = accessStart(toOffset, base, slotElements);
   int64_t laneBits = laneOffsetBits(toOffset);
   Value holder = canonicalHolder(toOffset);
   scf::IfOp guard;
@@ -768,13 +773,7 @@ Value KernelLowering::loadFromLds(Value memory, Value base,
   int64_t run = int64_t(1) << runBits.size(), runMask = 0;
   for (int32_t bit : runBits)
     runMask |= int64_t(1) << bit;
-  Value laneOffset = laneCoordinates(toOffset)[0];
-  Value slotBase;
-  Value start = laneOffset;
-  if (slotBaseAddsAfterSwizzle(toOffset, slotElements))
-    slotBase = base;
-  else
-    start = arith::AddIOp::create(b, loc(), base, laneOffset);
+  auto [start, slotBase] = accessStart(toOffset, base, slotElements);
   int64_t laneBits = laneOffsetBits(toOffset);
   auto sliceType = VectorType::get({run}, type.getElementType());
   SmallVector<Value> elements(type.getNumElements());
