@@ -182,6 +182,10 @@ llvm::Expected<SwizzleChoice> tessel::chooseSwizzle(const SwizzleQuery &query) {
     llvm::Expected<BankConflictReport> write = analyzeBankConflicts(
         *writeLayout, *memory, query.elementBytes, storeBytes,
         /*isWrite=*/true, query.banking, query.waveSize);
+    // Conflicts only add up: a candidate whose writes alone cost as much as
+    // the best cannot replace it, whatever its reads.
+    if (write && best && write->conflictCycles >= best->totalConflicts())
+      return llvm::Error::success();
     llvm::Expected<BankConflictReport> read = analyzeBankConflicts(
         query.readLayout, *memory, query.elementBytes, query.readBytes,
         /*isWrite=*/false, query.banking, query.waveSize);
