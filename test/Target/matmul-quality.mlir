@@ -7,6 +7,7 @@
 // RUN: tesselc %t.mlir --chip=gfx942 --emit=report | FileCheck %s --check-prefix=REPORT
 // RUN: tesselc %t.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=ISA
 // RUN: tesselc %t.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=SLOTS
+// RUN: tesselc %t.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=ZERO
 // RUN: tessel-opt %t.mlir --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}),tessel-tile,func.func(tessel-select-mfma,tessel-promote-lds))' | FileCheck %s --check-prefix=LDS
 
 // No scratch, no spills; the occupancy and what limits it are reported.
@@ -90,3 +91,19 @@
 // Zero bank conflicts by the layout analysis, for the writes and the reads
 // of both operands.
 // LDS-COUNT-2: tessel.local_alloc {tessel.read_conflicts = 0.000000e+00 : f64, tessel.write_conflicts = 0.000000e+00 : f64}
+
+// The accumulators (64 f32 registers a lane) are zeroed by four MFMAs of
+// zero operands, chained, in the shadow of the prologue's first loads and
+// before the first wait for them; no VALU moves of zeros before the loop.
+// ZERO-LABEL: matmul:
+// ZERO-COUNT-4: buffer_load_dwordx4
+// ZERO-NOT: s_waitcnt vmcnt
+// ZERO-NOT: v_mov_b32_e32 v{{[0-9]+}}, 0{{$}}
+// ZERO: v_mfma_f32_32x32x8_f16 v[[[R0:[0-9]+]]:[[R1:[0-9]+]]], v[[[Z:[0-9]+:[0-9]+]]], v[[[Z]]], 0{{$}}
+// ZERO-NEXT: v_mfma_f32_32x32x8_f16 v[[[S0:[0-9]+]]:[[S1:[0-9]+]]], v[[[Z]]], v[[[Z]]], v[[[R0]]:[[R1]]]
+// ZERO-NEXT: v_mfma_f32_32x32x8_f16 v[[[T0:[0-9]+]]:[[T1:[0-9]+]]], v[[[Z]]], v[[[Z]]], v[[[S0]]:[[S1]]]
+// ZERO-NEXT: v_mfma_f32_32x32x8_f16 v{{.*}}, v[[[Z]]], v[[[Z]]], v[[[T0]]:[[T1]]]
+// ZERO-NOT: v_mov_b32_e32 v{{[0-9]+}}, 0{{$}}
+// ZERO: s_waitcnt vmcnt
+// ZERO-NOT: v_mov_b32_e32 v{{[0-9]+}}, 0{{$}}
+// ZERO: .LBB0_1:

@@ -50,6 +50,10 @@ class KernelLowering {
 public:
   KernelLowering(gpu::GPUFuncOp kernel, const Chip &chip)
       : kernel(kernel), chip(chip), b(kernel.getContext()) {}
+  /// Zero accumulators of the kernel's first loops (isKernelEntryZero-
+  /// Accumulator) not created yet: they are written by the matrix pipe
+  /// once the prologue's first global loads are issued.
+  SmallVector<std::pair<Value, VectorType>> pendingZeroAccumulators;
 
   LogicalResult lower(func::FuncOp function);
 
@@ -185,6 +189,8 @@ private:
   LogicalResult lowerLocalStore(LocalStoreOp op);
   LogicalResult lowerLocalLoad(LocalLoadOp op);
   LogicalResult lowerDot(DotOp op);
+  Value zeroAccumulatorOnMatrixPipe(VectorType type);
+  void emitPendingZeroAccumulators(bool here = false);
   LogicalResult lowerConvert(ConvertLayoutOp op);
   LogicalResult lowerFor(scf::ForOp op);
   LLVM::LoopAnnotationAttr getTileLoopAnnotation();
@@ -799,6 +805,7 @@ Value KernelLowering::loadFromLds(Value memory, Value base,
 }
 
 LogicalResult KernelLowering::lowerLocalStore(LocalStoreOp op) {
+  emitPendingZeroAccumulators();
   LdsType buffer = op.getBuffer().getType();
   FailureOr<LinearLayout> toOffset =
       offsetsOf(op, op.getValue().getType(), buffer);
@@ -904,6 +911,93 @@ static StepMemoryOps countStepMemoryOps(Block *block) {
     }
   }
   return ops;
+}
+
+/// Whether `constant` is an f32 MFMA accumulator of zeros outside every
+/// loop that starts a K loop: the kernel's first accumulator, which the
+/// matrix pipe can write while the prologue's loads are in flight.
+static bool isKernelEntryZeroAccumulator(arith::ConstantOp constant) {
+  auto tile = dyn_cast<RankedTensorType>(constant.getType());
+  auto layout = tile ? dyn_cast_or_null<MmaAttr>(tile.getEncoding()) : nullptr;
+  auto splat = dyn_cast<SplatElementsAttr>(constant.getValue());
+  if (!layout || layout.getInstruction().isWmma() || !splat ||
+      !tile.getElementType().isF32() ||
+      !splat.getSplatValue<APFloat>().isPosZero())
+    return false;
+  // Only the start value of loops that run once per kernel: a zero reused
+  // by a loop nested in another (stream-K's tiles) would stay live across
+  // the outer loop, where LLVM rematerializes the constant for free. And
+  // only a K loop's, whose iterations take the accumulator straight into a
+  // dot: attention's rescales its output first, and its kernels measured
+  // mixed (docs/performance.md, "Accumulators zeroed by the matrix pipe").
+  auto startsOneLoop = [](OpOperand &use) {
+    auto loop = dyn_cast<scf::ForOp>(use.getOwner());
+    if (!loop || use.getOperandNumber() < loop.getNumControlOperands() ||
+        loop->getParentOfType<scf::ForOp>() ||
+        loop->getParentOfType<scf::WhileOp>())
+      return false;
+    Value iterArg = loop.getTiedLoopRegionIterArg(&use);
+    return !iterArg.use_empty() &&
+           llvm::all_of(iterArg.getUses(), [](OpOperand &inner) {
+             auto dot = dyn_cast<DotOp>(inner.getOwner());
+             return dot && dot.getC() == inner.get();
+           });
+  };
+  return !constant->getParentOfType<scf::ForOp>() &&
+         !constant->getParentOfType<scf::IfOp>() && constant->hasOneUse() &&
+         startsOneLoop(*constant->use_begin());
+}
+
+/// A vector of zeros of `type` (f32, one MFMA accumulator per 16 values)
+/// written by the matrix pipe: 32x32x8 f16 products of zero operands, each
+/// accumulating onto the previous one (so that no two are the same value
+/// for LLVM to merge, and none is a constant for it to rematerialize next
+/// to the loop). One instruction per 16 registers instead of 16 VALU moves
+/// after the prologue's first wait; the matrix pipe is idle until the K
+/// loop starts.
+Value KernelLowering::zeroAccumulatorOnMatrixPipe(VectorType type) {
+  constexpr int64_t kBlock = 16;
+  Value zeros = arith::ConstantOp::create(b, loc(), type, b.getZeroAttr(type));
+  int64_t blocks = type.getNumElements() / kBlock;
+  if (blocks == 0)
+    return zeros;
+  auto blockType = VectorType::get({kBlock}, b.getF32Type());
+  auto operandType = VectorType::get({4}, b.getF16Type());
+  Value operand = arith::ConstantOp::create(b, loc(), operandType,
+                                            b.getZeroAttr(operandType));
+  Value block =
+      arith::ConstantOp::create(b, loc(), blockType, b.getZeroAttr(blockType));
+  Value result = zeros;
+  for (int64_t i = 0; i < blocks; ++i) {
+    block =
+        amdgpu::MFMAOp::create(b, loc(), blockType, /*m=*/32, /*n=*/32,
+                               /*k=*/8, /*blocks=*/1, operand, operand, block)
+            .getResult();
+    result = vector::InsertStridedSliceOp::create(b, loc(), block, result,
+                                                  ArrayRef<int64_t>{i * kBlock},
+                                                  ArrayRef<int64_t>{1});
+  }
+  return result;
+}
+
+/// Creates the pending zero accumulators at the insertion point: before
+/// the kernel's first LDS store at its top level (which waits for the
+/// prologue's first global loads, issued just before) or its first loop
+/// there; `here` forces it (the loop that takes them, wherever it is).
+/// Fences on both sides keep the backend's scheduler from moving the MFMAs
+/// above the loads (the wave would issue them first and the loads a chain
+/// later) or below the wait.
+void KernelLowering::emitPendingZeroAccumulators(bool here) {
+  bool topLevel = b.getInsertionBlock() == &kernel.getBody().front();
+  if (pendingZeroAccumulators.empty() || !(here || topLevel))
+    return;
+  amdgpu::SchedBarrierOp::create(b, loc(),
+                                 amdgpu::sched_barrier_opt_enum::none);
+  for (auto [constant, type] : pendingZeroAccumulators)
+    mapping.map(constant, zeroAccumulatorOnMatrixPipe(type));
+  amdgpu::SchedBarrierOp::create(b, loc(),
+                                 amdgpu::sched_barrier_opt_enum::none);
+  pendingZeroAccumulators.clear();
 }
 
 LogicalResult KernelLowering::lowerDot(DotOp op) {
@@ -1268,6 +1362,10 @@ LLVM::LoopAnnotationAttr KernelLowering::getTileLoopAnnotation() {
 }
 
 LogicalResult KernelLowering::lowerFor(scf::ForOp op) {
+  emitPendingZeroAccumulators(llvm::any_of(op.getInitArgs(), [&](Value init) {
+    return llvm::is_contained(llvm::make_first_range(pendingZeroAccumulators),
+                              init);
+  }));
   SmallVector<Value> inits = llvm::map_to_vector(
       op.getInitArgs(), [&](Value v) { return mapping.lookup(v); });
   auto loop = scf::ForOp::create(b, loc(), mapping.lookup(op.getLowerBound()),
@@ -1577,6 +1675,11 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
       FailureOr<Type> type = lowerType(tile, &op);
       if (failed(type))
         return failure();
+      if (isKernelEntryZeroAccumulator(constant)) {
+        pendingZeroAccumulators.push_back(
+            {constant.getResult(), cast<VectorType>(*type)});
+        return success();
+      }
       mapping.map(
           constant.getResult(),
           arith::ConstantOp::create(

@@ -1,0 +1,59 @@
+// The accumulator a kernel's K loop starts from is zeroed by the matrix
+// pipe: one 32x32x8 f16 MFMA of zero operands per 16 f32 registers, each
+// accumulating onto the previous one (LLVM can neither merge them nor
+// rematerialize them as constants next to the loop), between the prologue's
+// first global loads and its first LDS store (sched_barriers on both
+// sides), instead of 16 VALU moves per block after the loads' wait.
+// 128x128 tiles on 2x2 waves: 64x64 per wave, four 32x32 blocks.
+//
+// RUN: tessel-gen matmul -m 256 -n 256 -k 256 -t bf16 --transpose-b --config='#tessel.config<tile = [128, 128, 32], waves = [2, 2], stages = 2, instr = "v_mfma_f32_32x32x8_bf16">' | tessel-opt --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}),tessel-tile,func.func(tessel-select-mfma{chip=gfx942},tessel-promote-lds{chip=gfx942},tessel-pipeline,canonicalize,cse),tessel-lower-to-gpu{chip=gfx942})' | FileCheck %s
+//
+// Stream-K's K loop runs once per tile inside the loop over tiles: its zero
+// stays a constant (LLVM rematerializes it per tile for free; the MFMAs'
+// result would stay live across the outer loop).
+// RUN: tessel-gen matmul -m 256 -n 256 -k 256 -t bf16 --transpose-b --config='#tessel.config<tile = [128, 128, 32], waves = [2, 2], stages = 2, instr = "v_mfma_f32_32x32x8_bf16", stream_k = 3>' | tessel-opt --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}),tessel-tile,func.func(tessel-select-mfma{chip=gfx942},tessel-promote-lds{chip=gfx942},tessel-pipeline,canonicalize,cse),tessel-lower-to-gpu{chip=gfx942})' | FileCheck %s --check-prefix=STREAMK
+//
+// Attention's output accumulator is rescaled before each product, not
+// taken straight into a dot: it keeps the constant.
+// RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 256 -d 64 -t f16 | tessel-opt --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx950}),tessel-tile,func.func(tessel-select-mfma{chip=gfx950},tessel-promote-lds{chip=gfx950},tessel-pipeline,canonicalize,cse),tessel-lower-to-gpu{chip=gfx950})' | FileCheck %s --check-prefix=ATTN
+//
+// WMMA chips have no MFMA to do it with.
+// RUN: tessel-gen matmul -m 256 -n 256 -k 256 -t f16 --transpose-b | tessel-opt --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx1100}),tessel-tile{chip=gfx1100},func.func(tessel-select-mfma{chip=gfx1100},tessel-promote-lds{chip=gfx1100},tessel-pipeline,canonicalize,cse),tessel-lower-to-gpu{chip=gfx1100})' | FileCheck %s --check-prefix=WMMA
+
+// CHECK-LABEL: gpu.func @matmul
+// CHECK-DAG: %[[C:.*]] = arith.constant dense<0.000000e+00> : vector<16xf32>
+// CHECK-DAG: %[[OPERAND:.*]] = arith.constant dense<0.000000e+00> : vector<4xf16>
+// CHECK: amdgpu.raw_buffer_load
+// CHECK: amdgpu.raw_buffer_load
+// CHECK: amdgpu.raw_buffer_load
+// CHECK: amdgpu.raw_buffer_load
+// CHECK-NOT: vector.store
+// CHECK: amdgpu.sched_barrier allow = <none>
+// CHECK-NEXT: %[[Z0:.*]] = amdgpu.mfma 32x32x8 %[[OPERAND]] * %[[OPERAND]] + %[[C]]
+// CHECK-NOT: vector.store
+// CHECK: %[[Z1:.*]] = amdgpu.mfma 32x32x8 %[[OPERAND]] * %[[OPERAND]] + %[[Z0]]
+// CHECK-NOT: vector.store
+// CHECK: %[[Z2:.*]] = amdgpu.mfma 32x32x8 %[[OPERAND]] * %[[OPERAND]] + %[[Z1]]
+// CHECK-NOT: vector.store
+// CHECK: %[[Z3:.*]] = amdgpu.mfma 32x32x8 %[[OPERAND]] * %[[OPERAND]] + %[[Z2]]
+// CHECK-NOT: amdgpu.mfma
+// CHECK: %[[ZEROS:.*]] = vector.shuffle {{.*}} : vector<64xf32>, vector<64xf32>
+// CHECK-NEXT: amdgpu.sched_barrier allow = <none>
+// CHECK-NOT: amdgpu.mfma
+// CHECK: vector.store {{.*}}#gpu.address_space<workgroup>
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[ZEROS]],
+
+// STREAMK-LABEL: gpu.func @matmul
+// STREAMK: %[[ZEROS:.*]] = arith.constant dense<0.000000e+00> : vector<64xf32>
+// STREAMK-NOT: vector<4xf16>, vector<4xf16>, vector<16xf32>
+// STREAMK: scf.for
+// STREAMK-NOT: vector<4xf16>, vector<4xf16>, vector<16xf32>
+// STREAMK: scf.for {{.*}} iter_args(%{{.*}} = %[[ZEROS]],
+
+// ATTN-LABEL: gpu.func @attention
+// ATTN-NOT: : vector<4xf16>, vector<4xf16>, vector<16xf32>
+// ATTN: gpu.return
+
+// WMMA-LABEL: gpu.func @matmul
+// WMMA-NOT: amdgpu.mfma
+// WMMA: amdgpu.wmma
