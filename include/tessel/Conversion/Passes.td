@@ -29,7 +29,8 @@ def TesselLowerToGPUPass : Pass<"tessel-lower-to-gpu", "::mlir::ModuleOp"> {
       pipelined K loop, `rocdl.sched.group.barrier`s ask the backend to
       interleave the step's memory instructions with the MFMAs (over the
       first half of them where a workgroup of at most four waves allows);
-    * the zero f32 accumulator a kernel's (not nested) K loop starts from,
+    * the zero f32 or i32 accumulator a kernel's (not nested) K loop
+      starts from,
       on MFMA chips: a chain of 32x32x8 f16 MFMAs of zero operands, one
       per 16 registers, between the prologue's first global loads and its
       first LDS store (fenced by `amdgpu.sched_barrier`s): the idle matrix

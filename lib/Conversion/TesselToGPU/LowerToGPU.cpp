@@ -913,16 +913,22 @@ static StepMemoryOps countStepMemoryOps(Block *block) {
   return ops;
 }
 
-/// Whether `constant` is an f32 MFMA accumulator of zeros outside every
-/// loop that starts a K loop: the kernel's first accumulator, which the
-/// matrix pipe can write while the prologue's loads are in flight.
+/// Whether `constant` is an f32 or i32 MFMA accumulator of zeros (all bits
+/// clear) outside every loop that starts a K loop: the kernel's first
+/// accumulator, which the matrix pipe can write while the prologue's loads
+/// are in flight.
 static bool isKernelEntryZeroAccumulator(arith::ConstantOp constant) {
   auto tile = dyn_cast<RankedTensorType>(constant.getType());
   auto layout = tile ? dyn_cast_or_null<MmaAttr>(tile.getEncoding()) : nullptr;
   auto splat = dyn_cast<SplatElementsAttr>(constant.getValue());
-  if (!layout || layout.getInstruction().isWmma() || !splat ||
-      !tile.getElementType().isF32() ||
-      !splat.getSplatValue<APFloat>().isPosZero())
+  if (!layout || layout.getInstruction().isWmma() || !splat)
+    return false;
+  Type element = tile.getElementType();
+  bool allBitsClear =
+      element.isF32()         ? splat.getSplatValue<APFloat>().isPosZero()
+      : element.isInteger(32) ? splat.getSplatValue<APInt>().isZero()
+                              : false;
+  if (!allBitsClear)
     return false;
   // Only the start value of loops that run once per kernel: a zero reused
   // by a loop nested in another (stream-K's tiles) would stay live across
@@ -948,19 +954,21 @@ static bool isKernelEntryZeroAccumulator(arith::ConstantOp constant) {
          startsOneLoop(*constant->use_begin());
 }
 
-/// A vector of zeros of `type` (f32, one MFMA accumulator per 16 values)
-/// written by the matrix pipe: 32x32x8 f16 products of zero operands, each
-/// accumulating onto the previous one (so that no two are the same value
-/// for LLVM to merge, and none is a constant for it to rematerialize next
-/// to the loop). One instruction per 16 registers instead of 16 VALU moves
-/// after the prologue's first wait; the matrix pipe is idle until the K
-/// loop starts.
+/// A vector of zeros of `type` (f32 or i32, whose zero has the same bits;
+/// one MFMA accumulator per 16 values) written by the matrix pipe: 32x32x8 f16
+/// products of zero operands, each accumulating onto the previous one (so that
+/// no two are the same value for LLVM to merge, and none is a constant for it
+/// to rematerialize next to the loop). One instruction per 16 registers instead
+/// of 16 VALU moves after the prologue's first wait; the matrix pipe is idle
+/// until the K loop starts.
 Value KernelLowering::zeroAccumulatorOnMatrixPipe(VectorType type) {
   constexpr int64_t kBlock = 16;
-  Value zeros = arith::ConstantOp::create(b, loc(), type, b.getZeroAttr(type));
+  auto floatType = VectorType::get(type.getShape(), b.getF32Type());
+  Value zeros =
+      arith::ConstantOp::create(b, loc(), floatType, b.getZeroAttr(floatType));
   int64_t blocks = type.getNumElements() / kBlock;
   if (blocks == 0)
-    return zeros;
+    return arith::ConstantOp::create(b, loc(), type, b.getZeroAttr(type));
   auto blockType = VectorType::get({kBlock}, b.getF32Type());
   auto operandType = VectorType::get({4}, b.getF16Type());
   Value operand = arith::ConstantOp::create(b, loc(), operandType,
@@ -977,6 +985,8 @@ Value KernelLowering::zeroAccumulatorOnMatrixPipe(VectorType type) {
                                                   ArrayRef<int64_t>{i * kBlock},
                                                   ArrayRef<int64_t>{1});
   }
+  if (type != floatType)
+    result = vector::BitCastOp::create(b, loc(), type, result);
   return result;
 }
 
