@@ -844,11 +844,15 @@ llvm::Expected<BankConflictReport> tessel::analyzeBankConflicts(
   // the low bits of the word index): where every offset is aligned to the
   // access, each access has the conflicts of the one at offset 0. The
   // swizzle chooser analyses hundreds of candidates, so this saves it one
-  // phase analysis per access. A candidate whose lane or wave bits move a
-  // run off its alignment (the lowering would split it) is analysed access
-  // by access at the unaligned addresses, as an approximation.
+  // phase analysis per access. (Banks and bank widths are powers of two on
+  // every chip; the shortcut checks it.) A candidate whose register, lane
+  // or wave bits move a run off its alignment (the lowering would split
+  // it) is analysed access by access at the unaligned addresses, as an
+  // approximation.
   auto aligned = [&](int32_t offset) { return offset % int32_t(vector) == 0; };
-  if (llvm::all_of(laneOffsets, aligned) &&
+  if (llvm::isPowerOf2_32(banking.numBanks) &&
+      llvm::isPowerOf2_32(banking.bankBytes) &&
+      llvm::all_of(laneOffsets, aligned) &&
       llvm::all_of(accessOffsets, aligned)) {
     unsigned extra = conflictsAt(0);
     report.conflictCycles = extra * unsigned(accessOffsets.size());

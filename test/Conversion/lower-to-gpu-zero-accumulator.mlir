@@ -8,6 +8,10 @@
 //
 // RUN: tessel-gen matmul -m 256 -n 256 -k 256 -t bf16 --transpose-b --config='#tessel.config<tile = [128, 128, 32], waves = [2, 2], stages = 2, instr = "v_mfma_f32_32x32x8_bf16">' | tessel-opt --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}),tessel-tile,func.func(tessel-select-mfma{chip=gfx942},tessel-promote-lds{chip=gfx942},tessel-pipeline,canonicalize,cse),tessel-lower-to-gpu{chip=gfx942})' | FileCheck %s
 //
+// i32 accumulators (i8 products): the same chain, bit-cast (the zero has
+// the same bits).
+// RUN: tessel-gen matmul -m 256 -n 256 -k 512 -t i8 --transpose-b --config='#tessel.config<tile = [128, 128, 64], waves = [2, 2], stages = 2, instr = "v_mfma_i32_32x32x16_i8">' | tessel-opt --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}),tessel-tile,func.func(tessel-select-mfma{chip=gfx942},tessel-promote-lds{chip=gfx942},tessel-pipeline,canonicalize,cse),tessel-lower-to-gpu{chip=gfx942})' | FileCheck %s --check-prefix=I32
+//
 // Stream-K's K loop runs once per tile inside the loop over tiles: its zero
 // stays a constant (LLVM rematerializes it per tile for free; the MFMAs'
 // result would stay live across the outer loop).
@@ -42,6 +46,14 @@
 // CHECK-NOT: amdgpu.mfma
 // CHECK: vector.store {{.*}}#gpu.address_space<workgroup>
 // CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[ZEROS]],
+
+// I32-LABEL: gpu.func @matmul
+// I32: amdgpu.sched_barrier allow = <none>
+// I32-COUNT-4: amdgpu.mfma 32x32x8 {{.*}} : vector<4xf16>, vector<4xf16>, vector<16xf32>
+// I32-NOT: amdgpu.mfma
+// I32: %[[ZEROS:.*]] = vector.bitcast %{{.*}} : vector<64xf32> to vector<64xi32>
+// I32-NEXT: amdgpu.sched_barrier allow = <none>
+// I32: scf.for {{.*}} iter_args(%{{.*}} = %[[ZEROS]],
 
 // STREAMK-LABEL: gpu.func @matmul
 // STREAMK: %[[ZEROS:.*]] = arith.constant dense<0.000000e+00> : vector<64xf32>

@@ -76,10 +76,11 @@ static llvm::cl::opt<ReportFormat> reportFormat(
     llvm::cl::values(clEnumValN(ReportFormat::Text, "text", "readable table"),
                      clEnumValN(ReportFormat::JSON, "json", "JSON")),
     llvm::cl::cat(category));
-static llvm::cl::opt<unsigned> optLevel("opt-level",
-                                        llvm::cl::desc("LLVM -O level (0-3)"),
-                                        llvm::cl::init(3),
-                                        llvm::cl::cat(category));
+static llvm::cl::opt<unsigned>
+    optLevel("opt-level",
+             llvm::cl::desc("LLVM -O level (0-3; 2 and 3 share the IR "
+                            "pipeline, 3 generates code at -O3)"),
+             llvm::cl::init(3), llvm::cl::cat(category));
 static llvm::cl::opt<unsigned> codeObjectVersion(
     "code-object-version",
     llvm::cl::desc("AMDHSA code object version: 5 loads on every ROCm 6 "

@@ -164,16 +164,17 @@ TEST(SwizzleChooserTest, StridedRowWritesChooseTheFoldedPhase) {
 /// computed one access at a time from each element's tile coordinates
 /// (what analyzeBankConflicts shortens to one access where offsets are
 /// aligned).
-unsigned conflictsAccessByAccess(const LinearLayout &registers,
-                                 const LinearLayout &memory,
-                                 unsigned elementBytes, unsigned accessBytes,
-                                 bool isWrite, const LdsBanking &banking) {
+BankConflictReport conflictsAccessByAccess(const LinearLayout &registers,
+                                           const LinearLayout &memory,
+                                           unsigned elementBytes,
+                                           unsigned accessBytes, bool isWrite,
+                                           const LdsBanking &banking) {
   LinearLayout toOffset = expectOk(memory.invert());
   int32_t vector = accessBytes / elementBytes;
   int32_t lanes = registers.getInDimSize("lane");
   bool hasWaves = registers.hasInDim("wave");
   int32_t waves = hasWaves ? registers.getInDimSize("wave") : 1;
-  unsigned total = 0;
+  BankConflictReport report;
   for (int32_t wave = 0; wave < waves; ++wave)
     for (int32_t reg = 0; reg < registers.getInDimSize("register");
          reg += vector) {
@@ -185,16 +186,19 @@ unsigned conflictsAccessByAccess(const LinearLayout &registers,
         addresses[lane] =
             int64_t(toOffset.apply(registers.apply(input))[0]) * elementBytes;
       }
-      total +=
+      unsigned extra =
           countLdsConflictCycles(addresses, accessBytes, isWrite, banking, 64);
+      report.conflictCycles += extra;
+      report.worstPerAccess = std::max(report.worstPerAccess, extra);
     }
-  return total;
+  return report;
 }
 
 TEST(BankConflictTest, AlignedAccessesShareTheFirstOnesConflicts) {
   // Every swizzle of a K-contiguous 128x64 bf16 tile, written 16 bytes a
-  // lane by four waves and read by MFMA A-operand lanes 8 bytes at a time,
-  // on 32 and 64 banks: the analysis matches the access-by-access count.
+  // lane by four waves and read by MFMA A-operand lanes 2, 8 and 16 bytes at
+  // a time (16: ds_read_b128's lane groups), on 32 and 64 banks: the
+  // analysis matches the access-by-access count and worst access.
   SwizzleQuery query;
   query.shape = {128, 64};
   query.order = {1, 0};
@@ -203,6 +207,7 @@ TEST(BankConflictTest, AlignedAccessesShareTheFirstOnesConflicts) {
   query.numWaves = 4;
   LinearLayout write = expectOk(ldsWriteLayout(query));
   LinearLayout read = mfmaOperandA(32, 4, 128, 64);
+  LinearLayout wideRead = mfmaOperandA(16, 8, 128, 64);
   unsigned compared = 0, conflicted = 0;
   for (LdsBanking banking : {LdsBanking{}, LdsBanking{64, 4}})
     for (int64_t vec = 1; vec <= 64; vec *= 2)
@@ -216,27 +221,29 @@ TEST(BankConflictTest, AlignedAccessesShareTheFirstOnesConflicts) {
               continue;
             }
             for (auto [layout, bytes, isWrite] :
-                 {std::tuple(&write, 16u, true),
-                  std::tuple(&read, 8u, false)}) {
+                 {std::tuple(&write, 16u, true), std::tuple(&read, 8u, false),
+                  std::tuple(&read, 2u, false),
+                  std::tuple(&wideRead, 16u, false)}) {
               llvm::Expected<BankConflictReport> report = analyzeBankConflicts(
                   *layout, *memory, 2, bytes, isWrite, banking, 64);
               if (!report) {
                 llvm::consumeError(report.takeError());
                 continue;
               }
-              unsigned expected = conflictsAccessByAccess(
+              BankConflictReport expected = conflictsAccessByAccess(
                   *layout, *memory, 2, bytes, isWrite, banking);
-              EXPECT_EQ(report->conflictCycles, expected)
+              EXPECT_EQ(report->conflictCycles, expected.conflictCycles)
                   << "vec " << vec << " perPhase " << perPhase << " maxPhase "
                   << maxPhase << (fold ? " folded" : "")
-                  << (isWrite ? " write" : " read");
+                  << (isWrite ? " write " : " read ") << bytes;
+              EXPECT_EQ(report->worstPerAccess, expected.worstPerAccess);
               ++compared;
-              conflicted += expected > 0;
+              conflicted += expected.conflictCycles > 0;
             }
           }
   // The sweep covers conflicted and conflict-free candidates alike.
-  EXPECT_GT(compared, 100u);
-  EXPECT_GT(conflicted, 20u);
+  EXPECT_GT(compared, 200u);
+  EXPECT_GT(conflicted, 40u);
   EXPECT_LT(conflicted, compared);
 }
 

@@ -50,14 +50,14 @@ class KernelLowering {
 public:
   KernelLowering(gpu::GPUFuncOp kernel, const Chip &chip)
       : kernel(kernel), chip(chip), b(kernel.getContext()) {}
-  /// Zero accumulators of the kernel's first loops (isKernelEntryZero-
-  /// Accumulator) not created yet: they are written by the matrix pipe
-  /// once the prologue's first global loads are issued.
-  SmallVector<std::pair<Value, VectorType>> pendingZeroAccumulators;
 
   LogicalResult lower(func::FuncOp function);
 
 private:
+  /// Zero accumulators of the kernel's K loops (isKernelEntryZero-
+  /// Accumulator) not created yet: they are written by the matrix pipe
+  /// once the prologue's first global loads are issued.
+  SmallVector<std::pair<Value, VectorType>> pendingZeroAccumulators;
   Location loc() { return currentLoc; }
   Value constIndex(int64_t value) {
     return arith::ConstantIndexOp::create(b, loc(), value);
@@ -190,7 +190,7 @@ private:
   LogicalResult lowerLocalLoad(LocalLoadOp op);
   LogicalResult lowerDot(DotOp op);
   Value zeroAccumulatorOnMatrixPipe(VectorType type);
-  void emitPendingZeroAccumulators(bool here = false);
+  void emitPendingZeroAccumulators(ValueRange loopInits = {});
   LogicalResult lowerConvert(ConvertLayoutOp op);
   LogicalResult lowerFor(scf::ForOp op);
   LLVM::LoopAnnotationAttr getTileLoopAnnotation();
@@ -914,9 +914,9 @@ static StepMemoryOps countStepMemoryOps(Block *block) {
 }
 
 /// Whether `constant` is an f32 or i32 MFMA accumulator of zeros (all bits
-/// clear) outside every loop that starts a K loop: the kernel's first
-/// accumulator, which the matrix pipe can write while the prologue's loads
-/// are in flight.
+/// clear) at the function's top level whose only use starts a K loop there:
+/// the accumulator the matrix pipe can write while the prologue's loads are
+/// in flight.
 static bool isKernelEntryZeroAccumulator(arith::ConstantOp constant) {
   auto tile = dyn_cast<RankedTensorType>(constant.getType());
   auto layout = tile ? dyn_cast_or_null<MmaAttr>(tile.getEncoding()) : nullptr;
@@ -936,11 +936,10 @@ static bool isKernelEntryZeroAccumulator(arith::ConstantOp constant) {
   // only a K loop's, whose iterations take the accumulator straight into a
   // dot: attention's rescales its output first, and its kernels measured
   // mixed (docs/performance.md, "Accumulators zeroed by the matrix pipe").
-  auto startsOneLoop = [](OpOperand &use) {
+  auto startsOneLoop = [&](OpOperand &use) {
     auto loop = dyn_cast<scf::ForOp>(use.getOwner());
     if (!loop || use.getOperandNumber() < loop.getNumControlOperands() ||
-        loop->getParentOfType<scf::ForOp>() ||
-        loop->getParentOfType<scf::WhileOp>())
+        loop->getBlock() != constant->getBlock())
       return false;
     Value iterArg = loop.getTiedLoopRegionIterArg(&use);
     return !iterArg.use_empty() &&
@@ -949,8 +948,7 @@ static bool isKernelEntryZeroAccumulator(arith::ConstantOp constant) {
              return dot && dot.getC() == inner.get();
            });
   };
-  return !constant->getParentOfType<scf::ForOp>() &&
-         !constant->getParentOfType<scf::IfOp>() && constant->hasOneUse() &&
+  return isa<func::FuncOp>(constant->getParentOp()) && constant->hasOneUse() &&
          startsOneLoop(*constant->use_begin());
 }
 
@@ -963,12 +961,12 @@ static bool isKernelEntryZeroAccumulator(arith::ConstantOp constant) {
 /// until the K loop starts.
 Value KernelLowering::zeroAccumulatorOnMatrixPipe(VectorType type) {
   constexpr int64_t kBlock = 16;
-  auto floatType = VectorType::get(type.getShape(), b.getF32Type());
-  Value zeros =
-      arith::ConstantOp::create(b, loc(), floatType, b.getZeroAttr(floatType));
   int64_t blocks = type.getNumElements() / kBlock;
   if (blocks == 0)
     return arith::ConstantOp::create(b, loc(), type, b.getZeroAttr(type));
+  auto floatType = VectorType::get(type.getShape(), b.getF32Type());
+  Value zeros =
+      arith::ConstantOp::create(b, loc(), floatType, b.getZeroAttr(floatType));
   auto blockType = VectorType::get({kBlock}, b.getF32Type());
   auto operandType = VectorType::get({4}, b.getF16Type());
   Value operand = arith::ConstantOp::create(b, loc(), operandType,
@@ -990,24 +988,28 @@ Value KernelLowering::zeroAccumulatorOnMatrixPipe(VectorType type) {
   return result;
 }
 
-/// Creates the pending zero accumulators at the insertion point: before
-/// the kernel's first LDS store at its top level (which waits for the
-/// prologue's first global loads, issued just before) or its first loop
-/// there; `here` forces it (the loop that takes them, wherever it is).
-/// Fences on both sides keep the backend's scheduler from moving the MFMAs
-/// above the loads (the wave would issue them first and the loads a chain
-/// later) or below the wait.
-void KernelLowering::emitPendingZeroAccumulators(bool here) {
+/// Creates pending zero accumulators at the insertion point: all of them
+/// at the kernel's top level, before its first LDS store (which waits for
+/// the prologue's first global loads, issued just before) or its first
+/// loop; elsewhere only those among `loopInits` (the loop about to be
+/// lowered takes them). Fences on both sides keep the backend's scheduler
+/// from moving the MFMAs above the loads (the wave would issue them first
+/// and the loads a chain later) or below the wait.
+void KernelLowering::emitPendingZeroAccumulators(ValueRange loopInits) {
   bool topLevel = b.getInsertionBlock() == &kernel.getBody().front();
-  if (pendingZeroAccumulators.empty() || !(here || topLevel))
+  SmallVector<std::pair<Value, VectorType>> now, later;
+  for (const auto &pending : pendingZeroAccumulators)
+    (topLevel || llvm::is_contained(loopInits, pending.first) ? now : later)
+        .push_back(pending);
+  if (now.empty())
     return;
   amdgpu::SchedBarrierOp::create(b, loc(),
                                  amdgpu::sched_barrier_opt_enum::none);
-  for (auto [constant, type] : pendingZeroAccumulators)
+  for (auto [constant, type] : now)
     mapping.map(constant, zeroAccumulatorOnMatrixPipe(type));
   amdgpu::SchedBarrierOp::create(b, loc(),
                                  amdgpu::sched_barrier_opt_enum::none);
-  pendingZeroAccumulators.clear();
+  pendingZeroAccumulators = std::move(later);
 }
 
 LogicalResult KernelLowering::lowerDot(DotOp op) {
@@ -1372,10 +1374,7 @@ LLVM::LoopAnnotationAttr KernelLowering::getTileLoopAnnotation() {
 }
 
 LogicalResult KernelLowering::lowerFor(scf::ForOp op) {
-  emitPendingZeroAccumulators(llvm::any_of(op.getInitArgs(), [&](Value init) {
-    return llvm::is_contained(llvm::make_first_range(pendingZeroAccumulators),
-                              init);
-  }));
+  emitPendingZeroAccumulators(op.getInitArgs());
   SmallVector<Value> inits = llvm::map_to_vector(
       op.getInitArgs(), [&](Value v) { return mapping.lookup(v); });
   auto loop = scf::ForOp::create(b, loc(), mapping.lookup(op.getLowerBound()),
