@@ -471,5 +471,37 @@ tessel::disassembleKernel(llvm::ArrayRef<char> codeObject, StringRef kernel,
     code.instructions.push_back(std::move(instr));
     offset += size;
   }
+  markAccumulatorZeroing(code.instructions);
   return code;
+}
+
+/// The operands of a printed instruction: the comma-separated fields after
+/// the mnemonic, each up to its first space (modifiers follow the last).
+static llvm::SmallVector<StringRef> printedOperands(const Instruction &instr) {
+  llvm::SmallVector<StringRef> fields;
+  StringRef(instr.text)
+      .drop_front(instr.mnemonic.size())
+      .split(fields, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+  for (StringRef &field : fields)
+    field = field.trim().take_until(llvm::isSpace);
+  return fields;
+}
+
+void tessel::markAccumulatorZeroing(std::vector<Instruction> &instructions) {
+  StringRef zeroed; // the destination of the chain's last instruction
+  for (Instruction &instr : instructions) {
+    if (instr.kind != InstrKind::Matrix)
+      continue;
+    llvm::SmallVector<StringRef> operands = printedOperands(instr);
+    bool zeroes =
+        operands.size() >= 4 && operands[1] == operands[2] &&
+        (operands[3] == "0" || (!zeroed.empty() && operands[3] == zeroed));
+    if (!zeroes) {
+      zeroed = StringRef();
+      continue;
+    }
+    instr.zeroesAccumulator = true;
+    instr.matrixFlops = 0;
+    zeroed = operands[0];
+  }
 }

@@ -430,7 +430,9 @@ private:
     case InstrKind::Matrix:
       matrixFree = at + instr.matrixCycles;
       valuPortFree = at + issueInterval;
-      timeline->matrixBusy += instr.matrixCycles;
+      // Zeroing an accumulator occupies the pipe but is none of the work.
+      if (!instr.zeroesAccumulator)
+        timeline->matrixBusy += instr.matrixCycles;
       ++wave.matrixIssued;
       break;
     case InstrKind::Valu:

@@ -63,6 +63,11 @@ struct Instruction {
   /// Matrix instructions: cycles the matrix pipe is busy and FLOPs.
   unsigned matrixCycles = 0;
   uint64_t matrixFlops = 0;
+  /// A matrix instruction that only zeroes its destination (see
+  /// markAccumulatorZeroing): it occupies the matrix pipe but does none of
+  /// the problem's work, so its FLOPs are 0 and the model does not count
+  /// its cycles as busy.
+  bool zeroesAccumulator = false;
   /// Memory instructions: bytes moved per lane.
   unsigned bytesPerLane = 0;
   /// Branches: target offset from the kernel's entry.
@@ -95,6 +100,13 @@ llvm::Expected<KernelCode> disassembleKernel(llvm::ArrayRef<char> codeObject,
 
 /// Classifies one printed instruction (exposed for tests).
 Instruction classifyInstruction(llvm::StringRef text, const Chip &chip);
+
+/// Marks the matrix instructions that zero an accumulator the way Tessel's
+/// prologues do: both multiplicands from the same registers and the
+/// accumulator input the constant 0 or the destination of the previous
+/// such instruction (a chain of products of zeros). Called by
+/// disassembleKernel; exposed for tests.
+void markAccumulatorZeroing(std::vector<Instruction> &instructions);
 
 } // namespace tessel
 
