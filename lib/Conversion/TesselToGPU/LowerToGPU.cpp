@@ -961,7 +961,7 @@ static bool isKernelEntryZeroAccumulator(arith::ConstantOp constant) {
 /// until the K loop starts.
 Value KernelLowering::zeroAccumulatorOnMatrixPipe(VectorType type) {
   constexpr int64_t kBlock = 16;
-  int64_t blocks = type.getNumElements() / kBlock;
+  int64_t blocks = type.getRank() == 1 ? type.getNumElements() / kBlock : 0;
   if (blocks == 0)
     return arith::ConstantOp::create(b, loc(), type, b.getZeroAttr(type));
   auto floatType = VectorType::get(type.getShape(), b.getF32Type());
