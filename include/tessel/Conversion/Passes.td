@@ -29,12 +29,12 @@ def TesselLowerToGPUPass : Pass<"tessel-lower-to-gpu", "::mlir::ModuleOp"> {
       pipelined K loop, `rocdl.sched.group.barrier`s ask the backend to
       interleave the step's memory instructions with the MFMAs (over the
       first half of them where a workgroup of at most four waves allows);
-    * the zero f32 or i32 accumulator a kernel's (not nested) K loop
-      starts from,
-      on MFMA chips: a chain of 32x32x8 f16 MFMAs of zero operands, one
-      per 16 registers, between the prologue's first global loads and its
-      first LDS store (fenced by `amdgpu.sched_barrier`s): the idle matrix
-      pipe writes it in the loads' shadow instead of VALU moves after them;
+    * the zero f32 or i32 accumulator a kernel's top-level K loop starts
+      from, on MFMA chips: a chain of 32x32x8 f16 MFMAs of zero operands,
+      one per 16 registers, between the prologue's first global loads and
+      its first LDS store (fenced by `amdgpu.sched_barrier`s): the idle
+      matrix pipe writes it in the loads' shadow instead of VALU moves
+      after them;
     * `tessel.convert_layout`: nothing for equal layouts, else a round trip
       through LDS;
     * `arith`/`math` on tiles: the same ops on the vectors (`exp2` and
