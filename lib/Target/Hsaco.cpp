@@ -299,8 +299,9 @@ static void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine,
   builder.crossRegisterProxies(loopAM, functionAM, cgsccAM, moduleAM);
   // -O3 runs the IR pipeline of -O2 (code generation stays at -O3): what
   // -O3 adds to it (e.g. argument promotion, call-site splitting, more
-  // unswitching, inlining and unrolling) finds nothing in these kernels. The ISA of 58 kernels over the
-  // three CDNA chips is byte-identical, and the pipeline 8 % faster.
+  // unswitching, inlining and unrolling) finds nothing in these kernels. The
+  // ISA of 58 kernels over the three CDNA chips is byte-identical, and the
+  // pipeline 8 % faster.
   llvm::OptimizationLevel level = optLevel == 0   ? llvm::OptimizationLevel::O0
                                   : optLevel == 1 ? llvm::OptimizationLevel::O1
                                                   : llvm::OptimizationLevel::O2;
