@@ -15,6 +15,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/DiagnosticPrinter.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/IntrinsicsAMDGPU.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -311,6 +313,34 @@ static void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine,
   passes.run(module, moduleAM);
 }
 
+/// Reads every pointer argument of each kernel once, at the kernel's entry.
+/// The AMDGPU code generator loads a kernel argument from the kernarg
+/// segment where it is used, and its IR sinking pass moves that scalar load
+/// past the K loop when only the epilogue uses it (C's pointer, the scale
+/// and bias vectors): every wave then waits for a scalar load after its
+/// loop, in front of the epilogue's global loads. A wave-uniform read
+/// (`llvm.amdgcn.readfirstlane`, convergent, so never sunk) in the entry
+/// block keeps the load in the prologue, where its latency hides under the
+/// first tile's loads; the pointer stays in two SGPRs through the loop.
+static void readKernelPointersAtEntry(llvm::Module &module) {
+  for (llvm::Function &function : module) {
+    if (function.isDeclaration() ||
+        function.getCallingConv() != llvm::CallingConv::AMDGPU_KERNEL)
+      continue;
+    llvm::IRBuilder<> builder(
+        &*function.getEntryBlock().getFirstInsertionPt());
+    for (llvm::Argument &argument : function.args()) {
+      if (!argument.getType()->isPointerTy() || argument.use_empty())
+        continue;
+      llvm::Value *read = builder.CreateIntrinsic(
+          argument.getType(), llvm::Intrinsic::amdgcn_readfirstlane,
+          {&argument});
+      argument.replaceUsesWithIf(
+          read, [&](llvm::Use &use) { return use.getUser() != read; });
+    }
+  }
+}
+
 static FailureOr<std::string> runCodegen(Location loc, llvm::Module &module,
                                          llvm::TargetMachine &machine,
                                          llvm::CodeGenFileType fileType) {
@@ -465,6 +495,8 @@ FailureOr<GpuModuleBinary> tessel::compileGpuModule(gpu::GPUModuleOp gpuModule,
   optimizeModule(*module, **machine, options.optLevel);
   if (failed(collector.flush(loc, "LLVM optimization")))
     return failure();
+  if (options.optLevel > 0)
+    readKernelPointersAtEntry(*module);
   llvm::raw_string_ostream(binary.llvmIR) << *module;
   if (stage == HsacoStage::LLVMIR)
     return binary;
