@@ -173,15 +173,25 @@ private:
   LogicalResult lowerBlock(Block &source);
   LogicalResult lowerOp(Operation &op);
   LogicalResult lowerLoad(LoadOp op);
-  /// Whether loads of tiles of `tileShape` from `memref` go through a
-  /// buffer resource.
-  bool usesBufferLoads(Value memref, ArrayRef<int64_t> tileShape);
+  /// Whether masked loads and stores of tiles of `tileShape` in `memref` go
+  /// through a buffer resource.
+  bool usesBufferResource(Value memref, ArrayRef<int64_t> tileShape);
   /// One vector (or element, when `access.vector` is 1) at `viewIndices` of
   /// `access.view` through a buffer resource; a false `valid` reads zeros.
   /// `constantOffset` elements are added to the offset as a constant.
   Value loadFromBuffer(const GlobalAccess &access,
                        SmallVector<Value> viewIndices, Value valid,
                        Type element, int64_t constantOffset = 0);
+  /// Stores `slice` at `viewIndices` of `access.view` through a buffer
+  /// resource; where `valid` is false the offset is past the buffer's end,
+  /// and the hardware drops the store.
+  void storeToBuffer(const GlobalAccess &access,
+                     SmallVector<Value> viewIndices, Value valid, Value slice);
+  /// `viewIndices` as the buffer's i32 indices, the outermost sent past
+  /// the end where `valid` is false.
+  SmallVector<Value> bufferIndices(const GlobalAccess &access,
+                                   SmallVector<Value> viewIndices,
+                                   Value valid);
   /// Whether the two innermost dimensions of `memref` (of `rank`) are
   /// nonzero, or null when the type proves it.
   Value nonEmptyCondition(Value memref, int64_t rank);
@@ -451,7 +461,7 @@ static GlobalAccess analyzeGlobalAccess(OpBuilder &b, Location loc,
   return access;
 }
 
-bool KernelLowering::usesBufferLoads(Value memref,
+bool KernelLowering::usesBufferResource(Value memref,
                                      ArrayRef<int64_t> tileShape) {
   // A kernel argument of static shape and strides, so that the resource is
   // built once (the backend hoists it) and every byte offset, including
@@ -518,7 +528,7 @@ LogicalResult KernelLowering::lowerLoad(LoadOp op) {
   // branch (sizes are arguments). An in-bounds tile needs neither masks nor
   // the branch.
   bool inBoundsTile = op.getInBounds();
-  bool buffer = usesBufferLoads(memref, tile.getShape());
+  bool buffer = usesBufferResource(memref, tile.getShape());
   Value nonEmpty =
       inBoundsTile || buffer ? Value() : nonEmptyCondition(memref, access.rank);
   scf::IfOp guard;
@@ -610,10 +620,9 @@ LogicalResult KernelLowering::lowerLoad(LoadOp op) {
   return success();
 }
 
-Value KernelLowering::loadFromBuffer(const GlobalAccess &access,
-                                     SmallVector<Value> viewIndices,
-                                     Value valid, Type element,
-                                     int64_t constantOffset) {
+SmallVector<Value> KernelLowering::bufferIndices(const GlobalAccess &access,
+                                                SmallVector<Value> viewIndices,
+                                                Value valid) {
   if (valid) {
     Value pastEnd =
         access.sizes[access.transposed && access.outermost >= access.rank - 2
@@ -622,9 +631,16 @@ Value KernelLowering::loadFromBuffer(const GlobalAccess &access,
     viewIndices[access.outermost] = arith::SelectOp::create(
         b, loc(), valid, viewIndices[access.outermost], pastEnd);
   }
-  SmallVector<Value> indices = llvm::map_to_vector(viewIndices, [&](Value v) {
+  return llvm::map_to_vector(viewIndices, [&](Value v) {
     return arith::IndexCastOp::create(b, loc(), b.getI32Type(), v).getResult();
   });
+}
+
+Value KernelLowering::loadFromBuffer(const GlobalAccess &access,
+                                     SmallVector<Value> viewIndices,
+                                     Value valid, Type element,
+                                     int64_t constantOffset) {
+  SmallVector<Value> indices = bufferIndices(access, viewIndices, valid);
   Type type = access.vector == 1
                   ? element
                   : Type(VectorType::get({access.vector}, element));
@@ -635,6 +651,16 @@ Value KernelLowering::loadFromBuffer(const GlobalAccess &access,
                                          /*boundsCheck=*/true, indexOffset,
                                          /*sgprOffset=*/nullptr)
       .getResult();
+}
+
+void KernelLowering::storeToBuffer(const GlobalAccess &access,
+                                   SmallVector<Value> viewIndices, Value valid,
+                                   Value slice) {
+  SmallVector<Value> indices = bufferIndices(access, viewIndices, valid);
+  amdgpu::RawBufferStoreOp::create(b, loc(), slice, access.view, indices,
+                                   /*boundsCheck=*/true,
+                                   /*indexOffset=*/IntegerAttr(),
+                                   /*sgprOffset=*/nullptr);
 }
 
 Value KernelLowering::nonEmptyCondition(Value memref, int64_t rank) {
@@ -671,6 +697,11 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
   SmallVector<Value> base = llvm::map_to_vector(
       op.getIndices(), [&](Value v) { return mapping.lookup(v); });
   Value holder = canonicalHolder(*layout);
+  // A masked store through a buffer resource needs no branch: a masked-off
+  // vector's offset is sent past the end, where the hardware drops it. A
+  // store to a memref the resource cannot cover is guarded by a branch.
+  bool buffer = (!op.getInBounds() || holder) &&
+                usesBufferResource(memref, tile.getShape());
   int64_t registers = layout->getInDimSize(dims::kRegister);
   for (int64_t r = 0; r < registers; r += access.vector) {
     SmallVector<int32_t, 4> regCoords = layout->apply({int32_t(r), 0, 0});
@@ -698,6 +729,13 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
     Value slice = vector::ExtractStridedSliceOp::create(
         b, loc(), value, ArrayRef<int64_t>{r}, ArrayRef<int64_t>{access.vector},
         ArrayRef<int64_t>{1});
+    if (buffer) {
+      if (access.vector == 1)
+        slice =
+            vector::ExtractOp::create(b, loc(), slice, ArrayRef<int64_t>{0});
+      storeToBuffer(access, access.forView(indices), valid, slice);
+      continue;
+    }
     OpBuilder::InsertionGuard guard(b);
     if (valid) {
       auto ifOp = scf::IfOp::create(b, loc(), valid, /*withElseRegion=*/false);
