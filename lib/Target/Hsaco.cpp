@@ -327,8 +327,7 @@ static void readKernelPointersAtEntry(llvm::Module &module) {
     if (function.isDeclaration() ||
         function.getCallingConv() != llvm::CallingConv::AMDGPU_KERNEL)
       continue;
-    llvm::IRBuilder<> builder(
-        &*function.getEntryBlock().getFirstInsertionPt());
+    llvm::IRBuilder<> builder(&*function.getEntryBlock().getFirstInsertionPt());
     for (llvm::Argument &argument : function.args()) {
       if (!argument.getType()->isPointerTy() || argument.use_empty())
         continue;

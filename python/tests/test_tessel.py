@@ -486,6 +486,45 @@ def test_matmul_bf16_epilogues_and_a_transposed_weight():
     assert np.abs(c - expected).max() < 0.02
 
 
+@pytest.mark.parametrize("chip", ["gfx90a", "gfx942", "gfx950"])
+def test_matmul_bf16_rounding_matches_torch_bit_for_bit(chip):
+    # Inputs with few significant bits, so that every dot product is exact
+    # in f32 whatever the order of accumulation: C's bits are then the
+    # f32 -> bf16 rounding alone, compared with torch's. gfx90a and gfx942
+    # round with integer arithmetic (no conversion instruction), gfx950
+    # with v_cvt_pk_bf16_f32. The shape is no multiple of the tiles: C's
+    # edge tiles are stored masked.
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(11)
+    m, n, k = 70, 45, 64
+    a = (rng.integers(-255, 256, (m, k)) * 2.0**-9).astype(np.float32)
+    b = (rng.integers(-15, 16, (k, n)) * 2.0**-3).astype(np.float32)
+    # Row 0 is 1 + 2^-8 * b[1, j]: halfway between two bf16 values for odd
+    # b[1, j] * 8, a tie that rounds to the even one.
+    a[0, :] = 0.0
+    a[0, :2] = [1.0, 2.0**-8]
+    b[0, :] = 1.0
+    b[1, :3] = [1.0, 3.0, 5.0]
+    a[3, 9] = np.nan  # row 3 is NaN
+    b[9, 7] = np.inf  # column 7 is +-inf, or NaN where a[i, 9] is 0
+    a[5, 9] = 0.0
+    c = tessel.matmul(bf16_bits(a), bf16_bits(b), chip=chip)
+    assert c.dtype == np.uint16 and c.shape == (m, n)
+    with np.errstate(invalid="ignore"):  # inf * 0
+        exact = bf16_bits_to_float(bf16_bits(a)) @ bf16_bits_to_float(
+            bf16_bits(b))
+    expected = torch.from_numpy(exact.astype(np.float32)).to(
+        torch.bfloat16).view(torch.int16).numpy().view(np.uint16)
+    nan = np.isnan(exact)
+    assert nan[3].all() and nan[5, 7] and np.isinf(exact[1:, 7][~nan[1:, 7]]).all()
+    assert np.isnan(bf16_bits_to_float(c[nan])).all()
+    assert np.array_equal(c[~nan], expected[~nan])
+    assert list(c[0, :3]) == [0x3F80, 0x3F82, 0x3F82]  # ties to even
+    if chip != "gfx950":
+        # torch's quiet NaN, whatever the NaN: 0x7fc0 (sign kept).
+        assert np.all((c[nan] & 0x7FFF) == 0x7FC0)
+
+
 def test_matmul_one_compile_serves_every_batch_size():
     rng = np.random.default_rng(4)
     w = rng.uniform(-1, 1, (64, 32)).astype(np.float32)

@@ -14,7 +14,7 @@
 // CHECK: amdgpu.raw_buffer_load %{{.*}}[%{{.*}}, %{{.*}}] : memref<64x128xbf16>, i32, i32 -> vector<8xbf16>
 // CHECK: amdgpu.mfma
 // CHECK: scf.yield
-// CHECK: arith.truncf
+// CHECK: arith.trunci %{{.*}} : vector<{{[0-9]+}}xi32> to vector<{{[0-9]+}}xi16>
 // CHECK-NOT: scf.if
 // CHECK: memref.store %{{.*}}, %{{.*}} : memref<64x64xbf16>
 // CHECK: gpu.return

@@ -34,9 +34,22 @@
 // CHECK-COUNT-4: amdgpu.mfma 32x32x8 %{{.*}} * %{{.*}} + %{{.*}} blgp =  none : vector<4xbf16>, vector<4xbf16>, vector<16xf32>
 // CHECK: scf.yield
 // The epilogue: predicated stores of C.
-// CHECK: arith.truncf %{{.*}} : vector<16xf32> to vector<16xbf16>
-// CHECK: scf.if
-// CHECK: memref.store %{{.*}}, %[[C]]
+// Rounding to bf16 (gfx942 has no conversion instruction): a NaN becomes
+// 0x7fc00000 first, then the bits plus 0x7fff plus the lowest kept bit.
+// CHECK: %[[NAN:.*]] = arith.cmpf uno, %[[ACC:.*]], %[[ACC]] : vector<16xf32>
+// CHECK: %[[BITS:.*]] = arith.bitcast %[[ACC]] : vector<16xf32> to vector<16xi32>
+// CHECK: %[[QNAN:.*]] = arith.constant dense<2143289344> : vector<16xi32>
+// CHECK: %[[KEPT:.*]] = arith.select %[[NAN]], %[[QNAN]], %[[BITS]] : vector<16xi1>, vector<16xi32>
+// CHECK: %[[PLUS:.*]] = arith.addi %[[KEPT]], %{{.*}} : vector<16xi32>
+// CHECK: %[[ROUNDED:.*]] = arith.addi %[[PLUS]], %{{.*}} : vector<16xi32>
+// CHECK: %[[TOP:.*]] = arith.shrui %[[ROUNDED]], %{{.*}} : vector<16xi32>
+// CHECK: arith.trunci %[[TOP]] : vector<16xi32> to vector<16xi16>
+// C's elements through the buffer resource: a masked-off element's row
+// index is sent past the end (64), where the store is dropped; no branch.
+// CHECK-NOT: scf.if
+// CHECK: %[[CROW:.*]] = arith.select %{{.*}}, %{{.*}}, %c64 : index
+// CHECK: %[[CROW32:.*]] = arith.index_cast %[[CROW]] : index to i32
+// CHECK: amdgpu.raw_buffer_store %{{.*}} -> %[[C]][%[[CROW32]], %{{.*}}] : bf16 -> memref<64x64xbf16>, i32, i32
 // CHECK: gpu.return
 // CHECK-NOT: tessel.
 

@@ -147,11 +147,11 @@
 // after the loop keeps it.
 // BF16-LABEL: attention:
 // BF16: [[LOOP:\.LBB0_[0-9]+]]:{{[[:space:]]+}}s_and_b32 {{s[0-9]+}}, {{s[0-9]+}}, 0x1000
-// BF16-NOT: v_cmp_u_f32
+// BF16-NOT: v_cmp_{{[ou]}}_f32
 // BF16: v_add3_u32
-// BF16-NOT: v_cmp_u_f32
+// BF16-NOT: v_cmp_{{[ou]}}_f32
 // BF16: s_cbranch_vccnz [[LOOP]]
-// BF16: v_cmp_u_f32
+// BF16: v_cmp_{{[ou]}}_f32
 
 // The kernel without the mask computes the next key block's S^T one
 // iteration ahead (scores_ahead): the block's softmax (its exps) issues

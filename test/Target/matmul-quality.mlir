@@ -9,6 +9,7 @@
 // RUN: tesselc %t.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=SLOTS
 // RUN: tesselc %t.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=ZERO
 // RUN: tessel-opt %t.mlir --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}),tessel-tile,func.func(tessel-select-mfma,tessel-promote-lds))' | FileCheck %s --check-prefix=LDS
+// RUN: tessel-gen matmul -m 4000 -n 4000 -k 4000 -t bf16 --transpose-b --config='#tessel.config<tile = [128, 128, 32], waves = [2, 2], stages = 2, instr = "v_mfma_f32_32x32x8_bf16">' | tesselc --chip=gfx942 --emit=isa - | FileCheck %s --check-prefix=EDGE
 
 // No scratch, no spills; the occupancy and what limits it are reported.
 // REPORT: kernel matmul (amdgcn-amd-amdhsa--gfx942)
@@ -107,3 +108,26 @@
 // ZERO: s_waitcnt vmcnt
 // ZERO-NOT: v_mov_b32_e32 v{{[0-9]+}}, 0{{$}}
 // ZERO: .LBB0_1:
+
+// Tiles past the edge (4000 is no multiple of 128): C is stored through its
+// buffer resource, masked-off vectors sent past the end, with no branch; the
+// rounding to bf16 is 4 VALU instructions a value (v_cmp, v_cndmask to the
+// quiet NaN, v_bfe_u32, v_add3_u32) and one v_perm_b32 a pair, without the
+// backend's `or` of the NaN's quiet bit; C's pointer is loaded at the
+// kernel's entry with A's and B's, not after the K loop.
+// EDGE-LABEL: matmul:
+// EDGE-COUNT-3: s_load_dwordx2
+// EDGE: .LBB0_1:
+// EDGE: s_cbranch_vccnz .LBB0_1
+// EDGE-NOT: s_load
+// EDGE-NOT: s_cbranch
+// EDGE-NOT: 0x400000
+// EDGE: v_cmp_{{[ou]}}_f32
+// EDGE: v_cndmask_b32
+// EDGE: v_bfe_u32
+// EDGE: v_add3_u32
+// EDGE: v_perm_b32
+// EDGE-COUNT-16: buffer_store_dwordx2
+// EDGE-NOT: s_cbranch
+// EDGE-NOT: global_store
+// EDGE: s_endpgm

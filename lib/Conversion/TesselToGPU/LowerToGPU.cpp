@@ -185,13 +185,12 @@ private:
   /// Stores `slice` at `viewIndices` of `access.view` through a buffer
   /// resource; where `valid` is false the offset is past the buffer's end,
   /// and the hardware drops the store.
-  void storeToBuffer(const GlobalAccess &access,
-                     SmallVector<Value> viewIndices, Value valid, Value slice);
+  void storeToBuffer(const GlobalAccess &access, SmallVector<Value> viewIndices,
+                     Value valid, Value slice);
   /// `viewIndices` as the buffer's i32 indices, the outermost sent past
   /// the end where `valid` is false.
   SmallVector<Value> bufferIndices(const GlobalAccess &access,
-                                   SmallVector<Value> viewIndices,
-                                   Value valid);
+                                   SmallVector<Value> viewIndices, Value valid);
   /// Whether the two innermost dimensions of `memref` (of `rank`) are
   /// nonzero, or null when the type proves it.
   Value nonEmptyCondition(Value memref, int64_t rank);
@@ -462,7 +461,7 @@ static GlobalAccess analyzeGlobalAccess(OpBuilder &b, Location loc,
 }
 
 bool KernelLowering::usesBufferResource(Value memref,
-                                     ArrayRef<int64_t> tileShape) {
+                                        ArrayRef<int64_t> tileShape) {
   // A kernel argument of static shape and strides, so that the resource is
   // built once (the backend hoists it) and every byte offset, including
   // the one-past-the-end index a masked vector is sent to, fits the 32-bit
@@ -621,8 +620,8 @@ LogicalResult KernelLowering::lowerLoad(LoadOp op) {
 }
 
 SmallVector<Value> KernelLowering::bufferIndices(const GlobalAccess &access,
-                                                SmallVector<Value> viewIndices,
-                                                Value valid) {
+                                                 SmallVector<Value> viewIndices,
+                                                 Value valid) {
   if (valid) {
     Value pastEnd =
         access.sizes[access.transposed && access.outermost >= access.rank - 2
@@ -1922,6 +1921,61 @@ static void sinkElementwiseIntoExtracts(gpu::GPUModuleOp module) {
   }
 }
 
+/// Rounds f32 to bf16 (to nearest even) with integer arithmetic where the
+/// chip has no conversion instruction, as the backend does but one
+/// instruction shorter per value: the bits plus 0x7fff plus the lowest kept
+/// bit, or the canonical quiet NaN 0x7fc0 for a NaN (as torch rounds),
+/// where the backend quiets the NaN's own payload with an extra `or`
+/// (`v_bfe_u32`, `v_add3_u32`, `v_cmp_u_f32`, `v_cndmask_b32`, and one
+/// `v_perm_b32` per pair of values; gfx942's bf16 GEMM epilogue spent 5.5
+/// VALU instructions per element).
+static void expandBf16Truncation(gpu::GPUModuleOp module, const Chip &chip) {
+  if (chip.convertsToBf16())
+    return;
+  SmallVector<arith::TruncFOp> truncations;
+  module.walk([&](arith::TruncFOp op) {
+    if (getElementTypeOrSelf(op.getType()).isBF16() &&
+        getElementTypeOrSelf(op.getIn().getType()).isF32() &&
+        !op.getRoundingmodeAttr())
+      truncations.push_back(op);
+  });
+  for (arith::TruncFOp op : truncations) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Type f32 = op.getIn().getType();
+    auto like = [&](Type element) -> Type {
+      if (auto vector = dyn_cast<VectorType>(f32))
+        return vector.clone(element);
+      return element;
+    };
+    Type i32 = like(b.getI32Type());
+    auto constant = [&](int64_t value) -> Value {
+      TypedAttr attr = b.getI32IntegerAttr(value);
+      if (auto vector = dyn_cast<VectorType>(i32))
+        attr = SplatElementsAttr::get(vector, attr);
+      return arith::ConstantOp::create(b, loc, i32, attr);
+    };
+    // A NaN becomes 0x7fc00000 first, which the rounding keeps.
+    Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO,
+                                        op.getIn(), op.getIn());
+    Value bits = arith::SelectOp::create(
+        b, loc, isNaN, constant(0x7fc00000),
+        arith::BitcastOp::create(b, loc, i32, op.getIn()));
+    Value lowestKept = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, bits, constant(16)),
+        constant(1));
+    Value rounded = arith::AddIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, bits, constant(0x7fff)),
+        lowestKept);
+    Value top = arith::TruncIOp::create(
+        b, loc, like(b.getI16Type()),
+        arith::ShRUIOp::create(b, loc, rounded, constant(16)));
+    op.replaceAllUsesWith(
+        arith::BitcastOp::create(b, loc, op.getType(), top).getResult());
+    op.erase();
+  }
+}
+
 namespace {
 struct LowerToGPUPass
     : public tessel::impl::TesselLowerToGPUPassBase<LowerToGPUPass> {
@@ -2009,6 +2063,7 @@ struct LowerToGPUPass
     sinkElementwiseIntoExtracts(gpuModule);
     if (failed(cleanUp()))
       return signalPassFailure();
+    expandBf16Truncation(gpuModule, *target);
   }
 };
 } // namespace
