@@ -18,8 +18,10 @@ def TesselLowerToGPUPass : Pass<"tessel-lower-to-gpu", "::mlir::ModuleOp"> {
       memref's contiguous dimension as wide as the layout and the sizes
       allow (16 bytes at most), masked by the memref bounds (loads read a
       clamped in-bounds address and select zero, stores are predicated);
-      loads of static kernel arguments go through buffer resources, and an
-      in-bounds load marked `tessel.constant_row_offsets` (a matmul operand
+      masked loads and stores of static kernel arguments go through buffer
+      resources instead (a masked-off vector is sent past the end: the
+      hardware reads zeros and drops stores, no branch), and an in-bounds
+      load marked `tessel.constant_row_offsets` (a matmul operand
       loaded in runs along K across rows) gives the rows of a run one
       shared index and a constant `indexOffset` each;
     * `tessel.local_alloc`: workgroup memory; `tessel.local_store`/
@@ -38,7 +40,9 @@ def TesselLowerToGPUPass : Pass<"tessel-lower-to-gpu", "::mlir::ModuleOp"> {
     * `tessel.convert_layout`: nothing for equal layouts, else a round trip
       through LDS;
     * `arith`/`math` on tiles: the same ops on the vectors (`exp2` and
-      `log2` marked `afn`: the bare `v_exp_f32`/`v_log_f32`);
+      `log2` marked `afn`: the bare `v_exp_f32`/`v_log_f32`); on chips
+      without a bf16 conversion instruction, `arith.truncf` from f32 to bf16
+      becomes integer rounding to nearest even (a NaN becomes 0x7fc0);
     * `scf.for` marked `tessel.tile_loop` (a stream-K workgroup's loop over
       its tiles): the LLVM loop annotation `licm.disable`, so that no lane
       address of a tile's code is hoisted out of it to live through every
