@@ -576,8 +576,8 @@ static Timeline runWithStartPhases(llvm::ArrayRef<Instruction> body,
   Timeline average;
   unsigned starts = waves > 1 ? kStartPhases : 1;
   for (unsigned p = 0; p < starts; ++p) {
-    SimdSimulator simulator(chip, parameters, waveSize, waves,
-                            wavesPerBarrier, simdsBusy);
+    SimdSimulator simulator(chip, parameters, waveSize, waves, wavesPerBarrier,
+                            simdsBusy);
     for (unsigned i = 1; i < waves; ++i) {
       unsigned phase = (i * p) % kStartPhases;
       simulator.delayStart(i, loneIteration * phase / kStartPhases);
@@ -754,9 +754,9 @@ static LoopReport analyzeLoop(const KernelCode &code, const LoopRange &range,
   loop.matrixCyclesPerIteration = single.matrixBusy;
   loop.ldsBytesPerIteration = single.ldsBytes;
   loop.globalBytesPerIteration = single.globalBytes;
-  Timeline shared = runWithStartPhases(body, chip, parameters, waveSize,
-                                       wavesPerSimd, wavesPerBarrier,
-                                       simdsBusy, single.cycles);
+  Timeline shared =
+      runWithStartPhases(body, chip, parameters, waveSize, wavesPerSimd,
+                         wavesPerBarrier, simdsBusy, single.cycles);
   loop.sharedCycles = std::max(shared.cycles, 1.0);
   loop.structuralEfficiency =
       std::min(1.0, shared.matrixBusy / loop.sharedCycles);
