@@ -115,3 +115,18 @@ func.func @merges_cost_more(%q: memref<2x16x1024x128xf16>, %k: memref<2x16x1024x
   tessel.attention ins(%q, %k, %v : memref<2x16x1024x128xf16>, memref<2x16x1024x128xf16>, memref<2x16x1024x128xf16>) outs(%o : memref<2x16x1024x128xf16>) {causal}
   return
 }
+
+// -----
+
+// Keys ending in a partial block (4095 = 127 x 32 + 31): the masked tail
+// loop in every stream-K tile would spill, so the problem keeps the
+// default config, one workgroup per query block.
+// CHECK-LABEL: func.func @key_tail
+// CHECK: config = #tessel.config<tile = [128, 64], waves = [4, 1], stages = 1, instr = "v_mfma_f32_32x32x8_f16">
+// CHECK-NOT: stream_k
+// GFX950-LABEL: func.func @key_tail
+// GFX950-NOT: stream_k
+func.func @key_tail(%q: memref<2x16x4096x128xf16>, %k: memref<2x16x4095x128xf16>, %v: memref<2x16x4095x128xf16>, %o: memref<2x16x4096x128xf16>) {
+  tessel.attention ins(%q, %k, %v : memref<2x16x4096x128xf16>, memref<2x16x4095x128xf16>, memref<2x16x4095x128xf16>) outs(%o : memref<2x16x4096x128xf16>)
+  return
+}

@@ -660,6 +660,14 @@ ConfigAttr tessel::chooseAttentionStreamK(AttentionOp op, ConfigAttr config,
   MLIRContext *context = op.getContext();
   int64_t blockM = config.getTile()[0];
   int64_t blockN = headDim <= 64 ? 64 : 32;
+  // Keys that end in a partial block add the masked tail loop to every
+  // stream-K tile, whose registers then spill (measured with 999 keys:
+  // gfx942 f16 head dim 128, 40 bytes of scratch with the scores ahead;
+  // gfx90a head dims 64 and 128, 28-44 bytes). Such a problem keeps one
+  // workgroup per query block.
+  int64_t seqKV = op.getK().getType().getDimSize(2);
+  if (ShapedType::isDynamic(seqKV) || seqKV % blockN != 0)
+    return config;
   // The key blocks prefetched at least into registers (stages 2), in LDS
   // too where that pays (stages 3); the next block's scores ahead where
   // they pay.
