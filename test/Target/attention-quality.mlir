@@ -146,7 +146,7 @@
 // v_add3_u32 and no NaN test (the f32 row sum carries a NaN); O's rounding
 // after the loop keeps it.
 // BF16-LABEL: attention:
-// BF16: [[LOOP:\.LBB0_[0-9]+]]:{{[[:space:]]+}}s_and_b32 {{s[0-9]+}}, {{s[0-9]+}}, 0x1000
+// BF16: [[LOOP:\.LBB0_[0-9]+]]:{{[[:space:]]+}}{{(s_mov_b64 s\[[0-9]+:[0-9]+\], s\[[0-9]+:[0-9]+\][[:space:]]+)?}}s_and_b32 {{s[0-9]+}}, {{s[0-9]+}}, 0x1000
 // BF16-NOT: v_cmp_{{[ou]}}_f32
 // BF16: v_add3_u32
 // BF16-NOT: v_cmp_{{[ou]}}_f32
@@ -154,11 +154,14 @@
 // BF16: v_cmp_{{[ou]}}_f32
 
 // The kernel without the mask computes the next key block's S^T one
-// iteration ahead (scores_ahead): the block's softmax (its exps) issues
-// among the matrix instructions of the next block's first product, whose K
-// reads (16-byte) follow the first exps. Without scores_ahead every K read
-// of a block precedes its exps, which wait for its first product.
+// iteration ahead (scores_ahead), K and V double-buffered in LDS (stages =
+// 3): after the block's barrier the next block's first product starts,
+// its K reads (16-byte) interleaved with its MFMAs, and this block's
+// softmax (its exps) issues among them. Without scores_ahead the exps wait
+// for the block's own first product.
 // AHEAD-LABEL: attention:
+// AHEAD: s_barrier{{[[:space:]]+}}ds_read_b128
+// AHEAD: s_setprio 1{{[[:space:]]+}}v_mfma_f32_32x32x8_f16 {{.*}}{{[[:space:]]+}}ds_read_b128
+// AHEAD: v_mfma_f32_32x32x8_f16
 // AHEAD: v_exp_f32
-// AHEAD: ds_read_b128
 // AHEAD: v_mfma_f32_32x32x8_f16

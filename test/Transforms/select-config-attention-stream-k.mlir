@@ -6,13 +6,13 @@
 // workgroups per CU) part full, stream_k workgroups, one per slot, share
 // all query blocks' key blocks; 32-key blocks past head dim 64 and 64-key
 // ones up to it, the next block prefetched (and past head dim 64 K and V
-// double-buffered in LDS: stages = 3; f16 on gfx942 instead computes the
+// double-buffered in LDS: stages = 3; without masks on gfx942 also the
 // next block's S^T ahead, scores_ahead).
 
 // 2 x 16 x 32 = 1024 query blocks on 304 CUs x 2 = 608 slots: 84 % of two
 // rounds. gfx950's 256 CUs x 2 take them in two full rounds.
 // CHECK-LABEL: func.func @full_d128
-// CHECK: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_f16", stream_k = 608, scores_ahead>
+// CHECK: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x8_f16", stream_k = 608, scores_ahead>
 // GFX950-LABEL: func.func @full_d128
 // GFX950: config = #tessel.config<tile = [128, 64], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x16_f16">
 func.func @full_d128(%q: memref<2x16x4096x128xf16>, %k: memref<2x16x4096x128xf16>, %v: memref<2x16x4096x128xf16>, %o: memref<2x16x4096x128xf16>) {

@@ -160,10 +160,10 @@ func.func @attention_default_full(%q: memref<4x32x4096x128xf16>, %k: memref<4x8x
 // -----
 
 // bf16 on gfx942 rounds P in software: 32-key blocks, which past head dim
-// 64 double-buffer K and V.
+// 64 double-buffer K and V and compute the next block's S^T ahead.
 // CHECK-LABEL: func.func @attention_default_bf16
 // CHECK: tessel.attention
-// CHECK-SAME: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x8_bf16">
+// CHECK-SAME: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x8_bf16", scores_ahead>
 func.func @attention_default_bf16(%q: memref<4x32x4096x128xbf16>, %k: memref<4x8x4096x128xbf16>, %v: memref<4x8x4096x128xbf16>, %o: memref<4x32x4096x128xbf16>) {
   tessel.attention ins(%q, %k, %v : memref<4x32x4096x128xbf16>, memref<4x8x4096x128xbf16>, memref<4x8x4096x128xbf16>) outs(%o : memref<4x32x4096x128xbf16>)
   return

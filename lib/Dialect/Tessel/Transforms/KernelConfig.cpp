@@ -467,16 +467,19 @@ int64_t tessel::getPaddedHeadDim(int64_t headDim) {
 ///    dim 64 up to 128 on CDNA where the two slots leave LDS for the two
 ///    workgroups per CU the registers allow, but in gfx950's masked
 ///    kernels.
-///  With scores_ahead the register prefetch (2) beats the double buffer. A
-///  head dim padded to a power of two loads its last chunk with masks,
-///  which tessel-pipeline leaves alone: two slots would only cost LDS.
+///  With scores_ahead only the unmasked kernels take the double buffer
+///  (gfx942 head dim 128: f16 75.7 -> 78.2 %, bf16 72.6 -> 73.7 %); a
+///  masked one has no registers for it. A head dim padded to a power of
+///  two loads its last chunk with masks, which tessel-pipeline leaves
+///  alone: two slots would only cost LDS.
 static int64_t getAttentionStages(const Chip &chip, Type element,
                                   int64_t blockN, int64_t headDim, bool masked,
                                   bool scoresAhead, bool paddedHeadDim) {
   int64_t blockBytes = 2 * blockN * headDim *
                        llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
-  if (!scoresAhead && !paddedHeadDim && headDim > 64 && headDim <= 128 &&
-      chip.isCDNA() && (!masked || !chip.hasLdsTransposeReads()) &&
+  if ((!scoresAhead || !masked) && !paddedHeadDim && headDim > 64 &&
+      headDim <= 128 && chip.isCDNA() &&
+      (!masked || !chip.hasLdsTransposeReads()) &&
       2 * 2 * blockBytes <= chip.ldsBytesPerCU)
     return 3;
   return masked || (blockN == 32 && headDim > 64) ? 2 : 1;
@@ -491,13 +494,21 @@ static int64_t getAttentionStages(const Chip &chip, Type element,
 /// hardware (f16), for head dims 64 to 128 in 32-key blocks (or 64 at
 /// most): the loop then holds two S^T tiles, which spill past head dim 64
 /// in masked kernels and in 64-key blocks. gfx950's 16-deep instructions
-/// take half the clocks for the same product, and bf16 before gfx950
-/// rounds P in software: their softmax is the longer, and they lose.
+/// take half the clocks for the same product: its softmax is the longer,
+/// and it loses. bf16, whose P gfx90a and gfx942 round in software, wins
+/// in the unmasked 32-key kernels past head dim 64 (gfx942 head dim 128:
+/// 68.1 -> 73.7 %, with the double buffer); at head dim 64 it won too
+/// (55.8 -> 60.6 %) but spilled with the logsumexp output, and a causal
+/// one takes AGPRs, one wave per SIMD (47.8 -> 37.6 %).
 static bool getAttentionScoresAhead(const Chip &chip, const MmaInstr &instr,
                                     Type element, int64_t blockN,
                                     int64_t headDim, bool masked) {
-  return chip.isCDNA() && instr.k <= 8 && element.isF16() && headDim >= 64 &&
-         headDim <= 128 && (headDim == 64 || (blockN == 32 && !masked));
+  if (!chip.isCDNA() || instr.k > 8 || headDim < 64 || headDim > 128)
+    return false;
+  bool unmaskedNarrowBlocks = blockN == 32 && !masked;
+  if (element.isBF16())
+    return headDim > 64 && unmaskedNarrowBlocks;
+  return element.isF16() && (headDim == 64 || unmaskedNarrowBlocks);
 }
 
 ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
