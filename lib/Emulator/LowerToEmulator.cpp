@@ -78,6 +78,10 @@ private:
   LogicalResult lowerLdsGlobals();
   void lowerPrivateAllocas();
   LogicalResult lowerRocdlOp(Operation *op);
+  /// The AMDGPU intrinsics the lowering calls by name
+  /// (`llvm.call_intrinsic`): `llvm.amdgcn.fdot2` (v_dot2_f32_f16) as host
+  /// arithmetic; any other is an error, not a call the host cannot make.
+  LogicalResult lowerIntrinsicCall(LLVM::CallIntrinsicOp op);
   LogicalResult lowerMma(Operation *op, StringRef mnemonic);
   LogicalResult lowerScaledMma(Operation *op, StringRef mnemonic);
   /// Replaces `op` by the emulator's call of catalogue entry `instr` on
@@ -538,6 +542,33 @@ LogicalResult KernelLowering::emitMmaCall(Operation *op, const MmaInstr &instr,
 /// The dimension (0, 1, 2) of an `...x/y/z` op name.
 static int64_t dimOf(StringRef name) { return name.back() - 'x'; }
 
+LogicalResult KernelLowering::lowerIntrinsicCall(LLVM::CallIntrinsicOp op) {
+  if (op.getIntrin() != "llvm.amdgcn.fdot2" || op.getNumOperands() != 4)
+    return op.emitOpError()
+           << "the emulator does not implement " << op.getIntrin();
+  // a.x * b.x + a.y * b.y + c: f16 products are exact in f64, and the sum
+  // is rounded to f32 once (the clamp operand is false where Tessel calls
+  // it).
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Type f64 = Float64Type::get(ctx());
+  auto element = [&](Value pair, int64_t index) -> Value {
+    Value half = LLVM::ExtractElementOp::create(
+        b, loc, pair, LLVM::ConstantOp::create(b, loc, i32(), index));
+    return LLVM::FPExtOp::create(b, loc, f64, half);
+  };
+  Value sum = LLVM::FPExtOp::create(b, loc, f64, op.getOperand(2));
+  for (int64_t i = 0; i < 2; ++i) {
+    Value a = element(op.getOperand(0), i);
+    Value c = element(op.getOperand(1), i);
+    sum = LLVM::FAddOp::create(b, loc, LLVM::FMulOp::create(b, loc, a, c), sum);
+  }
+  op.getResult(0).replaceAllUsesWith(
+      LLVM::FPTruncOp::create(b, loc, f32(), sum).getResult());
+  op.erase();
+  return success();
+}
+
 LogicalResult KernelLowering::lowerRocdlOp(Operation *op) {
   StringRef name = op->getName().getStringRef();
   StringRef rest = name.drop_front(strlen("rocdl."));
@@ -769,9 +800,16 @@ LogicalResult KernelLowering::run() {
   // Accesses first: the lowering of collectives adds loads and stores of its
   // own stack slots, which need no checks.
   instrumentAccesses();
+  SmallVector<LLVM::CallIntrinsicOp> intrinsicCalls;
+  host.walk([&](LLVM::CallIntrinsicOp op) {
+    if (op.getIntrin().starts_with("llvm.amdgcn."))
+      intrinsicCalls.push_back(op);
+  });
   bool failedAny = false;
   for (Operation *op : rocdlOps)
     failedAny |= failed(lowerRocdlOp(op));
+  for (LLVM::CallIntrinsicOp op : intrinsicCalls)
+    failedAny |= failed(lowerIntrinsicCall(op));
   // After the barriers, which so take the first site numbers.
   guardDivisions();
   if (!sites.empty())

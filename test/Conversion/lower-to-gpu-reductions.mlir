@@ -58,6 +58,38 @@ func.func @columns(%x: memref<32x32xf32>, %y: memref<1x32xf32>) attributes {tess
 
 // -----
 
+// A sum of f16 values widened to f32 (attention's row sums of P on gfx942):
+// v_dot2_f32_f16 adds a pair of neighbouring registers to an f32 sum, in
+// two chains (8 instructions for the 16 registers, then one add), before
+// the shuffle across the half-waves.
+#mma3 = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [1, 1]>
+#columns3 = #tessel.linear<lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 0]]>
+// CHECK-LABEL: gpu.func @sum_of_halves
+// CHECK: %[[ONES:.*]] = arith.constant dense<1.000000e+00> : vector<2xf16>
+// CHECK: %[[PAIR0:.*]] = vector.shuffle %[[H:.*]], %[[H]] [0, 1] : vector<16xf16>, vector<16xf16>
+// CHECK: %[[A0:.*]] = llvm.call_intrinsic "llvm.amdgcn.fdot2"(%[[PAIR0]], %[[ONES]], %[[ZERO:.*]], %[[FALSE:.*]]) : (vector<2xf16>, vector<2xf16>, f32, i1) -> f32
+// CHECK: %[[PAIR1:.*]] = vector.shuffle %[[H]], %[[H]] [2, 3]
+// CHECK: %[[B0:.*]] = llvm.call_intrinsic "llvm.amdgcn.fdot2"(%[[PAIR1]], %[[ONES]], %[[ZERO]], %[[FALSE]])
+// CHECK: %[[PAIR2:.*]] = vector.shuffle %[[H]], %[[H]] [4, 5]
+// CHECK: llvm.call_intrinsic "llvm.amdgcn.fdot2"(%[[PAIR2]], %[[ONES]], %[[A0]], %[[FALSE]])
+// CHECK: %[[PAIR3:.*]] = vector.shuffle %[[H]], %[[H]] [6, 7]
+// CHECK: llvm.call_intrinsic "llvm.amdgcn.fdot2"(%[[PAIR3]], %[[ONES]], %[[B0]], %[[FALSE]])
+// CHECK-COUNT-4: llvm.call_intrinsic "llvm.amdgcn.fdot2"
+// CHECK-NOT: llvm.call_intrinsic
+// CHECK: %[[SUM:.*]] = arith.addf
+// CHECK: gpu.shuffle  xor %[[SUM]], %{{.*}}, %{{.*}} : f32
+// CHECK: gpu.return
+func.func @sum_of_halves(%x: memref<32x32xf16>, %y: memref<1x32xf32>) attributes {tessel.workgroup_size = 64 : i64} {
+  %c0 = arith.constant 0 : index
+  %t = tessel.load %x[%c0, %c0] : memref<32x32xf16> -> tensor<32x32xf16, #mma3>
+  %w = arith.extf %t : tensor<32x32xf16, #mma3> to tensor<32x32xf32, #mma3>
+  %s = tessel.reduce "add" %w along 0 : tensor<32x32xf32, #mma3> -> tensor<1x32xf32, #columns3>
+  tessel.store %s, %y[%c0, %c0] : tensor<1x32xf32, #columns3>, memref<1x32xf32>
+  return
+}
+
+// -----
+
 // A reduction across waves is refused: the lowering keeps reductions in a
 // wave.
 #mma2 = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [1, 2]>

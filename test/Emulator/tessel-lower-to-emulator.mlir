@@ -59,3 +59,46 @@ gpu.module @unsupported {
     gpu.return
   }
 }
+
+// -----
+
+// llvm.amdgcn.fdot2 (v_dot2_f32_f16, attention's row sums) becomes host
+// arithmetic: a.x * b.x + a.y * b.y + c in f64, rounded to f32 once. Any
+// other AMDGPU intrinsic called by name is an error, not a call the host
+// cannot make.
+// CHECK-LABEL: llvm.func @dot2(
+// CHECK-NOT: llvm.call_intrinsic
+// CHECK: %[[C:.*]] = llvm.fpext %{{.*}} : f32 to f64
+// CHECK: %[[AX:.*]] = llvm.fpext %{{.*}} : f16 to f64
+// CHECK: %[[BX:.*]] = llvm.fpext %{{.*}} : f16 to f64
+// CHECK: %[[PX:.*]] = llvm.fmul %[[AX]], %[[BX]] : f64
+// CHECK: %[[SX:.*]] = llvm.fadd %[[PX]], %[[C]] : f64
+// CHECK: %[[AY:.*]] = llvm.fpext %{{.*}} : f16 to f64
+// CHECK: %[[BY:.*]] = llvm.fpext %{{.*}} : f16 to f64
+// CHECK: %[[PY:.*]] = llvm.fmul %[[AY]], %[[BY]] : f64
+// CHECK: %[[SY:.*]] = llvm.fadd %[[PY]], %[[SX]] : f64
+// CHECK: llvm.fptrunc %[[SY]] : f64 to f32
+gpu.module @intrinsics {
+  gpu.func @dot2(%x: memref<64xvector<2xf16>>, %y: memref<64xf32>) kernel {
+    %tid = gpu.thread_id x
+    %v = memref.load %x[%tid] : memref<64xvector<2xf16>>
+    %c = memref.load %y[%tid] : memref<64xf32>
+    %false = arith.constant false
+    %d = llvm.call_intrinsic "llvm.amdgcn.fdot2"(%v, %v, %c, %false) : (vector<2xf16>, vector<2xf16>, f32, i1) -> f32
+    memref.store %d, %y[%tid] : memref<64xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @unknown_intrinsic {
+  gpu.func @k(%x: memref<64xf32>) kernel {
+    %tid = gpu.thread_id x
+    %v = memref.load %x[%tid] : memref<64xf32>
+    // expected-error @+1 {{'llvm.call_intrinsic' op the emulator does not implement llvm.amdgcn.rsq}}
+    %r = llvm.call_intrinsic "llvm.amdgcn.rsq"(%v) : (f32) -> f32
+    memref.store %r, %x[%tid] : memref<64xf32>
+    gpu.return
+  }
+}

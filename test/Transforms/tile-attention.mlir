@@ -36,10 +36,10 @@
 // CHECK:   math.fma %[[S]]
 // CHECK:   math.exp2 %{{.*}} fastmath<afn> : tensor<64x64xf32, #[[$MMA]]>
 // CHECK:   math.exp2 %{{.*}} fastmath<afn> : tensor<1x64xf32, #[[$STAT]]>
+// CHECK:   %[[P:.*]] = arith.truncf %{{.*}} to tensor<64x64xbf16, #[[$MMA]]>
 // CHECK:   tessel.reduce "add" %{{.*}} along 0
 // CHECK:   %[[ALPHA:.*]] = tessel.broadcast %{{.*}} : tensor<1x64xf32, #[[$STAT]]> -> tensor<64x64xf32, #[[$MMA]]>
 // CHECK:   arith.mulf %[[ACC]], %[[ALPHA]]
-// CHECK:   %[[P:.*]] = arith.truncf %{{.*}} to tensor<64x64xbf16, #[[$MMA]]>
 // CHECK:   tessel.dot %[[TV]], %[[P]]
 // The second loop masks keys past the sequence and past each query: each
 // query sees the block's keys below a limit (the sequence's end, or the

@@ -206,6 +206,16 @@ private:
   LogicalResult lowerIf(scf::IfOp op);
   LogicalResult lowerSplitArrive(SplitArriveOp op);
   LogicalResult lowerReduce(ReduceOp op);
+  /// The reduction's per-lane partial results (`partial`, by the register
+  /// that represents each) combined across the lanes that share the axis,
+  /// then assembled in the reduced layout.
+  LogicalResult finishReduce(ReduceOp op, const LinearLayout &layout,
+                             const LinearLayout &reduced,
+                             llvm::SmallMapVector<int64_t, Value, 16> partial,
+                             llvm::function_ref<Value(Value, Value)> combine);
+  /// The f32 sum of the f16 elements `registers` of `halves`, a pair of
+  /// neighbours at a time with `llvm.amdgcn.fdot2` (v_dot2_f32_f16).
+  Value sumHalvesByPairs(Value halves, ArrayRef<int64_t> registers);
   LogicalResult lowerBroadcast(BroadcastOp op);
   LogicalResult lowerIota(IotaOp op);
   LogicalResult lowerElementwise(Operation &op);
@@ -1240,10 +1250,27 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
   for (int32_t bit = 0; bit < layout->getInDimSizeLog2(dims::kRegister); ++bit)
     if (layout->getBasis(dims::kRegister, bit)[axis] != 0)
       axisMask |= int64_t(1) << bit;
-  llvm::SmallMapVector<int64_t, SmallVector<Value>, 16> folds;
+  llvm::SmallMapVector<int64_t, SmallVector<int64_t>, 16> foldRegisters;
   for (int64_t r = 0; r < registers; ++r)
-    folds[r & ~axisMask].push_back(
-        vector::ExtractOp::create(b, loc(), source, ArrayRef<int64_t>{r}));
+    foldRegisters[r & ~axisMask].push_back(r);
+  // A sum of f16 values widened to f32 on CDNA: v_dot2_f32_f16 adds a pair
+  // of them (one register) to an f32 sum, half the instructions of the
+  // adds (attention's row sums of P).
+  auto widened = op.getSource().getDefiningOp<arith::ExtFOp>();
+  if (!isMax && widened && chip.isCDNA() &&
+      getElementTypeOrSelf(widened.getIn().getType()).isF16() &&
+      type.getElementType().isF32()) {
+    Value halves = mapping.lookup(widened.getIn());
+    llvm::SmallMapVector<int64_t, Value, 16> partial;
+    for (auto &[representative, group] : foldRegisters)
+      partial[representative] = sumHalvesByPairs(halves, group);
+    return finishReduce(op, *layout, *reduced, std::move(partial), combine);
+  }
+  llvm::SmallMapVector<int64_t, SmallVector<Value>, 16> folds;
+  for (auto &[representative, group] : foldRegisters)
+    for (int64_t r : group)
+      folds[representative].push_back(
+          vector::ExtractOp::create(b, loc(), source, ArrayRef<int64_t>{r}));
   // A max folds in a chain (the backend joins pairs of steps into
   // v_max3); a sum folds as a pairwise tree (shorter dependency chains,
   // smaller rounding error). Packing the tree's pairs into v_pk_add_f32
@@ -1271,10 +1298,20 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
     }
     partial[representative] = foldTree(values);
   }
+  return finishReduce(op, *layout, *reduced, std::move(partial), combine);
+}
+
+LogicalResult
+KernelLowering::finishReduce(ReduceOp op, const LinearLayout &layout,
+                             const LinearLayout &reduced,
+                             llvm::SmallMapVector<int64_t, Value, 16> partial,
+                             llvm::function_ref<Value(Value, Value)> combine) {
+  RankedTensorType type = op.getSource().getType();
+  unsigned axis = op.getAxis();
   // Then across the lanes holding the rest of the axis: a butterfly.
   int32_t waveSize = chip.defaultWaveSize;
-  for (int32_t bit = 0; bit < layout->getInDimSizeLog2(dims::kLane); ++bit) {
-    if (layout->getBasis(dims::kLane, bit)[axis] == 0)
+  for (int32_t bit = 0; bit < layout.getInDimSizeLog2(dims::kLane); ++bit) {
+    if (layout.getBasis(dims::kLane, bit)[axis] == 0)
       continue;
     for (auto &[representative, value] : partial) {
       auto shuffle = gpu::ShuffleOp::create(b, loc(), value, 1 << bit, waveSize,
@@ -1285,10 +1322,10 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
   // The reduced layout keeps the source's other registers, in order.
   SmallVector<Value> elements;
   unsigned other = 1 - axis;
-  for (int64_t r = 0; r < reduced->getInDimSize(dims::kRegister); ++r) {
-    int32_t coordinate = reduced->apply({int32_t(r), 0, 0})[other];
+  for (int64_t r = 0; r < reduced.getInDimSize(dims::kRegister); ++r) {
+    int32_t coordinate = reduced.apply({int32_t(r), 0, 0})[other];
     auto holder = llvm::find_if(partial, [&](const auto &entry) {
-      return layout->apply({int32_t(entry.first), 0, 0})[other] == coordinate;
+      return layout.apply({int32_t(entry.first), 0, 0})[other] == coordinate;
     });
     if (holder == partial.end())
       return op.emitOpError() << "no register of the source holds position "
@@ -1301,6 +1338,51 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
                                                   type.getElementType()),
                                   elements));
   return success();
+}
+
+Value KernelLowering::sumHalvesByPairs(Value halves,
+                                       ArrayRef<int64_t> registers) {
+  Type f32 = b.getF32Type();
+  auto pairType = VectorType::get({2}, b.getF16Type());
+  Value ones = arith::ConstantOp::create(
+      b, loc(), pairType,
+      SplatElementsAttr::get(pairType, b.getFloatAttr(b.getF16Type(), 1.0)));
+  Value noClamp = arith::ConstantIntOp::create(b, loc(), 0, 1);
+  Value zero = arith::ConstantOp::create(b, loc(), f32, b.getF32FloatAttr(0));
+  // Two chains of pairs, so that each instruction need not wait for the
+  // one before; a register without its pair in the group is added alone.
+  std::array<Value, 2> sums;
+  Value rest;
+  auto add = [&](Value &sum, Value value) {
+    sum = sum ? arith::AddFOp::create(b, loc(), sum, value).getResult() : value;
+  };
+  unsigned chain = 0;
+  for (size_t i = 0; i < registers.size(); ++i) {
+    int64_t r = registers[i];
+    if (r % 2 == 0 && i + 1 < registers.size() && registers[i + 1] == r + 1) {
+      Value pair = vector::ExtractStridedSliceOp::create(
+          b, loc(), halves, ArrayRef<int64_t>{r}, ArrayRef<int64_t>{2},
+          ArrayRef<int64_t>{1});
+      Value &sum = sums[chain++ % 2];
+      Value accumulator = sum ? sum : zero;
+      sum = LLVM::CallIntrinsicOp::create(
+                b, loc(), f32, b.getStringAttr("llvm.amdgcn.fdot2"),
+                ValueRange{pair, ones, accumulator, noClamp})
+                .getResult(0);
+      ++i;
+      continue;
+    }
+    Value half =
+        vector::ExtractOp::create(b, loc(), halves, ArrayRef<int64_t>{r});
+    add(rest, arith::ExtFOp::create(b, loc(), f32, half));
+  }
+  Value total;
+  for (Value sum : sums)
+    if (sum)
+      add(total, sum);
+  if (rest)
+    add(total, rest);
+  return total;
 }
 
 LogicalResult KernelLowering::lowerBroadcast(BroadcastOp op) {

@@ -661,6 +661,24 @@ private:
     return arith::BitcastOp::create(b, loc, type, top);
   }
 
+  /// What a block's row sums add: the f16 probabilities the second product
+  /// multiplies, widened, on gfx90a and gfx942, whose `v_dot2_f32_f16`
+  /// adds a pair of them to an f32 sum in one instruction
+  /// (tessel-lower-to-gpu: 8 instead of 15 adds for 16 keys a lane);
+  /// otherwise the f32 `p`. Summing the rounded values normalizes O by the
+  /// weights it was built from (the same error as summing `p`, measured
+  /// against an f64 softmax; a NaN or infinity stays one in f16). On
+  /// gfx950 the model predicted losses (docs/performance.md, "Row sums by
+  /// pairs").
+  Value summedProbabilities(Value p, Value pLow) {
+    const Chip *chip = lookupChip(target.chip);
+    auto lowType = cast<RankedTensorType>(pLow.getType());
+    if (!lowType.getElementType().isF16() || !chip || !chip->isCDNA() ||
+        chip->isaVersion() >= 9500)
+      return p;
+    return arith::ExtFOp::create(b, loc, p.getType(), pLow);
+  }
+
   /// log2 of a softmax sum. The sum is 0 or at least 1 (a row's sum holds
   /// exp2(0) = 1 for its maximum), never a denormal, so the bare v_log_f32
   /// (`afn`, no denormal scaling of the argument) is exact enough.
@@ -1662,14 +1680,17 @@ LogicalResult AttentionTiler::run() {
     Value p = math::Exp2Op::create(b, loc, exponent, approximate);
     Value alpha = math::Exp2Op::create(
         b, loc, arith::SubFOp::create(b, loc, m, mSafe), approximate);
+    Value pLow = roundProbabilities(p, tile({blockN, blockM}, element, mma));
+    // A kernel that writes the logsumexp sums the f32 `p`: the sum's log
+    // is an output, as exact as FlashAttention's.
     Value blockSum = ReduceOp::create(
-        b, loc, *statType, p, b.getI64IntegerAttr(0), b.getStringAttr("add"));
+        b, loc, *statType, logsumexp ? p : summedProbabilities(p, pLow),
+        b.getI64IntegerAttr(0), b.getStringAttr("add"));
     Value lNew = arith::AddFOp::create(
         b, loc, arith::MulFOp::create(b, loc, l, alpha), blockSum);
     Value alphaTile = BroadcastOp::create(b, loc, oType, alpha);
     for (Value &acc : accs)
       acc = arith::MulFOp::create(b, loc, acc, alphaTile);
-    Value pLow = roundProbabilities(p, tile({blockN, blockM}, element, mma));
     SmallVector<Value> results = {mNew, lNew};
     for (auto [acc, vT] : llvm::zip(accs, vTChunks))
       results.push_back(
