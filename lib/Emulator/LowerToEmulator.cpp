@@ -543,12 +543,21 @@ LogicalResult KernelLowering::emitMmaCall(Operation *op, const MmaInstr &instr,
 static int64_t dimOf(StringRef name) { return name.back() - 'x'; }
 
 LogicalResult KernelLowering::lowerIntrinsicCall(LLVM::CallIntrinsicOp op) {
-  if (op.getIntrin() != "llvm.amdgcn.fdot2" || op.getNumOperands() != 4)
+  if (op.getIntrin() != "llvm.amdgcn.fdot2")
     return op.emitOpError()
            << "the emulator does not implement " << op.getIntrin();
-  // a.x * b.x + a.y * b.y + c: f16 products are exact in f64, and the sum
-  // is rounded to f32 once (the clamp operand is false where Tessel calls
-  // it).
+  IntegerAttr clamp;
+  if (op.getNumOperands() != 4 ||
+      !matchPattern(op.getOperand(3), m_Constant(&clamp)) || clamp.getInt())
+    return op.emitOpError()
+           << "the emulator implements llvm.amdgcn.fdot2 without clamping "
+              "(a constant false fourth operand)";
+  // a.x * b.x + a.y * b.y + c in f64, then rounded to f32: the f16
+  // products are exact in f64, and so are their sums with an f32 `c` of a
+  // nearby magnitude (attention's row sums: multiples of 2^-24 far from
+  // f64's limits), so the result is the exact sum rounded once. The
+  // hardware flushes f32 denormals of `c` and of the result, which these
+  // sums never are.
   OpBuilder b(op);
   Location loc = op.getLoc();
   Type f64 = Float64Type::get(ctx());

@@ -18,10 +18,10 @@ def TesselLowerToGPUPass : Pass<"tessel-lower-to-gpu", "::mlir::ModuleOp"> {
       memref's contiguous dimension as wide as the layout and the sizes
       allow (16 bytes at most), masked by the memref bounds (loads read a
       clamped in-bounds address and select zero, stores are predicated);
-      masked loads and stores of static kernel arguments go through buffer
-      resources instead (a masked-off vector is sent past the end: the
-      hardware reads zeros and drops stores, no branch), and an in-bounds
-      load marked `tessel.constant_row_offsets` (a matmul operand
+      loads of static kernel arguments and their masked stores go through
+      buffer resources instead (a masked-off vector is sent past the end:
+      the hardware reads zeros and drops stores, no branch), and an
+      in-bounds load marked `tessel.constant_row_offsets` (a matmul operand
       loaded in runs along K across rows) gives the rows of a run one
       shared index and a constant `indexOffset` each;
     * `tessel.local_alloc`: workgroup memory; `tessel.local_store`/

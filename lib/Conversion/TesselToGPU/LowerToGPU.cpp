@@ -173,8 +173,8 @@ private:
   LogicalResult lowerBlock(Block &source);
   LogicalResult lowerOp(Operation &op);
   LogicalResult lowerLoad(LoadOp op);
-  /// Whether masked loads and stores of tiles of `tileShape` in `memref` go
-  /// through a buffer resource.
+  /// Whether loads of tiles of `tileShape` from `memref`, and its masked
+  /// stores, go through a buffer resource.
   bool usesBufferResource(Value memref, ArrayRef<int64_t> tileShape);
   /// One vector (or element, when `access.vector` is 1) at `viewIndices` of
   /// `access.view` through a buffer resource; a false `valid` reads zeros.
@@ -1257,9 +1257,18 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
   // of them (one register) to an f32 sum, half the instructions of the
   // adds (attention's row sums of P).
   auto widened = op.getSource().getDefiningOp<arith::ExtFOp>();
+  auto holdsPair = [](ArrayRef<int64_t> group) {
+    for (auto [i, r] : llvm::enumerate(group))
+      if (r % 2 == 0 && i + 1 < group.size() && group[i + 1] == r + 1)
+        return true;
+    return false;
+  };
   if (!isMax && widened && chip.isCDNA() &&
       getElementTypeOrSelf(widened.getIn().getType()).isF16() &&
-      type.getElementType().isF32()) {
+      type.getElementType().isF32() &&
+      llvm::any_of(foldRegisters, [&](const auto &entry) {
+        return holdsPair(entry.second);
+      })) {
     Value halves = mapping.lookup(widened.getIn());
     llvm::SmallMapVector<int64_t, Value, 16> partial;
     for (auto &[representative, group] : foldRegisters)
@@ -2037,21 +2046,21 @@ static void expandBf16Truncation(gpu::GPUModuleOp module, const Chip &chip) {
         attr = SplatElementsAttr::get(vector, attr);
       return arith::ConstantOp::create(b, loc, i32, attr);
     };
-    // A NaN becomes 0x7fc00000 first, which the rounding keeps.
+    // A NaN becomes 0x7fc00000 first, which the rounding keeps. (One op
+    // per statement: the IR's order does not depend on the C++ compiler's
+    // order of evaluating arguments.)
     Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO,
                                         op.getIn(), op.getIn());
-    Value bits = arith::SelectOp::create(
-        b, loc, isNaN, constant(0x7fc00000),
-        arith::BitcastOp::create(b, loc, i32, op.getIn()));
-    Value lowestKept = arith::AndIOp::create(
-        b, loc, arith::ShRUIOp::create(b, loc, bits, constant(16)),
-        constant(1));
-    Value rounded = arith::AddIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, bits, constant(0x7fff)),
-        lowestKept);
-    Value top = arith::TruncIOp::create(
-        b, loc, like(b.getI16Type()),
-        arith::ShRUIOp::create(b, loc, rounded, constant(16)));
+    Value rawBits = arith::BitcastOp::create(b, loc, i32, op.getIn());
+    Value quietNaN = constant(0x7fc00000);
+    Value bits = arith::SelectOp::create(b, loc, isNaN, quietNaN, rawBits);
+    Value sixteen = constant(16);
+    Value keptShifted = arith::ShRUIOp::create(b, loc, bits, sixteen);
+    Value lowestKept = arith::AndIOp::create(b, loc, keptShifted, constant(1));
+    Value biased = arith::AddIOp::create(b, loc, bits, constant(0x7fff));
+    Value rounded = arith::AddIOp::create(b, loc, biased, lowestKept);
+    Value shifted = arith::ShRUIOp::create(b, loc, rounded, sixteen);
+    Value top = arith::TruncIOp::create(b, loc, like(b.getI16Type()), shifted);
     op.replaceAllUsesWith(
         arith::BitcastOp::create(b, loc, op.getType(), top).getResult());
     op.erase();
