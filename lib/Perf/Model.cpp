@@ -556,10 +556,10 @@ static void summarizeLdsConflicts(LoopReport &loop,
 /// and drift into the phase they keep for the rest of the loop over the
 /// next 10 to 40 (a gfx942 GEMM loop 89 % busy in its first 7 iterations
 /// after 3 of warm-up and 98 % from the 40th on, an attention loop 79 %
-/// and 71 %): 60 iterations are run and the last 40 measured. Waves of different
-/// workgroups meet at no barrier and the hardware fixes no phase between
-/// them, so the steady states from kStartPhases starts are averaged, wave
-/// i held back by (i * p / kStartPhases mod 1) of a lone wave's iteration
+/// and 71 %): 60 iterations are run and the last 40 measured. Waves of
+/// different workgroups meet at no barrier and the hardware fixes no phase
+/// between them, so the steady states from kStartPhases starts are averaged,
+/// wave i held back by (i * p / kStartPhases mod 1) of a lone wave's iteration
 /// in start p (their clocks, busy times and causes; the worst waits come
 /// from the first): where the loop has more than one steady phase, each
 /// counts by how many starts end in it. Waves of one workgroup meet at its
