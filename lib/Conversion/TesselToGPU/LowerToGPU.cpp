@@ -198,6 +198,13 @@ private:
   LogicalResult lowerLocalStore(LocalStoreOp op);
   LogicalResult lowerLocalLoad(LocalLoadOp op);
   LogicalResult lowerDot(DotOp op);
+  vector::FromElementsOp loweredNextStepRead(DotOp dot, Value operand,
+                                             scf::ForOp loop);
+  bool pinStepSchedule(ArrayRef<Operation *> mfmas,
+                       ArrayRef<int64_t> readsAfterMfma, bool unrolled);
+  int64_t readsInPlace(vector::FromElementsOp next,
+                       ArrayRef<int64_t> lastRead, ArrayRef<Operation *> mfmas,
+                       MutableArrayRef<int64_t> readsAfterMfma);
   Value zeroAccumulatorOnMatrixPipe(VectorType type);
   void emitPendingZeroAccumulators(ValueRange loopInits = {});
   LogicalResult lowerConvert(ConvertLayoutOp op);
@@ -1059,6 +1066,204 @@ void KernelLowering::emitPendingZeroAccumulators(ValueRange loopInits) {
   pendingZeroAccumulators = std::move(later);
 }
 
+/// The LDS buffer a dot operand of a pipelined K loop was read from: that of
+/// the local_load producing it, or, for a loop-carried operand, of the
+/// local_load the loop yields into it.
+static Value operandBuffer(Value operand, scf::ForOp loop) {
+  if (auto iterArg = dyn_cast<BlockArgument>(operand)) {
+    if (iterArg.getOwner() != loop.getBody() ||
+        !llvm::is_contained(loop.getRegionIterArgs(), iterArg))
+      return {};
+    operand = loop.getTiedLoopYieldedValue(iterArg)->get();
+  }
+  auto read = operand.getDefiningOp<LocalLoadOp>();
+  return read ? read.getBuffer() : Value();
+}
+
+/// The LDS read of a later K step that can take the registers of `operand`
+/// (used by `dot` alone) in a pipelined K loop, as lowered: a
+/// vector.from_elements of pieces of LDS loads of the same buffer, lowered
+/// before `dot` and used once after it (by the next dot of a loop unrolled
+/// by two, or by the yield). Null when there is none.
+vector::FromElementsOp KernelLowering::loweredNextStepRead(DotOp dot,
+                                                           Value operand,
+                                                           scf::ForOp loop) {
+  Value buffer = operandBuffer(operand, loop);
+  if (!buffer || !operand.hasOneUse())
+    return {};
+  for (auto read : dot->getBlock()->getOps<LocalLoadOp>()) {
+    if (!read->isBeforeInBlock(dot))
+      break;
+    if (read.getBuffer() != buffer || read.getResult() == operand ||
+        read.getType() != operand.getType() || !read->hasOneUse())
+      continue;
+    Operation *user = *read->user_begin();
+    if (user == dot || user->isBeforeInBlock(dot))
+      continue;
+    return mapping.lookup(read.getResult())
+        .getDefiningOp<vector::FromElementsOp>();
+  }
+  return {};
+}
+
+/// Whether `op` leaves memory as it found it (reads at most; a scheduling
+/// barrier is a hint to the backend's scheduler).
+static bool writesNoMemory(Operation *op) {
+  if (isMemoryEffectFree(op) || isa<ROCDL::SchedBarrier>(op))
+    return true;
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    return false;
+  SmallVector<MemoryEffects::EffectInstance> instances;
+  effects.getEffects(instances);
+  return llvm::all_of(instances, [](MemoryEffects::EffectInstance &instance) {
+    return isa<MemoryEffects::Read>(instance.getEffect());
+  });
+}
+
+/// Moves each LDS load behind `next` (the next step's operand, lowered
+/// earlier in this block) to just after the MFMA that reads the registers
+/// it fills for the last time (`lastRead`, by register of `next`), so that
+/// the two steps' values can share registers. Counts the moved loads per
+/// MFMA into `readsAfterMfma` and returns how many moved (0 when the loads
+/// cannot move: another use, or a memory write between them and the MFMAs).
+int64_t KernelLowering::readsInPlace(vector::FromElementsOp next,
+                                     ArrayRef<int64_t> lastRead,
+                                     ArrayRef<Operation *> mfmas,
+                                     MutableArrayRef<int64_t> readsAfterMfma) {
+  Block *block = next->getBlock();
+  llvm::MapVector<Operation *, int64_t> releasedAfter;
+  for (auto [r, element] : llvm::enumerate(next.getElements())) {
+    auto extract = element.getDefiningOp<vector::ExtractOp>();
+    Operation *load = extract ? extract.getSource().getDefiningOp() : nullptr;
+    if (!load || !isa<vector::LoadOp, amdgpu::TransposeLoadOp>(load) ||
+        load->getBlock() != block || !extract->hasOneUse())
+      return 0;
+    int64_t &at = releasedAfter.try_emplace(load, -1).first->second;
+    at = std::max(at, lastRead[r]);
+  }
+  if (releasedAfter.empty())
+    return 0;
+  Operation *first = releasedAfter.front().first;
+  for (auto &[load, at] : releasedAfter) {
+    if (load->isBeforeInBlock(first))
+      first = load;
+    if (!llvm::all_of(load->getUsers(), [&](Operation *user) {
+          return isa<vector::ExtractOp>(user) && *user->user_begin() == next;
+        }))
+      return 0;
+  }
+  for (Operation *op = first; op; op = op->getNextNode())
+    if (!writesNoMemory(op))
+      return 0;
+  SmallVector<Operation *> lastMoved(mfmas);
+  int64_t moved = 0;
+  for (auto &[load, at] : releasedAfter) {
+    if (at < 0)
+      continue;
+    load->moveAfter(lastMoved[at]);
+    lastMoved[at] = load;
+    for (Operation *extract : llvm::make_early_inc_range(load->getUsers()))
+      extract->moveAfter(load);
+    ++readsAfterMfma[at];
+    ++moved;
+  }
+  next->moveBefore(b.getInsertionBlock(), b.getInsertionPoint());
+  return moved;
+}
+
+/// The instruction classes a rocdl.sched.barrier of this mask lets the
+/// backend's scheduler move across it: VALU, SALU and transcendental
+/// instructions (address arithmetic, loop bookkeeping), not the MFMAs or
+/// the memory instructions.
+constexpr uint32_t kScalarAndVectorAluMask = 0x406;
+
+/// Whether `op` is an LDS store, a global load or a workgroup barrier.
+static bool isStepStoreLoadOrBarrier(Operation *op) {
+  if (auto store = dyn_cast<vector::StoreOp>(op))
+    return store.getBase().getType().getMemorySpace() != nullptr;
+  if (auto load = dyn_cast<vector::LoadOp>(op))
+    return load.getBase().getType().getMemorySpace() == nullptr;
+  return isa<amdgpu::RawBufferLoadOp, gpu::BarrierOp>(op);
+}
+
+/// Fixes the order of a K step whose next operands are read in place
+/// (readsInPlace put each LDS read after the MFMA that frees its registers):
+/// the step's global loads and LDS stores (loads first in a loop unrolled by
+/// two, whose loads fill the other step's tile registers, so that the
+/// stores a step later find them a whole step old) go after the MFMAs of
+/// the step's first half, evenly, and the barrier behind them; reads freed
+/// before the barrier follow it. A scheduling barrier between MFMAs keeps
+/// the MFMAs and memory instructions where they were put (address and loop
+/// arithmetic may cross). The backend's scheduler, left to interleave
+/// freely (sched_group_barrier), reorders the MFMAs and moves the reads
+/// (and so the barrier) to the end of the step. False, changing nothing,
+/// when the step holds other memory operations before its MFMAs.
+bool KernelLowering::pinStepSchedule(ArrayRef<Operation *> mfmas,
+                                     ArrayRef<int64_t> readsAfterMfma,
+                                     bool unrolled) {
+  SmallVector<Operation *> stores, loads, barriers;
+  for (Operation *op = mfmas.front()->getPrevNode();
+       op && !isa<amdgpu::SchedBarrierOp>(op); op = op->getPrevNode()) {
+    if (isStepStoreLoadOrBarrier(op)) {
+      bool store = isa<vector::StoreOp>(op);
+      (store ? stores : isa<gpu::BarrierOp>(op) ? barriers : loads)
+          .push_back(op);
+    } else if (!isMemoryEffectFree(op)) {
+      return false;
+    }
+  }
+  if (barriers.size() != 1)
+    return false;
+  std::reverse(stores.begin(), stores.end());
+  std::reverse(loads.begin(), loads.end());
+  SmallVector<Operation *> sequence(unrolled ? loads : stores);
+  sequence.append(unrolled ? stores : loads);
+  // The first half of the MFMAs carries them (the reads freed before the
+  // barrier wait for it); the reads then have at least half a step to land.
+  int64_t half = std::max<int64_t>(1, mfmas.size() / 2);
+  int64_t perMfma =
+      std::max<int64_t>(1, llvm::divideCeil(sequence.size(), half));
+  // Moves `op` after `*after`, then the pure ops unpacking its value that
+  // it would now follow; `*after` becomes the last op moved.
+  auto moveWithUsers = [](Operation *op, Operation *&after) {
+    op->moveAfter(after);
+    after = op;
+    SmallVector<Operation *> users(op->getUsers());
+    while (!users.empty()) {
+      Operation *user = users.pop_back_val();
+      if (user->getBlock() != op->getBlock() || !user->isBeforeInBlock(op))
+        continue;
+      user->moveAfter(after);
+      after = user;
+      llvm::append_range(users, user->getUsers());
+    }
+  };
+  // Each op goes after its MFMA and the ops put there before it, ahead of
+  // the reads readsInPlace put there.
+  SmallVector<Operation *> lastPlaced(mfmas);
+  for (auto [index, op] : llvm::enumerate(sequence))
+    moveWithUsers(op, lastPlaced[int64_t(index) / perMfma]);
+  int64_t last = sequence.empty() ? 0 : (sequence.size() - 1) / perMfma;
+  Operation *barrier = barriers.front();
+  barrier->moveAfter(lastPlaced[last]);
+  // The reads of the next step's slot follow the barrier.
+  SmallVector<Operation *> earlyReads;
+  for (Operation *op = mfmas.front(); op != barrier; op = op->getNextNode())
+    if (isa<vector::LoadOp, amdgpu::TransposeLoadOp>(op) &&
+        !isStepStoreLoadOrBarrier(op))
+      earlyReads.push_back(op);
+  Operation *afterBarrier = barrier;
+  for (Operation *read : earlyReads)
+    moveWithUsers(read, afterBarrier);
+  for (Operation *mfma : mfmas.drop_front()) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(mfma);
+    ROCDL::SchedBarrier::create(b, loc(), kScalarAndVectorAluMask);
+  }
+  return true;
+}
+
 LogicalResult KernelLowering::lowerDot(DotOp op) {
   auto accLayout = cast<MmaAttr>(op.getC().getType().getEncoding());
   auto aLayout = dyn_cast<MmaOperandAttr>(op.getA().getType().getEncoding());
@@ -1098,49 +1303,113 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
       return vector::ExtractOp::create(b, loc(), slice, ArrayRef<int64_t>{0});
     return slice;
   };
-  for (int64_t m = 0; m < repM; ++m) {
-    for (int64_t n = 0; n < repN; ++n) {
-      int64_t accOffset = (m * repN + n) * accPerLane;
-      Value tileAcc = vector::ExtractStridedSliceOp::create(
+  // In a rolled, pipelined K loop the next step's operands are read from
+  // LDS while this step's MFMAs run. Each LDS read goes right after the
+  // last MFMA that reads the registers it replaces, so that both steps
+  // share one set of operand registers (no copies at the loop's end), and
+  // the MFMAs run K group by K group, the operand with fewer blocks
+  // outermost, so that every register is freed early in the step and its
+  // reload has most of a step to land (readsInPlace).
+  Block *block = op->getBlock();
+  auto sourceLoop = dyn_cast<scf::ForOp>(op->getParentOp());
+  bool readsAhead =
+      sourceLoop &&
+      llvm::any_of(block->getOps<LocalLoadOp>(),
+                   [&](LocalLoadOp load) { return load->isBeforeInBlock(op); });
+  StepMemoryOps ops = countStepMemoryOps(b.getInsertionBlock());
+  vector::FromElementsOp nextA, nextB;
+  if (readsAhead && ops.fenced && !instr.isWmma() &&
+      sourceLoop->hasAttr(kReadsInPlaceAttrName)) {
+    nextA = loweredNextStepRead(op, op.getA(), sourceLoop);
+    nextB = loweredNextStepRead(op, op.getB(), sourceLoop);
+  }
+  bool inPlace = nextA || nextB;
+  struct MfmaSlot {
+    int64_t m, n, j;
+  };
+  SmallVector<MfmaSlot> order;
+  if (inPlace) {
+    for (int64_t j = 0; j < mfmasPerRow; ++j)
+      for (int64_t outer = 0; outer < std::min(repM, repN); ++outer)
+        for (int64_t inner = 0; inner < std::max(repM, repN); ++inner)
+          order.push_back(repM <= repN ? MfmaSlot{outer, inner, j}
+                                       : MfmaSlot{inner, outer, j});
+  } else {
+    for (int64_t m = 0; m < repM; ++m)
+      for (int64_t n = 0; n < repN; ++n)
+        for (int64_t j = 0; j < mfmasPerRow; ++j)
+          order.push_back({m, n, j});
+  }
+  // Each accumulator tile is taken out of `acc` before its first MFMA and
+  // put back after its last.
+  SmallVector<Value> tileAccs(repM * repN);
+  SmallVector<int64_t> remaining(repM * repN, mfmasPerRow);
+  SmallVector<Operation *> mfmaOps;
+  for (const MfmaSlot &slot : order) {
+    int64_t tile = slot.m * repN + slot.n;
+    int64_t accOffset = tile * accPerLane;
+    if (!tileAccs[tile])
+      tileAccs[tile] = vector::ExtractStridedSliceOp::create(
           b, loc(), acc, ArrayRef<int64_t>{accOffset},
           ArrayRef<int64_t>{accPerLane}, ArrayRef<int64_t>{1});
-      for (int64_t j = 0; j < mfmasPerRow; ++j) {
-        Value aSlice = operandSlice(a, m * repK * kWidth + j * perLane);
-        Value bSlice = operandSlice(bVector, n * repK * kWidth + j * perLane);
-        if (instr.isWmma()) {
-          tileAcc =
-              amdgpu::WMMAOp::create(b, loc(), tileAcc.getType(), instr.m,
-                                     instr.n, instr.k, aSlice, bSlice, tileAcc)
-                  .getResult();
-          continue;
-        }
-        // A transposed accumulator is the product of the swapped operands.
-        if (accLayout.getTransposed())
-          std::swap(aSlice, bSlice);
-        auto mfma = amdgpu::MFMAOp::create(
-            b, loc(), tileAcc.getType(), instr.m, instr.n, instr.k,
-            /*blocks=*/1, aSlice, bSlice, tileAcc);
-        if (op.getXf32())
-          mfma.setReducePrecision(true);
-        tileAcc = mfma.getResult();
-      }
+    Value aSlice = operandSlice(a, slot.m * repK * kWidth + slot.j * perLane);
+    Value bSlice =
+        operandSlice(bVector, slot.n * repK * kWidth + slot.j * perLane);
+    Value &tileAcc = tileAccs[tile];
+    if (instr.isWmma()) {
+      auto wmma = amdgpu::WMMAOp::create(b, loc(), tileAcc.getType(), instr.m,
+                                         instr.n, instr.k, aSlice, bSlice,
+                                         tileAcc);
+      tileAcc = wmma.getResult();
+      mfmaOps.push_back(wmma);
+    } else {
+      // A transposed accumulator is the product of the swapped operands.
+      if (accLayout.getTransposed())
+        std::swap(aSlice, bSlice);
+      auto mfma = amdgpu::MFMAOp::create(b, loc(), tileAcc.getType(), instr.m,
+                                         instr.n, instr.k,
+                                         /*blocks=*/1, aSlice, bSlice, tileAcc);
+      if (op.getXf32())
+        mfma.setReducePrecision(true);
+      tileAcc = mfma.getResult();
+      mfmaOps.push_back(mfma);
+    }
+    if (--remaining[tile] == 0)
       acc = vector::InsertStridedSliceOp::create(b, loc(), tileAcc, acc,
                                                  ArrayRef<int64_t>{accOffset},
                                                  ArrayRef<int64_t>{1});
+  }
+  // The MFMA after which each register of A and B is read for the last
+  // time.
+  auto lastReads = [&](int64_t registers, bool isA) {
+    SmallVector<int64_t> last(registers, -1);
+    for (auto [index, slot] : llvm::enumerate(order)) {
+      int64_t block = isA ? slot.m : slot.n;
+      int64_t offset = block * repK * kWidth + slot.j * perLane;
+      for (int64_t r = offset; r < offset + perLane && r < registers; ++r)
+        last[r] = index;
     }
+    return last;
+  };
+  SmallVector<int64_t> readsAfterMfma(mfmaOps.size(), 0);
+  int64_t movedReads = 0;
+  for (auto [next, isA] : {std::pair{nextA, true}, std::pair{nextB, false}}) {
+    if (!next)
+      continue;
+    SmallVector<int64_t> last = lastReads(next.getNumOperands(), isA);
+    movedReads += readsInPlace(next, last, mfmaOps, readsAfterMfma);
   }
   (void)aElement;
   mapping.map(op.getResult(), acc);
+  if (movedReads > 0 &&
+      pinStepSchedule(mfmaOps, readsAfterMfma,
+                      llvm::range_size(block->getOps<DotOp>()) > 1))
+    return success();
 
   // In a pipelined K loop the step's memory instructions are independent of
   // these MFMAs: ask the backend's scheduler to interleave them, so that
   // they issue in the matrix pipe's shadow and their latency hides behind
   // it.
-  Block *block = op->getBlock();
-  bool readsAhead =
-      isa<scf::ForOp>(op->getParentOp()) &&
-      llvm::any_of(block->getOps<LocalLoadOp>(),
-                   [&](LocalLoadOp load) { return load->isBeforeInBlock(op); });
   if (readsAhead) {
     // Instruction classes of the backend's sched_group_barrier.
     constexpr uint32_t kMfmaMask = 0x8, kVmemReadMask = 0x20,
@@ -1154,7 +1423,6 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
     // find them a whole step old. In a rolled loop they overwrite the
     // registers the stores read, so the stores go first.
     // Other loops (attention's) interleave one LDS read per MFMA.
-    StepMemoryOps ops = countStepMemoryOps(b.getInsertionBlock());
     bool unrolled = llvm::range_size(block->getOps<DotOp>()) > 1;
     SmallVector<uint32_t> sequence;
     if (ops.fenced && unrolled)
@@ -1163,7 +1431,9 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
       sequence.append(ops.ldsStores, kDsWriteMask);
     if (ops.fenced && !unrolled)
       sequence.append(ops.globalLoads, kVmemReadMask);
-    sequence.append(ops.fenced ? ops.ldsLoads : mfmas, kDsReadMask);
+    // LDS reads placed in place go where they were put (readsAfterMfma).
+    sequence.append(ops.fenced ? ops.ldsLoads - movedReads : mfmas,
+                    kDsReadMask);
     int64_t perMfma = llvm::divideCeil(int64_t(sequence.size()), mfmas);
     // On CDNA, a workgroup of at most four waves has one wave per SIMD: the
     // other waves sharing the SIMD belong to other workgroups and run out of
@@ -1177,6 +1447,16 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
     if (ops.fenced && !instr.isWmma() && waves[0] * waves[1] <= 4 &&
         memoryOps > mfmas / 2 && memoryOps <= mfmas)
       perMfma = 2;
+    // Reads in place wait for the barrier, which the stores and the global
+    // loads precede (the barrier's fences keep them in front of it): they
+    // all go before the first MFMA that frees registers.
+    if (inPlace) {
+      int64_t firstFreeing = llvm::find_if(readsAfterMfma,
+                                           [](int64_t n) { return n > 0; }) -
+                             readsAfterMfma.begin();
+      perMfma = std::max(perMfma,
+                         int64_t(llvm::divideCeil(memoryOps, firstFreeing + 1)));
+    }
     size_t next = 0;
     // A product whose B operand stays in registers for the whole loop
     // (attention's first product S^T = K Q^T, decode's, the backward's
@@ -1201,6 +1481,9 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
                                          0);
         next = run;
       }
+      if (readsAfterMfma[i] > 0)
+        ROCDL::SchedGroupBarrier::create(b, loc(), kDsReadMask,
+                                         readsAfterMfma[i], 0);
     }
   }
   return success();

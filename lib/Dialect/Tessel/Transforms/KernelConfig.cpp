@@ -277,8 +277,16 @@ tessel::rankMatmulConfigs(MLIRContext *context, const Chip &chip, Type a,
                 candidate.wavesN = wavesN;
                 candidate.stages = 2;
                 candidate.splits = splits;
-                candidate.unrolled = fitsUnrolledKLoop(
-                    resources.accumulatorVgprs, resources.stepVgprs);
+                candidate.unrolled =
+                    fitsUnrolledKLoop(resources.accumulatorVgprs,
+                                      resources.stepVgprs) ||
+                    fitsUnrolledKLoopInPlace(
+                        resources.accumulatorVgprs, resources.stepVgprs,
+                        resources.stepTileVgprs,
+                        tileM / (instr->m * wavesM) *
+                            (tileN / (instr->n * wavesN)) *
+                            std::max<int64_t>(1, tileK / instr->k),
+                        wavesM * wavesN);
                 candidate.leanEpilogue = sizes.leanEpilogue;
                 candidate.epilogueVectors = sizes.epilogueVectors;
                 candidate.instr = instr;
@@ -371,6 +379,7 @@ MatmulResources tessel::estimateMatmulResources(ConfigAttr config, Type a,
   resources.operandVgprs = llvm::divideCeil(operandBytes + prefetchBytes, 4);
   resources.stepVgprs =
       llvm::divideCeil(operandBytes / slots + prefetchBytes, 4);
+  resources.stepTileVgprs = llvm::divideCeil(prefetchBytes, 4);
   return resources;
 }
 

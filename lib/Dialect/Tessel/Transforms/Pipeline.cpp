@@ -205,16 +205,52 @@ static int64_t registersPerLane(Type type) {
   return llvm::divideCeil(bits, 32);
 }
 
+/// The matrix instructions one wave issues per K step of `loop`'s dots, and
+/// the waves of the workgroup.
+static std::pair<int64_t, int64_t> matrixInstructionsPerStep(scf::ForOp loop) {
+  int64_t count = 0, workgroupWaves = 0;
+  loop.walk([&](DotOp dot) {
+    auto acc = dyn_cast<MmaAttr>(dot.getC().getType().getEncoding());
+    if (!acc)
+      return;
+    const MmaInstr &instr = acc.getInstruction();
+    ArrayRef<int64_t> waves = acc.getWaves();
+    workgroupWaves = waves[0] * waves[1];
+    RankedTensorType c = dot.getC().getType();
+    int64_t tileK = dot.getA().getType().getDimSize(1);
+    count += c.getDimSize(0) / (instr.m * waves[0]) *
+             (c.getDimSize(1) / (instr.n * waves[1])) *
+             std::max<int64_t>(1, tileK / instr.k);
+  });
+  return {count, workgroupWaves};
+}
+
+namespace {
+/// How the pipelined loop's registers fit once unrolled by two.
+enum class UnrolledFit { None, TwoOperandSets, OperandsInPlace };
+} // namespace
+
 /// Whether the pipelined loop still fits once unrolled by two
-/// (fitsUnrolledKLoop).
-static bool fitsUnrolled(scf::ForOp loop, unsigned numOld) {
-  int64_t accumulators = 0, nextStep = 0;
+/// (fitsUnrolledKLoop), or only with its steps' operands read in place
+/// (fitsUnrolledKLoopInPlace).
+static UnrolledFit fitsUnrolled(scf::ForOp loop, unsigned numOld,
+                                unsigned numOperands) {
+  int64_t accumulators = 0, nextStep = 0, tiles = 0;
   // The loop's own values (the accumulators) come first; the pipeline
-  // appended one step's operands and tiles.
-  for (auto [index, value] : llvm::enumerate(loop.getRegionIterArgs()))
-    (index < numOld ? accumulators : nextStep) +=
-        registersPerLane(value.getType());
-  return fitsUnrolledKLoop(accumulators, nextStep);
+  // appended one step's operands, its tiles and the slot.
+  for (auto [index, value] : llvm::enumerate(loop.getRegionIterArgs())) {
+    int64_t registers = registersPerLane(value.getType());
+    (index < numOld ? accumulators : nextStep) += registers;
+    if (index >= numOld + numOperands)
+      tiles += registers;
+  }
+  if (fitsUnrolledKLoop(accumulators, nextStep))
+    return UnrolledFit::TwoOperandSets;
+  auto [mfmasPerStep, waves] = matrixInstructionsPerStep(loop);
+  if (fitsUnrolledKLoopInPlace(accumulators, nextStep, tiles, mfmasPerStep,
+                               waves))
+    return UnrolledFit::OperandsInPlace;
+  return UnrolledFit::None;
 }
 
 static void pipeline(scf::ForOp loop, LoopShape &shape) {
@@ -335,8 +371,11 @@ static void pipeline(scf::ForOp loop, LoopShape &shape) {
   scf::YieldOp::create(b, loc, yields);
   loop->replaceAllUsesWith(pipelined->getResults().take_front(numOld));
   loop.erase();
-  if (!fitsUnrolled(pipelined, numOld))
+  UnrolledFit fit = fitsUnrolled(pipelined, numOld, operands.size());
+  if (fit == UnrolledFit::None)
     return;
+  if (fit == UnrolledFit::OperandsInPlace)
+    pipelined->setAttr(kReadsInPlaceAttrName, b.getUnitAttr());
   FailureOr<UnrolledLoopInfo> unrolled = loopUnrollByFactor(pipelined, 2);
   // An even trip count leaves the loop for an odd last step empty.
   if (succeeded(unrolled) && even && unrolled->epilogueLoopOp) {

@@ -81,6 +81,13 @@ inline constexpr llvm::StringLiteral kLdsSharedAddressesAttrName =
 inline constexpr llvm::StringLiteral kConstantRowOffsetsAttrName =
     "tessel.constant_row_offsets";
 
+/// A unit attribute on a K loop (`scf.for`) unrolled by two whose steps
+/// share one set of operand registers: tessel-lower-to-gpu reads each
+/// register of the next step from LDS right after the last MFMA of this
+/// step that reads it (tessel-pipeline sets it where two sets do not fit).
+inline constexpr llvm::StringLiteral kReadsInPlaceAttrName =
+    "tessel.reads_in_place";
+
 /// A unit attribute on a K loop (`scf.for`) whose trip count is even on
 /// every entry (stream-K's pieces are whole pairs of K steps):
 /// tessel-pipeline unrolls it by two without a loop for an odd last step.

@@ -94,6 +94,7 @@ struct MatmulResources {
   int64_t accumulatorVgprs = 0; // per lane
   int64_t operandVgprs = 0;     // per lane: MFMA operands and prefetch
   int64_t stepVgprs = 0; // per lane: one K step's operands and loaded tiles
+  int64_t stepTileVgprs = 0; // per lane: the loaded tiles alone
   int64_t totalVgprs() const { return accumulatorVgprs + operandVgprs; }
 };
 
@@ -110,6 +111,28 @@ inline constexpr int64_t kMatmulBookkeepingVgprs = 48;
 inline bool fitsUnrolledKLoop(int64_t accumulatorVgprs, int64_t stepVgprs) {
   return accumulatorVgprs + 2 * stepVgprs + kMatmulBookkeepingVgprs <=
          kTwoWavesRegisterBudget;
+}
+/// The same with the two steps' operands in one set of registers (each
+/// read in place once the MFMAs that read the register before are issued,
+/// kReadsInPlaceAttrName): the loaded tiles alone (`stepTileVgprs`) are
+/// doubled. Only for steps of at most 8 MFMAs per wave (`mfmasPerStep`):
+/// a rolled loop's copies of the next step's registers and its per-step
+/// address arithmetic issue in the shadow of 16 MFMAs, and there the pinned
+/// schedule of reads in place measured slower. And only for workgroups of 8
+/// waves (`waves`), two per SIMD: reads in place measured faster with 4 as
+/// well, but the chooser's estimate, which ranks workgroups of 8 waves
+/// below the ISA-level model, then prefers them to the 8-wave tiles the
+/// model ranks first (docs/performance.md, "Operands read in place").
+inline constexpr int64_t kMaxMfmasPerStepToReadInPlace = 8;
+inline constexpr int64_t kWavesToReadInPlace = 8;
+inline bool fitsUnrolledKLoopInPlace(int64_t accumulatorVgprs,
+                                     int64_t stepVgprs, int64_t stepTileVgprs,
+                                     int64_t mfmasPerStep, int64_t waves) {
+  return mfmasPerStep <= kMaxMfmasPerStepToReadInPlace &&
+         waves == kWavesToReadInPlace &&
+         accumulatorVgprs + stepVgprs + stepTileVgprs +
+                 kMatmulBookkeepingVgprs <=
+             kTwoWavesRegisterBudget;
 }
 MatmulResources estimateMatmulResources(ConfigAttr config, mlir::Type a,
                                         mlir::Type b, unsigned waveSize);
