@@ -1107,10 +1107,17 @@ vector::FromElementsOp KernelLowering::loweredNextStepRead(DotOp dot,
 }
 
 /// Whether `op` leaves memory as it found it (reads at most; a scheduling
-/// barrier is a hint to the backend's scheduler).
+/// barrier is a hint to the backend's scheduler), nested ops included.
 static bool writesNoMemory(Operation *op) {
   if (isMemoryEffectFree(op) || isa<ROCDL::SchedBarrier>(op))
     return true;
+  if (op->getNumRegions() > 0 &&
+      op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+    return llvm::all_of(op->getRegions(), [](Region &region) {
+      return llvm::all_of(region.getOps(), [](Operation &nested) {
+        return writesNoMemory(&nested);
+      });
+    });
   auto effects = dyn_cast<MemoryEffectOpInterface>(op);
   if (!effects)
     return false;
@@ -1178,12 +1185,15 @@ int64_t KernelLowering::readsInPlace(vector::FromElementsOp next,
 /// the memory instructions.
 constexpr uint32_t kScalarAndVectorAluMask = 0x406;
 
-/// Whether `op` is an LDS store, a global load or a workgroup barrier.
+/// Whether `op` is an LDS store, a global load (a masked one: an scf.if
+/// that only reads) or a workgroup barrier.
 static bool isStepStoreLoadOrBarrier(Operation *op) {
   if (auto store = dyn_cast<vector::StoreOp>(op))
     return store.getBase().getType().getMemorySpace() != nullptr;
   if (auto load = dyn_cast<vector::LoadOp>(op))
     return load.getBase().getType().getMemorySpace() == nullptr;
+  if (isa<scf::IfOp>(op))
+    return writesNoMemory(op);
   return isa<amdgpu::RawBufferLoadOp, gpu::BarrierOp>(op);
 }
 

@@ -286,7 +286,8 @@ tessel::rankMatmulConfigs(MLIRContext *context, const Chip &chip, Type a,
                         tileM / (instr->m * wavesM) *
                             (tileN / (instr->n * wavesN)) *
                             std::max<int64_t>(1, tileK / instr->k),
-                        wavesM * wavesN);
+                        wavesM * wavesN,
+                        !ShapedType::isDynamic(sizes.k) && !sizes.batched);
                 candidate.leanEpilogue = sizes.leanEpilogue;
                 candidate.epilogueVectors = sizes.epilogueVectors;
                 candidate.instr = instr;
@@ -308,8 +309,11 @@ tessel::rankMatmulConfigs(MLIRContext *context, const Chip &chip, Type a,
                         kMinStreamKStepsPerTile ||
                     !fitsStreamKSum(resources.accumulatorVgprs))
                   continue;
-                // The same tile with stream-K over one workgroup per slot.
+                // The same tile with stream-K over one workgroup per slot
+                // (whose K loops have dynamic bounds: no reads in place).
                 candidate.streamK = true;
+                candidate.unrolled = fitsUnrolledKLoop(
+                    resources.accumulatorVgprs, resources.stepVgprs);
                 MatmulEstimate streamK = estimateMatmul(chip, shape, candidate);
                 if (streamK.workgroups == 0 || !std::isfinite(streamK.seconds))
                   continue;

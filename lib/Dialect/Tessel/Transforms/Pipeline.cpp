@@ -225,6 +225,17 @@ static std::pair<int64_t, int64_t> matrixInstructionsPerStep(scf::ForOp loop) {
   return {count, workgroupWaves};
 }
 
+/// Whether `bound` is a constant or the static size of a memref dimension
+/// (before canonicalization folds it).
+static bool isStaticBound(Value bound) {
+  if (getConstantIntValue(bound))
+    return true;
+  auto dim = bound.getDefiningOp<memref::DimOp>();
+  std::optional<int64_t> index = dim ? dim.getConstantIndex() : std::nullopt;
+  auto type = dyn_cast<ShapedType>(dim.getSource().getType());
+  return index && type && !type.isDynamicDim(*index);
+}
+
 namespace {
 /// How the pipelined loop's registers fit once unrolled by two.
 enum class UnrolledFit { None, TwoOperandSets, OperandsInPlace };
@@ -234,7 +245,7 @@ enum class UnrolledFit { None, TwoOperandSets, OperandsInPlace };
 /// (fitsUnrolledKLoop), or only with its steps' operands read in place
 /// (fitsUnrolledKLoopInPlace).
 static UnrolledFit fitsUnrolled(scf::ForOp loop, unsigned numOld,
-                                unsigned numOperands) {
+                                unsigned numOperands, bool batched) {
   int64_t accumulators = 0, nextStep = 0, tiles = 0;
   // The loop's own values (the accumulators) come first; the pipeline
   // appended one step's operands, its tiles and the slot.
@@ -247,14 +258,18 @@ static UnrolledFit fitsUnrolled(scf::ForOp loop, unsigned numOld,
   if (fitsUnrolledKLoop(accumulators, nextStep))
     return UnrolledFit::TwoOperandSets;
   auto [mfmasPerStep, waves] = matrixInstructionsPerStep(loop);
+  bool plain = isStaticBound(loop.getUpperBound()) && !batched;
   if (fitsUnrolledKLoopInPlace(accumulators, nextStep, tiles, mfmasPerStep,
-                               waves))
+                               waves, plain))
     return UnrolledFit::OperandsInPlace;
   return UnrolledFit::None;
 }
 
 static void pipeline(scf::ForOp loop, LoopShape &shape) {
   bool even = loop->hasAttr(kEvenTripCountAttrName);
+  bool batched = llvm::any_of(shape.loads, [](LoadOp load) {
+    return cast<MemRefType>(load.getSource().getType()).getRank() > 2;
+  });
   OpBuilder b(loop);
   Location loc = loop.getLoc();
   Value lb = loop.getLowerBound(), step = loop.getStep();
@@ -371,7 +386,8 @@ static void pipeline(scf::ForOp loop, LoopShape &shape) {
   scf::YieldOp::create(b, loc, yields);
   loop->replaceAllUsesWith(pipelined->getResults().take_front(numOld));
   loop.erase();
-  UnrolledFit fit = fitsUnrolled(pipelined, numOld, operands.size());
+  UnrolledFit fit =
+      fitsUnrolled(pipelined, numOld, operands.size(), batched);
   if (fit == UnrolledFit::None)
     return;
   if (fit == UnrolledFit::OperandsInPlace)

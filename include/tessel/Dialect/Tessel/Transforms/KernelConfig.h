@@ -122,13 +122,17 @@ inline bool fitsUnrolledKLoop(int64_t accumulatorVgprs, int64_t stepVgprs) {
 /// waves (`waves`), two per SIMD: reads in place measured faster with 4 as
 /// well, but the chooser's estimate, which ranks workgroups of 8 waves
 /// below the ISA-level model, then prefers them to the 8-wave tiles the
-/// model ranks first (docs/performance.md, "Operands read in place").
+/// model ranks first. And only with a static K and unbatched operands
+/// (`plain`): a dynamic K loads through branches, a batch keeps its offsets
+/// in registers, and such loops spilled (docs/performance.md, "Operands read
+/// in place").
 inline constexpr int64_t kMaxMfmasPerStepToReadInPlace = 8;
 inline constexpr int64_t kWavesToReadInPlace = 8;
 inline bool fitsUnrolledKLoopInPlace(int64_t accumulatorVgprs,
                                      int64_t stepVgprs, int64_t stepTileVgprs,
-                                     int64_t mfmasPerStep, int64_t waves) {
-  return mfmasPerStep <= kMaxMfmasPerStepToReadInPlace &&
+                                     int64_t mfmasPerStep, int64_t waves,
+                                     bool plain) {
+  return plain && mfmasPerStep <= kMaxMfmasPerStepToReadInPlace &&
          waves == kWavesToReadInPlace &&
          accumulatorVgprs + stepVgprs + stepTileVgprs +
                  kMatmulBookkeepingVgprs <=
