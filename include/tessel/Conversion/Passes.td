@@ -31,6 +31,11 @@ def TesselLowerToGPUPass : Pass<"tessel-lower-to-gpu", "::mlir::ModuleOp"> {
       pipelined K loop, `rocdl.sched.group.barrier`s ask the backend to
       interleave the step's memory instructions with the MFMAs (over the
       first half of them where a workgroup of at most four waves allows);
+      in a loop marked `tessel.reads_in_place`, each of the next step's LDS
+      reads goes after the last MFMA reading the registers it fills, the
+      step's global loads, LDS stores and barrier after the MFMAs of its
+      first half, and `rocdl.sched.barrier`s between MFMAs (only ALU
+      instructions may cross) pin that order;
     * the zero f32 or i32 accumulator a kernel's top-level K loop starts
       from, on MFMA chips: a chain of 32x32x8 f16 MFMAs of zero operands,
       one per 16 registers, between the prologue's first global loads and

@@ -202,8 +202,8 @@ private:
                                              scf::ForOp loop);
   bool pinStepSchedule(ArrayRef<Operation *> mfmas,
                        ArrayRef<int64_t> readsAfterMfma, bool unrolled);
-  int64_t readsInPlace(vector::FromElementsOp next,
-                       ArrayRef<int64_t> lastRead, ArrayRef<Operation *> mfmas,
+  int64_t readsInPlace(vector::FromElementsOp next, ArrayRef<int64_t> lastRead,
+                       ArrayRef<Operation *> mfmas,
                        MutableArrayRef<int64_t> readsAfterMfma);
   Value zeroAccumulatorOnMatrixPipe(VectorType type);
   void emitPendingZeroAccumulators(ValueRange loopInits = {});
@@ -1085,9 +1085,8 @@ static Value operandBuffer(Value operand, scf::ForOp loop) {
 /// vector.from_elements of pieces of LDS loads of the same buffer, lowered
 /// before `dot` and used once after it (by the next dot of a loop unrolled
 /// by two, or by the yield). Null when there is none.
-vector::FromElementsOp KernelLowering::loweredNextStepRead(DotOp dot,
-                                                           Value operand,
-                                                           scf::ForOp loop) {
+vector::FromElementsOp
+KernelLowering::loweredNextStepRead(DotOp dot, Value operand, scf::ForOp loop) {
   Value buffer = operandBuffer(operand, loop);
   if (!buffer || !operand.hasOneUse())
     return {};
@@ -1217,7 +1216,9 @@ bool KernelLowering::pinStepSchedule(ArrayRef<Operation *> mfmas,
        op && !isa<amdgpu::SchedBarrierOp>(op); op = op->getPrevNode()) {
     if (isStepStoreLoadOrBarrier(op)) {
       bool store = isa<vector::StoreOp>(op);
-      (store ? stores : isa<gpu::BarrierOp>(op) ? barriers : loads)
+      (store                     ? stores
+       : isa<gpu::BarrierOp>(op) ? barriers
+                                 : loads)
           .push_back(op);
     } else if (!isMemoryEffectFree(op)) {
       return false;
@@ -1313,13 +1314,13 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
       return vector::ExtractOp::create(b, loc(), slice, ArrayRef<int64_t>{0});
     return slice;
   };
-  // In a rolled, pipelined K loop the next step's operands are read from
-  // LDS while this step's MFMAs run. Each LDS read goes right after the
-  // last MFMA that reads the registers it replaces, so that both steps
-  // share one set of operand registers (no copies at the loop's end), and
+  // In a pipelined K loop the next step's operands are read from LDS while
+  // this step's MFMAs run. In one marked tessel.reads_in_place, each LDS
+  // read goes right after the last MFMA that reads the registers it
+  // replaces, so that both steps share one set of operand registers, and
   // the MFMAs run K group by K group, the operand with fewer blocks
   // outermost, so that every register is freed early in the step and its
-  // reload has most of a step to land (readsInPlace).
+  // reload has most of a step to land (readsInPlace, pinStepSchedule).
   Block *block = op->getBlock();
   auto sourceLoop = dyn_cast<scf::ForOp>(op->getParentOp());
   bool readsAhead =
@@ -1367,9 +1368,9 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
         operandSlice(bVector, slot.n * repK * kWidth + slot.j * perLane);
     Value &tileAcc = tileAccs[tile];
     if (instr.isWmma()) {
-      auto wmma = amdgpu::WMMAOp::create(b, loc(), tileAcc.getType(), instr.m,
-                                         instr.n, instr.k, aSlice, bSlice,
-                                         tileAcc);
+      auto wmma =
+          amdgpu::WMMAOp::create(b, loc(), tileAcc.getType(), instr.m, instr.n,
+                                 instr.k, aSlice, bSlice, tileAcc);
       tileAcc = wmma.getResult();
       mfmaOps.push_back(wmma);
     } else {
@@ -1461,11 +1462,11 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
     // loads precede (the barrier's fences keep them in front of it): they
     // all go before the first MFMA that frees registers.
     if (inPlace) {
-      int64_t firstFreeing = llvm::find_if(readsAfterMfma,
-                                           [](int64_t n) { return n > 0; }) -
-                             readsAfterMfma.begin();
-      perMfma = std::max(perMfma,
-                         int64_t(llvm::divideCeil(memoryOps, firstFreeing + 1)));
+      int64_t firstFreeing =
+          llvm::find_if(readsAfterMfma, [](int64_t n) { return n > 0; }) -
+          readsAfterMfma.begin();
+      perMfma = std::max(
+          perMfma, int64_t(llvm::divideCeil(memoryOps, firstFreeing + 1)));
     }
     size_t next = 0;
     // A product whose B operand stays in registers for the whole loop

@@ -26,7 +26,11 @@
 // the stores keeps it a whole step. Two steps' operand registers are live
 // at once, so a rolled loop copies the next step's registers over the
 // current ones every iteration; unrolled by two, the sets alternate, when
-// they fit the register file (fitsUnrolled).
+// they fit the register file (fitsUnrolled). Where they do not, a loop of
+// 8-wave workgroups with at most 8 MFMAs a step is unrolled all the same
+// and marked tessel.reads_in_place: tessel-lower-to-gpu then reads each
+// operand register of the next step after the MFMA that frees it, so both
+// steps share one set (fitsUnrolledKLoopInPlace).
 //
 // Attention's key loop (a config tile of [M, N]) takes one of two forms.
 // With stages = 2 it keeps one LDS slot, whose K and V^T blocks already
@@ -386,8 +390,7 @@ static void pipeline(scf::ForOp loop, LoopShape &shape) {
   scf::YieldOp::create(b, loc, yields);
   loop->replaceAllUsesWith(pipelined->getResults().take_front(numOld));
   loop.erase();
-  UnrolledFit fit =
-      fitsUnrolled(pipelined, numOld, operands.size(), batched);
+  UnrolledFit fit = fitsUnrolled(pipelined, numOld, operands.size(), batched);
   if (fit == UnrolledFit::None)
     return;
   if (fit == UnrolledFit::OperandsInPlace)

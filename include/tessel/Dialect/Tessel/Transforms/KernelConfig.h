@@ -93,7 +93,7 @@ struct MatmulResources {
   int64_t ldsBytes = 0;         // LDS per workgroup
   int64_t accumulatorVgprs = 0; // per lane
   int64_t operandVgprs = 0;     // per lane: MFMA operands and prefetch
-  int64_t stepVgprs = 0; // per lane: one K step's operands and loaded tiles
+  int64_t stepVgprs = 0;     // per lane: one K step's operands and loaded tiles
   int64_t stepTileVgprs = 0; // per lane: the loaded tiles alone
   int64_t totalVgprs() const { return accumulatorVgprs + operandVgprs; }
 };
@@ -102,8 +102,9 @@ struct MatmulResources {
 /// per lane, the occupancy the configs are chosen for) once unrolled by two:
 /// then two steps' operand registers and in-flight tiles (`stepVgprs` each)
 /// are live beside the accumulators, plus registers for addresses and loop
-/// bookkeeping. tessel-pipeline unrolls the loops that fit; the others
-/// copy each step's registers into the next step's once per iteration.
+/// bookkeeping. tessel-pipeline unrolls the loops that fit (or fit with the
+/// operands read in place, below); the others copy each step's registers
+/// into the next step's once per iteration.
 /// The registers per lane at two waves per SIMD, and those a matmul kernel
 /// keeps for addresses and loop bookkeeping beside its tiles.
 inline constexpr int64_t kTwoWavesRegisterBudget = 256;

@@ -17,7 +17,11 @@ def TesselPipelinePass
     barrier keeps each step's LDS stores after the previous step's MFMAs,
     and the loop is unrolled by two when both steps' registers fit beside
     the accumulators in 256 per lane, so the two register sets alternate
-    instead of being copied; a loop marked `tessel.even_trip_count` gets no
+    instead of being copied. Where they do not, a loop of 8-wave workgroups
+    with at most 8 MFMAs per wave and step, a static K and unbatched
+    operands is unrolled all the same and marked `tessel.reads_in_place`:
+    its steps share one set of operand registers, each read in place by
+    tessel-lower-to-gpu. A loop marked `tessel.even_trip_count` gets no
     loop for an odd last step. Inside another loop (stream-K's loop over
     tiles) a barrier precedes the first step's LDS stores. Kernels whose
     config has `stages = 1` are left alone.
