@@ -235,7 +235,9 @@ static bool isStaticBound(Value bound) {
   if (getConstantIntValue(bound))
     return true;
   auto dim = bound.getDefiningOp<memref::DimOp>();
-  std::optional<int64_t> index = dim ? dim.getConstantIndex() : std::nullopt;
+  if (!dim)
+    return false;
+  std::optional<int64_t> index = dim.getConstantIndex();
   auto type = dyn_cast<ShapedType>(dim.getSource().getType());
   return index && type && !type.isDynamicDim(*index);
 }
