@@ -82,12 +82,14 @@
 // IN-PLACE-NEXT:  } {tessel.reads_in_place}
 
 // Not with 16 MFMAs per step (gfx950 bf16 256x256x32 on 2x4 waves, whose
-// rolled loop measured faster), nor on 4 waves, nor with a dynamic K or a
-// batch: rolled, one dot per iteration, no mark.
+// rolled loop measured faster), nor on 4 waves, nor with a dynamic K, a
+// batch or split-K's per-split bounds: rolled, one dot per iteration, no
+// mark.
 // RUN: tessel-gen matmul -m 4096 -n 4096 -k 4096 -t bf16 --transpose-b --config='#tessel.config<tile = [256, 256, 32], waves = [2, 4], stages = 2, instr = "v_mfma_f32_32x32x16_bf16">' | tessel-opt --tessel-tile --tessel-select-mfma=chip=gfx950 --tessel-promote-lds=chip=gfx950 --tessel-pipeline | FileCheck %s --check-prefix=NOT-IN-PLACE
 // RUN: tessel-gen matmul -m 4096 -n 4096 -k 4096 -t f8E4M3FN --transpose-b --config='#tessel.config<tile = [128, 128, 128], waves = [2, 2], stages = 2, instr = "v_mfma_f32_32x32x64_f8f6f4">' | tessel-opt --tessel-tile --tessel-select-mfma=chip=gfx950 --tessel-promote-lds=chip=gfx950 --tessel-pipeline | FileCheck %s --check-prefix=NOT-IN-PLACE
 // RUN: tessel-gen matmul -m 4096 -n 4096 -k 4096 -t f8E4M3FN --transpose-b --dynamic k --config='#tessel.config<tile = [256, 256, 64], waves = [2, 4], stages = 2, instr = "v_mfma_f32_32x32x64_f8f6f4">' | tessel-opt --tessel-tile --tessel-select-mfma=chip=gfx950 --tessel-promote-lds=chip=gfx950 --tessel-pipeline | FileCheck %s --check-prefix=NOT-IN-PLACE
 // RUN: tessel-gen matmul -m 4096 -n 4096 -k 4096 -t f8E4M3FN --transpose-b --batch 2 --config='#tessel.config<tile = [256, 256, 64], waves = [2, 4], stages = 2, instr = "v_mfma_f32_32x32x64_f8f6f4">' | tessel-opt --tessel-tile --tessel-select-mfma=chip=gfx950 --tessel-promote-lds=chip=gfx950 --tessel-pipeline | FileCheck %s --check-prefix=NOT-IN-PLACE
+// RUN: tessel-gen matmul -m 4096 -n 4096 -k 4096 -t f8E4M3FN --transpose-b --config='#tessel.config<tile = [256, 256, 64], waves = [2, 4], stages = 2, instr = "v_mfma_f32_32x32x64_f8f6f4", splits = 2>' | tessel-opt --tessel-tile --tessel-select-mfma=chip=gfx950 --tessel-promote-lds=chip=gfx950 --tessel-pipeline | FileCheck %s --check-prefix=NOT-IN-PLACE
 // NOT-IN-PLACE-LABEL: func.func @matmul
 // NOT-IN-PLACE:       scf.for
 // NOT-IN-PLACE:       tessel.dot

@@ -200,11 +200,11 @@ private:
   LogicalResult lowerDot(DotOp op);
   vector::FromElementsOp loweredNextStepRead(DotOp dot, Value operand,
                                              scf::ForOp loop);
-  bool pinStepSchedule(ArrayRef<Operation *> mfmas,
-                       ArrayRef<int64_t> readsAfterMfma, bool unrolled);
-  int64_t readsInPlace(vector::FromElementsOp next, ArrayRef<int64_t> lastRead,
-                       ArrayRef<Operation *> mfmas,
-                       MutableArrayRef<int64_t> readsAfterMfma);
+  bool pinStepSchedule(ArrayRef<Operation *> mfmas, bool unrolled);
+  int64_t moveReadsAfterLastUse(vector::FromElementsOp next,
+                                ArrayRef<int64_t> lastRead,
+                                ArrayRef<Operation *> mfmas,
+                                MutableArrayRef<int64_t> readsAfterMfma);
   Value zeroAccumulatorOnMatrixPipe(VectorType type);
   void emitPendingZeroAccumulators(ValueRange loopInits = {});
   LogicalResult lowerConvert(ConvertLayoutOp op);
@@ -1128,15 +1128,15 @@ static bool writesNoMemory(Operation *op) {
 }
 
 /// Moves each LDS load behind `next` (the next step's operand, lowered
-/// earlier in this block) to just after the MFMA that reads the registers
-/// it fills for the last time (`lastRead`, by register of `next`), so that
-/// the two steps' values can share registers. Counts the moved loads per
-/// MFMA into `readsAfterMfma` and returns how many moved (0 when the loads
-/// cannot move: another use, or a memory write between them and the MFMAs).
-int64_t KernelLowering::readsInPlace(vector::FromElementsOp next,
-                                     ArrayRef<int64_t> lastRead,
-                                     ArrayRef<Operation *> mfmas,
-                                     MutableArrayRef<int64_t> readsAfterMfma) {
+/// earlier in this block) to just after the MFMA that reads the elements
+/// it fills for the last time (`lastRead`, by element of `next`), so that
+/// the two steps' values can share registers, and `next` to the end of the
+/// block. Counts the moved loads per MFMA into `readsAfterMfma` and returns
+/// how many moved; nothing moves when the loads cannot (another use, or a
+/// memory write between them and the MFMAs).
+int64_t KernelLowering::moveReadsAfterLastUse(
+    vector::FromElementsOp next, ArrayRef<int64_t> lastRead,
+    ArrayRef<Operation *> mfmas, MutableArrayRef<int64_t> readsAfterMfma) {
   Block *block = next->getBlock();
   llvm::MapVector<Operation *, int64_t> releasedAfter;
   for (auto [r, element] : llvm::enumerate(next.getElements())) {
@@ -1155,7 +1155,8 @@ int64_t KernelLowering::readsInPlace(vector::FromElementsOp next,
     if (load->isBeforeInBlock(first))
       first = load;
     if (!llvm::all_of(load->getUsers(), [&](Operation *user) {
-          return isa<vector::ExtractOp>(user) && *user->user_begin() == next;
+          return isa<vector::ExtractOp>(user) && user->hasOneUse() &&
+                 *user->user_begin() == next;
         }))
       return 0;
   }
@@ -1184,23 +1185,38 @@ int64_t KernelLowering::readsInPlace(vector::FromElementsOp next,
 /// the memory instructions.
 constexpr uint32_t kScalarAndVectorAluMask = 0x406;
 
+/// Whether `op` reads workgroup memory (LDS), nested ops included.
+static bool readsLds(Operation *op) {
+  WalkResult result = op->walk([](Operation *nested) {
+    Value base;
+    if (auto load = dyn_cast<vector::LoadOp>(nested))
+      base = load.getBase();
+    else if (auto load = dyn_cast<memref::LoadOp>(nested))
+      base = load.getMemRef();
+    bool lds = isa<amdgpu::TransposeLoadOp>(nested) ||
+               (base && cast<MemRefType>(base.getType()).getMemorySpace());
+    return lds ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
+
 /// Whether `op` is an LDS store, a global load (a masked one: an scf.if
-/// that only reads) or a workgroup barrier.
+/// that only reads global memory) or a workgroup barrier.
 static bool isStepStoreLoadOrBarrier(Operation *op) {
   if (auto store = dyn_cast<vector::StoreOp>(op))
     return store.getBase().getType().getMemorySpace() != nullptr;
   if (auto load = dyn_cast<vector::LoadOp>(op))
     return load.getBase().getType().getMemorySpace() == nullptr;
   if (isa<scf::IfOp>(op))
-    return writesNoMemory(op);
+    return writesNoMemory(op) && !readsLds(op);
   return isa<amdgpu::RawBufferLoadOp, gpu::BarrierOp>(op);
 }
 
 /// Fixes the order of a K step whose next operands are read in place
-/// (readsInPlace put each LDS read after the MFMA that frees its registers):
-/// the step's global loads and LDS stores (loads first in a loop unrolled by
-/// two, whose loads fill the other step's tile registers, so that the
-/// stores a step later find them a whole step old) go after the MFMAs of
+/// (moveReadsAfterLastUse put each LDS read after the MFMA that frees its
+/// registers): the step's global loads and LDS stores (loads first in a loop
+/// unrolled by two, whose loads fill the other step's tile registers, so that
+/// the stores a step later find them a whole step old) go after the MFMAs of
 /// the step's first half, evenly, and the barrier behind them; reads freed
 /// before the barrier follow it. A scheduling barrier between MFMAs keeps
 /// the MFMAs and memory instructions where they were put (address and loop
@@ -1209,19 +1225,26 @@ static bool isStepStoreLoadOrBarrier(Operation *op) {
 /// (and so the barrier) to the end of the step. False, changing nothing,
 /// when the step holds other memory operations before its MFMAs.
 bool KernelLowering::pinStepSchedule(ArrayRef<Operation *> mfmas,
-                                     ArrayRef<int64_t> readsAfterMfma,
                                      bool unrolled) {
+  // The step's memory operations, walking back from its first MFMA to the
+  // scheduling barrier that starts it: its LDS stores must all precede its
+  // barrier (they go back in front of it).
   SmallVector<Operation *> stores, loads, barriers;
   for (Operation *op = mfmas.front()->getPrevNode();
        op && !isa<amdgpu::SchedBarrierOp>(op); op = op->getPrevNode()) {
-    if (isStepStoreLoadOrBarrier(op)) {
-      bool store = isa<vector::StoreOp>(op);
-      (store                     ? stores
-       : isa<gpu::BarrierOp>(op) ? barriers
-                                 : loads)
-          .push_back(op);
-    } else if (!isMemoryEffectFree(op)) {
-      return false;
+    if (!isStepStoreLoadOrBarrier(op)) {
+      if (!isMemoryEffectFree(op))
+        return false;
+      continue;
+    }
+    if (isa<gpu::BarrierOp>(op)) {
+      barriers.push_back(op);
+    } else if (isa<vector::StoreOp>(op)) {
+      if (barriers.empty())
+        return false;
+      stores.push_back(op);
+    } else {
+      loads.push_back(op);
     }
   }
   if (barriers.size() != 1)
@@ -1238,12 +1261,14 @@ bool KernelLowering::pinStepSchedule(ArrayRef<Operation *> mfmas,
   // Moves `op` after `*after`, then the pure ops unpacking its value that
   // it would now follow; `*after` becomes the last op moved.
   auto moveWithUsers = [](Operation *op, Operation *&after) {
+    Block *block = op->getBlock();
     op->moveAfter(after);
     after = op;
     SmallVector<Operation *> users(op->getUsers());
     while (!users.empty()) {
-      Operation *user = users.pop_back_val();
-      if (user->getBlock() != op->getBlock() || !user->isBeforeInBlock(op))
+      // A user nested in another op of the block moves with that op.
+      Operation *user = block->findAncestorOpInBlock(*users.pop_back_val());
+      if (!user || !user->isBeforeInBlock(op))
         continue;
       user->moveAfter(after);
       after = user;
@@ -1251,7 +1276,7 @@ bool KernelLowering::pinStepSchedule(ArrayRef<Operation *> mfmas,
     }
   };
   // Each op goes after its MFMA and the ops put there before it, ahead of
-  // the reads readsInPlace put there.
+  // the reads moveReadsAfterLastUse put there.
   SmallVector<Operation *> lastPlaced(mfmas);
   for (auto [index, op] : llvm::enumerate(sequence))
     moveWithUsers(op, lastPlaced[int64_t(index) / perMfma]);
@@ -1273,6 +1298,50 @@ bool KernelLowering::pinStepSchedule(ArrayRef<Operation *> mfmas,
     ROCDL::SchedBarrier::create(b, loc(), kScalarAndVectorAluMask);
   }
   return true;
+}
+
+namespace {
+/// One MFMA of a dot: the accumulator tile (m, n) and the K slice j.
+struct MfmaSlot {
+  int64_t m, n, j;
+};
+} // namespace
+
+/// The order of a dot's MFMAs: tile by tile, each tile's `slices` back to
+/// back; or, for operands read in place, K slice by K slice with the
+/// operand of fewer blocks outermost, so that every register is read for
+/// the last time early in the step.
+static SmallVector<MfmaSlot> orderMfmas(int64_t repM, int64_t repN,
+                                        int64_t slices, bool inPlace) {
+  SmallVector<MfmaSlot> order;
+  if (!inPlace) {
+    for (int64_t m = 0; m < repM; ++m)
+      for (int64_t n = 0; n < repN; ++n)
+        for (int64_t j = 0; j < slices; ++j)
+          order.push_back({m, n, j});
+    return order;
+  }
+  for (int64_t j = 0; j < slices; ++j)
+    for (int64_t outer = 0; outer < std::min(repM, repN); ++outer)
+      for (int64_t inner = 0; inner < std::max(repM, repN); ++inner)
+        order.push_back(repM <= repN ? MfmaSlot{outer, inner, j}
+                                     : MfmaSlot{inner, outer, j});
+  return order;
+}
+
+/// For each of the `elements` elements of A's operand vector (`isA`) or
+/// B's, the index in `order` of the MFMA that reads it last (-1: none); the
+/// slice j of block b starts at b * rowElements + j * perLane.
+static SmallVector<int64_t> lastReaders(ArrayRef<MfmaSlot> order,
+                                        int64_t elements, bool isA,
+                                        int64_t rowElements, int64_t perLane) {
+  SmallVector<int64_t> last(elements, -1);
+  for (auto [index, slot] : llvm::enumerate(order)) {
+    int64_t offset = (isA ? slot.m : slot.n) * rowElements + slot.j * perLane;
+    for (int64_t e = offset; e < std::min(offset + perLane, elements); ++e)
+      last[e] = index;
+  }
+  return last;
 }
 
 LogicalResult KernelLowering::lowerDot(DotOp op) {
@@ -1320,7 +1389,7 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
   // replaces, so that both steps share one set of operand registers, and
   // the MFMAs run K group by K group, the operand with fewer blocks
   // outermost, so that every register is freed early in the step and its
-  // reload has most of a step to land (readsInPlace, pinStepSchedule).
+  // reload has most of a step to land (moveReadsAfterLastUse, pinStepSchedule).
   Block *block = op->getBlock();
   auto sourceLoop = dyn_cast<scf::ForOp>(op->getParentOp());
   bool readsAhead =
@@ -1335,22 +1404,7 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
     nextB = loweredNextStepRead(op, op.getB(), sourceLoop);
   }
   bool inPlace = nextA || nextB;
-  struct MfmaSlot {
-    int64_t m, n, j;
-  };
-  SmallVector<MfmaSlot> order;
-  if (inPlace) {
-    for (int64_t j = 0; j < mfmasPerRow; ++j)
-      for (int64_t outer = 0; outer < std::min(repM, repN); ++outer)
-        for (int64_t inner = 0; inner < std::max(repM, repN); ++inner)
-          order.push_back(repM <= repN ? MfmaSlot{outer, inner, j}
-                                       : MfmaSlot{inner, outer, j});
-  } else {
-    for (int64_t m = 0; m < repM; ++m)
-      for (int64_t n = 0; n < repN; ++n)
-        for (int64_t j = 0; j < mfmasPerRow; ++j)
-          order.push_back({m, n, j});
-  }
+  SmallVector<MfmaSlot> order = orderMfmas(repM, repN, mfmasPerRow, inPlace);
   // Each accumulator tile is taken out of `acc` before its first MFMA and
   // put back after its last.
   SmallVector<Value> tileAccs(repM * repN);
@@ -1390,31 +1444,19 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
                                                  ArrayRef<int64_t>{accOffset},
                                                  ArrayRef<int64_t>{1});
   }
-  // The MFMA after which each register of A and B is read for the last
-  // time.
-  auto lastReads = [&](int64_t registers, bool isA) {
-    SmallVector<int64_t> last(registers, -1);
-    for (auto [index, slot] : llvm::enumerate(order)) {
-      int64_t block = isA ? slot.m : slot.n;
-      int64_t offset = block * repK * kWidth + slot.j * perLane;
-      for (int64_t r = offset; r < offset + perLane && r < registers; ++r)
-        last[r] = index;
-    }
-    return last;
-  };
   SmallVector<int64_t> readsAfterMfma(mfmaOps.size(), 0);
   int64_t movedReads = 0;
   for (auto [next, isA] : {std::pair{nextA, true}, std::pair{nextB, false}}) {
     if (!next)
       continue;
-    SmallVector<int64_t> last = lastReads(next.getNumOperands(), isA);
-    movedReads += readsInPlace(next, last, mfmaOps, readsAfterMfma);
+    SmallVector<int64_t> last =
+        lastReaders(order, next.getNumOperands(), isA, repK * kWidth, perLane);
+    movedReads += moveReadsAfterLastUse(next, last, mfmaOps, readsAfterMfma);
   }
   (void)aElement;
   mapping.map(op.getResult(), acc);
   if (movedReads > 0 &&
-      pinStepSchedule(mfmaOps, readsAfterMfma,
-                      llvm::range_size(block->getOps<DotOp>()) > 1))
+      pinStepSchedule(mfmaOps, llvm::range_size(block->getOps<DotOp>()) > 1))
     return success();
 
   // In a pipelined K loop the step's memory instructions are independent of
@@ -1458,9 +1500,10 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
     if (ops.fenced && !instr.isWmma() && waves[0] * waves[1] <= 4 &&
         memoryOps > mfmas / 2 && memoryOps <= mfmas)
       perMfma = 2;
-    // Reads in place wait for the barrier, which the stores and the global
-    // loads precede (the barrier's fences keep them in front of it): they
-    // all go before the first MFMA that frees registers.
+    // Where pinStepSchedule could not fix the step: reads in place wait for
+    // the barrier, which the stores and the global loads precede (the
+    // barrier's fences keep them in front of it): they go in the groups of
+    // the MFMAs up to the first that frees registers.
     if (inPlace) {
       int64_t firstFreeing =
           llvm::find_if(readsAfterMfma, [](int64_t n) { return n > 0; }) -
@@ -1476,9 +1519,8 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
     // MFMA's operand was asked for two MFMAs before it rather than one
     // (docs/performance.md, "K read two MFMAs ahead"; on gfx950's 16-deep
     // instructions the model's predictions were mixed).
-    auto loop = cast<scf::ForOp>(op->getParentOp());
     if (!ops.fenced && !instr.isWmma() && instr.k <= 8 &&
-        loop.isDefinedOutsideOfLoop(op.getB()))
+        sourceLoop.isDefinedOutsideOfLoop(op.getB()))
       ROCDL::SchedGroupBarrier::create(b, loc(), kDsReadMask, 2, 0);
     for (int64_t i = 0; i < mfmas; ++i) {
       ROCDL::SchedGroupBarrier::create(b, loc(), kMfmaMask, 1, 0);

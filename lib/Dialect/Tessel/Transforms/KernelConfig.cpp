@@ -286,8 +286,9 @@ tessel::rankMatmulConfigs(MLIRContext *context, const Chip &chip, Type a,
                         tileM / (instr->m * wavesM) *
                             (tileN / (instr->n * wavesN)) *
                             std::max<int64_t>(1, tileK / instr->k),
-                        wavesM * wavesN,
-                        !ShapedType::isDynamic(sizes.k) && !sizes.batched);
+                        instr->isWmma() ? 0 : wavesM * wavesN,
+                        !ShapedType::isDynamic(sizes.k) && !sizes.batched &&
+                            splits == 1);
                 candidate.leanEpilogue = sizes.leanEpilogue;
                 candidate.epilogueVectors = sizes.epilogueVectors;
                 candidate.instr = instr;

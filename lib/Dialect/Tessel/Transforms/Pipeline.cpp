@@ -209,15 +209,18 @@ static int64_t registersPerLane(Type type) {
   return llvm::divideCeil(bits, 32);
 }
 
-/// The matrix instructions one wave issues per K step of `loop`'s dots, and
-/// the waves of the workgroup.
+/// The MFMAs one wave issues per K step of `loop`'s dots, and the waves of
+/// the workgroup (none: 0 waves, for WMMA dots, which the lowering does not
+/// read in place).
 static std::pair<int64_t, int64_t> matrixInstructionsPerStep(scf::ForOp loop) {
   int64_t count = 0, workgroupWaves = 0;
+  bool wmma = false;
   loop.walk([&](DotOp dot) {
-    auto acc = dyn_cast<MmaAttr>(dot.getC().getType().getEncoding());
+    auto acc = dyn_cast_or_null<MmaAttr>(dot.getC().getType().getEncoding());
     if (!acc)
       return;
     const MmaInstr &instr = acc.getInstruction();
+    wmma |= instr.isWmma();
     ArrayRef<int64_t> waves = acc.getWaves();
     workgroupWaves = waves[0] * waves[1];
     RankedTensorType c = dot.getC().getType();
@@ -226,7 +229,7 @@ static std::pair<int64_t, int64_t> matrixInstructionsPerStep(scf::ForOp loop) {
              (c.getDimSize(1) / (instr.n * waves[1])) *
              std::max<int64_t>(1, tileK / instr.k);
   });
-  return {count, workgroupWaves};
+  return {count, wmma ? 0 : workgroupWaves};
 }
 
 /// Whether `bound` is a constant or the static size of a memref dimension
@@ -274,7 +277,8 @@ static UnrolledFit fitsUnrolled(scf::ForOp loop, unsigned numOld,
 static void pipeline(scf::ForOp loop, LoopShape &shape) {
   bool even = loop->hasAttr(kEvenTripCountAttrName);
   bool batched = llvm::any_of(shape.loads, [](LoadOp load) {
-    return cast<MemRefType>(load.getSource().getType()).getRank() > 2;
+    auto type = dyn_cast<MemRefType>(load.getSource().getType());
+    return !type || type.getRank() > 2;
   });
   OpBuilder b(loop);
   Location loc = loop.getLoc();

@@ -123,10 +123,11 @@ inline bool fitsUnrolledKLoop(int64_t accumulatorVgprs, int64_t stepVgprs) {
 /// waves (`waves`), two per SIMD: reads in place measured faster with 4 as
 /// well, but the chooser's estimate, which ranks workgroups of 8 waves
 /// below the ISA-level model, then prefers them to the 8-wave tiles the
-/// model ranks first. And only with a static K and unbatched operands
-/// (`plain`): a dynamic K loads through branches, a batch keeps its offsets
-/// in registers, and such loops spilled (docs/performance.md, "Operands read
-/// in place").
+/// model ranks first (WMMA dots count as no waves: the lowering reads only
+/// MFMA operands in place). And only with a static K and unbatched operands
+/// (`plain`: a split-K or stream-K loop's bounds are not static): a dynamic
+/// K loads through branches, a batch keeps its offsets in registers, and
+/// such loops spilled (docs/performance.md, "Operands read in place").
 inline constexpr int64_t kMaxMfmasPerStepToReadInPlace = 8;
 inline constexpr int64_t kWavesToReadInPlace = 8;
 inline bool fitsUnrolledKLoopInPlace(int64_t accumulatorVgprs,
