@@ -693,7 +693,12 @@ LogicalResult KernelLowering::lowerRocdlOp(Operation *op) {
   }
   if (rest == "ballot") {
     Value predicate = LLVM::ZExtOp::create(b, loc, i32(), op->getOperand(0));
-    return replaceWith(call(b, loc, "ballot", i64(), {predicate}));
+    Value mask = call(b, loc, "ballot", i64(), {predicate});
+    // A wave of 32 lanes asks for its 32-bit mask.
+    Type type = op->getResult(0).getType();
+    if (type != i64())
+      mask = LLVM::TruncOp::create(b, loc, type, mask);
+    return replaceWith(mask);
   }
 
   // Buffer resources.

@@ -74,6 +74,9 @@ std::vector<LoopRange> tessel::findLoops(const KernelCode &code) {
   // jumping back to a join point are not loops: their target does not
   // dominate them.
   std::map<size_t, llvm::BitVector> bodies;
+  // The end of each loop's last back edge (its source block's last
+  // instruction).
+  std::map<size_t, size_t> lastBackEdge;
   for (auto [source, block] : llvm::enumerate(blocks))
     for (size_t header : block.successors) {
       if (!dominators[source].test(header))
@@ -81,6 +84,8 @@ std::vector<LoopRange> tessel::findLoops(const KernelCode &code) {
       llvm::BitVector &body =
           bodies.try_emplace(header, llvm::BitVector(blocks.size()))
               .first->second;
+      size_t &backEdgeEnd = lastBackEdge[header];
+      backEdgeEnd = std::max(backEdgeEnd, block.end);
       body.set(header);
       llvm::SmallVector<size_t> worklist = {source};
       while (!worklist.empty()) {
@@ -109,6 +114,25 @@ std::vector<LoopRange> tessel::findLoops(const KernelCode &code) {
           other.instructions.size() > loop.instructions.size() &&
           llvm::is_contained(other.instructions, loop.instructions.front()))
         ++loop.depth;
+  // A block of an innermost loop laid out past its last back edge is a
+  // branch the compiler was told is rarely taken (LLVM's block placement
+  // moves such a block out of the loop's line, and it jumps back in): it
+  // does not run in the loop's steady state. Attention's lazy rescale is
+  // one. (An outer loop's blocks past its back edge are its inner loops'
+  // and run.)
+  for (auto [loop, entry] : llvm::zip(loops, bodies)) {
+    size_t header = entry.first;
+    bool innermost = llvm::none_of(loops, [&](const LoopRange &other) {
+      return other.depth > loop.depth &&
+             llvm::is_contained(loop.instructions, other.instructions.front());
+    });
+    size_t backEdgeEnd = std::max(lastBackEdge[header], blocks[header].end);
+    if (!innermost || loop.end < backEdgeEnd)
+      continue;
+    llvm::erase_if(loop.instructions,
+                   [&](size_t i) { return i >= backEdgeEnd; });
+    loop.end = loop.instructions.back();
+  }
   return loops;
 }
 

@@ -12,7 +12,18 @@
 // CHECK: }
 // CHECK: scf.if %[[R]]#0 {
 // CHECK: memref.store %{{.*}}, %arg0
+// A branch on tessel.wave_any (attention's lazy rescale): each lane ORs its
+// registers of the i1 tile, the wave's ballot decides. An scf.if marked
+// tessel.unlikely branches on the condition expected false (LLVM's branch
+// weights, which lay its block out of the loop's line).
+// CHECK-LABEL: gpu.func @rare_branch
+// CHECK: %[[LANE:.*]] = vector.reduction <or>, %{{.*}} : vector<1xi1> into i1
+// CHECK-NEXT: %[[BALLOT:.*]] = rocdl.ballot %[[LANE]] : i64
+// CHECK-NEXT: %[[ANY:.*]] = arith.cmpi ne, %[[BALLOT]], %c0_i64 : i64
+// CHECK-NEXT: %[[EXPECTED:.*]] = llvm.intr.expect %[[ANY]], %false : i1
+// CHECK-NEXT: scf.if %[[EXPECTED]] -> (vector<16xf32>)
 #mma = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [1, 1]>
+#column = #tessel.linear<lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 0]]>
 module {
   func.func @branch(%out: memref<32x32xf32>, %c: memref<4xi32>, %flag: i1) attributes {tessel.workgroup_size = 64 : i64, tessel.tile = array<i64: 32, 32>} {
     %c0 = arith.constant 0 : index
@@ -30,6 +41,24 @@ module {
     scf.if %r#0 {
       tessel.store %r#1, %out[%c0, %c0] in_bounds : tensor<32x32xf32, #mma>, memref<32x32xf32>
     }
+    return
+  }
+
+  func.func @rare_branch(%out: memref<32x32xf32>, %limit: i32) attributes {tessel.workgroup_size = 64 : i64, tessel.tile = array<i64: 32, 32>} {
+    %c0 = arith.constant 0 : index
+    %column = tessel.iota 1 : tensor<1x32xi32, #column>
+    %limits = tensor.splat %limit : tensor<1x32xi32, #column>
+    %grown = arith.cmpi slt, %column, %limits : tensor<1x32xi32, #column>
+    %acc = arith.constant dense<1.000000e+00> : tensor<32x32xf32, #mma>
+    %half = arith.constant dense<5.000000e-01> : tensor<32x32xf32, #mma>
+    %any = tessel.wave_any %grown : tensor<1x32xi1, #column>
+    %r = scf.if %any -> (tensor<32x32xf32, #mma>) {
+      %scaled = arith.mulf %acc, %half : tensor<32x32xf32, #mma>
+      scf.yield %scaled : tensor<32x32xf32, #mma>
+    } else {
+      scf.yield %acc : tensor<32x32xf32, #mma>
+    } {tessel.unlikely}
+    tessel.store %r, %out[%c0, %c0] in_bounds : tensor<32x32xf32, #mma>, memref<32x32xf32>
     return
   }
 }

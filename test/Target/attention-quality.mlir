@@ -144,24 +144,41 @@
 
 // bf16 on gfx942 (no conversion instruction): the key loop rounds P with
 // v_add3_u32 and no NaN test (the f32 row sum carries a NaN); O's rounding
-// after the loop keeps it.
+// after the loop keeps it. (The loop's body block starts with the slot's
+// base; the lazy rescale's test is its header.)
 // BF16-LABEL: attention:
 // BF16: [[LOOP:\.LBB0_[0-9]+]]:{{[[:space:]]+}}{{(s_mov_b64 s\[[0-9]+:[0-9]+\], s\[[0-9]+:[0-9]+\][[:space:]]+)?}}s_and_b32 {{s[0-9]+}}, {{s[0-9]+}}, 0x1000
 // BF16-NOT: v_cmp_{{[ou]}}_f32
 // BF16: v_add3_u32
 // BF16-NOT: v_cmp_{{[ou]}}_f32
-// BF16: s_cbranch_vccnz [[LOOP]]
+// BF16: s_cbranch_vccnz .LBB0_{{[0-9]+}}
 // BF16: v_cmp_{{[ou]}}_f32
 
 // The kernel without the mask computes the next key block's S^T one
 // iteration ahead (scores_ahead), K and V double-buffered in LDS (stages =
-// 3): after the block's barrier the next block's first product starts,
-// its K reads (16-byte) interleaved with its MFMAs, and this block's
-// softmax (its exps) issues among them. Without scores_ahead the exps wait
-// for the block's own first product.
+// 3), and rescales lazily: the loop's first block tests whether a query of
+// the wave saw its maximum grow past the running one by more than 8
+// (0x41000000) and branches, after the block's barrier, to the rescale,
+// which LLVM lays out after the loop's back edge (the condition is expected
+// false): the loop itself multiplies no accumulator. The next block's first
+// product starts right away, its K reads (16-byte) interleaved with its
+// MFMAs, and this block's softmax (its exps) issues among them.
 // AHEAD-LABEL: attention:
-// AHEAD: s_barrier{{[[:space:]]+}}ds_read_b128
+// AHEAD: v_add_f32_e32 [[LIMIT:v[0-9]+]], 0x41000000,
+// AHEAD-NEXT: v_cmp_gt_f32_e32 vcc, {{v[0-9]+}}, [[LIMIT]]
+// AHEAD: s_barrier
+// AHEAD-NEXT: s_cbranch_vccnz [[RESCALE:\.LBB0_[0-9]+]]
+// AHEAD-NEXT: [[BODY:\.LBB0_[0-9]+]]:
+// AHEAD-NOT: v_pk_mul_f32
 // AHEAD: s_setprio 1{{[[:space:]]+}}v_mfma_f32_32x32x8_f16 {{.*}}{{[[:space:]]+}}ds_read_b128
-// AHEAD: v_mfma_f32_32x32x8_f16
+// AHEAD-NOT: v_pk_mul_f32
 // AHEAD: v_exp_f32
+// AHEAD-NOT: v_pk_mul_f32
 // AHEAD: v_mfma_f32_32x32x8_f16
+// AHEAD-NOT: v_pk_mul_f32
+// AHEAD: s_cbranch_vccnz .LBB0_{{[0-9]+}}
+// AHEAD-NEXT: s_branch
+// AHEAD-NEXT: [[RESCALE]]:
+// AHEAD: v_exp_f32
+// AHEAD-COUNT-32: v_pk_mul_f32
+// AHEAD: s_branch [[BODY]]

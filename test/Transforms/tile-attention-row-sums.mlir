@@ -9,13 +9,13 @@
 // RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 256 -d 128 -t f16 | tessel-opt --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx950}),tessel-tile{chip=gfx950})' | FileCheck %s --check-prefix=F32
 
 // PAIRS-LABEL: func.func @attention
-// PAIRS: %[[P:.*]] = math.exp2 %{{.*}} fastmath<afn> : tensor<{{[0-9]+}}x{{[0-9]+}}xf32
+// PAIRS: %[[P:.*]] = math.exp2 %{{.*}} fastmath<afn> : tensor<{{[0-9]+}}x{{[0-9]+}}xf32, #mma>
 // PAIRS: %[[LOW:.*]] = arith.truncf %[[P]] : tensor<{{.*}}xf32, {{.*}}> to tensor<{{.*}}xf16
 // PAIRS: %[[WIDE:.*]] = arith.extf %[[LOW]]
 // PAIRS: tessel.reduce "add" %[[WIDE]] along 0
 // PAIRS: tessel.dot %{{.*}}, %[[LOW]]
 
 // F32-LABEL: func.func @attention
-// F32: %[[P:.*]] = math.exp2 %{{.*}} fastmath<afn> : tensor<{{[0-9]+}}x{{[0-9]+}}xf32
+// F32: %[[P:.*]] = math.exp2 %{{.*}} fastmath<afn> : tensor<{{[0-9]+}}x{{[0-9]+}}xf32, #mma>
 // F32-NOT: arith.extf
 // F32: tessel.reduce "add" %[[P]] along 0

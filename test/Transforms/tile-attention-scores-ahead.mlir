@@ -5,6 +5,9 @@
 // S^T, then the softmax of the carried one and the second product. The
 // causal diagonal's masked loop after it computes its own blocks.
 // RUN: tessel-gen attention -b 1 -h 2 --seq-q 128 --seq-kv 256 -d 64 -t f16 --causal --config='#tessel.config<tile = [128, 64], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_f16", scores_ahead>' | tessel-opt --tessel-tile=chip=gfx942 | FileCheck %s
+// 8-bit P (fp8 attention) keeps the exact update: weights up to 2^8 would
+// not fit its format.
+// RUN: tessel-gen attention -b 1 -h 2 --seq-q 128 --seq-kv 256 -d 128 -t f8E4M3FNUZ --descale --config='#tessel.config<tile = [128, 64], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x16_fp8_fp8", scores_ahead>' | tessel-opt --tessel-tile=chip=gfx942 | FileCheck %s --check-prefix=EXACT
 // Without it, each iteration computes its own block's S^T.
 // RUN: tessel-gen attention -b 1 -h 2 --seq-q 128 --seq-kv 256 -d 64 -t f16 --causal --config='#tessel.config<tile = [128, 64], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_f16">' | tessel-opt --tessel-tile=chip=gfx942 | FileCheck %s --check-prefix=OWN
 
@@ -18,16 +21,42 @@
 // CHECK-NEXT: %[[LAST:.*]] = arith.addi %[[LB]], %[[OFFSET]] : index
 // CHECK: %[[K0:.*]] = tessel.load %arg1[%{{.*}}, %{{.*}}, %[[LB]], %{{.*}}] : memref
 // CHECK: %[[S0:.*]] = tessel.dot %[[K0]], %[[QT]]
-// CHECK: %[[LOOP:.*]]:4 = scf.for %[[N0:.*]] = %[[LB]] to %[[UB]] step %{{.*}} iter_args(%{{[^,]*}} = %{{[^,]*}}, %{{[^,]*}} = %{{[^,]*}}, %{{[^,]*}} = %{{[^,]*}}, %[[S:.*]] = %[[S0]])
+// f16 P: the loop also carries each block's maximum (log2 units) for the
+// lazy rescale, computed with its S^T.
+// CHECK: %[[MAX0:.*]] = tessel.reduce "max" %[[S0]] along 0
+// CHECK: %[[MAX0S:.*]] = arith.mulf %[[MAX0]], %{{.*}}
+// CHECK: %[[LOOP:.*]]:5 = scf.for %[[N0:.*]] = %[[LB]] to %[[UB]] step %{{.*}} iter_args(%[[M:[^ ]*]] = %{{[^,]*}}, %[[L:[^ ]*]] = %{{[^,]*}}, %[[O:[^ ]*]] = %{{[^,]*}}, %[[S:[^ ]*]] = %[[S0]], %[[BMAX:[^ ]*]] = %[[MAX0S]])
+// The rescale only where some query of the wave saw its maximum grow by
+// more than 8 (log2 units), behind an unlikely branch.
+// CHECK:   %[[EIGHT:.*]] = arith.constant dense<8.000000e+00>
+// CHECK-NEXT: %[[LIMIT:.*]] = arith.addf %[[M]], %[[EIGHT]]
+// CHECK-NEXT: %[[GROWN:.*]] = arith.cmpf ogt, %[[BMAX]], %[[LIMIT]]
+// CHECK-NEXT: %[[ANY:.*]] = tessel.wave_any %[[GROWN]]
+// CHECK-NEXT: %[[R:.*]]:3 = scf.if %[[ANY]]
+// CHECK-NEXT: %[[MNEW:.*]] = arith.maxnumf %[[M]], %[[BMAX]]
+// CHECK:     %[[ALPHA:.*]] = math.exp2
+// CHECK:     arith.mulf %[[L]], %[[ALPHA]]
+// CHECK:     %[[ALPHAS:.*]] = tessel.broadcast %[[ALPHA]]
+// CHECK:     arith.mulf %[[O]], %[[ALPHAS]]
+// CHECK:   } else {
+// CHECK-NEXT: scf.yield %[[M]], %[[L]], %[[O]]
+// CHECK-NEXT: } {tessel.unlikely}
 // CHECK:   %[[AHEAD:.*]] = arith.addi %[[N0]], %c64{{.*}} : index
 // CHECK-NEXT: %[[NEXT:.*]] = arith.minui %[[AHEAD]], %[[LAST]] : index
 // CHECK:   %[[KN:.*]] = tessel.load %arg1[%{{.*}}, %{{.*}}, %[[NEXT]], %{{.*}}] in_bounds
 // CHECK:   %[[VT:.*]] = tessel.load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %[[N0]]] in_bounds
 // CHECK:   %[[SN:.*]] = tessel.dot %[[KN]], %[[QT]]
-// CHECK-NEXT: tessel.reduce "max" %[[S]] along 0
-// CHECK-NOT: tessel.dot %[[KN]]
-// CHECK:   %[[ACC:.*]] = tessel.dot %[[VT]], %{{.*}}, %{{.*}}
-// CHECK-NEXT: scf.yield %{{.*}}, %{{.*}}, %[[ACC]], %[[SN]] :
+// The weights against the (possibly stale) running maximum; no other
+// multiply of O.
+// CHECK-NOT: arith.maxnumf
+// CHECK:   arith.cmpf oeq, %[[R]]#0
+// CHECK:   %[[P:.*]] = math.exp2 %{{.*}} : tensor<64x128xf32, #mma>
+// CHECK-NOT: arith.mulf %[[R]]#2
+// CHECK:   %[[ACC:.*]] = tessel.dot %[[VT]], %{{.*}}, %[[R]]#2
+// CHECK-NEXT: %[[MAXN:.*]] = tessel.reduce "max" %[[SN]] along 0
+// CHECK-NEXT: arith.constant
+// CHECK-NEXT: %[[MAXNS:.*]] = arith.mulf %[[MAXN]]
+// CHECK-NEXT: scf.yield %[[R]]#0, %{{.*}}, %[[ACC]], %[[SN]], %[[MAXNS]] :
 // CHECK: scf.for %[[NM:.*]] = %[[UB]] to %{{.*}} iter_args(%{{.*}} = %[[LOOP]]#0, %{{.*}} = %[[LOOP]]#1, %{{.*}} = %[[LOOP]]#2)
 // CHECK:   %[[KM:.*]] = tessel.load %arg1[%{{.*}}, %{{.*}}, %[[NM]], %{{.*}}] : memref
 // CHECK:   tessel.dot %[[KM]], %[[QT]]
@@ -37,3 +66,9 @@
 // OWN:   %[[K:.*]] = tessel.load %arg1[%{{.*}}, %{{.*}}, %[[N0]], %{{.*}}] in_bounds
 // OWN:   %[[S:.*]] = tessel.dot %[[K]]
 // OWN:   tessel.reduce "max" %[[S]] along 0
+
+// EXACT-LABEL: func.func @attention
+// EXACT: scf.for
+// EXACT-NOT: tessel.wave_any
+// EXACT: arith.maxnumf
+// EXACT: tessel.dot

@@ -224,6 +224,7 @@ private:
   /// neighbours at a time with `llvm.amdgcn.fdot2` (v_dot2_f32_f16).
   Value sumHalvesByPairs(Value halves, ArrayRef<int64_t> registers);
   LogicalResult lowerBroadcast(BroadcastOp op);
+  LogicalResult lowerWaveAny(WaveAnyOp op);
   LogicalResult lowerIota(IotaOp op);
   LogicalResult lowerElementwise(Operation &op);
   LogicalResult lowerNativeTranscendental(Operation *op);
@@ -1730,6 +1731,21 @@ Value KernelLowering::sumHalvesByPairs(Value halves,
   return total;
 }
 
+/// Each lane ORs its registers; the wave's ballot is nonzero where any lane
+/// held a true element.
+LogicalResult KernelLowering::lowerWaveAny(WaveAnyOp op) {
+  Value registers = mapping.lookup(op.getSource());
+  Value lane = vector::ReductionOp::create(b, loc(), vector::CombiningKind::OR,
+                                          registers);
+  Type mask = b.getIntegerType(chip.defaultWaveSize);
+  Value ballot = ROCDL::BallotOp::create(b, loc(), mask, lane);
+  Value none = arith::ConstantIntOp::create(b, loc(), mask, 0);
+  mapping.map(op.getResult(),
+              arith::CmpIOp::create(b, loc(), arith::CmpIPredicate::ne, ballot,
+                                    none));
+  return success();
+}
+
 LogicalResult KernelLowering::lowerBroadcast(BroadcastOp op) {
   RankedTensorType sourceType = op.getSource().getType(),
                    resultType = op.getResult().getType();
@@ -1871,8 +1887,14 @@ LogicalResult KernelLowering::lowerIf(scf::IfOp op) {
     types.push_back(*lowered);
   }
   bool withElse = !op.getElseRegion().empty();
-  auto lowered = scf::IfOp::create(b, loc(), types,
-                                   mapping.lookup(op.getCondition()), withElse);
+  Value condition = mapping.lookup(op.getCondition());
+  // LLVM turns the expectation into branch weights and lays a rarely taken
+  // branch's block out of the loop's line.
+  if (op->hasAttr(kUnlikelyAttrName)) {
+    Value expected = arith::ConstantIntOp::create(b, loc(), b.getI1Type(), 0);
+    condition = LLVM::ExpectOp::create(b, loc(), condition, expected);
+  }
+  auto lowered = scf::IfOp::create(b, loc(), types, condition, withElse);
   OpBuilder::InsertionGuard guard(b);
   // Each branch lowers its own terminator (its yield); a branch without
   // results came with one from the builder, which goes.
@@ -2121,6 +2143,8 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
     return lowerReduce(reduce);
   if (auto broadcast = dyn_cast<BroadcastOp>(op))
     return lowerBroadcast(broadcast);
+  if (auto any = dyn_cast<WaveAnyOp>(op))
+    return lowerWaveAny(any);
   if (auto iota = dyn_cast<IotaOp>(op))
     return lowerIota(iota);
   if (auto loop = dyn_cast<scf::ForOp>(op))

@@ -1246,3 +1246,20 @@ func.func @transposed_read_k_contiguous() {
   %t = tessel.local_load %buffer[%c0] transposed : !tessel.lds<1 x[32, 64], bf16, #swizzle> -> tensor<32x64xbf16, #mma_operand>
   return
 }
+
+// -----
+
+func.func @wave_any_without_layout(%grown: tensor<1x128xi1>) -> i1 {
+  // expected-error @+1 {{tile 'tensor<1x128xi1>' has no layout encoding}}
+  %any = tessel.wave_any %grown : tensor<1x128xi1>
+  return %any : i1
+}
+
+// -----
+
+#acc = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [1, 1]>
+func.func @wave_any_of_floats(%s: tensor<32x32xf32, #acc>) -> i1 {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 1-bit signless integer values}}
+  %any = tessel.wave_any %s : tensor<32x32xf32, #acc>
+  return %any : i1
+}

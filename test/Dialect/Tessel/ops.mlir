@@ -212,6 +212,16 @@ func.func @reduce_and_broadcast(%s: tensor<32x32xf32, #acc>) -> tensor<64x32xf32
   return %w : tensor<64x32xf32, #acc>
 }
 
+// Whether any element a wave holds is true (attention's lazy rescale asks
+// it of a column statistic).
+// CHECK-LABEL: func.func @wave_any
+// CHECK: tessel.wave_any %{{.*}} : tensor<1x32xi1, #linear>
+#column1 = #tessel.linear<lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 0]]>
+func.func @wave_any(%grown: tensor<1x32xi1, #column1>) -> i1 {
+  %any = tessel.wave_any %grown : tensor<1x32xi1, #column1>
+  return %any : i1
+}
+
 // The backward: forward inputs, O, dO and the logsumexp in; dQ, dK, dV out.
 // CHECK-LABEL: func.func @attention_grad
 // CHECK: tessel.attention_grad ins(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : memref<2x8x?x128xbf16>, memref<2x2x?x128xbf16>, memref<2x2x?x128xbf16>, memref<2x8x?x128xbf16>, memref<2x8x?x128xbf16>, memref<2x8x?xf32>) outs(%{{.*}}, %{{.*}}, %{{.*}} : memref<2x8x?x128xf32>, memref<2x2x?x128xbf16>, memref<2x2x?x128xbf16>) {causal, window = array<i64: 64, 0>}

@@ -1103,6 +1103,12 @@ LogicalResult ReduceOp::verify() {
   return success();
 }
 
+LogicalResult WaveAnyOp::verify() {
+  // Which elements a wave holds comes from the tile's layout.
+  auto emitError = [&] { return emitOpError(); };
+  return failure(failed(getTileLayout(getSource().getType(), emitError)));
+}
+
 LogicalResult BroadcastOp::verify() {
   RankedTensorType source = getSource().getType(),
                    result = getResult().getType();

@@ -847,6 +847,9 @@ private:
   /// previous head's) as [batch, heads / group, group x seq, ...].
   Value stackHeads(Value memref, int64_t group);
   static constexpr double kLog2e = 1.4426950408889634;
+  /// How far (log2 units) a block's maximum may exceed a query's running
+  /// maximum before the lazy rescale updates it: weights stay below 2^8.
+  static constexpr double kLazyRescaleThreshold = 8.0;
 
   AttentionOp op;
   ConfigAttr config;
@@ -1723,6 +1726,95 @@ LogicalResult AttentionTiler::run() {
   // dependence on the matrix instructions issued just before it, and runs
   // under them. The first block's S^T is computed in front of the loop
   // (masked loads: the loop may run no iteration).
+  //
+  // Where P is a 16-bit float, the loop also rescales lazily: it carries
+  // each block's maximum (computed with its S^T, an iteration ahead) and
+  // keeps a query's running maximum m until a block's exceeds it by more
+  // than kLazyRescaleThreshold (log2 units). The weights exp2(s - m) then
+  // stay below 2^8, which f16 and bf16 hold at full precision, and l and O
+  // stay exact relative to the m they were summed against. The rescale of
+  // O and l (one multiply per accumulator register) runs only in a wave
+  // some query of which crossed the threshold: a branch on tessel.wave_any
+  // at the top of the iteration, marked unlikely (LLVM lays its block out
+  // of the loop's line; the rest of the iteration stays one block for the
+  // scheduler). In the steady state of a long sequence a row's maximum
+  // rarely grows by 2^8: the first block of the loop takes it.
+  bool lazyRescale = element.isF16() || element.isBF16();
+  auto rowMax = [&](Value s) -> Value {
+    Value blockMax = ReduceOp::create(b, loc, *statType, s,
+                                      b.getI64IntegerAttr(0),
+                                      b.getStringAttr("max"));
+    if (!foldScale)
+      return blockMax;
+    return arith::MulFOp::create(b, loc, blockMax,
+                                 splat(*statType, scaleLog2));
+  };
+  auto scaledScores = [&](Value s) -> Value {
+    if (foldScale)
+      return s;
+    return arith::MulFOp::create(b, loc, s, scoreScale);
+  };
+  // Where some query's block maximum `blockMax` exceeds its running m by
+  // more than the threshold: m becomes max(m, blockMax) and l and O are
+  // scaled to it. Returns m, l and O.
+  auto rescaleIfGrown = [&](Value m, Value l, ArrayRef<Value> accs,
+                            Value blockMax) {
+    Value limit = arith::AddFOp::create(
+        b, loc, m, splat(*statType, kLazyRescaleThreshold));
+    Value grown = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
+                                        blockMax, limit);
+    Value anyGrown = WaveAnyOp::create(b, loc, b.getI1Type(), grown);
+    SmallVector<Type> types = {m.getType(), l.getType()};
+    for (Value acc : accs)
+      types.push_back(acc.getType());
+    auto rescale = scf::IfOp::create(b, loc, types, anyGrown,
+                                     /*withElseRegion=*/true);
+    rescale->setAttr(kUnlikelyAttrName, b.getUnitAttr());
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(rescale.thenBlock());
+    Value mNew = arith::MaxNumFOp::create(b, loc, m, blockMax);
+    Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                        mNew, splat(*statType, negInf));
+    Value mSafe =
+        arith::SelectOp::create(b, loc, empty, splat(*statType, 0.0), mNew);
+    Value alpha = math::Exp2Op::create(
+        b, loc, arith::SubFOp::create(b, loc, m, mSafe),
+        arith::FastMathFlags::afn);
+    SmallVector<Value> rescaled = {
+        mNew, arith::MulFOp::create(b, loc, l, alpha)};
+    Value alphaTile = BroadcastOp::create(b, loc, oType, alpha);
+    for (Value acc : accs)
+      rescaled.push_back(arith::MulFOp::create(b, loc, acc, alphaTile));
+    scf::YieldOp::create(b, loc, rescaled);
+    b.setInsertionPointToStart(rescale.elseBlock());
+    SmallVector<Value> kept = {m, l};
+    kept.append(accs.begin(), accs.end());
+    scf::YieldOp::create(b, loc, kept);
+    return rescale.getResults();
+  };
+  // Block n0's weights against the running m (no new maximum), its sum
+  // added to l and O^T += V^T P^T.
+  auto accumulateStep = [&](Value s, ArrayRef<Value> vTChunks, Value m,
+                            Value l, ArrayRef<Value> accs) {
+    Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, m,
+                                        splat(*statType, negInf));
+    Value mSafe =
+        arith::SelectOp::create(b, loc, empty, splat(*statType, 0.0), m);
+    Value minusMax = BroadcastOp::create(b, loc, sType,
+                                         arith::NegFOp::create(b, loc, mSafe));
+    Value exponent = math::FmaOp::create(
+        b, loc, s, splat(sType, foldScale ? scaleLog2 : 1.0), minusMax);
+    Value p = math::Exp2Op::create(b, loc, exponent, arith::FastMathFlags::afn);
+    Value pLow = roundProbabilities(p, tile({blockN, blockM}, element, mma));
+    Value blockSum = ReduceOp::create(
+        b, loc, *statType, logsumexp ? p : summedProbabilities(p, pLow),
+        b.getI64IntegerAttr(0), b.getStringAttr("add"));
+    SmallVector<Value> results = {m, arith::AddFOp::create(b, loc, l, blockSum)};
+    for (auto [acc, vT] : llvm::zip(accs, vTChunks))
+      results.push_back(
+          DotOp::create(b, loc, oType, vT, pLow, acc, UnitAttr()));
+    return results;
+  };
   auto scoresAheadLoop = [&](Value begin, Value end, ValueRange inits) {
     // Built one op at a time: nested builder calls in one argument list
     // would order the ops by the C++ compiler's choice.
@@ -1735,13 +1827,23 @@ LogicalResult AttentionTiler::run() {
         arith::MulIOp::create(b, loc, blocksBefore, keysPerBlock));
     Value first = scoresOf(loadKeys(sourceOf(begin), /*masked=*/true));
     SmallVector<Value> loopInits(inits);
+    if (lazyRescale)
+      first = scaledScores(first);
     loopInits.push_back(first);
+    if (lazyRescale)
+      loopInits.push_back(rowMax(first));
     auto loop = scf::ForOp::create(
         b, loc, begin, end, constIndex(blockN), loopInits,
         [&](OpBuilder &nested, Location, Value n0, ValueRange iters) {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPoint(nested.getInsertionBlock(),
                               nested.getInsertionPoint());
+          ValueRange state = iters.drop_back(lazyRescale ? 2 : 1);
+          Value scores = iters[state.size()];
+          if (lazyRescale)
+            state = rescaleIfGrown(state[0], state[1],
+                                   SmallVector<Value>(state.drop_front(2)),
+                                   iters.back());
           Value next = arith::MinUIOp::create(
               b, loc, arith::AddIOp::create(b, loc, n0, constIndex(blockN)),
               lastBlock);
@@ -1751,8 +1853,15 @@ LogicalResult AttentionTiler::run() {
               loadValues(sourceOf(n0), /*masked=*/false);
           Value nextScores = scoresOf(kChunks);
           SmallVector<Value> results =
-              finishStep(n0, iters.back(), vTChunks, iters.drop_back(), false);
+              lazyRescale
+                  ? accumulateStep(scores, vTChunks, state[0], state[1],
+                                   SmallVector<Value>(state.drop_front(2)))
+                  : finishStep(n0, scores, vTChunks, state, false);
+          if (lazyRescale)
+            nextScores = scaledScores(nextScores);
           results.push_back(nextScores);
+          if (lazyRescale)
+            results.push_back(rowMax(nextScores));
           scf::YieldOp::create(b, loc, results);
         });
     return loop;
@@ -1795,7 +1904,7 @@ LogicalResult AttentionTiler::run() {
   ValueRange loopResults;
   if (config.getScoresAhead()) {
     scf::ForOp ahead = scoresAheadLoop(unmaskedBegin, maskStart, inits);
-    loopResults = ahead.getResults().drop_back();
+    loopResults = ahead.getResults().take_front(inits.size());
   } else {
     loopResults = keyLoop(unmaskedBegin, maskStart, inits, false).getResults();
   }

@@ -88,6 +88,12 @@ inline constexpr llvm::StringLiteral kConstantRowOffsetsAttrName =
 inline constexpr llvm::StringLiteral kReadsInPlaceAttrName =
     "tessel.reads_in_place";
 
+/// A unit attribute on an `scf.if` whose condition is rarely true (the
+/// lazy rescale of an attention key loop): tessel-lower-to-gpu marks the
+/// condition expected false, and LLVM lays the branch's block out of the
+/// loop's line.
+inline constexpr llvm::StringLiteral kUnlikelyAttrName = "tessel.unlikely";
+
 /// A unit attribute on a K loop (`scf.for`) whose trip count is even on
 /// every entry (stream-K's pieces are whole pairs of K steps):
 /// tessel-pipeline unrolls it by two without a loop for an odd last step.

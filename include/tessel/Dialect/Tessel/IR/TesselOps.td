@@ -495,4 +495,25 @@ def Tessel_IotaOp : Tessel_Op<"iota", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tessel_WaveAnyOp : Tessel_Op<"wave_any", [Pure]> {
+  let summary = "Whether any element a wave holds of an i1 tile is true";
+  let description = [{
+    Each wave answers for the elements of `source` its lanes hold (copies
+    included): the result is the same in every lane of a wave and may differ
+    between waves. A branch on it (`scf.if`) is uniform within each wave and
+    lets a wave skip work none of its elements needs: attention's lazy
+    rescale runs only where some query of the wave saw its maximum grow
+    past the threshold. The lowering ORs each lane's registers and takes
+    the wave's ballot.
+
+    ```mlir
+    %any = tessel.wave_any %grown : tensor<1x128xi1, #rows>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[I1]>:$source);
+  let results = (outs I1:$result);
+  let assemblyFormat = "$source attr-dict `:` type($source)";
+  let hasVerifier = 1;
+}
+
 #endif // TESSEL_DIALECT_TESSEL_IR_TESSELOPS_TD
