@@ -1736,13 +1736,13 @@ Value KernelLowering::sumHalvesByPairs(Value halves,
 LogicalResult KernelLowering::lowerWaveAny(WaveAnyOp op) {
   Value registers = mapping.lookup(op.getSource());
   Value lane = vector::ReductionOp::create(b, loc(), vector::CombiningKind::OR,
-                                          registers);
+                                           registers);
   Type mask = b.getIntegerType(chip.defaultWaveSize);
   Value ballot = ROCDL::BallotOp::create(b, loc(), mask, lane);
   Value none = arith::ConstantIntOp::create(b, loc(), mask, 0);
-  mapping.map(op.getResult(),
-              arith::CmpIOp::create(b, loc(), arith::CmpIPredicate::ne, ballot,
-                                    none));
+  mapping.map(
+      op.getResult(),
+      arith::CmpIOp::create(b, loc(), arith::CmpIPredicate::ne, ballot, none));
   return success();
 }
 

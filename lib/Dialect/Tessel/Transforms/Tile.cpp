@@ -1741,13 +1741,11 @@ LogicalResult AttentionTiler::run() {
   // rarely grows by 2^8: the first block of the loop takes it.
   bool lazyRescale = element.isF16() || element.isBF16();
   auto rowMax = [&](Value s) -> Value {
-    Value blockMax = ReduceOp::create(b, loc, *statType, s,
-                                      b.getI64IntegerAttr(0),
-                                      b.getStringAttr("max"));
+    Value blockMax = ReduceOp::create(
+        b, loc, *statType, s, b.getI64IntegerAttr(0), b.getStringAttr("max"));
     if (!foldScale)
       return blockMax;
-    return arith::MulFOp::create(b, loc, blockMax,
-                                 splat(*statType, scaleLog2));
+    return arith::MulFOp::create(b, loc, blockMax, splat(*statType, scaleLog2));
   };
   auto scaledScores = [&](Value s) -> Value {
     if (foldScale)
@@ -1773,15 +1771,15 @@ LogicalResult AttentionTiler::run() {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(rescale.thenBlock());
     Value mNew = arith::MaxNumFOp::create(b, loc, m, blockMax);
-    Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                        mNew, splat(*statType, negInf));
+    Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mNew,
+                                        splat(*statType, negInf));
     Value mSafe =
         arith::SelectOp::create(b, loc, empty, splat(*statType, 0.0), mNew);
-    Value alpha = math::Exp2Op::create(
-        b, loc, arith::SubFOp::create(b, loc, m, mSafe),
-        arith::FastMathFlags::afn);
-    SmallVector<Value> rescaled = {
-        mNew, arith::MulFOp::create(b, loc, l, alpha)};
+    Value alpha =
+        math::Exp2Op::create(b, loc, arith::SubFOp::create(b, loc, m, mSafe),
+                             arith::FastMathFlags::afn);
+    SmallVector<Value> rescaled = {mNew,
+                                   arith::MulFOp::create(b, loc, l, alpha)};
     Value alphaTile = BroadcastOp::create(b, loc, oType, alpha);
     for (Value acc : accs)
       rescaled.push_back(arith::MulFOp::create(b, loc, acc, alphaTile));
@@ -1794,8 +1792,8 @@ LogicalResult AttentionTiler::run() {
   };
   // Block n0's weights against the running m (no new maximum), its sum
   // added to l and O^T += V^T P^T.
-  auto accumulateStep = [&](Value s, ArrayRef<Value> vTChunks, Value m,
-                            Value l, ArrayRef<Value> accs) {
+  auto accumulateStep = [&](Value s, ArrayRef<Value> vTChunks, Value m, Value l,
+                            ArrayRef<Value> accs) {
     Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, m,
                                         splat(*statType, negInf));
     Value mSafe =
@@ -1809,7 +1807,8 @@ LogicalResult AttentionTiler::run() {
     Value blockSum = ReduceOp::create(
         b, loc, *statType, logsumexp ? p : summedProbabilities(p, pLow),
         b.getI64IntegerAttr(0), b.getStringAttr("add"));
-    SmallVector<Value> results = {m, arith::AddFOp::create(b, loc, l, blockSum)};
+    SmallVector<Value> results = {m,
+                                  arith::AddFOp::create(b, loc, l, blockSum)};
     for (auto [acc, vT] : llvm::zip(accs, vTChunks))
       results.push_back(
           DotOp::create(b, loc, oType, vT, pLow, acc, UnitAttr()));
