@@ -116,27 +116,30 @@
 // LDSSK-DAG: tessel.local_alloc {tessel.read_conflicts = 0.000000e+00 : f64, tessel.write_conflicts = 0.000000e+00 : f64} : !tessel.lds<1 x[32, 128], f16,
 // LDSSK-NOT: tessel.local_alloc
 
-// The causal kernel's loop over whole key blocks (the first loop) starts
-// with the slot's base (the block's parity: which of the two LDS slots it
-// reads) and one barrier; it stores the next block (loaded an iteration
-// earlier) into the other slot and loads the block after next only after
-// its first MFMAs. No second barrier: the next iteration's orders the
-// stores before their reads.
+// The causal kernel's loop over whole key blocks (the first loop) is the
+// full kernel's (scores ahead, K and V^T in two LDS slots, lazy rescale):
+// its header tests the rescale and holds the block's one barrier; the body
+// stores the next block (loaded an iteration earlier) into the other slot
+// after its first MFMAs and loads the block after next after the stores.
+// No second barrier: the next iteration's orders the stores before their
+// reads.
 // PREFETCH-LABEL: attention:
-// PREFETCH: [[LOOP:\.LBB0_[0-9]+]]:{{[[:space:]]+}}s_and_b32 {{s[0-9]+}}, {{s[0-9]+}}, 0x1000
-// PREFETCH-NOT: ds_write
+// PREFETCH: v_add_f32_e32 {{v[0-9]+}}, 0x41000000,
 // PREFETCH: s_barrier
-// PREFETCH-NOT: ds_write
+// PREFETCH-NEXT: s_cbranch_vccnz [[RESCALE:\.LBB0_[0-9]+]]
+// PREFETCH-NEXT: .LBB0_{{[0-9]+}}:
 // PREFETCH-NOT: s_barrier
 // PREFETCH: v_mfma_f32_32x32x8_f16
-// PREFETCH-NOT: s_barrier
-// PREFETCH: {{global|buffer}}_load_dword
 // PREFETCH-NOT: s_barrier
 // PREFETCH: ds_write_b128
 // PREFETCH-NOT: s_barrier
+// PREFETCH: {{global|buffer}}_load_dword
+// PREFETCH-NOT: s_barrier
 // PREFETCH: v_mfma_f32_32x32x8_f16
 // PREFETCH-NOT: s_barrier
-// PREFETCH: s_cbranch_vccz [[LOOP]]
+// PREFETCH: s_cbranch_vccz .LBB0_{{[0-9]+}}
+// PREFETCH-NEXT: s_branch
+// PREFETCH-NEXT: [[RESCALE]]:
 
 // The model sees the same loop: 32 MFMAs, the next blocks' 6 loads, one
 // barrier.

@@ -134,10 +134,11 @@ func.func @ocp_on_gfx942(%a: memref<64x64xf8E4M3FN>, %b: memref<64x64xf8E4M3FN>,
 // Attention: 128-query blocks on four 32-row waves; 32 keys per step in a
 // causal kernel past head dim 64 (its masked loop's registers), 64 without
 // the mask. A masked kernel prefetches the next key block, and past head
-// dim 64 double-buffers K and V in LDS (stages = 3: 32 KiB).
+// dim 64 double-buffers K and V in LDS (stages = 3: 32 KiB); its loop over
+// whole blocks computes the next block's scores ahead (scores_ahead).
 // CHECK-LABEL: func.func @attention_default
 // CHECK: tessel.attention
-// CHECK-SAME: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x8_f16">
+// CHECK-SAME: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x8_f16", scores_ahead>
 func.func @attention_default(%q: memref<2x8x1024x128xf16>, %k: memref<2x2x1024x128xf16>, %v: memref<2x2x1024x128xf16>, %o: memref<2x8x1024x128xf16>) {
   tessel.attention ins(%q, %k, %v : memref<2x8x1024x128xf16>, memref<2x2x1024x128xf16>, memref<2x2x1024x128xf16>) outs(%o : memref<2x8x1024x128xf16>) {causal}
   return

@@ -481,9 +481,11 @@ int64_t tessel::getPaddedHeadDim(int64_t headDim) {
 ///    dim 64 up to 128 on CDNA where the two slots leave LDS for the two
 ///    workgroups per CU the registers allow, but in gfx950's masked
 ///    kernels.
-///  With scores_ahead only the unmasked kernels take the double buffer
-///  (gfx942 head dim 128: f16 75.7 -> 78.2 %, bf16 72.6 -> 73.7 %); a
-///  masked one has no registers for it. A head dim padded to a power of
+///  With scores_ahead the kernels take the double buffer too (gfx942 head
+///  dim 128: f16 75.7 -> 78.2 %, bf16 72.6 -> 73.7 %); the masked ones
+///  have the registers for it since their scores-ahead loop rescales
+///  lazily (gfx942 f16 causal: 65.4 % with registers only, 70.9 % with
+///  both slots, 234 VGPRs). A head dim padded to a power of
 ///  two loads its last chunk with masks, which tessel-pipeline leaves
 ///  alone: two slots would only cost LDS.
 static int64_t getAttentionStages(const Chip &chip, Type element,
@@ -491,8 +493,7 @@ static int64_t getAttentionStages(const Chip &chip, Type element,
                                   bool scoresAhead, bool paddedHeadDim) {
   int64_t blockBytes = 2 * blockN * headDim *
                        llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
-  if ((!scoresAhead || !masked) && !paddedHeadDim && headDim > 64 &&
-      headDim <= 128 && chip.isCDNA() &&
+  if (!paddedHeadDim && headDim > 64 && headDim <= 128 && chip.isCDNA() &&
       (!masked || !chip.hasLdsTransposeReads()) &&
       2 * 2 * blockBytes <= chip.ldsBytesPerCU)
     return 3;
@@ -510,19 +511,22 @@ static int64_t getAttentionStages(const Chip &chip, Type element,
 /// in masked kernels and in 64-key blocks. gfx950's 16-deep instructions
 /// take half the clocks for the same product: its softmax is the longer,
 /// and it loses. bf16, whose P gfx90a and gfx942 round in software, wins
-/// in the unmasked 32-key kernels past head dim 64 (gfx942 head dim 128:
-/// 68.1 -> 73.7 %, with the double buffer); at head dim 64 it won too
-/// (55.8 -> 60.6 %) but spilled with the logsumexp output, and a causal
-/// one takes AGPRs, one wave per SIMD (47.8 -> 37.6 %).
+/// in the 32-key kernels past head dim 64 (gfx942 head dim 128: 68.1 ->
+/// 73.7 %, with the double buffer); at head dim 64 it won too (55.8 ->
+/// 60.6 %) but spilled with the logsumexp output, and a causal one takes
+/// AGPRs, one wave per SIMD (47.8 -> 37.6 %). The masked 32-key kernels
+/// (causal, local) fit the two S^T tiles since the loop's lazy rescale
+/// took the rescale's temporaries out of it (gfx942 head dim 128, causal,
+/// with the double buffer: f16 60.0 -> 70.9 %, bf16 -> 67.2 %; gfx90a f16
+/// 85.7 -> 87.5 %, bf16 84.6 -> 86.1 %; no spills).
 static bool getAttentionScoresAhead(const Chip &chip, const MmaInstr &instr,
                                     Type element, int64_t blockN,
                                     int64_t headDim, bool masked) {
   if (!chip.isCDNA() || instr.k > 8 || headDim < 64 || headDim > 128)
     return false;
-  bool unmaskedNarrowBlocks = blockN == 32 && !masked;
   if (element.isBF16())
-    return headDim > 64 && unmaskedNarrowBlocks;
-  return element.isF16() && (headDim == 64 || unmaskedNarrowBlocks);
+    return headDim > 64 && blockN == 32;
+  return element.isF16() && (headDim == 64 || blockN == 32);
 }
 
 ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
@@ -681,6 +685,12 @@ ConfigAttr tessel::chooseAttentionStreamK(AttentionOp op, ConfigAttr config,
   // but spills 2-3 VGPRs on gfx90a (measured; docs/performance.md).
   bool masked = !op.getKeyWindow().isFull();
   if (headDim > 128 || (masked && (headDim <= 64 || chip.name == "gfx90a")))
+    return config;
+  // A masked kernel with the scores ahead and both LDS slots has no
+  // registers left for the stream-K loop (gfx942 f16 head dim 128, causal:
+  // 12 VGPRs and 6 SGPRs spilled); one workgroup per query block keeps
+  // them (70.9 % against 68.4 % for stream-K without the scores ahead).
+  if (masked && config.getScoresAhead())
     return config;
   MLIRContext *context = op.getContext();
   int64_t blockM = config.getTile()[0];
