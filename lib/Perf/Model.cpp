@@ -74,9 +74,10 @@ std::vector<LoopRange> tessel::findLoops(const KernelCode &code) {
   // jumping back to a join point are not loops: their target does not
   // dominate them.
   std::map<size_t, llvm::BitVector> bodies;
-  // The end of each loop's last back edge (its source block's last
-  // instruction).
+  // Where each loop's last back edge ends (one past its source block's last
+  // instruction), and the back edges' sources.
   std::map<size_t, size_t> lastBackEdge;
+  std::map<size_t, llvm::SmallVector<size_t, 2>> backEdgeSources;
   for (auto [source, block] : llvm::enumerate(blocks))
     for (size_t header : block.successors) {
       if (!dominators[source].test(header))
@@ -86,6 +87,7 @@ std::vector<LoopRange> tessel::findLoops(const KernelCode &code) {
               .first->second;
       size_t &backEdgeEnd = lastBackEdge[header];
       backEdgeEnd = std::max(backEdgeEnd, block.end);
+      backEdgeSources[header].push_back(source);
       body.set(header);
       llvm::SmallVector<size_t> worklist = {source};
       while (!worklist.empty()) {
@@ -114,12 +116,14 @@ std::vector<LoopRange> tessel::findLoops(const KernelCode &code) {
           other.instructions.size() > loop.instructions.size() &&
           llvm::is_contained(other.instructions, loop.instructions.front()))
         ++loop.depth;
-  // A block of an innermost loop laid out past its last back edge is a
+  // A block of an innermost loop laid out past its last back edge, on a
+  // path the loop can skip (it dominates no back edge's source), is a
   // branch the compiler was told is rarely taken (LLVM's block placement
   // moves such a block out of the loop's line, and it jumps back in): it
   // does not run in the loop's steady state. Attention's lazy rescale is
-  // one. (An outer loop's blocks past its back edge are its inner loops'
-  // and run.)
+  // one. (A block every iteration passes through stays, wherever it is
+  // laid out; an outer loop's blocks past its back edge are its inner
+  // loops' and run.)
   for (auto [loop, entry] : llvm::zip(loops, bodies)) {
     size_t header = entry.first;
     bool innermost = llvm::none_of(loops, [&](const LoopRange &other) {
@@ -129,8 +133,16 @@ std::vector<LoopRange> tessel::findLoops(const KernelCode &code) {
     size_t backEdgeEnd = std::max(lastBackEdge[header], blocks[header].end);
     if (!innermost || loop.end < backEdgeEnd)
       continue;
-    llvm::erase_if(loop.instructions,
-                   [&](size_t i) { return i >= backEdgeEnd; });
+    auto runsEveryIteration = [&](size_t block) {
+      return llvm::any_of(backEdgeSources[header], [&](size_t source) {
+        return dominators[source].test(block);
+      });
+    };
+    loop.instructions.clear();
+    for (unsigned b : entry.second.set_bits())
+      if (blocks[b].begin < backEdgeEnd || runsEveryIteration(b))
+        for (size_t i = blocks[b].begin; i < blocks[b].end; ++i)
+          loop.instructions.push_back(i);
     loop.end = loop.instructions.back();
   }
   return loops;

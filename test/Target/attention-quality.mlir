@@ -150,11 +150,13 @@
 // after the loop keeps it. (The loop's body block starts with the slot's
 // base; the lazy rescale's test is its header.)
 // BF16-LABEL: attention:
-// BF16: [[LOOP:\.LBB0_[0-9]+]]:{{[[:space:]]+}}{{(s_mov_b64 s\[[0-9]+:[0-9]+\], s\[[0-9]+:[0-9]+\][[:space:]]+)?}}s_and_b32 {{s[0-9]+}}, {{s[0-9]+}}, 0x1000
+// BF16: [[HEAD:\.LBB0_[0-9]+]]:{{[[:space:]]+}}v_mul_f32_e32 {{.*}}{{[[:space:]]+}}v_add_f32_e32 {{v[0-9]+}}, 0x41000000,
+// BF16: s_cbranch_vccnz .LBB0_{{[0-9]+}}
+// BF16-NEXT: .LBB0_{{[0-9]+}}:{{[[:space:]]+}}{{(s_mov_b64 s\[[0-9]+:[0-9]+\], s\[[0-9]+:[0-9]+\][[:space:]]+)?}}s_and_b32 {{s[0-9]+}}, {{s[0-9]+}}, 0x1000
 // BF16-NOT: v_cmp_{{[ou]}}_f32
 // BF16: v_add3_u32
 // BF16-NOT: v_cmp_{{[ou]}}_f32
-// BF16: s_cbranch_vccnz .LBB0_{{[0-9]+}}
+// BF16: s_cbranch_vccnz [[HEAD]]
 // BF16: v_cmp_{{[ou]}}_f32
 
 // The kernel without the mask computes the next key block's S^T one

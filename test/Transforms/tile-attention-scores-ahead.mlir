@@ -68,7 +68,7 @@
 // OWN:   tessel.reduce "max" %[[S]] along 0
 
 // EXACT-LABEL: func.func @attention
-// EXACT: scf.for
 // EXACT-NOT: tessel.wave_any
+// EXACT: scf.for
 // EXACT: arith.maxnumf
 // EXACT: tessel.dot

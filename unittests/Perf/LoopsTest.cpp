@@ -7,6 +7,8 @@
 
 #include "gtest/gtest.h"
 
+#include <tuple>
+
 using namespace tessel;
 
 namespace {
@@ -72,6 +74,26 @@ TEST(Loops, BlockAfterTheBackEdgeIsNotRepeated) {
   EXPECT_EQ(loops[0].instructions, (std::vector<size_t>{1, 2, 3, 4}));
   EXPECT_EQ(loops[0].begin, 1u);
   EXPECT_EQ(loops[0].end, 4u);
+}
+
+// A block every iteration passes through stays in the loop wherever it is
+// laid out: here the latch sits above the header and the body after both.
+TEST(Loops, BlockOnEveryPathStaysAfterTheBackEdge) {
+  std::vector<LoopRange> loops = findLoops(kernel({
+      "s_branch => HEAD",
+      "LATCH:",
+      "v_add_u32_e32 v5, 1, v5",
+      "HEAD:",
+      "v_cmp_gt_f32_e32 vcc, v1, v2",
+      "s_cbranch_vccnz -> EXIT",
+      "BODY:",
+      "v_add_f32_e32 v0, v0, v1",
+      "s_branch => LATCH",
+      "EXIT:",
+      "v_mov_b32_e32 v4, v0",
+  }));
+  ASSERT_EQ(loops.size(), 1u);
+  EXPECT_EQ(loops[0].instructions, (std::vector<size_t>{1, 2, 3, 4, 5}));
 }
 
 // An outer loop's blocks after its back edge are its inner loop's, and

@@ -490,7 +490,7 @@ int64_t tessel::getPaddedHeadDim(int64_t headDim) {
 ///  alone: two slots would only cost LDS.
 static int64_t getAttentionStages(const Chip &chip, Type element,
                                   int64_t blockN, int64_t headDim, bool masked,
-                                  bool scoresAhead, bool paddedHeadDim) {
+                                  bool paddedHeadDim) {
   int64_t blockBytes = 2 * blockN * headDim *
                        llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
   if (!paddedHeadDim && headDim > 64 && headDim <= 128 && chip.isCDNA() &&
@@ -610,10 +610,9 @@ ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
   bool scoresAhead =
       prefetch &&
       getAttentionScoresAhead(chip, *instr, element, blockN, headDim, masked);
-  int64_t stages =
-      prefetch ? getAttentionStages(chip, element, blockN, headDim, masked,
-                                    scoresAhead, realHeadDim != headDim)
-               : 1;
+  int64_t stages = prefetch ? getAttentionStages(chip, element, blockN, headDim,
+                                                 masked, realHeadDim != headDim)
+                            : 1;
   return ConfigAttr::get(context, tile, waves, stages,
                          StringAttr::get(context, instr->name), splits,
                          /*streamK=*/0, scoresAhead);
@@ -686,12 +685,6 @@ ConfigAttr tessel::chooseAttentionStreamK(AttentionOp op, ConfigAttr config,
   bool masked = !op.getKeyWindow().isFull();
   if (headDim > 128 || (masked && (headDim <= 64 || chip.name == "gfx90a")))
     return config;
-  // A masked kernel with the scores ahead and both LDS slots has no
-  // registers left for the stream-K loop (gfx942 f16 head dim 128, causal:
-  // 12 VGPRs and 6 SGPRs spilled); one workgroup per query block keeps
-  // them (70.9 % against 68.4 % for stream-K without the scores ahead).
-  if (masked && config.getScoresAhead())
-    return config;
   MLIRContext *context = op.getContext();
   int64_t blockM = config.getTile()[0];
   int64_t blockN = headDim <= 64 ? 64 : 32;
@@ -710,10 +703,17 @@ ConfigAttr tessel::chooseAttentionStreamK(AttentionOp op, ConfigAttr config,
   const MmaInstr *instr = lookupMma(config.getInstr().getValue(), chip);
   bool scoresAhead = instr && getAttentionScoresAhead(chip, *instr, element,
                                                       blockN, headDim, masked);
+  // A masked kernel with the scores ahead and both LDS slots has no
+  // registers left for the stream-K loop (gfx942 head dim 128, causal: f16
+  // 12 VGPRs and 6 SGPRs spilled, bf16 16 and 6, outside the key loops);
+  // one workgroup per query block keeps them (f16 70.9 % against 68.4 % for
+  // stream-K without the scores ahead).
+  if (masked && scoresAhead)
+    return config;
   ConfigAttr candidate = ConfigAttr::get(
       context, {blockM, blockN}, config.getWaves(),
       std::max<int64_t>(getAttentionStages(chip, element, blockN, headDim,
-                                           masked, scoresAhead, paddedHeadDim),
+                                           masked, paddedHeadDim),
                         2),
       config.getInstr(), /*splits=*/1, /*streamK=*/0, scoresAhead);
   FailureOr<AttentionStreamKWork> work = getAttentionStreamKWork(op, candidate);

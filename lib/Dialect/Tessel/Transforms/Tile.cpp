@@ -848,7 +848,7 @@ private:
   Value stackHeads(Value memref, int64_t group);
   static constexpr double kLog2e = 1.4426950408889634;
   /// How far (log2 units) a block's maximum may exceed a query's running
-  /// maximum before the lazy rescale updates it: weights stay below 2^8.
+  /// maximum before the lazy rescale updates it: weights stay at most 2^8.
   static constexpr double kLazyRescaleThreshold = 8.0;
 
   AttentionOp op;
@@ -1731,14 +1731,15 @@ LogicalResult AttentionTiler::run() {
   // each block's maximum (computed with its S^T, an iteration ahead) and
   // keeps a query's running maximum m until a block's exceeds it by more
   // than kLazyRescaleThreshold (log2 units). The weights exp2(s - m) then
-  // stay below 2^8, which f16 and bf16 hold at full precision, and l and O
+  // stay at most 2^8, which f16 and bf16 hold at full precision, and l and O
   // stay exact relative to the m they were summed against. The rescale of
   // O and l (one multiply per accumulator register) runs only in a wave
   // some query of which crossed the threshold: a branch on tessel.wave_any
   // at the top of the iteration, marked unlikely (LLVM lays its block out
   // of the loop's line; the rest of the iteration stays one block for the
   // scheduler). In the steady state of a long sequence a row's maximum
-  // rarely grows by 2^8: the first block of the loop takes it.
+  // rarely grows by 2^8: the loop's first block takes the branch where m
+  // starts at -inf (no sink, no masked loop before).
   bool lazyRescale = element.isF16() || element.isBF16();
   auto rowMax = [&](Value s) -> Value {
     Value blockMax = ReduceOp::create(
