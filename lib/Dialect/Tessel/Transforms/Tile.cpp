@@ -1598,6 +1598,13 @@ LogicalResult AttentionTiler::run() {
     return s;
   };
 
+  // The maximum the exponents subtract: 0 for a query with no key so far
+  // (-inf), so that exp2 gives 0 there, not NaN.
+  auto exponentBase = [&](Value m) -> Value {
+    Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, m,
+                                        splat(*statType, negInf));
+    return arith::SelectOp::create(b, loc, empty, splat(*statType, 0.0), m);
+  };
   // The rest of key block n0 once its scores `s` (S^T) are known: the
   // masks of a `masked` block (the tail past the sequence, causal diagonal
   // blocks; the others need none), the online softmax and O^T += V^T P^T.
@@ -1670,10 +1677,7 @@ LogicalResult AttentionTiler::run() {
       blockMax =
           arith::MulFOp::create(b, loc, blockMax, splat(*statType, scaleLog2));
     Value mNew = arith::MaxNumFOp::create(b, loc, m, blockMax);
-    Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mNew,
-                                        splat(*statType, negInf));
-    Value mSafe =
-        arith::SelectOp::create(b, loc, empty, splat(*statType, 0.0), mNew);
+    Value mSafe = exponentBase(mNew);
     Value minusMax = BroadcastOp::create(b, loc, sType,
                                          arith::NegFOp::create(b, loc, mSafe));
     Value exponent = math::FmaOp::create(
@@ -1772,10 +1776,7 @@ LogicalResult AttentionTiler::run() {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(rescale.thenBlock());
     Value mNew = arith::MaxNumFOp::create(b, loc, m, blockMax);
-    Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mNew,
-                                        splat(*statType, negInf));
-    Value mSafe =
-        arith::SelectOp::create(b, loc, empty, splat(*statType, 0.0), mNew);
+    Value mSafe = exponentBase(mNew);
     Value alpha =
         math::Exp2Op::create(b, loc, arith::SubFOp::create(b, loc, m, mSafe),
                              arith::FastMathFlags::afn);
@@ -1795,10 +1796,7 @@ LogicalResult AttentionTiler::run() {
   // added to l and O^T += V^T P^T.
   auto accumulateStep = [&](Value s, ArrayRef<Value> vTChunks, Value m, Value l,
                             ArrayRef<Value> accs) {
-    Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, m,
-                                        splat(*statType, negInf));
-    Value mSafe =
-        arith::SelectOp::create(b, loc, empty, splat(*statType, 0.0), m);
+    Value mSafe = exponentBase(m);
     Value minusMax = BroadcastOp::create(b, loc, sType,
                                          arith::NegFOp::create(b, loc, mSafe));
     Value exponent = math::FmaOp::create(
