@@ -12,14 +12,22 @@
 // the same bits).
 // RUN: tessel-gen matmul -m 256 -n 256 -k 512 -t i8 --transpose-b --config='#tessel.config<tile = [128, 128, 64], waves = [2, 2], stages = 2, instr = "v_mfma_i32_32x32x16_i8">' | tessel-opt --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}),tessel-tile,func.func(tessel-select-mfma{chip=gfx942},tessel-promote-lds{chip=gfx942},tessel-pipeline,canonicalize,cse),tessel-lower-to-gpu{chip=gfx942})' | FileCheck %s --check-prefix=I32
 //
-// Stream-K's K loop runs once per tile inside the loop over tiles: its zero
-// stays a constant (LLVM rematerializes it per tile for free; the MFMAs'
-// result would stay live across the outer loop).
+// Stream-K's K loop runs once per tile inside the loop over tiles, and its
+// zero is also the result of a tile with no K steps (a select): two uses, so
+// it stays a constant (LLVM rematerializes it per tile; MFMAs at the
+// kernel's entry would stay live across the outer loop).
 // RUN: tessel-gen matmul -m 256 -n 256 -k 256 -t bf16 --transpose-b --config='#tessel.config<tile = [128, 128, 32], waves = [2, 2], stages = 2, instr = "v_mfma_f32_32x32x8_bf16", stream_k = 3>' | tessel-opt --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}),tessel-tile,func.func(tessel-select-mfma{chip=gfx942},tessel-promote-lds{chip=gfx942},tessel-pipeline,canonicalize,cse),tessel-lower-to-gpu{chip=gfx942})' | FileCheck %s --check-prefix=STREAMK
 //
 // Attention's output accumulator is rescaled before each product, not
 // taken straight into a dot: it keeps the constant.
 // RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 256 -d 64 -t f16 | tessel-opt --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx950}),tessel-tile,func.func(tessel-select-mfma{chip=gfx950},tessel-promote-lds{chip=gfx950},tessel-pipeline,canonicalize,cse),tessel-lower-to-gpu{chip=gfx950})' | FileCheck %s --check-prefix=ATTN
+//
+// Stream-K attention's output accumulator starts each query block's key
+// loop inside the loop over query blocks: the chain is written right
+// before that key loop, on every trip. As a constant, LLVM wrote it into
+// 32 scalar registers at once there and copied them over, and the causal
+// kernel (scores ahead, both LDS slots) spilled 6 SGPRs.
+// RUN: tessel-gen attention -b 1 -h 2 --seq-q 512 --seq-kv 512 -d 128 -t bf16 --causal --config='#tessel.config<tile = [128, 32], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x8_bf16", stream_k = 3, scores_ahead>' | tessel-opt --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}),tessel-tile,func.func(tessel-select-mfma{chip=gfx942},tessel-promote-lds{chip=gfx942},tessel-pipeline,canonicalize,cse),tessel-lower-to-gpu{chip=gfx942})' | FileCheck %s --check-prefix=STREAMK-ATTN
 //
 // WMMA chips have no MFMA to do it with.
 // RUN: tessel-gen matmul -m 256 -n 256 -k 256 -t f16 --transpose-b | tessel-opt --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx1100}),tessel-tile{chip=gfx1100},func.func(tessel-select-mfma{chip=gfx1100},tessel-promote-lds{chip=gfx1100},tessel-pipeline,canonicalize,cse),tessel-lower-to-gpu{chip=gfx1100})' | FileCheck %s --check-prefix=WMMA
@@ -61,6 +69,17 @@
 // STREAMK: scf.for
 // STREAMK-NOT: vector<4xf16>, vector<4xf16>, vector<16xf32>
 // STREAMK: scf.for {{.*}} iter_args(%{{.*}} = %[[ZEROS]],
+
+// STREAMK-ATTN-LABEL: gpu.func @attention
+// STREAMK-ATTN-NOT: vector<4xf16>, vector<4xf16>, vector<16xf32>
+// STREAMK-ATTN: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}) -> (i32)
+// STREAMK-ATTN-NOT: vector<4xf16>, vector<4xf16>, vector<16xf32>
+// STREAMK-ATTN: amdgpu.sched_barrier allow = <none>
+// STREAMK-ATTN-COUNT-4: amdgpu.mfma 32x32x8 {{.*}} : vector<4xf16>, vector<4xf16>, vector<16xf32>
+// STREAMK-ATTN-NOT: amdgpu.mfma
+// STREAMK-ATTN: %[[ZEROS:.*]] = vector.shuffle {{.*}} : vector<64xf32>, vector<64xf32>
+// STREAMK-ATTN-NEXT: amdgpu.sched_barrier allow = <none>
+// STREAMK-ATTN-NEXT: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %[[ZEROS]],
 
 // ATTN-LABEL: gpu.func @attention
 // ATTN-NOT: : vector<4xf16>, vector<4xf16>, vector<16xf32>

@@ -80,6 +80,12 @@
 // loop is one cluster.)
 // (unittests/Target/MatrixPriorityTest.cpp checks the exact placement.)
 // PRIO-LABEL: attention:
+// Stream-K: before each query block's key loops, the output accumulator's
+// zero (four MFMAs of zero operands, each onto the previous one) is a
+// cluster of its own.
+// PRIO: v_mfma_f32_32x32x8_f16 v{{\[[0-9]+:[0-9]+\]}}, [[ZERO:v\[[0-9]+:[0-9]+\]]], [[ZERO]], 0
+// PRIO-COUNT-3: v_mfma_f32_32x32x8_f16 v{{\[[0-9]+:[0-9]+\]}}, [[ZERO]], [[ZERO]], v
+// PRIO-NEXT: s_setprio 0
 // PRIO: s_setprio 1
 // PRIO-NEXT: v_mfma_f32_32x32x8_f16
 // PRIO-NOT: s_setprio

@@ -22,14 +22,14 @@ func.func @full_d128(%q: memref<2x16x4096x128xf16>, %k: memref<2x16x4096x128xf16
 
 // -----
 
-// Causal at head dim 128 (32-key blocks): the kernel takes the next
-// block's scores ahead with K and V double-buffered, and keeps one
-// workgroup per query block: the stream-K loop's scalars would not fit
-// next to them (12 VGPRs and 6 SGPRs spilled). Up to head dim 64 a causal
-// kernel keeps one workgroup per query block too (with the stream-K loop's
+// Causal at head dim 128 (32-key blocks): stream-K, with the next block's
+// scores ahead and K and V double-buffered (its merges take lane ids of
+// their own, its output accumulator is zeroed by the matrix pipe before
+// each query block's key loop: no spills). Up to head dim 64 a causal
+// kernel keeps one workgroup per query block (with the stream-K loop's
 // scalars it spills SGPRs).
 // CHECK-LABEL: func.func @causal_d128
-// CHECK: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x8_bf16", scores_ahead>
+// CHECK: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x8_bf16", stream_k = 608, scores_ahead>
 func.func @causal_d128(%q: memref<2x16x4096x128xbf16>, %k: memref<2x16x4096x128xbf16>, %v: memref<2x16x4096x128xbf16>, %o: memref<2x16x4096x128xbf16>) {
   tessel.attention ins(%q, %k, %v : memref<2x16x4096x128xbf16>, memref<2x16x4096x128xbf16>, memref<2x16x4096x128xbf16>) outs(%o : memref<2x16x4096x128xbf16>) {causal}
   return

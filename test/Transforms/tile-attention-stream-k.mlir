@@ -46,12 +46,15 @@
 // CHECK: scf.yield %[[ARRIVED]] : i1
 // CHECK: scf.yield %{{.*}} : i32
 // CHECK-NEXT: } {tessel.tile_loop}
-// The merges: the first and the last query block, where flagged.
+// The merges: the first and the last query block, where flagged; their
+// loop asks tessel-lower-to-gpu for lane ids of its own, so that its lane
+// coordinates are not kept live across the loop above.
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step
 // CHECK: scf.if
 // CHECK: scf.for
 // CHECK: math.exp2 %{{.*}} fastmath<afn>
 // CHECK: tessel.store %{{.*}} : tensor<128x32xf16
+// CHECK: } {tessel.fresh_lanes}
 // CHECK: return
 
 // The occupancy the workgroup count assumes, with a chip: 5 workgroups

@@ -54,10 +54,15 @@ public:
   LogicalResult lower(func::FuncOp function);
 
 private:
-  /// Zero accumulators of the kernel's K loops (isKernelEntryZero-
-  /// Accumulator) not created yet: they are written by the matrix pipe
-  /// once the prologue's first global loads are issued.
-  SmallVector<std::pair<Value, VectorType>> pendingZeroAccumulators;
+  /// A zero accumulator (zeroPlacement) not created yet: written by the
+  /// matrix pipe once the prologue's first global loads are issued, or right
+  /// before the nested loop it starts.
+  struct PendingZero {
+    Value constant;
+    VectorType type;
+    bool beforeLoop;
+  };
+  SmallVector<PendingZero> pendingZeroAccumulators;
   Location loc() { return currentLoc; }
   Value constIndex(int64_t value) {
     return arith::ConstantIndexOp::create(b, loc(), value);
@@ -209,6 +214,10 @@ private:
   void emitPendingZeroAccumulators(ValueRange loopInits = {});
   LogicalResult lowerConvert(ConvertLayoutOp op);
   LogicalResult lowerFor(scf::ForOp op);
+  LogicalResult lowerLoop(scf::ForOp op);
+  /// Lowers `op` (marked kFreshLanesAttrName) with lane and wave ids read
+  /// again before it, its lane coordinates computed from them there.
+  LogicalResult lowerWithFreshLanes(scf::ForOp op);
   LLVM::LoopAnnotationAttr getTileLoopAnnotation();
   LogicalResult lowerIf(scf::IfOp op);
   LogicalResult lowerSplitArrive(SplitArriveOp op);
@@ -968,43 +977,50 @@ static StepMemoryOps countStepMemoryOps(Block *block) {
   return ops;
 }
 
-/// Whether `constant` is an f32 or i32 MFMA accumulator of zeros (all bits
-/// clear) at the function's top level whose only use starts a K loop there:
-/// the accumulator the matrix pipe can write while the prologue's loads are
-/// in flight.
-static bool isKernelEntryZeroAccumulator(arith::ConstantOp constant) {
+/// Where the matrix pipe writes a zero accumulator instead of LLVM
+/// materializing the constant: nowhere, at the kernel's entry, or right
+/// before the loop nested in another that it starts.
+enum class ZeroPlacement { None, KernelEntry, BeforeLoop };
+
+/// Where `constant`, if an f32 or i32 MFMA accumulator of zeros (all bits
+/// clear) with one use, is written by the matrix pipe:
+/// - at the kernel's entry if that use starts a K loop at the function's
+///   top level, whose iterations take the accumulator straight into a dot
+///   (attention's loop rescales its output first, and its kernels measured
+///   mixed: docs/performance.md, "Accumulators zeroed by the matrix pipe");
+/// - right before the loop if that use starts a loop nested in another
+///   (stream-K's pieces): LLVM would write the constant into scalar
+///   registers on every trip of the outer loop, 32 at once for 32 values,
+///   and copy them over, which is what spilled scalar registers in causal
+///   stream-K attention. A zero created at the kernel's entry instead would
+///   stay live across the outer loop.
+static ZeroPlacement zeroPlacement(arith::ConstantOp constant) {
   auto tile = dyn_cast<RankedTensorType>(constant.getType());
   auto layout = tile ? dyn_cast_or_null<MmaAttr>(tile.getEncoding()) : nullptr;
   auto splat = dyn_cast<SplatElementsAttr>(constant.getValue());
-  if (!layout || layout.getInstruction().isWmma() || !splat)
-    return false;
+  if (!layout || layout.getInstruction().isWmma() || !splat ||
+      !constant->hasOneUse() || !isa<func::FuncOp>(constant->getParentOp()))
+    return ZeroPlacement::None;
   Type element = tile.getElementType();
   bool allBitsClear =
       element.isF32()         ? splat.getSplatValue<APFloat>().isPosZero()
       : element.isInteger(32) ? splat.getSplatValue<APInt>().isZero()
                               : false;
-  if (!allBitsClear)
-    return false;
-  // Only the start value of loops that run once per kernel: a zero reused
-  // by a loop nested in another (stream-K's tiles) would stay live across
-  // the outer loop, where LLVM rematerializes the constant for free. And
-  // only a K loop's, whose iterations take the accumulator straight into a
-  // dot: attention's rescales its output first, and its kernels measured
-  // mixed (docs/performance.md, "Accumulators zeroed by the matrix pipe").
-  auto startsOneLoop = [&](OpOperand &use) {
-    auto loop = dyn_cast<scf::ForOp>(use.getOwner());
-    if (!loop || use.getOperandNumber() < loop.getNumControlOperands() ||
-        loop->getBlock() != constant->getBlock())
-      return false;
-    Value iterArg = loop.getTiedLoopRegionIterArg(&use);
-    return !iterArg.use_empty() &&
-           llvm::all_of(iterArg.getUses(), [](OpOperand &inner) {
-             auto dot = dyn_cast<DotOp>(inner.getOwner());
-             return dot && dot.getC() == inner.get();
-           });
-  };
-  return isa<func::FuncOp>(constant->getParentOp()) && constant->hasOneUse() &&
-         startsOneLoop(*constant->use_begin());
+  OpOperand &use = *constant->use_begin();
+  auto loop = dyn_cast<scf::ForOp>(use.getOwner());
+  if (!allBitsClear || !loop ||
+      use.getOperandNumber() < loop.getNumControlOperands())
+    return ZeroPlacement::None;
+  if (loop->getParentOfType<scf::ForOp>())
+    return ZeroPlacement::BeforeLoop;
+  Value iterArg = loop.getTiedLoopRegionIterArg(&use);
+  bool startsKLoop = loop->getBlock() == constant->getBlock() &&
+                     !iterArg.use_empty() &&
+                     llvm::all_of(iterArg.getUses(), [](OpOperand &inner) {
+                       auto dot = dyn_cast<DotOp>(inner.getOwner());
+                       return dot && dot.getC() == inner.get();
+                     });
+  return startsKLoop ? ZeroPlacement::KernelEntry : ZeroPlacement::None;
 }
 
 /// A vector of zeros of `type` (f32 or i32, whose zero has the same bits;
@@ -1052,16 +1068,19 @@ Value KernelLowering::zeroAccumulatorOnMatrixPipe(VectorType type) {
 /// and the loads a chain later) or below the wait.
 void KernelLowering::emitPendingZeroAccumulators(ValueRange loopInits) {
   bool topLevel = b.getInsertionBlock() == &kernel.getBody().front();
-  SmallVector<std::pair<Value, VectorType>> now, later;
-  for (const auto &pending : pendingZeroAccumulators)
-    (topLevel || llvm::is_contained(loopInits, pending.first) ? now : later)
+  SmallVector<PendingZero> now, later;
+  for (const PendingZero &pending : pendingZeroAccumulators)
+    ((topLevel && !pending.beforeLoop) ||
+             llvm::is_contained(loopInits, pending.constant)
+         ? now
+         : later)
         .push_back(pending);
   if (now.empty())
     return;
   amdgpu::SchedBarrierOp::create(b, loc(),
                                  amdgpu::sched_barrier_opt_enum::none);
-  for (auto [constant, type] : now)
-    mapping.map(constant, zeroAccumulatorOnMatrixPipe(type));
+  for (const PendingZero &pending : now)
+    mapping.map(pending.constant, zeroAccumulatorOnMatrixPipe(pending.type));
   amdgpu::SchedBarrierOp::create(b, loc(),
                                  amdgpu::sched_barrier_opt_enum::none);
   pendingZeroAccumulators = std::move(later);
@@ -1854,6 +1873,12 @@ LLVM::LoopAnnotationAttr KernelLowering::getTileLoopAnnotation() {
 }
 
 LogicalResult KernelLowering::lowerFor(scf::ForOp op) {
+  if (op->hasAttr(kFreshLanesAttrName))
+    return lowerWithFreshLanes(op);
+  return lowerLoop(op);
+}
+
+LogicalResult KernelLowering::lowerLoop(scf::ForOp op) {
   emitPendingZeroAccumulators(op.getInitArgs());
   SmallVector<Value> inits = llvm::map_to_vector(
       op.getInitArgs(), [&](Value v) { return mapping.lookup(v); });
@@ -1876,6 +1901,25 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp op) {
     return failure();
   mapping.map(op.getResults(), loop.getResults());
   return success();
+}
+
+LogicalResult KernelLowering::lowerWithFreshLanes(scf::ForOp op) {
+  // The lane id comes from the hardware's lane count (v_mbcnt), which the
+  // compiler cannot prove equal to the entry's thread id modulo the wave
+  // size: nothing derived from it is merged with the entry's values.
+  Value savedLane = lane, savedWave = wave;
+  Operation *savedPrologueEnd = prologueEnd;
+  Value thread = gpu::ThreadIdOp::create(b, loc(), gpu::Dimension::x);
+  lane = gpu::LaneIdOp::create(b, loc(), /*upper_bound=*/IntegerAttr());
+  Value waveStart = arith::SubIOp::create(b, loc(), thread, lane);
+  wave = arith::DivUIOp::create(b, loc(), waveStart,
+                                constIndex(chip.defaultWaveSize));
+  prologueEnd = wave.getDefiningOp();
+  LogicalResult lowered = lowerLoop(op);
+  lane = savedLane;
+  wave = savedWave;
+  prologueEnd = savedPrologueEnd;
+  return lowered;
 }
 
 LogicalResult KernelLowering::lowerIf(scf::IfOp op) {
@@ -2172,9 +2216,11 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
       FailureOr<Type> type = lowerType(tile, &op);
       if (failed(type))
         return failure();
-      if (isKernelEntryZeroAccumulator(constant)) {
+      if (ZeroPlacement placement = zeroPlacement(constant);
+          placement != ZeroPlacement::None) {
         pendingZeroAccumulators.push_back(
-            {constant.getResult(), cast<VectorType>(*type)});
+            {constant.getResult(), cast<VectorType>(*type),
+             placement == ZeroPlacement::BeforeLoop});
         return success();
       }
       mapping.map(

@@ -703,13 +703,6 @@ ConfigAttr tessel::chooseAttentionStreamK(AttentionOp op, ConfigAttr config,
   const MmaInstr *instr = lookupMma(config.getInstr().getValue(), chip);
   bool scoresAhead = instr && getAttentionScoresAhead(chip, *instr, element,
                                                       blockN, headDim, masked);
-  // A masked kernel with the scores ahead and both LDS slots has no
-  // registers left for the stream-K loop (gfx942 head dim 128, causal: f16
-  // 12 VGPRs and 6 SGPRs spilled, bf16 16 and 6, outside the key loops);
-  // one workgroup per query block keeps them (f16 70.9 % against 68.4 % for
-  // stream-K without the scores ahead).
-  if (masked && scoresAhead)
-    return config;
   ConfigAttr candidate = ConfigAttr::get(
       context, {blockM, blockN}, config.getWaves(),
       std::max<int64_t>(getAttentionStages(chip, element, blockN, headDim,

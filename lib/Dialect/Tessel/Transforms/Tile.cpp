@@ -1262,6 +1262,7 @@ void AttentionTiler::mergeStreamKPieces(const StreamKPiece &piece,
   Value one = scalar(1);
   Value zero = scalar(0);
   auto candidates = scf::ForOp::create(b, loc, zero, scalar(2), one);
+  candidates->setAttr(kFreshLanesAttrName, b.getUnitAttr());
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(candidates.getBody()->getTerminator());
   Value isFirst = equal(candidates.getInductionVar(), scalar(0));

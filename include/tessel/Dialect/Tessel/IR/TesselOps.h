@@ -94,6 +94,13 @@ inline constexpr llvm::StringLiteral kReadsInPlaceAttrName =
 /// loop's line.
 inline constexpr llvm::StringLiteral kUnlikelyAttrName = "tessel.unlikely";
 
+/// A unit attribute on an `scf.for` that runs after a kernel's long loops
+/// (stream-K attention's merges): tessel-lower-to-gpu reads the lane and
+/// wave ids again where it starts and derives the loop's lane coordinates
+/// from them there, so that they are not computed at the kernel's entry
+/// and kept live (or spilled) across the key loops.
+inline constexpr llvm::StringLiteral kFreshLanesAttrName = "tessel.fresh_lanes";
+
 /// A unit attribute on a K loop (`scf.for`) whose trip count is even on
 /// every entry (stream-K's pieces are whole pairs of K steps):
 /// tessel-pipeline unrolls it by two without a loop for an odd last step.
