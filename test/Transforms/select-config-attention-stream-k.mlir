@@ -1,5 +1,6 @@
 // RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}))' | FileCheck %s
 // RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx950}))' | FileCheck %s --check-prefix=GFX950
+// RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx90a}))' | FileCheck %s --check-prefix=GFX90A
 
 // Stream-K attention (chooseAttentionStreamK): where one workgroup per
 // query block leaves the last round of the chip's slots (two four-wave
@@ -131,5 +132,19 @@ func.func @merges_cost_more(%q: memref<2x16x1024x128xf16>, %k: memref<2x16x1024x
 // GFX950-NOT: stream_k
 func.func @key_tail(%q: memref<2x16x4096x128xf16>, %k: memref<2x16x4095x128xf16>, %v: memref<2x16x4095x128xf16>, %o: memref<2x16x4096x128xf16>) {
   tessel.attention ins(%q, %k, %v : memref<2x16x4096x128xf16>, memref<2x16x4095x128xf16>, memref<2x16x4095x128xf16>) outs(%o : memref<2x16x4096x128xf16>)
+  return
+}
+
+// -----
+
+// gfx90a, causal at head dim 128: 1 x 4 x 32 = 128 query blocks on 110
+// CUs x 2 = 220 slots (58 % of one round): stream-K with the scores ahead,
+// as on gfx942 (no spills since the merges take lane ids of their own).
+// CHECK-LABEL: func.func @causal_d128_gfx90a
+// GFX950-LABEL: func.func @causal_d128_gfx90a
+// GFX90A-LABEL: func.func @causal_d128_gfx90a
+// GFX90A: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x8_f16", stream_k = 220, scores_ahead>
+func.func @causal_d128_gfx90a(%q: memref<1x4x4096x128xf16>, %k: memref<1x4x4096x128xf16>, %v: memref<1x4x4096x128xf16>, %o: memref<1x4x4096x128xf16>) {
+  tessel.attention ins(%q, %k, %v : memref<1x4x4096x128xf16>, memref<1x4x4096x128xf16>, memref<1x4x4096x128xf16>) outs(%o : memref<1x4x4096x128xf16>) {causal}
   return
 }

@@ -678,12 +678,13 @@ ConfigAttr tessel::chooseAttentionStreamK(AttentionOp op, ConfigAttr config,
   bool paddedHeadDim = realHeadDim != headDim;
   // Past head dim 128 the registers are not known to fit. A causal kernel
   // holds its mask compares in SGPRs next to the stream-K loop's scalars:
-  // up to head dim 64 (64-key blocks) it spills 19-22 SGPRs on every chip,
-  // and with 32-key blocks loses to one workgroup per query block; at head
-  // dim 128 it fits on gfx942 (93 SGPRs, 256 VGPRs) and gfx950 (106 SGPRs)
-  // but spills 2-3 VGPRs on gfx90a (measured; docs/performance.md).
+  // up to head dim 64 (64-key blocks) it spills 14-17 SGPRs (gfx942 and
+  // gfx950), and with 32-key blocks loses to one workgroup per query block;
+  // at head dim 128 it fits (b2 x 16 heads x 4096, with the scores ahead:
+  // gfx942 92 SGPRs and 248 VGPRs, gfx90a 89 and 254; measured,
+  // docs/performance.md).
   bool masked = !op.getKeyWindow().isFull();
-  if (headDim > 128 || (masked && (headDim <= 64 || chip.name == "gfx90a")))
+  if (headDim > 128 || (masked && headDim <= 64))
     return config;
   MLIRContext *context = op.getContext();
   int64_t blockM = config.getTile()[0];
