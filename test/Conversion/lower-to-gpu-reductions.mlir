@@ -1,4 +1,5 @@
 // RUN: tessel-opt %s --tessel-lower-to-gpu="chip=gfx942" --split-input-file --verify-diagnostics | FileCheck %s
+// RUN: tessel-opt %s --tessel-lower-to-gpu="chip=gfx950" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=GFX950
 
 // Row reductions of a 32x32 MFMA accumulator tile: each lane holds column
 // lane % 32 of rows spread over its 16 registers, so a row's maximum is a
@@ -48,6 +49,22 @@ func.func @rows(%x: memref<32x32xf32>, %y: memref<32x64xf32>, %z: memref<32x32xi
 // CHECK-NOT: scf.if
 // CHECK: amdgpu.raw_buffer_store %{{.*}} -> %{{.*}}[%[[ROW32]], %{{.*}}] : f32 -> memref<1x32xf32>, i32, i32
 // CHECK: gpu.return
+// On gfx950 the half-waves swap their values with one v_permlane32_swap of
+// two copies: each lane gets its own value in one result and the other
+// half's in the other, and adds the two (a shuffle by 32 would lower to the
+// same swap, then compare and select to find the other half's value).
+// GFX950-LABEL: gpu.func @columns
+// GFX950-COUNT-15: arith.addf
+// GFX950-NOT: gpu.shuffle
+// GFX950: %[[BITS:.*]] = arith.bitcast %[[SUM:.*]] : f32 to i32
+// GFX950-NEXT: %[[SWAP:.*]] = rocdl.permlane32.swap %[[BITS]], %[[BITS]], false, false : (i32, i32) -> <(i32, i32)>
+// GFX950-NEXT: %[[FIRST:.*]] = llvm.extractvalue %[[SWAP]][0] : !llvm.struct<(i32, i32)>
+// GFX950-NEXT: %[[A:.*]] = arith.bitcast %[[FIRST]] : i32 to f32
+// GFX950-NEXT: %[[SECOND:.*]] = llvm.extractvalue %[[SWAP]][1] : !llvm.struct<(i32, i32)>
+// GFX950-NEXT: %[[B:.*]] = arith.bitcast %[[SECOND]] : i32 to f32
+// GFX950-NEXT: arith.addf %[[A]], %[[B]] : f32
+// GFX950-NOT: gpu.shuffle
+// GFX950: gpu.return
 func.func @columns(%x: memref<32x32xf32>, %y: memref<1x32xf32>) attributes {tessel.workgroup_size = 64 : i64} {
   %c0 = arith.constant 0 : index
   %t = tessel.load %x[%c0, %c0] : memref<32x32xf32> -> tensor<32x32xf32, #mma1>

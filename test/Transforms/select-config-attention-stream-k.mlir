@@ -11,11 +11,12 @@
 // next block's S^T ahead, scores_ahead).
 
 // 2 x 16 x 32 = 1024 query blocks on 304 CUs x 2 = 608 slots: 84 % of two
-// rounds. gfx950's 256 CUs x 2 take them in two full rounds.
+// rounds. gfx950's 256 CUs x 2 take them in two full rounds (its kernel
+// takes the scores ahead in 32-key blocks at head dim 128 too).
 // CHECK-LABEL: func.func @full_d128
 // CHECK: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x8_f16", stream_k = 608, scores_ahead>
 // GFX950-LABEL: func.func @full_d128
-// GFX950: config = #tessel.config<tile = [128, 64], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x16_f16">
+// GFX950: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x16_f16", scores_ahead>
 func.func @full_d128(%q: memref<2x16x4096x128xf16>, %k: memref<2x16x4096x128xf16>, %v: memref<2x16x4096x128xf16>, %o: memref<2x16x4096x128xf16>) {
   tessel.attention ins(%q, %k, %v : memref<2x16x4096x128xf16>, memref<2x16x4096x128xf16>, memref<2x16x4096x128xf16>) outs(%o : memref<2x16x4096x128xf16>)
   return

@@ -115,3 +115,30 @@ func.func @small_k_one_step(%a: memref<4096x16xbf16>, %b: memref<16x4096xbf16, s
   tessel.matmul ins(%a, %b : memref<4096x16xbf16>, memref<16x4096xbf16, strided<[1, 16]>>) outs(%c : memref<4096x4096xbf16>)
   return
 }
+
+// -----
+
+// Attention on gfx950's 16-deep instructions: at head dim 128 without
+// masks (f16 and bf16) the kernel takes 32-key blocks with the next
+// block's scores ahead and K and V double-buffered; padded head dims (96)
+// and masked kernels keep their blocks without them.
+// CHECK-LABEL: func.func @attention_d128
+// CHECK: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x16_bf16", scores_ahead>
+func.func @attention_d128(%q: memref<2x16x4096x128xbf16>, %k: memref<2x16x4096x128xbf16>, %v: memref<2x16x4096x128xbf16>, %o: memref<2x16x4096x128xbf16>) {
+  tessel.attention ins(%q, %k, %v : memref<2x16x4096x128xbf16>, memref<2x16x4096x128xbf16>, memref<2x16x4096x128xbf16>) outs(%o : memref<2x16x4096x128xbf16>)
+  return
+}
+
+// CHECK-LABEL: func.func @attention_d96
+// CHECK: config = #tessel.config<tile = [128, 64], waves = [4, 1], stages = 1, instr = "v_mfma_f32_32x32x16_f16">
+func.func @attention_d96(%q: memref<2x16x4096x96xf16>, %k: memref<2x16x4096x96xf16>, %v: memref<2x16x4096x96xf16>, %o: memref<2x16x4096x96xf16>) {
+  tessel.attention ins(%q, %k, %v : memref<2x16x4096x96xf16>, memref<2x16x4096x96xf16>, memref<2x16x4096x96xf16>) outs(%o : memref<2x16x4096x96xf16>)
+  return
+}
+
+// CHECK-LABEL: func.func @attention_d128_causal
+// CHECK: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x16_f16">
+func.func @attention_d128_causal(%q: memref<2x16x4096x128xf16>, %k: memref<2x16x4096x128xf16>, %v: memref<2x16x4096x128xf16>, %o: memref<2x16x4096x128xf16>) {
+  tessel.attention ins(%q, %k, %v : memref<2x16x4096x128xf16>, memref<2x16x4096x128xf16>, memref<2x16x4096x128xf16>) outs(%o : memref<2x16x4096x128xf16>) {causal}
+  return
+}

@@ -229,6 +229,10 @@ private:
                              const LinearLayout &reduced,
                              llvm::SmallMapVector<int64_t, Value, 16> partial,
                              llvm::function_ref<Value(Value, Value)> combine);
+  /// `combine` (commutative) of the 32-bit `value` and the same register
+  /// of the lane 32 away, with one v_permlane32_swap (gfx950).
+  Value combineWithOtherHalf(Value value,
+                             llvm::function_ref<Value(Value, Value)> combine);
   /// The f32 sum of the f16 elements `registers` of `halves`, a pair of
   /// neighbours at a time with `llvm.amdgcn.fdot2` (v_dot2_f32_f16).
   Value sumHalvesByPairs(Value halves, ArrayRef<int64_t> registers);
@@ -1666,6 +1670,30 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
   return finishReduce(op, *layout, *reduced, std::move(partial), combine);
 }
 
+/// v_permlane32_swap of two copies of `value` leaves, in every lane, the
+/// lane's own value in one result and the other half's in the other (the
+/// low half's own in the first, the high half's in the second), so a
+/// commutative combine of the two results needs no select on the lane's
+/// half. (A shuffle by 32 lowers to the same swap and then compares and
+/// selects to pick the other half's value: two more VALU instructions.)
+Value KernelLowering::combineWithOtherHalf(
+    Value value, llvm::function_ref<Value(Value, Value)> combine) {
+  Type type = value.getType();
+  Type i32 = b.getI32Type();
+  Value bits = type == i32 ? value
+                           : arith::BitcastOp::create(b, loc(), i32, value);
+  auto pair = LLVM::LLVMStructType::getLiteral(b.getContext(), {i32, i32});
+  Value swapped = ROCDL::Permlane32SwapOp::create(
+      b, loc(), pair, bits, bits, /*fi=*/false, /*boundControl=*/false);
+  auto half = [&](int64_t index) -> Value {
+    Value result = LLVM::ExtractValueOp::create(b, loc(), swapped, index);
+    return type == i32 ? result
+                       : arith::BitcastOp::create(b, loc(), type, result);
+  };
+  Value first = half(0), second = half(1);
+  return combine(first, second);
+}
+
 LogicalResult
 KernelLowering::finishReduce(ReduceOp op, const LinearLayout &layout,
                              const LinearLayout &reduced,
@@ -1678,7 +1706,12 @@ KernelLowering::finishReduce(ReduceOp op, const LinearLayout &layout,
   for (int32_t bit = 0; bit < layout.getInDimSizeLog2(dims::kLane); ++bit) {
     if (layout.getBasis(dims::kLane, bit)[axis] == 0)
       continue;
+    bool halves = waveSize == 64 && (1 << bit) == 32 && chip.name == "gfx950";
     for (auto &[representative, value] : partial) {
+      if (halves && value.getType().getIntOrFloatBitWidth() == 32) {
+        value = combineWithOtherHalf(value, combine);
+        continue;
+      }
       auto shuffle = gpu::ShuffleOp::create(b, loc(), value, 1 << bit, waveSize,
                                             gpu::ShuffleMode::XOR);
       value = combine(value, shuffle.getShuffleResult());

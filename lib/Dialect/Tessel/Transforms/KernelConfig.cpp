@@ -500,6 +500,23 @@ static int64_t getAttentionStages(const Chip &chip, Type element,
   return masked || (blockN == 32 && headDim > 64) ? 2 : 1;
 }
 
+/// Whether a kernel on gfx950's 16-deep instructions computes the next key
+/// block's S^T ahead, in 32-key blocks: a block's first product takes half
+/// the clocks of gfx942's for the same work, so its softmax is the longer,
+/// and the scores ahead let a wave's softmax run under its own next
+/// product. By the model (docs/performance.md, "gfx950: the scores ahead
+/// at head dim 128"): they pay at head dim 128 without masks, f16 and bf16
+/// (batch 2 x 16 heads x 4096: 53.6 -> 61.9 %, with the logsumexp 53.5 ->
+/// 56.1 %); they lose at padded head dims (96 and 112: 44.6 -> 42.3-43.9
+/// %), with masks (causal 53.2 -> 50.5 %), at head dim 64 and for 8-bit
+/// inputs.
+static bool getSixteenDeepScoresAhead(const MmaInstr &instr, Type element,
+                                      int64_t headDim, bool paddedHeadDim,
+                                      bool masked) {
+  return instr.k > 8 && !masked && headDim == 128 && !paddedHeadDim &&
+         (element.isF16() || element.isBF16());
+}
+
 /// Whether a prefetching attention kernel computes the next key block's S^T
 /// one iteration ahead (`scores_ahead`), by the model's predictions
 /// (docs/performance.md, "Double-buffered key blocks and the next block's
@@ -508,9 +525,9 @@ static int64_t getAttentionStages(const Chip &chip, Type element,
 /// instructions 8 values deep (gfx90a and gfx942) with P converted in
 /// hardware (f16), for head dims 64 to 128 in 32-key blocks (or 64 at
 /// most): the loop then holds two S^T tiles, which spill past head dim 64
-/// in masked kernels and in 64-key blocks. gfx950's 16-deep instructions
-/// take half the clocks for the same product: its softmax is the longer,
-/// and it loses. bf16, whose P gfx90a and gfx942 round in software, wins
+/// in masked kernels and in 64-key blocks. gfx950's 16-deep instructions:
+/// getSixteenDeepScoresAhead. bf16, whose P gfx90a and gfx942 round in
+/// software, wins
 /// in the 32-key kernels past head dim 64 (gfx942 head dim 128: 68.1 ->
 /// 73.7 %, with the double buffer); at head dim 64 it won too (55.8 ->
 /// 60.6 %) but spilled with the logsumexp output, and a causal one takes
@@ -521,9 +538,13 @@ static int64_t getAttentionStages(const Chip &chip, Type element,
 /// 85.7 -> 87.5 %, bf16 84.6 -> 86.1 %; no spills).
 static bool getAttentionScoresAhead(const Chip &chip, const MmaInstr &instr,
                                     Type element, int64_t blockN,
-                                    int64_t headDim, bool masked) {
-  if (!chip.isCDNA() || instr.k > 8 || headDim < 64 || headDim > 128)
+                                    int64_t headDim, bool paddedHeadDim,
+                                    bool masked) {
+  if (!chip.isCDNA() || headDim < 64 || headDim > 128)
     return false;
+  if (instr.k > 8)
+    return blockN == 32 && getSixteenDeepScoresAhead(instr, element, headDim,
+                                                     paddedHeadDim, masked);
   if (element.isBF16())
     return headDim > 64 && blockN == 32;
   return element.isF16() && (headDim == 64 || blockN == 32);
@@ -573,9 +594,13 @@ ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
   // several workgroups per CU.
   // (docs/performance.md has the model's predictions for each choice.)
   bool softwareBf16 = element.isBF16() && !chip.convertsToBf16();
-  bool wideBlocks = decode   ? headDim <= 128 && blockM > 32
-                    : masked ? headDim <= 64
-                             : headDim > 64 && headDim <= 128 && !softwareBf16;
+  bool paddedHeadDim = realHeadDim != headDim;
+  bool wideBlocks =
+      decode   ? headDim <= 128 && blockM > 32
+      : masked ? headDim <= 64
+               : headDim > 64 && headDim <= 128 && !softwareBf16 &&
+                     !getSixteenDeepScoresAhead(*instr, element, headDim,
+                                                paddedHeadDim, masked);
   // A wave32 lane holds twice a wave64 lane's share of a tile: a wave
   // takes 16 queries instead of 32 and the key blocks stay at 32, which
   // keeps its registers where a wave64's are.
@@ -608,10 +633,10 @@ ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
   int64_t splits = decode ? 8 : 1;
   bool prefetch = !decode && !wave32 && !chunked;
   bool scoresAhead =
-      prefetch &&
-      getAttentionScoresAhead(chip, *instr, element, blockN, headDim, masked);
+      prefetch && getAttentionScoresAhead(chip, *instr, element, blockN,
+                                          headDim, paddedHeadDim, masked);
   int64_t stages = prefetch ? getAttentionStages(chip, element, blockN, headDim,
-                                                 masked, realHeadDim != headDim)
+                                                 masked, paddedHeadDim)
                             : 1;
   return ConfigAttr::get(context, tile, waves, stages,
                          StringAttr::get(context, instr->name), splits,
@@ -702,8 +727,9 @@ ConfigAttr tessel::chooseAttentionStreamK(AttentionOp op, ConfigAttr config,
   // they pay.
   Type element = op.getQ().getType().getElementType();
   const MmaInstr *instr = lookupMma(config.getInstr().getValue(), chip);
-  bool scoresAhead = instr && getAttentionScoresAhead(chip, *instr, element,
-                                                      blockN, headDim, masked);
+  bool scoresAhead =
+      instr && getAttentionScoresAhead(chip, *instr, element, blockN, headDim,
+                                       paddedHeadDim, masked);
   ConfigAttr candidate = ConfigAttr::get(
       context, {blockM, blockN}, config.getWaves(),
       std::max<int64_t>(getAttentionStages(chip, element, blockN, headDim,
