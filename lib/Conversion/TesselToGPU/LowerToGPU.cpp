@@ -1680,8 +1680,8 @@ Value KernelLowering::combineWithOtherHalf(
     Value value, llvm::function_ref<Value(Value, Value)> combine) {
   Type type = value.getType();
   Type i32 = b.getI32Type();
-  Value bits = type == i32 ? value
-                           : arith::BitcastOp::create(b, loc(), i32, value);
+  Value bits =
+      type == i32 ? value : arith::BitcastOp::create(b, loc(), i32, value);
   auto pair = LLVM::LLVMStructType::getLiteral(b.getContext(), {i32, i32});
   Value swapped = ROCDL::Permlane32SwapOp::create(
       b, loc(), pair, bits, bits, /*fi=*/false, /*boundControl=*/false);
