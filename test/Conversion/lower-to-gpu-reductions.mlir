@@ -149,3 +149,20 @@ func.func @iota_bound(%n: i32, %y: memref<32x32xi32>) attributes {tessel.workgro
   tessel.store %c, %y[%c0, %c0] : tensor<32x32xi32, #mma2>, memref<32x32xi32>
   return
 }
+
+// -----
+
+// Lanes exchange integers and floats: an index tile is rejected with the
+// rule (on gfx950 the half-wave swap took its bit width and crashed).
+#mma5 = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [1, 1]>
+#columns5 = #tessel.linear<lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 0]]>
+func.func @index_columns(%y: memref<1x32xi32>) attributes {tessel.workgroup_size = 64 : i64} {
+  %c0 = arith.constant 0 : index
+  %t = tessel.iota 0 : tensor<32x32xi32, #mma5>
+  %i = arith.index_cast %t : tensor<32x32xi32, #mma5> to tensor<32x32xindex, #mma5>
+  // expected-error @+1 {{'tessel.reduce' op reduces 'index' elements; lanes exchange integers and floats only (cast an index tile to i32)}}
+  %s = tessel.reduce "max" %i along 0 : tensor<32x32xindex, #mma5> -> tensor<1x32xindex, #columns5>
+  %r = arith.index_cast %s : tensor<1x32xindex, #columns5> to tensor<1x32xi32, #columns5>
+  tessel.store %r, %y[%c0, %c0] : tensor<1x32xi32, #columns5>, memref<1x32xi32>
+  return
+}

@@ -149,3 +149,17 @@ func.func @causal_d128_gfx90a(%q: memref<1x4x4096x128xf16>, %k: memref<1x4x4096x
   tessel.attention ins(%q, %k, %v : memref<1x4x4096x128xf16>, memref<1x4x4096x128xf16>, memref<1x4x4096x128xf16>) outs(%o : memref<1x4x4096x128xf16>) {causal}
   return
 }
+
+// -----
+
+// gfx950 without masks at head dim 128: 1 x 4 x 32 = 128 query blocks on
+// 256 CUs x 2 = 512 slots: stream-K, with the scores ahead its
+// data-parallel kernel takes there.
+// CHECK-LABEL: func.func @full_d128_few_heads
+// GFX90A-LABEL: func.func @full_d128_few_heads
+// GFX950-LABEL: func.func @full_d128_few_heads
+// GFX950: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x16_f16", stream_k = 512, scores_ahead>
+func.func @full_d128_few_heads(%q: memref<1x4x4096x128xf16>, %k: memref<1x4x4096x128xf16>, %v: memref<1x4x4096x128xf16>, %o: memref<1x4x4096x128xf16>) {
+  tessel.attention ins(%q, %k, %v : memref<1x4x4096x128xf16>, memref<1x4x4096x128xf16>, memref<1x4x4096x128xf16>) outs(%o : memref<1x4x4096x128xf16>)
+  return
+}

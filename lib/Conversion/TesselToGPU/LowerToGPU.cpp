@@ -1595,6 +1595,10 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
     if (layout->getBasis(dims::kWave, bit)[axis] != 0)
       return op.emitOpError() << "the reduced dimension is split across "
                                  "waves; reductions stay within a wave";
+  if (!type.getElementType().isIntOrFloat())
+    return op.emitOpError() << "reduces " << type.getElementType()
+                            << " elements; lanes exchange integers and "
+                               "floats only (cast an index tile to i32)";
   bool isMax = op.getKind() == "max";
   auto combine = [&](Value x, Value y) -> Value {
     if (isa<FloatType>(x.getType()))
@@ -1708,7 +1712,8 @@ KernelLowering::finishReduce(ReduceOp op, const LinearLayout &layout,
       continue;
     bool halves = waveSize == 64 && (1 << bit) == 32 && chip.name == "gfx950";
     for (auto &[representative, value] : partial) {
-      if (halves && value.getType().getIntOrFloatBitWidth() == 32) {
+      if (halves &&
+          (value.getType().isF32() || value.getType().isInteger(32))) {
         value = combineWithOtherHalf(value, combine);
         continue;
       }
@@ -1939,7 +1944,11 @@ LogicalResult KernelLowering::lowerLoop(scf::ForOp op) {
 LogicalResult KernelLowering::lowerWithFreshLanes(scf::ForOp op) {
   // The lane id comes from the hardware's lane count (v_mbcnt), which the
   // compiler cannot prove equal to the entry's thread id modulo the wave
-  // size: nothing derived from it is merged with the entry's values.
+  // size: nothing derived from it is merged with the entry's values. (That
+  // holds for LLVM 22; a later LLVM that rewrites the lane count of a
+  // workgroup of whole waves as the thread id's low bits would merge them
+  // again, and the stream-K kernels' spill checks in
+  // test/Target/attention-quality.mlir would fail.)
   Value savedLane = lane, savedWave = wave;
   Operation *savedPrologueEnd = prologueEnd;
   Value thread = gpu::ThreadIdOp::create(b, loc(), gpu::Dimension::x);

@@ -507,7 +507,7 @@ static int64_t getAttentionStages(const Chip &chip, Type element,
 /// product. By the model (docs/performance.md, "gfx950: the scores ahead
 /// at head dim 128"): they pay at head dim 128 without masks, f16 and bf16
 /// (batch 2 x 16 heads x 4096: 53.6 -> 61.9 %, with the logsumexp 53.5 ->
-/// 56.1 %); they lose at padded head dims (96 and 112: 44.6 -> 42.3-43.9
+/// 56.1 %); they lose at padded head dims (96 and 112: 45.4 -> 42.3-43.9
 /// %), with masks (causal 53.2 -> 50.5 %), at head dim 64 and for 8-bit
 /// inputs.
 static bool getSixteenDeepScoresAhead(const MmaInstr &instr, Type element,
@@ -589,7 +589,9 @@ ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
   // v_cvt_pk_bf16_f32). A kernel without masks up to head dim 64 takes 32
   // keys too: the model predicts their lower register count (a fourth
   // workgroup per CU) to win; a masked one keeps 64, which halves its
-  // masked diagonal blocks. A decode workgroup of one wave loads whole
+  // masked diagonal blocks. gfx950's kernels without masks at head dim
+  // 128 take 32 keys and the scores ahead (getSixteenDeepScoresAhead).
+  // A decode workgroup of one wave loads whole
   // blocks alone: 32 keys keep its registers and LDS small enough for
   // several workgroups per CU.
   // (docs/performance.md has the model's predictions for each choice.)
