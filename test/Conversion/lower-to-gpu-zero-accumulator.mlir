@@ -28,6 +28,10 @@
 // 32 scalar registers at once there and copied them over, and the causal
 // kernel (scores ahead, both LDS slots) spilled 6 SGPRs.
 // RUN: tessel-gen attention -b 1 -h 2 --seq-q 512 --seq-kv 512 -d 128 -t bf16 --causal --config='#tessel.config<tile = [128, 32], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x8_bf16", stream_k = 3, scores_ahead>' | tessel-opt --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}),tessel-tile,func.func(tessel-select-mfma{chip=gfx942},tessel-promote-lds{chip=gfx942},tessel-pipeline,canonicalize,cse),tessel-lower-to-gpu{chip=gfx942})' | FileCheck %s --check-prefix=STREAMK-ATTN
+// At head dim 64 O^T and S^T (64 keys) have one type, and CSE merges their
+// zeros: the key loop still takes the chain, S^T's MFMAs keep the constant
+// as their C (an inline 0).
+// RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 512 -d 64 -t f16 --config='#tessel.config<tile = [128, 64], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_f16", stream_k = 3, scores_ahead>' | tessel-opt --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}),tessel-tile,func.func(tessel-select-mfma{chip=gfx942},tessel-promote-lds{chip=gfx942},tessel-pipeline,canonicalize,cse),tessel-lower-to-gpu{chip=gfx942})' | FileCheck %s --check-prefix=SHARED-ZERO
 //
 // WMMA chips have no MFMA to do it with.
 // RUN: tessel-gen matmul -m 256 -n 256 -k 256 -t f16 --transpose-b | tessel-opt --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx1100}),tessel-tile{chip=gfx1100},func.func(tessel-select-mfma{chip=gfx1100},tessel-promote-lds{chip=gfx1100},tessel-pipeline,canonicalize,cse),tessel-lower-to-gpu{chip=gfx1100})' | FileCheck %s --check-prefix=WMMA
@@ -80,6 +84,18 @@
 // STREAMK-ATTN: %[[ZEROS:.*]] = vector.shuffle {{.*}} : vector<64xf32>, vector<64xf32>
 // STREAMK-ATTN-NEXT: amdgpu.sched_barrier allow = <none>
 // STREAMK-ATTN-NEXT: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %[[ZEROS]],
+
+// SHARED-ZERO-LABEL: gpu.func @attention
+// SHARED-ZERO: %[[ZERO16:.*]] = arith.constant dense<0.000000e+00> : vector<16xf32>
+// SHARED-ZERO: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}) -> (i32)
+// SHARED-ZERO: amdgpu.mfma 32x32x8 {{.*}} + %[[ZERO16]] blgp
+// SHARED-ZERO: amdgpu.sched_barrier allow = <none>
+// SHARED-ZERO-NEXT: %[[Z0:.*]] = amdgpu.mfma 32x32x8 %[[OPERAND:.*]] * %[[OPERAND]] + %[[ZERO16]] blgp
+// SHARED-ZERO: amdgpu.mfma 32x32x8 %[[OPERAND]] * %[[OPERAND]] + %[[Z0]] blgp
+// SHARED-ZERO: %[[ZEROS:.*]] = vector.shuffle {{.*}} : vector<32xf32>, vector<32xf32>
+// SHARED-ZERO-NEXT: amdgpu.sched_barrier allow = <none>
+// SHARED-ZERO-NEXT: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %[[ZEROS]],
+// SHARED-ZERO: amdgpu.mfma 32x32x8 {{.*}} + %[[ZERO16]] blgp
 
 // ATTN-LABEL: gpu.func @attention
 // ATTN-NOT: : vector<4xf16>, vector<4xf16>, vector<16xf32>

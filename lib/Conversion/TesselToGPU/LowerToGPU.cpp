@@ -54,15 +54,14 @@ public:
   LogicalResult lower(func::FuncOp function);
 
 private:
-  /// A zero accumulator (zeroPlacement) not created yet: written by the
-  /// matrix pipe once the prologue's first global loads are issued, or right
-  /// before the nested loop it starts.
-  struct PendingZero {
-    Value constant;
-    VectorType type;
-    bool beforeLoop;
-  };
-  SmallVector<PendingZero> pendingZeroAccumulators;
+  /// Zero accumulators of the kernel's K loops (zeroPlacement) not created
+  /// yet: they are written by the matrix pipe once the prologue's first
+  /// global loads are issued.
+  SmallVector<std::pair<Value, VectorType>> pendingZeroAccumulators;
+  /// Zero accumulators that start a loop nested in another (zeroPlacement),
+  /// by their lowered type: that loop takes a zero the matrix pipe writes
+  /// right before it; their other uses (dots' C) keep the constant.
+  DenseMap<Value, VectorType> loopStartZeros;
   Location loc() { return currentLoc; }
   Value constIndex(int64_t value) {
     return arith::ConstantIndexOp::create(b, loc(), value);
@@ -212,6 +211,10 @@ private:
                                 MutableArrayRef<int64_t> readsAfterMfma);
   Value zeroAccumulatorOnMatrixPipe(VectorType type);
   void emitPendingZeroAccumulators(ValueRange loopInits = {});
+  /// The lowered start values of `op`: its zeros of the matrix pipe
+  /// (pending ones, and loopStartZeros written right before it) and the
+  /// mapped others.
+  SmallVector<Value> lowerLoopInits(scf::ForOp op);
   LogicalResult lowerConvert(ConvertLayoutOp op);
   LogicalResult lowerFor(scf::ForOp op);
   LogicalResult lowerLoop(scf::ForOp op);
@@ -987,43 +990,61 @@ static StepMemoryOps countStepMemoryOps(Block *block) {
 enum class ZeroPlacement { None, KernelEntry, BeforeLoop };
 
 /// Where `constant`, if an f32 or i32 MFMA accumulator of zeros (all bits
-/// clear) with one use, is written by the matrix pipe:
-/// - at the kernel's entry if that use starts a K loop at the function's
-///   top level, whose iterations take the accumulator straight into a dot
-///   (attention's loop rescales its output first, and its kernels measured
-///   mixed: docs/performance.md, "Accumulators zeroed by the matrix pipe");
-/// - right before the loop if that use starts a loop nested in another
-///   (stream-K's pieces): LLVM would write the constant into scalar
-///   registers on every trip of the outer loop, 32 at once for 32 values,
-///   and copy them over, which is what spilled scalar registers in causal
-///   stream-K attention. A zero created at the kernel's entry instead would
-///   stay live across the outer loop.
+/// clear) at the function's top level, is written by the matrix pipe:
+/// - at the kernel's entry if its one use starts a K loop at the top level,
+///   whose iterations take the accumulator straight into a dot (attention's
+///   loop rescales its output first, and its kernels measured mixed:
+///   docs/performance.md, "Accumulators zeroed by the matrix pipe");
+/// - right before the loop if it starts a loop nested in another (stream-K's
+///   pieces) and is otherwise only dots' C (an inline 0 of their MFMAs;
+///   attention's S^T at head dim 64 has O^T's type, and CSE merges the two
+///   zeros): LLVM would write the constant into scalar registers on every
+///   trip of the outer loop, 32 at once for 32 values, and copy them over,
+///   which is what spilled scalar registers in causal stream-K attention.
+///   A zero created at the kernel's entry instead would stay live across
+///   the outer loop.
 static ZeroPlacement zeroPlacement(arith::ConstantOp constant) {
   auto tile = dyn_cast<RankedTensorType>(constant.getType());
   auto layout = tile ? dyn_cast_or_null<MmaAttr>(tile.getEncoding()) : nullptr;
   auto splat = dyn_cast<SplatElementsAttr>(constant.getValue());
   if (!layout || layout.getInstruction().isWmma() || !splat ||
-      !constant->hasOneUse() || !isa<func::FuncOp>(constant->getParentOp()))
+      !isa<func::FuncOp>(constant->getParentOp()))
     return ZeroPlacement::None;
   Type element = tile.getElementType();
   bool allBitsClear =
       element.isF32()         ? splat.getSplatValue<APFloat>().isPosZero()
       : element.isInteger(32) ? splat.getSplatValue<APInt>().isZero()
                               : false;
-  OpOperand &use = *constant->use_begin();
-  auto loop = dyn_cast<scf::ForOp>(use.getOwner());
-  if (!allBitsClear || !loop ||
-      use.getOperandNumber() < loop.getNumControlOperands())
+  if (!allBitsClear)
     return ZeroPlacement::None;
+  auto loopInit = [](OpOperand &use) -> scf::ForOp {
+    auto loop = dyn_cast<scf::ForOp>(use.getOwner());
+    return loop && use.getOperandNumber() >= loop.getNumControlOperands()
+               ? loop
+               : scf::ForOp();
+  };
+  auto isDotC = [](OpOperand &use) {
+    auto dot = dyn_cast<DotOp>(use.getOwner());
+    return dot && dot.getC() == use.get();
+  };
+  SmallVector<OpOperand *> inits;
+  for (OpOperand &use : constant->getUses()) {
+    if (loopInit(use))
+      inits.push_back(&use);
+    else if (!isDotC(use))
+      return ZeroPlacement::None;
+  }
+  if (inits.size() != 1)
+    return ZeroPlacement::None;
+  scf::ForOp loop = loopInit(*inits.front());
   if (loop->getParentOfType<scf::ForOp>())
     return ZeroPlacement::BeforeLoop;
-  Value iterArg = loop.getTiedLoopRegionIterArg(&use);
-  bool startsKLoop = loop->getBlock() == constant->getBlock() &&
-                     !iterArg.use_empty() &&
-                     llvm::all_of(iterArg.getUses(), [](OpOperand &inner) {
-                       auto dot = dyn_cast<DotOp>(inner.getOwner());
-                       return dot && dot.getC() == inner.get();
-                     });
+  Value iterArg = loop.getTiedLoopRegionIterArg(inits.front());
+  bool startsKLoop =
+      constant->hasOneUse() && loop->getBlock() == constant->getBlock() &&
+      !iterArg.use_empty() &&
+      llvm::all_of(iterArg.getUses(),
+                   [&](OpOperand &inner) { return isDotC(inner); });
   return startsKLoop ? ZeroPlacement::KernelEntry : ZeroPlacement::None;
 }
 
@@ -1072,22 +1093,42 @@ Value KernelLowering::zeroAccumulatorOnMatrixPipe(VectorType type) {
 /// and the loads a chain later) or below the wait.
 void KernelLowering::emitPendingZeroAccumulators(ValueRange loopInits) {
   bool topLevel = b.getInsertionBlock() == &kernel.getBody().front();
-  SmallVector<PendingZero> now, later;
-  for (const PendingZero &pending : pendingZeroAccumulators)
-    ((topLevel && !pending.beforeLoop) ||
-             llvm::is_contained(loopInits, pending.constant)
-         ? now
-         : later)
+  SmallVector<std::pair<Value, VectorType>> now, later;
+  for (const auto &pending : pendingZeroAccumulators)
+    (topLevel || llvm::is_contained(loopInits, pending.first) ? now : later)
         .push_back(pending);
   if (now.empty())
     return;
   amdgpu::SchedBarrierOp::create(b, loc(),
                                  amdgpu::sched_barrier_opt_enum::none);
-  for (const PendingZero &pending : now)
-    mapping.map(pending.constant, zeroAccumulatorOnMatrixPipe(pending.type));
+  for (auto [constant, type] : now)
+    mapping.map(constant, zeroAccumulatorOnMatrixPipe(type));
   amdgpu::SchedBarrierOp::create(b, loc(),
                                  amdgpu::sched_barrier_opt_enum::none);
   pendingZeroAccumulators = std::move(later);
+}
+
+SmallVector<Value> KernelLowering::lowerLoopInits(scf::ForOp op) {
+  emitPendingZeroAccumulators(op.getInitArgs());
+  SmallVector<Value> inits;
+  bool fenced = false;
+  for (Value init : op.getInitArgs()) {
+    auto zero = loopStartZeros.find(init);
+    if (zero == loopStartZeros.end()) {
+      inits.push_back(mapping.lookup(init));
+      continue;
+    }
+    // Fences on both sides, as for the kernel entry's zeros.
+    if (!fenced)
+      amdgpu::SchedBarrierOp::create(b, loc(),
+                                     amdgpu::sched_barrier_opt_enum::none);
+    fenced = true;
+    inits.push_back(zeroAccumulatorOnMatrixPipe(zero->second));
+  }
+  if (fenced)
+    amdgpu::SchedBarrierOp::create(b, loc(),
+                                   amdgpu::sched_barrier_opt_enum::none);
+  return inits;
 }
 
 /// The LDS buffer a dot operand of a pipelined K loop was read from: that of
@@ -1917,9 +1958,7 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp op) {
 }
 
 LogicalResult KernelLowering::lowerLoop(scf::ForOp op) {
-  emitPendingZeroAccumulators(op.getInitArgs());
-  SmallVector<Value> inits = llvm::map_to_vector(
-      op.getInitArgs(), [&](Value v) { return mapping.lookup(v); });
+  SmallVector<Value> inits = lowerLoopInits(op);
   auto loop = scf::ForOp::create(b, loc(), mapping.lookup(op.getLowerBound()),
                                  mapping.lookup(op.getUpperBound()),
                                  mapping.lookup(op.getStep()), inits);
@@ -2258,13 +2297,14 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
       FailureOr<Type> type = lowerType(tile, &op);
       if (failed(type))
         return failure();
-      if (ZeroPlacement placement = zeroPlacement(constant);
-          placement != ZeroPlacement::None) {
+      ZeroPlacement placement = zeroPlacement(constant);
+      if (placement == ZeroPlacement::KernelEntry) {
         pendingZeroAccumulators.push_back(
-            {constant.getResult(), cast<VectorType>(*type),
-             placement == ZeroPlacement::BeforeLoop});
+            {constant.getResult(), cast<VectorType>(*type)});
         return success();
       }
+      if (placement == ZeroPlacement::BeforeLoop)
+        loopStartZeros[constant.getResult()] = cast<VectorType>(*type);
       mapping.map(
           constant.getResult(),
           arith::ConstantOp::create(
