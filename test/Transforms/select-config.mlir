@@ -172,6 +172,25 @@ func.func @attention_default_bf16(%q: memref<4x32x4096x128xbf16>, %k: memref<4x8
 
 // -----
 
+// Head dim 64 with a mask: 64-key blocks and the next one prefetched; a
+// causal f16 kernel computes the next block's S^T ahead, a local
+// (windowed) one does not (its masked loops on both sides of the main one
+// would take 262 VGPRs: one wave per SIMD).
+// CHECK-LABEL: func.func @attention_d64_causal
+// CHECK: config = #tessel.config<tile = [128, 64], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_f16", scores_ahead>
+// CHECK-LABEL: func.func @attention_d64_window
+// CHECK: config = #tessel.config<tile = [128, 64], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_f16">, window
+func.func @attention_d64_causal(%q: memref<2x16x4096x64xf16>, %k: memref<2x16x4096x64xf16>, %v: memref<2x16x4096x64xf16>, %o: memref<2x16x4096x64xf16>) {
+  tessel.attention ins(%q, %k, %v : memref<2x16x4096x64xf16>, memref<2x16x4096x64xf16>, memref<2x16x4096x64xf16>) outs(%o : memref<2x16x4096x64xf16>) {causal}
+  return
+}
+func.func @attention_d64_window(%q: memref<2x16x4096x64xf16>, %k: memref<2x16x4096x64xf16>, %v: memref<2x16x4096x64xf16>, %o: memref<2x16x4096x64xf16>) {
+  tessel.attention ins(%q, %k, %v : memref<2x16x4096x64xf16>, memref<2x16x4096x64xf16>, memref<2x16x4096x64xf16>) outs(%o : memref<2x16x4096x64xf16>) {window = array<i64: 256, 0>}
+  return
+}
+
+// -----
+
 func.func @attention_waves_along_keys(%q: memref<1x1x64x64xf16>, %k: memref<1x1x64x64xf16>, %v: memref<1x1x64x64xf16>, %o: memref<1x1x64x64xf16>) {
   // expected-error @+1 {{'tessel.attention' op attention splits query rows over waves: waves must be [n, 1], got [1, 2]}}
   tessel.attention ins(%q, %k, %v : memref<1x1x64x64xf16>, memref<1x1x64x64xf16>, memref<1x1x64x64xf16>) outs(%o : memref<1x1x64x64xf16>) {config = #tessel.config<tile = [64, 64], waves = [1, 2], stages = 1, instr = "v_mfma_f32_32x32x8_f16">}

@@ -159,8 +159,7 @@ struct SelectConfigPass
             varlen ? ShapedType::kDynamic
                    : attention.getQ().getType().getDimSize(2),
             getAttentionKeyCapacity(attention), getLargestHeadDim(attention),
-            /*masked=*/!attention.getKeyWindow().isFull(),
-            getPackableQueryHeadGroup(attention));
+            attention.getKeyWindow(), getPackableQueryHeadGroup(attention));
         if (!config) {
           std::string why = explainUnsupportedTypes(*target, element, element);
           if (why.empty())

@@ -12,6 +12,7 @@
 #include "tessel/Dialect/Tessel/IR/TesselAttrs.h"
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 #include "tessel/Perf/MatmulEstimate.h"
+#include "tessel/Support/KeyWindow.h"
 #include "tessel/Target/Chip.h"
 #include "tessel/Target/Mma.h"
 
@@ -157,12 +158,13 @@ checkMatmulConfig(ConfigAttr config, const Chip &chip, mlir::Type a,
 /// 32x32 instruction for the input type; for decode (16 queries or fewer) the
 /// keys split over 8 workgroups (chooseAttentionSplits ranks the count by
 /// the model) and a block holds a whole group of `groups` query heads
-/// (getPackableQueryHeadGroup). `masked`: the kernel has masked key loops
-/// (causal, a window). Null when the chip has none.
+/// (getPackableQueryHeadGroup). `window`: the keys each query sees (a kernel
+/// whose window is not full has masked key loops: causal, local). Null when
+/// the chip has none.
 ConfigAttr getDefaultAttentionConfig(mlir::MLIRContext *context,
                                      const Chip &chip, mlir::Type element,
                                      int64_t seqQ, int64_t seqKV,
-                                     int64_t headDim, bool masked,
+                                     int64_t headDim, KeyWindow window,
                                      int64_t groups = 1);
 
 /// `config` (a default attention config) or its stream-K form
