@@ -211,6 +211,11 @@ private:
                                 MutableArrayRef<int64_t> readsAfterMfma);
   Value zeroAccumulatorOnMatrixPipe(VectorType type);
   void emitPendingZeroAccumulators(ValueRange loopInits = {});
+  /// A sched_barrier the backend's scheduler moves nothing across.
+  void emitSchedFence() {
+    amdgpu::SchedBarrierOp::create(b, loc(),
+                                   amdgpu::sched_barrier_opt_enum::none);
+  }
   /// The lowered start values of `op`: its zeros of the matrix pipe
   /// (pending ones, and loopStartZeros written right before it) and the
   /// mapped others.
@@ -1099,35 +1104,26 @@ void KernelLowering::emitPendingZeroAccumulators(ValueRange loopInits) {
         .push_back(pending);
   if (now.empty())
     return;
-  amdgpu::SchedBarrierOp::create(b, loc(),
-                                 amdgpu::sched_barrier_opt_enum::none);
+  emitSchedFence();
   for (auto [constant, type] : now)
     mapping.map(constant, zeroAccumulatorOnMatrixPipe(type));
-  amdgpu::SchedBarrierOp::create(b, loc(),
-                                 amdgpu::sched_barrier_opt_enum::none);
+  emitSchedFence();
   pendingZeroAccumulators = std::move(later);
 }
 
 SmallVector<Value> KernelLowering::lowerLoopInits(scf::ForOp op) {
   emitPendingZeroAccumulators(op.getInitArgs());
-  SmallVector<Value> inits;
-  bool fenced = false;
-  for (Value init : op.getInitArgs()) {
-    auto zero = loopStartZeros.find(init);
-    if (zero == loopStartZeros.end()) {
-      inits.push_back(mapping.lookup(init));
-      continue;
-    }
-    // Fences on both sides, as for the kernel entry's zeros.
-    if (!fenced)
-      amdgpu::SchedBarrierOp::create(b, loc(),
-                                     amdgpu::sched_barrier_opt_enum::none);
-    fenced = true;
-    inits.push_back(zeroAccumulatorOnMatrixPipe(zero->second));
-  }
-  if (fenced)
-    amdgpu::SchedBarrierOp::create(b, loc(),
-                                   amdgpu::sched_barrier_opt_enum::none);
+  SmallVector<Value> inits = llvm::map_to_vector(
+      op.getInitArgs(), [&](Value v) { return mapping.lookup(v); });
+  if (llvm::none_of(op.getInitArgs(),
+                    [&](Value v) { return loopStartZeros.contains(v); }))
+    return inits;
+  // Fenced on both sides, as the kernel entry's zeros are.
+  emitSchedFence();
+  for (auto [index, init] : llvm::enumerate(op.getInitArgs()))
+    if (auto zero = loopStartZeros.find(init); zero != loopStartZeros.end())
+      inits[index] = zeroAccumulatorOnMatrixPipe(zero->second);
+  emitSchedFence();
   return inits;
 }
 
