@@ -587,6 +587,7 @@ tessel::compileUncached(llvm::StringRef ir, const CompileOptions &options,
   HsacoOptions hsacoOptions;
   hsacoOptions.optLevel = options.optLevel;
   hsacoOptions.codeObjectVersion = options.codeObjectVersion;
+  hsacoOptions.keepIntermediates = !dump.empty();
   FailureOr<GpuModuleBinary> binary = compileGpuModule(
       gpuModules.front(), *chip, hsacoOptions, HsacoStage::HSACO);
   if (failed(binary) || session.sawError)

@@ -13,6 +13,9 @@
 
 #include "lld/Common/Driver.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/CodeGen/MachineModuleInfo.h"
+#include "llvm/CodeGen/Passes.h"
+#include "llvm/CodeGen/TargetPassConfig.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/IRBuilder.h"
@@ -22,19 +25,6 @@
 #include "llvm/IR/Module.h"
 #include "llvm/IRReader/IRReader.h"
 #include "llvm/Linker/Linker.h"
-#include "llvm/MC/MCAsmBackend.h"
-#include "llvm/MC/MCAsmInfo.h"
-#include "llvm/MC/MCCodeEmitter.h"
-#include "llvm/MC/MCContext.h"
-#include "llvm/MC/MCInstrInfo.h"
-#include "llvm/MC/MCObjectFileInfo.h"
-#include "llvm/MC/MCObjectWriter.h"
-#include "llvm/MC/MCParser/MCAsmParser.h"
-#include "llvm/MC/MCParser/MCTargetAsmParser.h"
-#include "llvm/MC/MCRegisterInfo.h"
-#include "llvm/MC/MCStreamer.h"
-#include "llvm/MC/MCSubtargetInfo.h"
-#include "llvm/MC/MCTargetOptions.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/ErrorHandling.h"
@@ -48,6 +38,7 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 
 #include <cstring>
 #include <mutex>
@@ -340,6 +331,11 @@ static void readKernelPointersAtEntry(llvm::Module &module) {
   }
 }
 
+/// Runs the AMDGPU backend over `module` to `fileType` (assembly text or a
+/// relocatable object). The pass list is what TargetMachine's
+/// addPassesToEmitFile builds, with the matrix clusters' wave priority
+/// (MatrixPriority.cpp) inserted after the backend's last pass, before the
+/// asm printer, so that both kinds of output carry it.
 static FailureOr<std::string> runCodegen(Location loc, llvm::Module &module,
                                          llvm::TargetMachine &machine,
                                          llvm::CodeGenFileType fileType) {
@@ -348,63 +344,23 @@ static FailureOr<std::string> runCodegen(Location loc, llvm::Module &module,
     llvm::raw_string_ostream stream(buffer);
     llvm::buffer_ostream pstream(stream);
     llvm::legacy::PassManager passes;
-    if (machine.addPassesToEmitFile(passes, pstream, nullptr, fileType))
+    llvm::TargetPassConfig *config = machine.createPassConfig(passes);
+    config->setDisableVerify(true);
+    passes.add(config);
+    auto *moduleInfo = new llvm::MachineModuleInfoWrapperPass(&machine);
+    passes.add(moduleInfo);
+    if (config->addISelPasses())
+      return emitError(loc) << "the AMDGPU backend cannot select instructions";
+    config->addMachinePasses();
+    config->setInitialized();
+    passes.add(createMatrixClusterPriorityPass());
+    if (machine.addAsmPrinter(passes, pstream, nullptr, fileType,
+                              moduleInfo->getMMI().getContext()))
       return emitError(loc) << "the AMDGPU backend cannot emit this file type";
+    passes.add(llvm::createFreeMachineFunctionPass());
     passes.run(module);
   }
   return buffer;
-}
-
-/// Assembles AMDGPU assembly text into a relocatable object with the target
-/// machine's MC layer (what llvm-mc does), in process.
-static FailureOr<std::string> assemble(Location loc, StringRef assembly,
-                                       llvm::TargetMachine &machine) {
-  const llvm::Target &target = machine.getTarget();
-  const llvm::Triple &triple = machine.getTargetTriple();
-  const llvm::MCSubtargetInfo &subtarget = *machine.getMCSubtargetInfo();
-  const llvm::MCRegisterInfo &registers = *machine.getMCRegisterInfo();
-  const llvm::MCAsmInfo &asmInfo = *machine.getMCAsmInfo();
-  const llvm::MCInstrInfo &instrInfo = *machine.getMCInstrInfo();
-  llvm::MCTargetOptions mcOptions;
-  llvm::SourceMgr sources;
-  sources.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBuffer(assembly, "tessel.s"), llvm::SMLoc());
-  std::string diagnostics;
-  sources.setDiagHandler(
-      [](const llvm::SMDiagnostic &diagnostic, void *context) {
-        llvm::raw_string_ostream os(*static_cast<std::string *>(context));
-        diagnostic.print(nullptr, os, /*ShowColors=*/false);
-      },
-      &diagnostics);
-  llvm::MCContext context(triple, &asmInfo, &registers, &subtarget, &sources,
-                          &mcOptions);
-  std::unique_ptr<llvm::MCObjectFileInfo> fileInfo(
-      target.createMCObjectFileInfo(context, /*PIC=*/false));
-  context.setObjectFileInfo(fileInfo.get());
-  llvm::SmallString<0> object;
-  llvm::raw_svector_ostream os(object);
-  std::unique_ptr<llvm::MCAsmBackend> backend(
-      target.createMCAsmBackend(subtarget, registers, mcOptions));
-  std::unique_ptr<llvm::MCCodeEmitter> emitter(
-      target.createMCCodeEmitter(instrInfo, context));
-  if (!backend || !emitter)
-    return emitError(loc) << "the AMDGPU target has no assembler";
-  std::unique_ptr<llvm::MCObjectWriter> writer =
-      backend->createObjectWriter(os);
-  std::unique_ptr<llvm::MCStreamer> streamer(target.createMCObjectStreamer(
-      triple, context, std::move(backend), std::move(writer),
-      std::move(emitter), subtarget));
-  std::unique_ptr<llvm::MCAsmParser> parser(
-      llvm::createMCAsmParser(sources, context, *streamer, asmInfo));
-  std::unique_ptr<llvm::MCTargetAsmParser> targetParser(
-      target.createMCAsmParser(subtarget, *parser, instrInfo, mcOptions));
-  if (!targetParser)
-    return emitError(loc) << "the AMDGPU target has no assembly parser";
-  parser->setTargetParser(*targetParser);
-  if (parser->Run(/*NoInitialTextSection=*/false))
-    return emitError(loc) << "cannot assemble the generated code: "
-                          << llvm::StringRef(diagnostics).trim();
-  return std::string(object.str());
 }
 
 /// Links a relocatable AMDGPU object into an HSACO shared object with the lld
@@ -496,23 +452,29 @@ FailureOr<GpuModuleBinary> tessel::compileGpuModule(gpu::GPUModuleOp gpuModule,
     return failure();
   if (options.optLevel > 0)
     readKernelPointersAtEntry(*module);
-  llvm::raw_string_ostream(binary.llvmIR) << *module;
+  if (stage == HsacoStage::LLVMIR || options.keepIntermediates)
+    llvm::raw_string_ostream(binary.llvmIR) << *module;
   if (stage == HsacoStage::LLVMIR)
     return binary;
 
-  // Code generation consumes the module: one artifact per compile. The
-  // scheduled code gets its matrix clusters' wave priority in assembly
-  // form (MatrixPriority.cpp), which is then assembled.
-  bool wantIsa = stage == HsacoStage::ISA;
-  FailureOr<std::string> code =
-      runCodegen(loc, *module, **machine, llvm::CodeGenFileType::AssemblyFile);
-  if (failed(code) || failed(collector.flush(loc, "AMDGPU code generation")))
-    return failure();
-  binary.isa = raiseMatrixClusterPriority(*code);
-  if (wantIsa)
-    return binary;
-  FailureOr<std::string> object = assemble(loc, binary.isa, **machine);
-  if (failed(object))
+  // Code generation consumes the module: a compile that keeps the ISA text
+  // besides the code object generates code from a copy for the text.
+  if (stage == HsacoStage::ISA || options.keepIntermediates) {
+    std::unique_ptr<llvm::Module> copy;
+    if (stage != HsacoStage::ISA)
+      copy = llvm::CloneModule(*module);
+    FailureOr<std::string> isa =
+        runCodegen(loc, copy ? *copy : *module, **machine,
+                   llvm::CodeGenFileType::AssemblyFile);
+    if (failed(isa) || failed(collector.flush(loc, "AMDGPU code generation")))
+      return failure();
+    binary.isa = std::move(*isa);
+    if (stage == HsacoStage::ISA)
+      return binary;
+  }
+  FailureOr<std::string> object =
+      runCodegen(loc, *module, **machine, llvm::CodeGenFileType::ObjectFile);
+  if (failed(object) || failed(collector.flush(loc, "AMDGPU code generation")))
     return failure();
   FailureOr<std::vector<char>> hsaco = linkWithLld(loc, *object);
   if (failed(hsaco))

@@ -8,11 +8,12 @@
 // ping-pong of expert kernels) instead of interleaving instruction by
 // instruction.
 //
-// The priority is set on the scheduled machine code: LLVM's AMDGPU
-// scheduler treats s_setprio as a scheduling boundary, so placing the
-// intrinsic in the IR would split the loop body into regions and undo the
-// interleaving of LDS reads with the MFMAs. Inserting instructions never
-// shortens the distance between two others, so the hazard padding the
+// The priority is set on the final machine code, by a machine pass that runs
+// after every pass of the AMDGPU backend and right before the asm printer:
+// LLVM's AMDGPU scheduler treats s_setprio as a scheduling boundary, so
+// placing the intrinsic in the IR would split the loop body into regions and
+// undo the interleaving of LDS reads with the MFMAs. Inserting instructions
+// never shortens the distance between two others, so the hazard padding the
 // backend inserted stays valid.
 //
 //===----------------------------------------------------------------------===//
@@ -20,56 +21,36 @@
 #include "tessel/Target/Hsaco.h"
 
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/SmallVector.h"
-#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/CodeGen/MachineFunctionPass.h"
+#include "llvm/CodeGen/MachineInstrBuilder.h"
+#include "llvm/CodeGen/TargetInstrInfo.h"
+#include "llvm/CodeGen/TargetSubtargetInfo.h"
 
-#include <algorithm>
+#include <optional>
 
 using namespace tessel;
 
-/// Instructions (lines) between two MFMAs of one cluster at most.
+/// Instructions (lines of the printed code) between two MFMAs of one
+/// cluster at most.
 static constexpr size_t kClusterGap = 12;
 
-/// The label a line defines (".LBB0_1:"), or empty.
-static llvm::StringRef definedLabel(llvm::StringRef line) {
-  line = line.rtrim();
-  if (!line.starts_with(".LBB") || !line.ends_with(":"))
-    return {};
-  return line.drop_back();
-}
-
-/// The label a conditional or unconditional branch line targets, or empty.
-static llvm::StringRef branchTarget(llvm::StringRef line) {
-  llvm::StringRef text = line.trim();
-  if (!text.starts_with("s_cbranch_") && !text.starts_with("s_branch"))
-    return {};
-  llvm::StringRef target = text.rsplit(' ').second.trim();
-  return target.starts_with(".LBB") ? target : llvm::StringRef();
-}
-
-static bool isMatrixInstruction(llvm::StringRef line) {
-  return line.trim().starts_with("v_mfma") ||
-         line.trim().starts_with("v_smfmac");
-}
-
-std::string tessel::raiseMatrixClusterPriority(llvm::StringRef assembly) {
-  llvm::SmallVector<llvm::StringRef> lines;
-  assembly.split(lines, '\n');
-  llvm::DenseMap<llvm::StringRef, size_t> labels;
+llvm::SmallVector<std::pair<size_t, size_t>>
+tessel::findMatrixClusters(llvm::ArrayRef<CodeLine> lines) {
+  llvm::DenseMap<int, size_t> labels;
   for (auto [index, line] : llvm::enumerate(lines))
-    if (llvm::StringRef label = definedLabel(line); !label.empty())
-      labels[label] = index;
+    if (line.definesLabel >= 0)
+      labels[line.definesLabel] = index;
   // Clusters of MFMAs inside loops (a label and a later branch back to it):
   // runs in which consecutive MFMAs are at most kClusterGap lines apart.
   llvm::SmallVector<std::pair<size_t, size_t>> clusters;
   for (auto [end, line] : llvm::enumerate(lines)) {
-    llvm::StringRef target = branchTarget(line);
-    auto it = target.empty() ? labels.end() : labels.find(target);
+    auto it = line.branchesTo < 0 ? labels.end() : labels.find(line.branchesTo);
     if (it == labels.end() || it->second >= end)
       continue;
     std::optional<std::pair<size_t, size_t>> cluster;
     for (size_t index = it->second; index < end; ++index) {
-      if (!isMatrixInstruction(lines[index]))
+      if (!lines[index].isMatrix)
         continue;
       if (cluster && index - cluster->second <= kClusterGap) {
         cluster->second = index;
@@ -82,23 +63,118 @@ std::string tessel::raiseMatrixClusterPriority(llvm::StringRef assembly) {
     if (cluster)
       clusters.push_back(*cluster);
   }
+  return clusters;
+}
+
+namespace {
+
+/// The machine pass: lays the function out as the asm printer will print it
+/// (a line per block label and per emitted instruction), finds the clusters
+/// and brackets each with s_setprio.
+class MatrixClusterPriority : public llvm::MachineFunctionPass {
+public:
+  static char ID;
+  MatrixClusterPriority() : llvm::MachineFunctionPass(ID) {}
+
+  llvm::StringRef getPassName() const override {
+    return "Tessel: wave priority around matrix clusters";
+  }
+
+  void getAnalysisUsage(llvm::AnalysisUsage &usage) const override {
+    usage.setPreservesCFG();
+    llvm::MachineFunctionPass::getAnalysisUsage(usage);
+  }
+
+  bool runOnMachineFunction(llvm::MachineFunction &function) override;
+};
+
+} // namespace
+
+char MatrixClusterPriority::ID = 0;
+
+/// The opcode named `name` (the AMDGPU instruction tables are not installed
+/// with LLVM, so opcodes are looked up by name).
+static std::optional<unsigned> findOpcode(const llvm::TargetInstrInfo &info,
+                                          llvm::StringRef name) {
+  for (unsigned opcode = 0, e = info.getNumOpcodes(); opcode < e; ++opcode)
+    if (info.getName(opcode) == name)
+      return opcode;
+  return std::nullopt;
+}
+
+static bool isMatrixInstruction(const llvm::TargetInstrInfo &info,
+                                const llvm::MachineInstr &instr) {
+  llvm::StringRef name = info.getName(instr.getOpcode());
+  return name.starts_with("V_MFMA") || name.starts_with("V_SMFMAC");
+}
+
+/// The block a branch instruction targets, or null.
+static const llvm::MachineBasicBlock *
+branchTarget(const llvm::MachineInstr &instr) {
+  if (!instr.isBranch())
+    return nullptr;
+  for (const llvm::MachineOperand &operand : instr.operands())
+    if (operand.isMBB())
+      return operand.getMBB();
+  return nullptr;
+}
+
+bool MatrixClusterPriority::runOnMachineFunction(
+    llvm::MachineFunction &function) {
+  const llvm::TargetInstrInfo &info = *function.getSubtarget().getInstrInfo();
+  // Blocks the printer gives a label: those some branch targets.
+  llvm::DenseSet<const llvm::MachineBasicBlock *> labelled;
+  for (llvm::MachineBasicBlock &block : function)
+    for (llvm::MachineInstr &instr : block.terminators())
+      if (const llvm::MachineBasicBlock *target = branchTarget(instr))
+        labelled.insert(target);
+  // The printed lines: meta instructions (size 0) and bundle headers print
+  // nothing.
+  llvm::SmallVector<CodeLine> lines;
+  llvm::SmallVector<llvm::MachineInstr *> instrs;
+  for (llvm::MachineBasicBlock &block : function) {
+    if (labelled.contains(&block)) {
+      lines.push_back({/*isMatrix=*/false, block.getNumber(), -1});
+      instrs.push_back(nullptr);
+    }
+    for (llvm::MachineInstr &instr : block.instrs()) {
+      if (instr.isBundle() || info.getInstSizeInBytes(instr) == 0)
+        continue;
+      const llvm::MachineBasicBlock *target = branchTarget(instr);
+      lines.push_back({isMatrixInstruction(info, instr), -1,
+                       target ? target->getNumber() : -1});
+      instrs.push_back(&instr);
+    }
+  }
+  llvm::SmallVector<std::pair<size_t, size_t>> clusters =
+      findMatrixClusters(lines);
   if (clusters.empty())
-    return assembly.str();
-  llvm::DenseMap<size_t, bool> raiseBefore, lowerAfter;
+    return false;
+  std::optional<unsigned> setPriority = findOpcode(info, "S_SETPRIO");
+  if (!setPriority)
+    return false;
+  // A line may open or close several (nested loops') clusters: one
+  // s_setprio each way.
+  llvm::DenseSet<llvm::MachineInstr *> raiseBefore, lowerAfter;
   for (auto [first, last] : clusters) {
-    raiseBefore[first] = true;
-    lowerAfter[last] = true;
+    raiseBefore.insert(instrs[first]);
+    lowerAfter.insert(instrs[last]);
   }
-  std::string result;
-  result.reserve(assembly.size() + clusters.size() * 32);
-  for (auto [index, line] : llvm::enumerate(lines)) {
-    if (raiseBefore.count(index))
-      result += "\ts_setprio 1\n";
-    result += line;
-    if (index + 1 < lines.size())
-      result += '\n';
-    if (lowerAfter.count(index))
-      result += "\ts_setprio 0\n";
-  }
-  return result;
+  auto insert = [&](llvm::MachineInstr *at, bool after, int64_t priority) {
+    llvm::MachineBasicBlock &block = *at->getParent();
+    llvm::MachineBasicBlock::instr_iterator position = at->getIterator();
+    if (after)
+      ++position;
+    llvm::BuildMI(block, position, llvm::DebugLoc(), info.get(*setPriority))
+        .addImm(priority);
+  };
+  for (llvm::MachineInstr *instr : raiseBefore)
+    insert(instr, /*after=*/false, 1);
+  for (llvm::MachineInstr *instr : lowerAfter)
+    insert(instr, /*after=*/true, 0);
+  return true;
+}
+
+llvm::Pass *tessel::createMatrixClusterPriorityPass() {
+  return new MatrixClusterPriority();
 }

@@ -1,4 +1,10 @@
 //===- MatrixPriorityTest.cpp - s_setprio around MFMA clusters ------------===//
+//
+// The cluster search of the wave-priority machine pass, on code laid out as
+// the asm printer prints it. test/Target/matrix-priority.mlir checks the
+// pass's s_setprio in the ISA and the code object of a compiled kernel.
+//
+//===----------------------------------------------------------------------===//
 
 #include "tessel/Target/Hsaco.h"
 
@@ -8,49 +14,54 @@ using namespace tessel;
 
 namespace {
 
-// Two clusters in a loop (MFMAs at most 12 lines apart belong together)
-// get the priority raised before their first and lowered after their last
-// MFMA; an MFMA outside any loop is left alone.
+CodeLine label(int block) { return {false, block, -1}; }
+CodeLine other() { return {false, -1, -1}; }
+CodeLine mfma() { return {true, -1, -1}; }
+CodeLine branch(int block) { return {false, -1, block}; }
+
+using Clusters = llvm::SmallVector<std::pair<size_t, size_t>>;
+
+// Two clusters in a loop (MFMAs at most 12 lines apart belong together);
+// an MFMA outside any loop is left alone.
 TEST(MatrixPriority, ClustersInLoops) {
-  std::string input = "\tv_mfma_f32_32x32x8_f16 a[0:15], v[0:1], v[2:3], 0\n"
-                      ".LBB0_1:\n"
-                      "\tds_read_b128 v[4:7], v8\n"
-                      "\tv_mfma_f32_32x32x8_f16 v[10:25], v[0:1], v[2:3], 0\n"
-                      "\tv_add_f32_e32 v30, v31, v32\n"
-                      "\tv_mfma_f32_32x32x8_f16 v[10:25], v[4:5], v[6:7], 0\n";
+  std::vector<CodeLine> lines = {mfma(), label(1), other(),
+                                 mfma(), other(),  mfma()};
   for (int i = 0; i < 13; ++i)
-    input += "\tv_exp_f32_e32 v40, v41\n";
-  input += "\tv_mfma_f32_32x32x8_f16 v[50:65], v[0:1], v[2:3], 0\n"
-           "\ts_cbranch_vccnz .LBB0_1\n"
-           "\ts_endpgm\n";
-  std::string output = raiseMatrixClusterPriority(input);
-  std::string expected =
-      "\tv_mfma_f32_32x32x8_f16 a[0:15], v[0:1], v[2:3], 0\n"
-      ".LBB0_1:\n"
-      "\tds_read_b128 v[4:7], v8\n"
-      "\ts_setprio 1\n"
-      "\tv_mfma_f32_32x32x8_f16 v[10:25], v[0:1], v[2:3], 0\n"
-      "\tv_add_f32_e32 v30, v31, v32\n"
-      "\tv_mfma_f32_32x32x8_f16 v[10:25], v[4:5], v[6:7], 0\n"
-      "\ts_setprio 0\n";
-  for (int i = 0; i < 13; ++i)
-    expected += "\tv_exp_f32_e32 v40, v41\n";
-  expected += "\ts_setprio 1\n"
-              "\tv_mfma_f32_32x32x8_f16 v[50:65], v[0:1], v[2:3], 0\n"
-              "\ts_setprio 0\n"
-              "\ts_cbranch_vccnz .LBB0_1\n"
-              "\ts_endpgm\n";
-  EXPECT_EQ(output, expected);
+    lines.push_back(other());
+  lines.push_back(mfma());    // 19: 14 lines after the MFMA at 5
+  lines.push_back(branch(1)); // 20: back to line 1
+  lines.push_back(other());
+  EXPECT_EQ(findMatrixClusters(lines), (Clusters{{3, 5}, {19, 19}}));
 }
 
-// Code without loops, or loops without MFMAs, comes back unchanged.
+// Twelve lines apart still joins a cluster; thirteen splits it.
+TEST(MatrixPriority, ClusterGap) {
+  std::vector<CodeLine> lines = {label(0), mfma()};
+  for (int i = 0; i < 11; ++i)
+    lines.push_back(other());
+  lines.push_back(mfma()); // 13: 12 after the MFMA at 1
+  for (int i = 0; i < 12; ++i)
+    lines.push_back(other());
+  lines.push_back(mfma()); // 26: 13 after the MFMA at 13
+  lines.push_back(branch(0));
+  EXPECT_EQ(findMatrixClusters(lines), (Clusters{{1, 13}, {26, 26}}));
+}
+
+// A nested loop's clusters are found for the inner loop and again for the
+// outer one (whose scan may join them differently).
+TEST(MatrixPriority, NestedLoops) {
+  std::vector<CodeLine> lines = {label(0),  mfma(), label(1), mfma(),
+                                 branch(1), mfma(), branch(0)};
+  EXPECT_EQ(findMatrixClusters(lines), (Clusters{{3, 3}, {1, 5}}));
+}
+
+// Code without loops, loops without MFMAs and forward branches raise
+// nothing.
 TEST(MatrixPriority, NothingToRaise) {
-  std::string straight = "\tv_mfma_f32_32x32x8_f16 v[0:15], v[0:1], v[2:3], 0\n"
-                         "\ts_endpgm\n";
-  EXPECT_EQ(raiseMatrixClusterPriority(straight), straight);
-  std::string loop = ".LBB0_1:\n\tv_add_f32_e32 v0, v1, v2\n"
-                     "\ts_cbranch_scc1 .LBB0_1\n";
-  EXPECT_EQ(raiseMatrixClusterPriority(loop), loop);
+  EXPECT_TRUE(findMatrixClusters({mfma(), other()}).empty());
+  EXPECT_TRUE(findMatrixClusters({label(1), other(), branch(1)}).empty());
+  EXPECT_TRUE(
+      findMatrixClusters({mfma(), branch(2), mfma(), label(2)}).empty());
 }
 
 } // namespace

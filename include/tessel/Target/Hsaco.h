@@ -12,10 +12,15 @@
 
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <string>
 #include <vector>
+
+namespace llvm {
+class Pass;
+} // namespace llvm
 
 namespace mlir {
 class DialectRegistry;
@@ -47,29 +52,48 @@ struct HsacoOptions {
   /// Directory holding ocml.bc and ockl.bc. Empty: $TESSEL_ROCM_DEVICE_LIBS,
   /// else the directory configured at build time.
   std::string deviceLibsDir;
+  /// Keep every artifact on the way to the code object (the optimized LLVM
+  /// IR and the ISA text) for a dump. Otherwise a stage keeps only its own:
+  /// the code object is emitted without printing the ISA.
+  bool keepIntermediates = false;
 };
 
 /// What one gpu.module compiles to.
 struct GpuModuleBinary {
-  std::string llvmIR;      // optimized LLVM IR (text)
-  std::string isa;         // AMDGPU assembly (HsacoStage::ISA and HSACO)
+  std::string llvmIR;      // optimized LLVM IR (text; HsacoStage::LLVMIR)
+  std::string isa;         // AMDGPU assembly (HsacoStage::ISA)
   std::vector<char> hsaco; // the linked code object (HsacoStage::HSACO)
   bool linkedDeviceLibs = false;
 };
 
-/// The artifact to produce (the optimized LLVM IR comes with each).
+/// The artifact to produce (HsacoOptions::keepIntermediates keeps the
+/// earlier ones too).
 enum class HsacoStage { LLVMIR, ISA, HSACO };
 
 /// Registers the LLVM IR translations compileGpuModule needs (builtin, LLVM,
 /// ROCDL, GPU) in `registry`.
 void registerHsacoTranslations(mlir::DialectRegistry &registry);
 
-/// `assembly` (AMDGPU assembly as the backend prints it) with each cluster
-/// of matrix instructions inside a loop raised to wave priority 1
-/// (`s_setprio 1` before its first MFMA, `s_setprio 0` after its last), so
-/// that the waves sharing a SIMD alternate between matrix and other work
-/// (lib/Target/MatrixPriority.cpp).
-std::string raiseMatrixClusterPriority(llvm::StringRef assembly);
+/// One line of a function's code as the asm printer prints it, as the
+/// search for matrix clusters sees it.
+struct CodeLine {
+  bool isMatrix = false; // an MFMA (or SMFMAC)
+  int definesLabel = -1; // the number of the block whose label this is
+  int branchesTo = -1;   // the number of the block a branch here targets
+};
+
+/// The clusters of matrix instructions inside loops (a label and a later
+/// branch back to it) as (first, last) line indices: runs of MFMAs at most
+/// 12 lines apart. A line may open or close clusters of several loops.
+llvm::SmallVector<std::pair<size_t, size_t>>
+findMatrixClusters(llvm::ArrayRef<CodeLine> lines);
+
+/// The machine pass that raises each cluster of findMatrixClusters to wave
+/// priority 1 (`s_setprio 1` before its first MFMA, `s_setprio 0` after its
+/// last), so that the waves sharing a SIMD alternate between matrix and
+/// other work (lib/Target/MatrixPriority.cpp). It runs after the AMDGPU
+/// backend's own passes, right before the asm printer.
+llvm::Pass *createMatrixClusterPriorityPass();
 
 /// Compiles `module` (LLVM/ROCDL dialect) for `chip`. Errors are emitted as
 /// MLIR diagnostics at the module's location.
