@@ -137,10 +137,6 @@ static SmallVector<int64_t> tileSizes(uint64_t size, unsigned instrSize) {
 /// cost is small against the last round it removes.
 constexpr int64_t kMinStreamKStepsPerTile = 32;
 
-/// How much faster than the best plain config the analytical form must
-/// predict a stream-K config to rank it first (see rankMatmulConfigs).
-constexpr double kStreamKMargin = 0.05;
-
 /// Whether the last piece of a cut tile can sum the pieces at two waves per
 /// SIMD: the running sum and the piece just loaded are both live, a tile of
 /// accumulators each, beside the addresses and loop bookkeeping.
@@ -336,18 +332,10 @@ tessel::rankMatmulConfigs(MLIRContext *context, const Chip &chip, Type a,
     return std::max(waveM, waveN) /
            std::max<int64_t>(1, std::min(waveM, waveN));
   };
-  // The analytical form knows a stream-K kernel's registers and per-piece
-  // costs less well than a plain kernel's (the ISA-level model put some
-  // of its stream-K picks 5-10 % behind the plain kernel): stream-K ranks
-  // ahead only where it is predicted at least kStreamKMargin faster.
-  auto rankingSeconds = [](const RankedMatmulConfig &ranked) {
-    return ranked.estimate.seconds *
-           (ranked.config.getStreamK() ? 1 + kStreamKMargin : 1);
-  };
   llvm::stable_sort(
       ranked, [&](const RankedMatmulConfig &x, const RankedMatmulConfig &y) {
-        if (rankingSeconds(x) != rankingSeconds(y))
-          return rankingSeconds(x) < rankingSeconds(y);
+        if (x.estimate.seconds != y.estimate.seconds)
+          return x.estimate.seconds < y.estimate.seconds;
         if (x.config.getNumWaves() != y.config.getNumWaves())
           return x.config.getNumWaves() < y.config.getNumWaves();
         return waveAspect(x.config) < waveAspect(y.config);
