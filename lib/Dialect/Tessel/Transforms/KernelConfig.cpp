@@ -137,6 +137,15 @@ static SmallVector<int64_t> tileSizes(uint64_t size, unsigned instrSize) {
 /// cost is small against the last round it removes.
 constexpr int64_t kMinStreamKStepsPerTile = 32;
 
+/// How much faster than the best plain config the analytical form must
+/// predict a stream-K config to rank it first on RDNA (WMMA) chips. On CDNA
+/// stream-K configs rank by their predicted time alone: without the lead,
+/// 85 of the 87 picks it changed over 310 CDNA problems got faster by the
+/// ISA-level model, none spilled. On gfx1100 and gfx1201, 22 of 24 did, but
+/// gfx1100 4000^3 NN lost 14.5 points and 1000x999x1024 NN spilled
+/// (docs/performance-model.md, "Stream-K candidates").
+constexpr double kRdnaStreamKMargin = 0.05;
+
 /// Whether the last piece of a cut tile can sum the pieces at two waves per
 /// SIMD: the running sum and the piece just loaded are both live, a tile of
 /// accumulators each, beside the addresses and loop bookkeeping.
@@ -332,10 +341,15 @@ tessel::rankMatmulConfigs(MLIRContext *context, const Chip &chip, Type a,
     return std::max(waveM, waveN) /
            std::max<int64_t>(1, std::min(waveM, waveN));
   };
+  double streamKMargin = chip.isCDNA() ? 0 : kRdnaStreamKMargin;
+  auto rankingSeconds = [&](const RankedMatmulConfig &ranked) {
+    return ranked.estimate.seconds *
+           (ranked.config.getStreamK() ? 1 + streamKMargin : 1);
+  };
   llvm::stable_sort(
       ranked, [&](const RankedMatmulConfig &x, const RankedMatmulConfig &y) {
-        if (x.estimate.seconds != y.estimate.seconds)
-          return x.estimate.seconds < y.estimate.seconds;
+        if (rankingSeconds(x) != rankingSeconds(y))
+          return rankingSeconds(x) < rankingSeconds(y);
         if (x.config.getNumWaves() != y.config.getNumWaves())
           return x.config.getNumWaves() < y.config.getNumWaves();
         return waveAspect(x.config) < waveAspect(y.config);
