@@ -728,22 +728,38 @@ static unsigned phaseConflicts(ArrayRef<unsigned> lanes,
                                ArrayRef<int64_t> byteAddresses,
                                unsigned accessBytes,
                                const LdsBanking &banking) {
-  // The distinct words each bank serves: sorted (bank, word) pairs without
-  // repeats (lanes reading one word share it), counted per bank. The
-  // chooser calls this for every candidate swizzle: no node allocations.
-  SmallVector<std::pair<int64_t, int64_t>, 256> bankWords;
+  // The distinct words each bank serves (lanes reading one word share it):
+  // the words are bucketed by bank (a counting sort) and each bucket's
+  // distinct words counted in place. The chooser calls this for every
+  // candidate swizzle: no node allocations, no comparison sort.
+  unsigned numBanks = banking.numBanks;
   unsigned words = std::max(1u, accessBytes / banking.bankBytes);
+  SmallVector<unsigned, 65> bucketEnd(numBanks + 1, 0);
+  auto bankOf = [&](int64_t word) { return unsigned(word % numBanks); };
   for (unsigned lane : lanes) {
     int64_t firstWord = byteAddresses[lane] / banking.bankBytes;
     for (unsigned w = 0; w < words; ++w)
-      bankWords.push_back({(firstWord + w) % banking.numBanks, firstWord + w});
+      ++bucketEnd[bankOf(firstWord + w) + 1];
   }
-  llvm::sort(bankWords);
-  bankWords.erase(llvm::unique(bankWords), bankWords.end());
-  unsigned worst = 1, run = 0;
-  for (size_t i = 0; i < bankWords.size(); ++i) {
-    run = i > 0 && bankWords[i].first == bankWords[i - 1].first ? run + 1 : 1;
-    worst = std::max(worst, run);
+  for (unsigned bank = 0; bank < numBanks; ++bank)
+    bucketEnd[bank + 1] += bucketEnd[bank];
+  SmallVector<unsigned, 65> fill(bucketEnd.begin(), bucketEnd.end() - 1);
+  SmallVector<int64_t, 256> bucketed(bucketEnd.back());
+  for (unsigned lane : lanes) {
+    int64_t firstWord = byteAddresses[lane] / banking.bankBytes;
+    for (unsigned w = 0; w < words; ++w)
+      bucketed[fill[bankOf(firstWord + w)]++] = firstWord + w;
+  }
+  unsigned worst = 1;
+  for (unsigned bank = 0; bank < numBanks; ++bank) {
+    unsigned distinct = 0;
+    for (unsigned i = bucketEnd[bank]; i < bucketEnd[bank + 1]; ++i) {
+      bool repeat = false;
+      for (unsigned j = bucketEnd[bank]; j < i && !repeat; ++j)
+        repeat = bucketed[j] == bucketed[i];
+      distinct += repeat ? 0 : 1;
+    }
+    worst = std::max(worst, distinct);
   }
   return worst - 1;
 }
