@@ -80,6 +80,14 @@ func.func @fp8_given_tile(%a: memref<64x128xf8E4M3FNUZ>, %b: memref<128x64xf8E4M
 
 // -----
 
+func.func @matmul_three_stages(%a: memref<256x256xbf16>, %b: memref<256x256xbf16>, %c: memref<256x256xbf16>) {
+  // expected-error @+1 {{'tessel.matmul' op a matmul's K loop pipelines at most 2 stages (two LDS slots), got stages = 3}}
+  tessel.matmul ins(%a, %b : memref<256x256xbf16>, memref<256x256xbf16>) outs(%c : memref<256x256xbf16>) {config = #tessel.config<tile = [128, 128, 32], waves = [2, 2], stages = 3, instr = "v_mfma_f32_32x32x8_bf16">}
+  return
+}
+
+// -----
+
 func.func @lds_over_budget(%a: memref<1024x1024xbf16>, %b: memref<1024x1024xbf16>, %c: memref<1024x1024xbf16>) {
   // expected-error @+1 {{'tessel.matmul' op the config needs 262144 bytes of LDS, over the 65536 of gfx942}}
   tessel.matmul ins(%a, %b : memref<1024x1024xbf16>, memref<1024x1024xbf16>) outs(%c : memref<1024x1024xbf16>) {config = #tessel.config<tile = [256, 256, 256], waves = [2, 2], stages = 1, instr = "v_mfma_f32_32x32x8_bf16">}

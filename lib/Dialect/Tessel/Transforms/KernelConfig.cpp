@@ -417,6 +417,12 @@ tessel::checkMatmulConfig(ConfigAttr config, const Chip &chip, Type a, Type b,
                        << stringifyMmaElement(instr->a) << " by "
                        << stringifyMmaElement(instr->b) << ", not " << a
                        << " by " << b;
+  // tessel-pipeline keeps two LDS slots of a matmul's K loop (the K step
+  // in flight and the next); a deeper pipeline is attention's.
+  if (config.getStages() > 2)
+    return emitError() << "a matmul's K loop pipelines at most 2 stages (two "
+                          "LDS slots), got stages = "
+                       << config.getStages();
   ArrayRef<int64_t> waves = config.getWaves();
   if (tile[0] % (instr->m * waves[0]) || tile[1] % (instr->n * waves[1]))
     return emitError() << "tile " << tile[0] << "x" << tile[1]
