@@ -463,6 +463,11 @@ int64_t tessel::getAttentionHeadDimChunk(const MmaInstr &instr,
   return instr.isWmma() && headDim > 128 ? 64 : headDim;
 }
 
+bool tessel::rescalesUnmaskedKeyLoopLazily(int64_t paddedHeadDim,
+                                           bool onlyWholeBlocks) {
+  return onlyWholeBlocks && paddedHeadDim == 64;
+}
+
 bool tessel::readsAttentionQueriesFromLds(const MmaInstr &instr,
                                           int64_t headDim) {
   return getAttentionHeadDimChunk(instr, headDim) < headDim &&

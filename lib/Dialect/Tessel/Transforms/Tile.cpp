@@ -1904,6 +1904,29 @@ LogicalResult AttentionTiler::run() {
   if (config.getScoresAhead()) {
     scf::ForOp ahead = scoresAheadLoop(unmaskedBegin, maskStart, inits);
     loopResults = ahead.getResults().take_front(inits.size());
+  } else if (lazyRescale && rescalesUnmaskedKeyLoopLazily(
+                                std::max(headDim, headDimV), wholeBlocksOnly)) {
+    // The same lazy update without the scores ahead: the block's S^T, its
+    // maximum, the unlikely rescale, then its weights against the kept m.
+    auto loop = scf::ForOp::create(
+        b, loc, unmaskedBegin, maskStart, constIndex(blockN), inits,
+        [&](OpBuilder &nested, Location, Value n0, ValueRange iters) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPoint(nested.getInsertionBlock(),
+                              nested.getInsertionPoint());
+          BlockSource from = sourceOf(n0);
+          SmallVector<Value> kChunks = loadKeys(from, /*masked=*/false);
+          SmallVector<Value> vTChunks = loadValues(from, /*masked=*/false);
+          Value scores = scaledScores(scoresOf(kChunks));
+          ValueRange state = rescaleIfGrown(
+              iters[0], iters[1], SmallVector<Value>(iters.drop_front(2)),
+              rowMax(scores));
+          scf::YieldOp::create(
+              b, loc,
+              accumulateStep(scores, vTChunks, state[0], state[1],
+                             SmallVector<Value>(state.drop_front(2))));
+        });
+    loopResults = loop.getResults();
   } else {
     loopResults = keyLoop(unmaskedBegin, maskStart, inits, false).getResults();
   }

@@ -237,6 +237,17 @@ int64_t getPaddedHeadDim(int64_t headDim);
 /// not computed (head dim 192 takes 3).
 int64_t getAttentionHeadDimChunk(const MmaInstr &instr, int64_t headDim);
 
+/// Whether an attention kernel's loop over whole, unmasked key blocks that
+/// does not compute the scores ahead rescales O and l lazily (as the
+/// scores-ahead loop does for 16-bit P): where the kernel has no masked
+/// loop (`onlyWholeBlocks`: no window, no mask, a static key count that is
+/// a multiple of the block) at padded head dim 64. Measured by the model
+/// (docs/performance.md, "Lazy rescale"): gfx942 bf16 D=64 56.0 -> 60.9 %,
+/// gfx950 D=64 38.7 -> 43.6 %, gfx90a bf16 D=64 78.7 -> 84.1 %; kernels
+/// with a masked loop and other head dims lost (gfx942 f16 D=256 40.5 ->
+/// 32.7 %, bf16 D=64 causal 47.8 -> 40.2 %).
+bool rescalesUnmaskedKeyLoopLazily(int64_t paddedHeadDim, bool onlyWholeBlocks);
+
 /// Whether Q^T stays in LDS and is read where it is used, on every key
 /// block, instead of living in registers across the key loop: with head-dim
 /// chunks on gfx11, which holds each WMMA operand on both half-waves (Q and

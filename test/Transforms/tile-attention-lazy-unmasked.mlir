@@ -1,0 +1,34 @@
+// The key loop without the scores ahead rescales lazily where the kernel
+// has no masked loop at padded head dim 64 (rescalesUnmaskedKeyLoopLazily):
+// each iteration computes its block's S^T and maximum, rescales O and l
+// behind an unlikely branch on tessel.wave_any only where some query's
+// maximum grew past the kept one by more than 8 (log2 units), then adds the
+// block's weights against the kept maximum.
+// RUN: tessel-gen attention -b 1 -h 2 --seq-q 128 --seq-kv 256 -d 64 -t bf16 --config='#tessel.config<tile = [128, 64], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_bf16">' | tessel-opt --tessel-tile=chip=gfx942 | FileCheck %s --check-prefix=LAZY
+// A masked loop (causal), another head dim, or 8-bit P keep the exact
+// update in every block.
+// RUN: tessel-gen attention -b 1 -h 2 --seq-q 128 --seq-kv 256 -d 64 -t bf16 --causal --config='#tessel.config<tile = [128, 64], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_bf16">' | tessel-opt --tessel-tile=chip=gfx942 | FileCheck %s --check-prefix=EXACT
+// RUN: tessel-gen attention -b 1 -h 2 --seq-q 128 --seq-kv 256 -d 128 -t bf16 --config='#tessel.config<tile = [128, 32], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_bf16">' | tessel-opt --tessel-tile=chip=gfx942 | FileCheck %s --check-prefix=EXACT
+// RUN: tessel-gen attention -b 1 -h 2 --seq-q 128 --seq-kv 256 -d 64 -t f8E4M3FNUZ --descale --config='#tessel.config<tile = [128, 64], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x16_fp8_fp8">' | tessel-opt --tessel-tile=chip=gfx942 | FileCheck %s --check-prefix=EXACT
+
+// LAZY-LABEL: func.func @attention
+// LAZY: scf.for %{{.*}} iter_args(%[[M:[^ ]*]] = %{{[^,]*}}, %[[L:[^ ]*]] = %{{[^,]*}}, %[[O:[^ ]*]] = %{{[^)]*}})
+// LAZY: %[[S:.*]] = tessel.dot
+// LAZY: %[[BMAX:.*]] = tessel.reduce "max" %[[S]] along 0
+// LAZY: %[[LIMIT:.*]] = arith.addf %[[M]], %{{.*}}
+// LAZY: %[[GROWN:.*]] = arith.cmpf ogt, %{{.*}}, %[[LIMIT]]
+// LAZY: %[[ANY:.*]] = tessel.wave_any %[[GROWN]]
+// LAZY: %[[STATE:.*]]:3 = scf.if %[[ANY]]
+// LAZY: arith.maxnumf %[[M]]
+// LAZY: } else {
+// LAZY-NEXT: scf.yield %[[M]], %[[L]], %[[O]]
+// LAZY-NEXT: } {tessel.unlikely}
+// The weights against the kept maximum; O^T += V^T P^T onto the kept O.
+// LAZY: math.exp2
+// LAZY: tessel.dot %{{.*}}, %{{.*}}, %[[STATE]]#2
+// LAZY: scf.yield %[[STATE]]#0
+// LAZY-NOT: tessel.wave_any
+
+// EXACT-LABEL: func.func @attention
+// EXACT-NOT: tessel.wave_any
+// EXACT: return
