@@ -1713,15 +1713,24 @@ LogicalResult AttentionTiler::run() {
     SmallVector<Value> vTChunks = loadValues(from, masked);
     return finishStep(n0, scoresOf(kChunks), vTChunks, iters, masked);
   };
+  // A loop over the key blocks in [begin, end) whose iteration yields
+  // `body` of the block's first key and the loop state.
+  auto blockLoop =
+      [&](Value begin, Value end, ValueRange inits,
+          llvm::function_ref<SmallVector<Value>(Value, ValueRange)> body) {
+        return scf::ForOp::create(
+            b, loc, begin, end, constIndex(blockN), inits,
+            [&](OpBuilder &nested, Location, Value n0, ValueRange iters) {
+              OpBuilder::InsertionGuard guard(b);
+              b.setInsertionPoint(nested.getInsertionBlock(),
+                                  nested.getInsertionPoint());
+              scf::YieldOp::create(b, loc, body(n0, iters));
+            });
+      };
   auto keyLoop = [&](Value begin, Value end, ValueRange inits, bool masked) {
-    return scf::ForOp::create(
-        b, loc, begin, end, constIndex(blockN), inits,
-        [&](OpBuilder &nested, Location, Value n0, ValueRange iters) {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPoint(nested.getInsertionBlock(),
-                              nested.getInsertionPoint());
-          scf::YieldOp::create(b, loc, step(n0, iters, masked));
-        });
+    return blockLoop(begin, end, inits, [&](Value n0, ValueRange iters) {
+      return step(n0, iters, masked);
+    });
   };
   // The loop over whole, unmasked blocks with the next block's first
   // product one iteration ahead: iteration n0 computes S^T of block n0 +
@@ -1908,24 +1917,18 @@ LogicalResult AttentionTiler::run() {
                                 std::max(headDim, headDimV), wholeBlocksOnly)) {
     // The same lazy update without the scores ahead: the block's S^T, its
     // maximum, the unlikely rescale, then its weights against the kept m.
-    auto loop = scf::ForOp::create(
-        b, loc, unmaskedBegin, maskStart, constIndex(blockN), inits,
-        [&](OpBuilder &nested, Location, Value n0, ValueRange iters) {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPoint(nested.getInsertionBlock(),
-                              nested.getInsertionPoint());
-          BlockSource from = sourceOf(n0);
-          SmallVector<Value> kChunks = loadKeys(from, /*masked=*/false);
-          SmallVector<Value> vTChunks = loadValues(from, /*masked=*/false);
-          Value scores = scaledScores(scoresOf(kChunks));
-          ValueRange state = rescaleIfGrown(
-              iters[0], iters[1], SmallVector<Value>(iters.drop_front(2)),
-              rowMax(scores));
-          scf::YieldOp::create(
-              b, loc,
-              accumulateStep(scores, vTChunks, state[0], state[1],
-                             SmallVector<Value>(state.drop_front(2))));
-        });
+    auto lazyStep = [&](Value n0, ValueRange iters) {
+      BlockSource from = sourceOf(n0);
+      SmallVector<Value> kChunks = loadKeys(from, /*masked=*/false);
+      SmallVector<Value> vTChunks = loadValues(from, /*masked=*/false);
+      Value scores = scaledScores(scoresOf(kChunks));
+      ValueRange state = rescaleIfGrown(iters[0], iters[1],
+                                        SmallVector<Value>(iters.drop_front(2)),
+                                        rowMax(scores));
+      return accumulateStep(scores, vTChunks, state[0], state[1],
+                            SmallVector<Value>(state.drop_front(2)));
+    };
+    scf::ForOp loop = blockLoop(unmaskedBegin, maskStart, inits, lazyStep);
     loopResults = loop.getResults();
   } else {
     loopResults = keyLoop(unmaskedBegin, maskStart, inits, false).getResults();
