@@ -10,6 +10,7 @@
 
 #include "tessel/Emulator/Collectives.h"
 
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -218,6 +219,16 @@ uint16_t emu::floatToHalf(float value) {
   if (rounded > 65504.0)
     return sign | 0x7c00;
   return sign | uint16_t(magnitudeCode(rounded, kHalf));
+}
+
+uint16_t emu::floatToHalfTowardZero(float value) {
+  if (std::isnan(value))
+    return floatToHalf(value);
+  llvm::APFloat half(value);
+  bool losesInfo = false;
+  half.convert(llvm::APFloat::IEEEhalf(), llvm::APFloat::rmTowardZero,
+               &losesInfo);
+  return uint16_t(half.bitcastToAPInt().getZExtValue());
 }
 
 float emu::roundToXf32(float value) {

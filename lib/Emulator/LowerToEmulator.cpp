@@ -761,6 +761,10 @@ LogicalResult KernelLowering::lowerRocdlOp(Operation *op) {
               constI32(b, loc, high), constI32(b, loc, isBf8)}));
   }
 
+  if (auto cvt = dyn_cast<ROCDL::CvtPkRtz>(op))
+    return replaceWith(call(b, loc, "cvt_pkrtz_f16_f32", i32(),
+                            {cvt.getSrcA(), cvt.getSrcB()}));
+
   // Transcendental approximations (f32 only).
   std::optional<int32_t> math = llvm::StringSwitch<std::optional<int32_t>>(rest)
                                     .Case("exp2", emu::abi::kExp2)

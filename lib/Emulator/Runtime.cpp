@@ -847,6 +847,11 @@ int32_t __tessel_emu_cvt_pk_fp8_f32(float a, float b, int32_t old,
   return int32_t(result);
 }
 
+int32_t __tessel_emu_cvt_pkrtz_f16_f32(float a, float b) {
+  return int32_t(uint32_t(floatToHalfTowardZero(a)) |
+                 uint32_t(floatToHalfTowardZero(b)) << 16);
+}
+
 float __tessel_emu_math_f32(int32_t op, float x) {
   switch (op) {
   case abi::kExp2: {

@@ -67,6 +67,7 @@ enum MathOp : int32_t {
   X(buffer_store)                                                              \
   X(cvt_f32_fp8)                                                               \
   X(cvt_pk_fp8_f32)                                                            \
+  X(cvt_pkrtz_f16_f32)                                                         \
   X(math_f32)                                                                  \
   X(fmed3_f32)
 
@@ -111,6 +112,8 @@ void __tessel_emu_buffer_store(const void *src, void *rsrc, int32_t offset,
 float __tessel_emu_cvt_f32_fp8(int32_t source, int32_t byteSel, int32_t isBf8);
 int32_t __tessel_emu_cvt_pk_fp8_f32(float a, float b, int32_t old,
                                     int32_t wordSel, int32_t isBf8);
+// Two f16 rounded toward zero, `a` in the low half (v_cvt_pkrtz_f16_f32).
+int32_t __tessel_emu_cvt_pkrtz_f16_f32(float a, float b);
 float __tessel_emu_math_f32(int32_t op, float x);
 float __tessel_emu_fmed3_f32(float a, float b, float c);
 }

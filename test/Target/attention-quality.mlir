@@ -23,6 +23,7 @@
 // RUN: tesselc %t.causal.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=PREFETCH
 // RUN: tesselc %t.causal.mlir --chip=gfx942 --emit=perf | FileCheck %s --check-prefix=DOUBLE
 // RUN: tesselc %t.full.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=AHEAD
+// RUN: tessel-gen attention -b 1 -h 32 --seq-q 4096 --seq-kv 4096 -d 64 -t f16 | tesselc --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=P64
 // RUN: tessel-gen attention -b 1 -h 32 --seq-q 4096 --seq-kv 4096 -d 128 -t bf16 > %t.bf16.mlir
 // RUN: tesselc %t.bf16.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=BF16
 // RUN: tessel-gen attention -b 4 -h 32 --seq-q 4096 --seq-kv 4096 -d 128 -t f16 > %t.batch4.mlir
@@ -198,3 +199,15 @@
 // AHEAD: v_exp_f32
 // AHEAD-COUNT-32: v_pk_mul_f32
 // AHEAD: s_branch [[BODY]]
+
+// At head dim 64 the f16 probabilities are rounded toward zero, two a
+// v_cvt_pkrtz_f16_f32 (16 for a lane's 32 of a 64-key block), where the
+// row sums add the rounded values: the key loop converts with no
+// v_cvt_f16_f32 and no v_pack_b32_f16. O is still rounded to nearest.
+// P64-LABEL: attention:
+// P64-NOT: {{v_pack_b32_f16|v_cvt_f16_f32}}
+// P64-COUNT-16: v_cvt_pkrtz_f16_f32
+// P64-NOT: {{v_cvt_pkrtz_f16_f32|v_pack_b32_f16|v_cvt_f16_f32}}
+// P64: s_cbranch_vccnz .LBB0_{{[0-9]+}}
+// P64: v_cvt_f16_f32_e32
+// P64: v_pack_b32_f16

@@ -1012,6 +1012,29 @@ TEST(CollectivesFloat, HalfRoundsToNearestEven) {
   }
 }
 
+TEST(CollectivesFloat, HalfTowardZero) {
+  EXPECT_EQ(floatToHalfTowardZero(1.0f), 0x3c00);
+  EXPECT_EQ(floatToHalfTowardZero(1.0f + 3 * 0x1p-11f), 0x3c01); // RNE: 0x3c02
+  EXPECT_EQ(floatToHalfTowardZero(1.0f + 0x1p-10f - 0x1p-23f), 0x3c00);
+  EXPECT_EQ(floatToHalfTowardZero(-1.0f - 3 * 0x1p-11f), 0xbc01);
+  EXPECT_EQ(floatToHalfTowardZero(65520.0f), 0x7bff); // RNE: infinity
+  EXPECT_EQ(floatToHalfTowardZero(1e10f), 0x7bff);
+  EXPECT_EQ(floatToHalfTowardZero(-1e10f), 0xfbff);
+  EXPECT_EQ(floatToHalfTowardZero(INFINITY), 0x7c00);
+  EXPECT_EQ(floatToHalfTowardZero(-INFINITY), 0xfc00);
+  EXPECT_EQ(floatToHalfTowardZero(0x1.8p-24f), 0x0001);   // RNE: 0x0002
+  EXPECT_EQ(floatToHalfTowardZero(0x1.8p-25f), 0x0000);   // RNE: 0x0001
+  EXPECT_EQ(floatToHalfTowardZero(0x1.ffcp-15f), 0x03ff); // RNE: 0x0400
+  EXPECT_EQ(floatToHalfTowardZero(-0.0f), 0x8000);
+  EXPECT_TRUE(std::isnan(halfToFloat(floatToHalfTowardZero(NAN))));
+  // Every f16 value converts to itself.
+  for (uint32_t bits = 0; bits < 0x10000; ++bits) {
+    float value = halfToFloat(uint16_t(bits));
+    if (!std::isnan(value))
+      ASSERT_EQ(floatToHalfTowardZero(value), bits) << bits;
+  }
+}
+
 TEST(CollectivesFloat, Xf32KeepsTenFractionBits) {
   EXPECT_EQ(roundToXf32(1.0f + 0x1p-10f), 1.0f + 0x1p-10f);
   EXPECT_EQ(roundToXf32(1.0f + 0x1p-11f), 1.0f);               // tie, even

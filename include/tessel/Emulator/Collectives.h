@@ -50,6 +50,10 @@ uint16_t floatToBf16(float value);
 /// f16 <-> f32 (IEEE binary16, round to nearest even).
 float halfToFloat(uint16_t bits);
 uint16_t floatToHalf(float value);
+/// f32 -> f16 rounded toward zero (v_cvt_pkrtz_f16_f32): a finite value past
+/// the f16 range becomes the largest finite one, denormals are kept, a NaN
+/// stays quiet as floatToHalf keeps it.
+uint16_t floatToHalfTowardZero(float value);
 /// `value` with its mantissa rounded to xf32's 10 bits (nearest even), as
 /// the xf32 MFMAs read their f32 operands.
 float roundToXf32(float value);

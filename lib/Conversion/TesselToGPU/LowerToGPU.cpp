@@ -2551,6 +2551,61 @@ static void expandBf16Truncation(gpu::GPUModuleOp module, const Chip &chip) {
   }
 }
 
+/// Rounds f32 to f16 toward zero where the tile program asks for it
+/// (attention's probabilities on gfx90a and gfx942, whose row sums add the
+/// rounded values, tessel-tile): two values a `v_cvt_pkrtz_f16_f32`, where
+/// arith.truncf's own lowering would change the rounding mode around each
+/// conversion. An odd last value pairs with poison.
+static void lowerTowardZeroF16Truncation(gpu::GPUModuleOp module) {
+  SmallVector<arith::TruncFOp> truncations;
+  module.walk([&](arith::TruncFOp op) {
+    if (op.getRoundingmode() == arith::RoundingMode::toward_zero &&
+        getElementTypeOrSelf(op.getType()).isF16() &&
+        getElementTypeOrSelf(op.getIn().getType()).isF32())
+      truncations.push_back(op);
+  });
+  for (arith::TruncFOp op : truncations) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    auto pairType = VectorType::get({2}, b.getF16Type());
+    Value poison = LLVM::PoisonOp::create(b, loc, b.getF32Type());
+    auto vectorType = dyn_cast<VectorType>(op.getIn().getType());
+    if (!vectorType) {
+      Value pair =
+          ROCDL::CvtPkRtz::create(b, loc, pairType, op.getIn(), poison);
+      op.replaceAllUsesWith(
+          vector::ExtractOp::create(b, loc, pair, ArrayRef<int64_t>{0})
+              .getResult());
+      op.erase();
+      continue;
+    }
+    int64_t count = vectorType.getNumElements();
+    auto element = [&](int64_t index) -> Value {
+      if (index >= count)
+        return poison;
+      return vector::ExtractOp::create(b, loc, op.getIn(),
+                                       ArrayRef<int64_t>{index});
+    };
+    Value result = LLVM::PoisonOp::create(b, loc, op.getType());
+    for (int64_t index = 0; index < count; index += 2) {
+      Value low = element(index);
+      Value high = element(index + 1);
+      Value pair = ROCDL::CvtPkRtz::create(b, loc, pairType, low, high);
+      if (index + 1 < count) {
+        result = vector::InsertStridedSliceOp::create(b, loc, pair, result,
+                                                      ArrayRef<int64_t>{index},
+                                                      ArrayRef<int64_t>{1});
+        continue;
+      }
+      result = vector::InsertOp::create(
+          b, loc, vector::ExtractOp::create(b, loc, pair, ArrayRef<int64_t>{0}),
+          result, ArrayRef<int64_t>{index});
+    }
+    op.replaceAllUsesWith(result);
+    op.erase();
+  }
+}
+
 namespace {
 struct LowerToGPUPass
     : public tessel::impl::TesselLowerToGPUPassBase<LowerToGPUPass> {
@@ -2636,6 +2691,7 @@ struct LowerToGPUPass
     if (failed(cleanUp()))
       return signalPassFailure();
     sinkElementwiseIntoExtracts(gpuModule);
+    lowerTowardZeroF16Truncation(gpuModule);
     if (failed(cleanUp()))
       return signalPassFailure();
     expandBf16Truncation(gpuModule, *target);

@@ -468,6 +468,10 @@ bool tessel::rescalesUnmaskedKeyLoopLazily(int64_t paddedHeadDim,
   return onlyWholeBlocks && paddedHeadDim == 64;
 }
 
+bool tessel::roundsProbabilitiesTowardZero(int64_t paddedHeadDim) {
+  return paddedHeadDim <= 64;
+}
+
 bool tessel::readsAttentionQueriesFromLds(const MmaInstr &instr,
                                           int64_t headDim) {
   return getAttentionHeadDimChunk(instr, headDim) < headDim &&

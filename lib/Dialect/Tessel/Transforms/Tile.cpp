@@ -631,17 +631,48 @@ private:
     return tensor::SplatOp::create(b, loc, type, scalar);
   }
 
-  /// The probabilities `p` (f32) rounded to `type`, the second product's
-  /// operand. Where the chip has no bf16 conversion instruction, the
-  /// backend's rounding to bf16 also checks each value for NaN (5.5 VALU
-  /// instructions per value); here it is the rounding alone (to nearest
-  /// even: add 0x7fff plus the kept part's lowest bit, keep the top 16
-  /// bits; 2.5 instructions). A NaN probability may then round to another
-  /// value, which the output never shows: the row's sum adds the f32 `p`,
-  /// so the sum is NaN and so is the row of O it divides, and its
-  /// logsumexp.
-  Value roundProbabilities(Value p, RankedTensorType type) {
+  /// Whether a block's row sums add the f16 probabilities the second
+  /// product multiplies, widened (summedProbabilities), rather than the f32
+  /// `p`: on gfx90a and gfx942, whose `v_dot2_f32_f16` adds a pair of them
+  /// to an f32 sum in one instruction (tessel-lower-to-gpu: 8 instead of 15
+  /// adds for 16 keys a lane), in kernels that do not write the logsumexp
+  /// (whose sum's log is an output, as exact as FlashAttention's). On gfx950
+  /// the model predicted losses (docs/performance.md, "Row sums by pairs").
+  bool sumsRoundedProbabilities(Type element) {
     const Chip *chip = lookupChip(target.chip);
+    return !logsumexp && element.isF16() && chip && chip->isCDNA() &&
+           chip->isaVersion() < 9500;
+  }
+
+  /// The probabilities `p` (f32) rounded to `type`, the second product's
+  /// operand.
+  ///
+  /// To f16, where the row sums add the rounded values, toward zero up to
+  /// padded head dim 64 (roundsProbabilitiesTowardZero): two values a
+  /// `v_cvt_pkrtz_f16_f32` (tessel-lower-to-gpu) instead of a
+  /// `v_cvt_f16_f32` each and a `v_pack_b32_f16` a pair, 32 of 185 VALU
+  /// instructions a key block of 64 on gfx942 at head dim 64. O is then
+  /// normalized by the weights it was built from: each weight is within
+  /// 2^-10 of `p` relative, and what the truncation shifts all of them by
+  /// alike divides out (docs/performance.md, "P rounded toward zero").
+  ///
+  /// To bf16, where the chip has no conversion instruction, the backend's
+  /// rounding also checks each value for NaN (5.5 VALU instructions per
+  /// value); here it is the rounding alone (to nearest even: add 0x7fff
+  /// plus the kept part's lowest bit, keep the top 16 bits; 2.5
+  /// instructions). A NaN probability may then round to another value,
+  /// which the output never shows: the row's sum adds the f32 `p`, so the
+  /// sum is NaN and so is the row of O it divides, and its logsumexp.
+  Value roundProbabilities(Value p, RankedTensorType type,
+                           int64_t paddedHeadDim) {
+    const Chip *chip = lookupChip(target.chip);
+    if (sumsRoundedProbabilities(type.getElementType()) &&
+        roundsProbabilitiesTowardZero(paddedHeadDim))
+      return arith::TruncFOp::create(
+          b, loc, type, p,
+          arith::RoundingModeAttr::get(b.getContext(),
+                                       arith::RoundingMode::toward_zero),
+          arith::FastMathFlagsAttr());
     if (!type.getElementType().isBF16() || !chip || chip->convertsToBf16())
       return arith::TruncFOp::create(b, loc, type, p);
     auto like = [&](Type element) {
@@ -661,20 +692,13 @@ private:
     return arith::BitcastOp::create(b, loc, type, top);
   }
 
-  /// What a block's row sums add: the f16 probabilities the second product
-  /// multiplies, widened, on gfx90a and gfx942, whose `v_dot2_f32_f16`
-  /// adds a pair of them to an f32 sum in one instruction
-  /// (tessel-lower-to-gpu: 8 instead of 15 adds for 16 keys a lane);
-  /// otherwise the f32 `p`. Summing the rounded values normalizes O by the
-  /// weights it was built from (the same error as summing `p`, measured
-  /// against an f64 softmax; a NaN or infinity stays one in f16). On
-  /// gfx950 the model predicted losses (docs/performance.md, "Row sums by
-  /// pairs").
+  /// What a block's row sums add: `pLow` widened where
+  /// sumsRoundedProbabilities says so (the same error as summing `p`,
+  /// measured against an f64 softmax; a NaN or infinity stays one in f16),
+  /// otherwise the f32 `p`.
   Value summedProbabilities(Value p, Value pLow) {
-    const Chip *chip = lookupChip(target.chip);
     auto lowType = cast<RankedTensorType>(pLow.getType());
-    if (!lowType.getElementType().isF16() || !chip || !chip->isCDNA() ||
-        chip->isaVersion() >= 9500)
+    if (!sumsRoundedProbabilities(lowType.getElementType()))
       return p;
     return arith::ExtFOp::create(b, loc, p.getType(), pLow);
   }
@@ -1688,12 +1712,11 @@ LogicalResult AttentionTiler::run() {
     Value p = math::Exp2Op::create(b, loc, exponent, approximate);
     Value alpha = math::Exp2Op::create(
         b, loc, arith::SubFOp::create(b, loc, m, mSafe), approximate);
-    Value pLow = roundProbabilities(p, tile({blockN, blockM}, element, mma));
-    // A kernel that writes the logsumexp sums the f32 `p`: the sum's log
-    // is an output, as exact as FlashAttention's.
-    Value blockSum = ReduceOp::create(
-        b, loc, *statType, logsumexp ? p : summedProbabilities(p, pLow),
-        b.getI64IntegerAttr(0), b.getStringAttr("add"));
+    Value pLow = roundProbabilities(p, tile({blockN, blockM}, element, mma),
+                                    std::max(headDim, headDimV));
+    Value blockSum =
+        ReduceOp::create(b, loc, *statType, summedProbabilities(p, pLow),
+                         b.getI64IntegerAttr(0), b.getStringAttr("add"));
     Value lNew = arith::AddFOp::create(
         b, loc, arith::MulFOp::create(b, loc, l, alpha), blockSum);
     Value alphaTile = BroadcastOp::create(b, loc, oType, alpha);
@@ -1812,10 +1835,11 @@ LogicalResult AttentionTiler::run() {
     Value exponent = math::FmaOp::create(
         b, loc, s, splat(sType, foldScale ? scaleLog2 : 1.0), minusMax);
     Value p = math::Exp2Op::create(b, loc, exponent, arith::FastMathFlags::afn);
-    Value pLow = roundProbabilities(p, tile({blockN, blockM}, element, mma));
-    Value blockSum = ReduceOp::create(
-        b, loc, *statType, logsumexp ? p : summedProbabilities(p, pLow),
-        b.getI64IntegerAttr(0), b.getStringAttr("add"));
+    Value pLow = roundProbabilities(p, tile({blockN, blockM}, element, mma),
+                                    std::max(headDim, headDimV));
+    Value blockSum =
+        ReduceOp::create(b, loc, *statType, summedProbabilities(p, pLow),
+                         b.getI64IntegerAttr(0), b.getStringAttr("add"));
     SmallVector<Value> results = {m,
                                   arith::AddFOp::create(b, loc, l, blockSum)};
     for (auto [acc, vT] : llvm::zip(accs, vTChunks))

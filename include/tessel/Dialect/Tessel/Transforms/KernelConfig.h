@@ -248,6 +248,18 @@ int64_t getAttentionHeadDimChunk(const MmaInstr &instr, int64_t headDim);
 /// 32.7 %, bf16 D=64 causal 47.8 -> 40.2 %).
 bool rescalesUnmaskedKeyLoopLazily(int64_t paddedHeadDim, bool onlyWholeBlocks);
 
+/// Whether attention's f16 probabilities, where the row sums add the
+/// rounded values (gfx90a, gfx942, no logsumexp output), are rounded
+/// toward zero, two a `v_cvt_pkrtz_f16_f32`, rather than to nearest (a
+/// `v_cvt_f16_f32` each and a `v_pack_b32_f16` a pair): at padded head dim
+/// up to 64. Measured by the model (docs/performance.md, "P rounded toward
+/// zero"): gfx942 f16 D=64 68.0 -> 70.0 %, causal 57.2 -> 58.4 %, D=40
+/// 55.6 -> 59.1 %, gfx90a D=40 causal 72.3 -> 76.3 %. At head dim 128 the
+/// loop issues fewer instructions too, but the model's two waves per SIMD
+/// fall into a worse phase in some kernels (gfx90a f16 D=128 85.3 -> 80.4
+/// %, gfx942 causal 80.9 -> 78.4 %, gfx942 full 85.0 -> 87.6 %).
+bool roundsProbabilitiesTowardZero(int64_t paddedHeadDim);
+
 /// Whether Q^T stays in LDS and is read where it is used, on every key
 /// block, instead of living in registers across the key loop: with head-dim
 /// chunks on gfx11, which holds each WMMA operand on both half-waves (Q and
