@@ -9,6 +9,7 @@
 // RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 256 -d 40 -t f16 --causal | tessel-opt --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx90a}),tessel-tile{chip=gfx90a})' | FileCheck %s --check-prefix=RTZ
 // RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 256 -d 128 -t f16 --lse | tessel-opt --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}),tessel-tile{chip=gfx942})' | FileCheck %s --check-prefix=F32
 // RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 256 -d 128 -t bf16 | tessel-opt --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}),tessel-tile{chip=gfx942})' | FileCheck %s --check-prefix=F32
+// RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 256 -d 128 -t bf16 | tessel-opt --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}),tessel-tile{chip=gfx942})' | FileCheck %s --check-prefix=BF16
 // RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 256 -d 128 -t f16 | tessel-opt --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx950}),tessel-tile{chip=gfx950})' | FileCheck %s --check-prefix=F32
 
 // PAIRS-LABEL: func.func @attention
@@ -30,3 +31,14 @@
 // F32-NOT: arith.extf
 // F32-NOT: toward_zero
 // F32: tessel.reduce "add" %[[P]] along 0
+
+// bf16 P on gfx942 (no conversion instruction): rounded to nearest with
+// ties away, the bits plus 0x8000, the top 16 kept.
+// BF16-LABEL: func.func @attention
+// BF16: %[[P:.*]] = math.exp2 %{{.*}} fastmath<afn> : tensor<{{[0-9]+}}x{{[0-9]+}}xf32, #mma>
+// BF16: %[[BITS:.*]] = arith.bitcast %[[P]]
+// BF16: %[[HALF:.*]] = arith.constant dense<32768>
+// BF16: %[[SUM:.*]] = arith.addi %[[BITS]], %[[HALF]]
+// BF16: %[[SIXTEEN:.*]] = arith.constant dense<16>
+// BF16: %[[TOP:.*]] = arith.shrui %[[SUM]], %[[SIXTEEN]]
+// BF16: arith.trunci %[[TOP]]

@@ -658,11 +658,14 @@ private:
   ///
   /// To bf16, where the chip has no conversion instruction, the backend's
   /// rounding also checks each value for NaN (5.5 VALU instructions per
-  /// value); here it is the rounding alone (to nearest even: add 0x7fff
-  /// plus the kept part's lowest bit, keep the top 16 bits; 2.5
-  /// instructions). A NaN probability may then round to another value,
-  /// which the output never shows: the row's sum adds the f32 `p`, so the
-  /// sum is NaN and so is the row of O it divides, and its logsumexp.
+  /// value); here it is the rounding alone, to nearest with ties away from
+  /// zero (add 0x8000, keep the top 16 bits: 1.5 instructions a value, a
+  /// `v_add_u32` each and a `v_perm_b32` a pair). It differs from rounding
+  /// to nearest even only on an exact tie, with the same half-ulp bound
+  /// (docs/performance.md, "bf16 P rounded with ties away"). A NaN
+  /// probability may then round to another value, which the output never
+  /// shows: the row's sum adds the f32 `p`, so the sum is NaN and so is the
+  /// row of O it divides, and its logsumexp.
   Value roundProbabilities(Value p, RankedTensorType type,
                            int64_t paddedHeadDim) {
     const Chip *chip = lookupChip(target.chip);
@@ -680,12 +683,7 @@ private:
     };
     RankedTensorType bits32 = like(b.getI32Type());
     Value bits = arith::BitcastOp::create(b, loc, bits32, p);
-    Value lowestKept = arith::AndIOp::create(
-        b, loc, arith::ShRUIOp::create(b, loc, bits, splat(bits32, 16)),
-        splat(bits32, 1));
-    Value rounded = arith::AddIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, bits, splat(bits32, 0x7fff)),
-        lowestKept);
+    Value rounded = arith::AddIOp::create(b, loc, bits, splat(bits32, 0x8000));
     Value top = arith::TruncIOp::create(
         b, loc, like(b.getI16Type()),
         arith::ShRUIOp::create(b, loc, rounded, splat(bits32, 16)));
