@@ -2568,11 +2568,13 @@ static void lowerTowardZeroF16Truncation(gpu::GPUModuleOp module) {
     OpBuilder b(op);
     Location loc = op.getLoc();
     auto pairType = VectorType::get({2}, b.getF16Type());
-    Value poison = LLVM::PoisonOp::create(b, loc, b.getF32Type());
+    auto poison = [&]() -> Value {
+      return LLVM::PoisonOp::create(b, loc, b.getF32Type());
+    };
     auto vectorType = dyn_cast<VectorType>(op.getIn().getType());
     if (!vectorType) {
       Value pair =
-          ROCDL::CvtPkRtz::create(b, loc, pairType, op.getIn(), poison);
+          ROCDL::CvtPkRtz::create(b, loc, pairType, op.getIn(), poison());
       op.replaceAllUsesWith(
           vector::ExtractOp::create(b, loc, pair, ArrayRef<int64_t>{0})
               .getResult());
@@ -2582,7 +2584,7 @@ static void lowerTowardZeroF16Truncation(gpu::GPUModuleOp module) {
     int64_t count = vectorType.getNumElements();
     auto element = [&](int64_t index) -> Value {
       if (index >= count)
-        return poison;
+        return poison();
       return vector::ExtractOp::create(b, loc, op.getIn(),
                                        ArrayRef<int64_t>{index});
     };

@@ -255,9 +255,10 @@ bool rescalesUnmaskedKeyLoopLazily(int64_t paddedHeadDim, bool onlyWholeBlocks);
 /// up to 64. Measured by the model (docs/performance.md, "P rounded toward
 /// zero"): gfx942 f16 D=64 68.0 -> 70.0 %, causal 57.2 -> 58.4 %, D=40
 /// 55.6 -> 59.1 %, gfx90a D=40 causal 72.3 -> 76.3 %. At head dim 128 the
-/// loop issues fewer instructions too, but the model's two waves per SIMD
-/// fall into a worse phase in some kernels (gfx90a f16 D=128 85.3 -> 80.4
-/// %, gfx942 causal 80.9 -> 78.4 %, gfx942 full 85.0 -> 87.6 %).
+/// loop issues fewer instructions too, but the result was mixed: gfx942
+/// full 85.0 -> 87.6 %, while the model's two waves per SIMD fell into a
+/// worse phase in gfx942 causal (80.9 -> 78.4 %) and gfx90a full (85.3 ->
+/// 80.4 %).
 bool roundsProbabilitiesTowardZero(int64_t paddedHeadDim);
 
 /// Whether Q^T stays in LDS and is read where it is used, on every key
