@@ -147,6 +147,12 @@ CacheTraffic tessel::estimateAttentionL2Fill(const Chip &chip,
       int64_t x = int64_t(id % gridX);
       int64_t head = int64_t(id / gridX % shape.heads);
       int64_t z = int64_t(id / (uint64_t(gridX) * shape.heads));
+      if (shape.longestFirst) {
+        uint64_t perPosition = uint64_t(shape.heads) * shape.batch * splits;
+        x = gridX - 1 - int64_t(id / perPosition);
+        head = int64_t(id % perPosition % shape.heads);
+        z = int64_t(id % perPosition / shape.heads);
+      }
       int64_t split = z % splits, batch = z / splits;
       queryBlocks.insert((batch * shape.heads + head) * gridX + x);
       auto [begin, end] = getAttentionKeyRange(shape, x, split);

@@ -27,6 +27,7 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <queue>
 
 using namespace tessel;
 using llvm::StringRef;
@@ -900,6 +901,78 @@ static void addCacheFill(PerfReport &report, const Chip &chip,
             .str());
 }
 
+namespace {
+/// A grid of workgroups whose work differs, as the hardware runs it.
+struct DispatchedGrid {
+  double makespan = 0;   ///< clocks from the first start to the last end
+  double efficiency = 0; ///< the slots' busy share of slots x makespan
+  double fewestIterations = 0, mostIterations = 0; ///< per workgroup
+};
+} // namespace
+
+/// The grid's time when its workgroups run different numbers of loop
+/// iterations (ProblemWork::workgroupRuns): the dispatcher starts workgroup
+/// i as soon as a slot frees, in id order, so each goes to the slot that
+/// frees first (list scheduling). A workgroup's clocks are a round's with
+/// its own iterations for the matrix loops; every slot runs at the
+/// steady state's shared rate (a slot alone at the end is not faster), and
+/// the XCDs form one pool. None where the runs do not describe the grid,
+/// or the grid is too large to walk (its many rounds then average out).
+static std::optional<DispatchedGrid>
+dispatchUnequalWorkgroups(const PerfReport &report, const ProblemWork &work,
+                          uint64_t slots, double roundCycles) {
+  constexpr uint64_t kMaxWalkedWorkgroups = uint64_t(1) << 20;
+  uint64_t perRepeat = 0;
+  for (const ProblemWork::WorkgroupRun &run : work.workgroupRuns)
+    perRepeat += run.count;
+  if (work.workgroupRuns.empty() || slots == 0 ||
+      perRepeat * work.workgroupRunRepeats != report.workgroups ||
+      report.workgroups > kMaxWalkedWorkgroups)
+    return std::nullopt;
+  std::vector<const LoopReport *> matrixLoops;
+  for (const LoopReport &loop : report.loops)
+    if (loop.matrixFlopsPerIteration > 0)
+      matrixLoops.push_back(&loop);
+  double averageMatrixLoopCycles = 0;
+  for (const LoopReport *loop : matrixLoops)
+    averageMatrixLoopCycles += loop->tripCount * loop->sharedCycles;
+  DispatchedGrid grid;
+  grid.fewestIterations = std::numeric_limits<double>::infinity();
+  std::vector<double> runCycles;
+  for (const ProblemWork::WorkgroupRun &run : work.workgroupRuns) {
+    if (run.iterations.size() != matrixLoops.size())
+      return std::nullopt;
+    double cycles = roundCycles - averageMatrixLoopCycles, iterations = 0;
+    for (auto [loop, count] : llvm::zip(matrixLoops, run.iterations)) {
+      cycles += count * loop->sharedCycles;
+      iterations += count;
+    }
+    runCycles.push_back(cycles);
+    grid.fewestIterations = std::min(grid.fewestIterations, iterations);
+    grid.mostIterations = std::max(grid.mostIterations, iterations);
+  }
+  // The slots' next free times, earliest on top.
+  std::priority_queue<double, std::vector<double>, std::greater<double>> free;
+  for (uint64_t slot = 0; slot < std::min(slots, report.workgroups); ++slot)
+    free.push(0.0);
+  double busy = 0;
+  for (uint64_t repeat = 0; repeat < work.workgroupRunRepeats; ++repeat)
+    for (auto [run, cycles] : llvm::zip(work.workgroupRuns, runCycles))
+      for (uint64_t i = 0; i < run.count; ++i) {
+        double start = free.top();
+        free.pop();
+        free.push(start + cycles);
+        busy += cycles;
+      }
+  while (free.size() > 1)
+    free.pop();
+  grid.makespan = free.top();
+  if (grid.makespan <= 0)
+    return std::nullopt;
+  grid.efficiency = busy / (double(slots) * grid.makespan);
+  return grid;
+}
+
 llvm::Expected<PerfReport>
 tessel::analyzeKernel(const KernelCode &input, const KernelMetadata &metadata,
                       const Chip &chip, const Launch &launch,
@@ -1086,6 +1159,13 @@ tessel::analyzeKernel(const KernelCode &input, const KernelMetadata &metadata,
   double roundCycles = outsideTimeline.cycles + loopCycles;
   double clockHz = report.clockMHz * 1e6;
   double computeCycles = report.rounds * roundCycles;
+  std::optional<DispatchedGrid> dispatched;
+  if (iterationsKnown && !parameters.tripCount)
+    dispatched = dispatchUnequalWorkgroups(report, work, slots, roundCycles);
+  if (dispatched) {
+    computeCycles = dispatched->makespan;
+    report.gridEfficiency = dispatched->efficiency;
+  }
   report.computeSeconds = computeCycles / clockHz;
   double l2Bytes = globalBytesPerWave * double(totalWaves);
   report.l2Seconds =
@@ -1152,7 +1232,17 @@ tessel::analyzeKernel(const KernelCode &input, const KernelMetadata &metadata,
                        placement.wavesPerWorkgroup == 1 ? "" : "s")
              .str()});
   double busy = 1.0 - idleSimds;
-  if (report.gridEfficiency < 1.0)
+  if (dispatched && report.gridEfficiency < 1.0)
+    sources.push_back(
+        {"grid-quantization", busy * (1.0 - report.gridEfficiency), 0,
+         llvm::formatv("{0} workgroups of {1:f0} to {2:f0} loop iterations "
+                       "started in id order as {3} slots ({4} CUs x {5}) "
+                       "free: the slots are busy {6:P0} of the kernel's time",
+                       report.workgroups, dispatched->fewestIterations,
+                       dispatched->mostIterations, slots, chip.numCUs,
+                       residentPerCU, report.gridEfficiency)
+             .str()});
+  else if (report.gridEfficiency < 1.0)
     sources.push_back(
         {"grid-quantization", busy * (1.0 - report.gridEfficiency), 0,
          llvm::formatv(

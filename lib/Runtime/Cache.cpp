@@ -105,7 +105,8 @@ std::string tessel::serializeCompiledModule(const CompiledModule &entry,
         {"stage", kernel.grid.stage},
         {"splits", kernel.grid.splits},
         {"stream_k", kernel.grid.streamK},
-        {"packed_heads", kernel.grid.packedHeads}});
+        {"packed_heads", kernel.grid.packedHeads},
+        {"longest_first", kernel.grid.longestFirst}});
   }
   // The launch facts as one JSON line, then the two large sections raw (no
   // escaping or base64 to undo on a hit).
@@ -212,6 +213,7 @@ static bool readKernel(const llvm::json::Object &object,
   kernel.grid.splits = *splits;
   kernel.grid.streamK = *streamK;
   kernel.grid.packedHeads = *packedHeads;
+  kernel.grid.longestFirst = object.getBoolean("longest_first").value_or(false);
   const llvm::json::Array *arguments = object.getArray("arguments");
   std::optional<int64_t> problemArguments =
       object.getInteger("problem_arguments");

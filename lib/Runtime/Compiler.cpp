@@ -395,6 +395,7 @@ collectLaunchFacts(ModuleOp module,
     if (auto packed =
             function->getAttrOfType<IntegerAttr>("tessel.packed_heads"))
       kernel.grid.packedHeads = std::max<int64_t>(1, packed.getInt());
+    kernel.grid.longestFirst = function->hasAttr("tessel.longest_first");
     ProblemFacts facts = kinds.lookup(problem);
     kernel.grid.kind = facts.kind;
     kernel.problem = facts.op;

@@ -57,15 +57,15 @@ static double windowPairs(int64_t seqQ, int64_t seqKV, KeyWindow window) {
   return pairs;
 }
 
-/// Iterations per workgroup of the attention kernel's key loops, averaged
-/// over its query blocks, in code order: with a left window edge, the
-/// masked blocks before the ones every query of the block sees; those
-/// whole, visible blocks; then the masked ones (right edge or causal
-/// diagonal, sequence tail). Mirrors the loop bounds tessel-tile builds
-/// (AttentionTiler).
-static std::vector<double>
-attentionLoopIterations(int64_t seqQ, int64_t seqKV, int64_t blockM,
-                        int64_t blockN, int64_t packedHeads, KeyWindow window) {
+/// Iterations of the attention kernel's key loops for each query block, in
+/// code order: with a left window edge, the masked blocks before the ones
+/// every query of the block sees; those whole, visible blocks; then the
+/// masked ones (right edge or causal diagonal, sequence tail). Mirrors the
+/// loop bounds tessel-tile builds (AttentionTiler).
+static std::vector<std::vector<double>>
+attentionBlockLoopIterations(int64_t seqQ, int64_t seqKV, int64_t blockM,
+                             int64_t blockN, int64_t packedHeads,
+                             KeyWindow window) {
   if (seqQ <= 0 || seqKV <= 0 || blockM <= 0 || blockN <= 0)
     return {};
   int64_t shift = seqKV - seqQ;
@@ -76,8 +76,9 @@ attentionLoopIterations(int64_t seqQ, int64_t seqKV, int64_t blockM,
     return std::clamp<int64_t>(key, 0, seqKV);
   };
   auto alignDown = [&](int64_t key) { return key / blockN * blockN; };
-  double leftMasked = 0, whole = 0, masked = 0;
+  std::vector<std::vector<double>> perBlock;
   for (int64_t block = 0; block < blocks; ++block) {
+    double leftMasked = 0, whole = 0, masked = 0;
     int64_t first = block * blockM + shift, last = first + queriesPerBlock - 1;
     int64_t begin = 0, end = seqKV, visibleEnd = alignDown(seqKV);
     if (window.hasLeft())
@@ -99,13 +100,44 @@ attentionLoopIterations(int64_t seqQ, int64_t seqKV, int64_t blockM,
     whole += double(llvm::divideCeil(maskStart - unmaskedBegin, blockN));
     masked +=
         double(llvm::divideCeil(std::max<int64_t>(0, end - maskStart), blockN));
+    std::vector<double> &iterations = perBlock.emplace_back();
+    if (window.hasLeft())
+      iterations.push_back(leftMasked);
+    iterations.push_back(whole);
+    iterations.push_back(masked);
   }
-  std::vector<double> iterations;
-  if (window.hasLeft())
-    iterations.push_back(leftMasked / double(blocks));
-  iterations.push_back(whole / double(blocks));
-  iterations.push_back(masked / double(blocks));
-  return iterations;
+  return perBlock;
+}
+
+/// The iterations of each loop averaged over the query blocks.
+static std::vector<double>
+averageIterations(llvm::ArrayRef<std::vector<double>> perBlock) {
+  if (perBlock.empty())
+    return {};
+  std::vector<double> average(perBlock.front().size(), 0.0);
+  for (const std::vector<double> &iterations : perBlock)
+    for (auto [sum, count] : llvm::zip(average, iterations))
+      sum += count / double(perBlock.size());
+  return average;
+}
+
+/// The attention workgroups' iterations in dispatch order, where they differ
+/// between query blocks (ProblemWork::workgroupRuns): in grid order (x, the
+/// query block, fastest) the blocks of one (head, batch) repeated for each;
+/// longest first (GridRule::longestFirst), each block from the last, run by
+/// all `perBlock` heads x batches in a row.
+static void setWorkgroupRuns(ProblemWork &work,
+                             llvm::ArrayRef<std::vector<double>> perBlock,
+                             uint64_t headsTimesBatch, bool longestFirst) {
+  if (perBlock.empty() || headsTimesBatch == 0 || llvm::all_equal(perBlock))
+    return;
+  for (const std::vector<double> &iterations : perBlock)
+    work.workgroupRuns.push_back(
+        {iterations, longestFirst ? headsTimesBatch : 1});
+  if (longestFirst)
+    std::reverse(work.workgroupRuns.begin(), work.workgroupRuns.end());
+  else
+    work.workgroupRunRepeats = headsTimesBatch;
 }
 
 /// Iterations per workgroup of each loop of an attention backward kernel
@@ -213,10 +245,21 @@ ProblemWork tessel::getProblemWork(const CompiledKernel &kernel,
       // S = Q K^T over the scores' head dim, O = P V over the values'.
       work.flops = 2 * size("batch") * size("heads") * pairs *
                    (size("head_dim") + size("head_dim_v", size("head_dim")));
-      if (kernel.grid.splits <= 1)
-        work.loopIterations = attentionLoopIterations(
-            int64_t(size("seq_q")), int64_t(keys), kernel.grid.tile[0],
-            kernel.grid.tile[1], kernel.grid.packedHeads, window);
+      if (kernel.grid.splits <= 1) {
+        std::vector<std::vector<double>> perBlock =
+            attentionBlockLoopIterations(
+                int64_t(size("seq_q")), int64_t(keys), kernel.grid.tile[0],
+                kernel.grid.tile[1], kernel.grid.packedHeads, window);
+        work.loopIterations = averageIterations(perBlock);
+        // Varlen and paged grids' sequence lengths are run-time values.
+        if (kernel.grid.streamK == 0 && !sizes.count("page_size") &&
+            !sizes.count("total_q"))
+          setWorkgroupRuns(
+              work, perBlock,
+              uint64_t(size("heads") / double(kernel.grid.packedHeads) *
+                       size("batch", 1)),
+              kernel.grid.longestFirst);
+      }
       // Stream-K: a workgroup runs its share of all query blocks' key
       // blocks; the longest share, ceil(S / G) of the S steps, sets the
       // round's time.
@@ -322,6 +365,7 @@ getCacheTraffic(const Chip &chip, const CompiledKernel &kernel,
   shape.blockN = kernel.grid.tile[1];
   shape.splits = splits;
   shape.window = window;
+  shape.longestFirst = kernel.grid.longestFirst;
   // Packed query heads: a workgroup reads its key/value head once for the
   // group's stacked rows, all in one query block, as one query head per
   // key/value head would.

@@ -8,15 +8,33 @@
 // applied to the block max and inside one fma per score; exp2 may be the
 // hardware's approximation. The key loop is split where masking starts:
 // the whole blocks every query of the block sees run without masks, the
-// causal diagonal and the sequence tail with them.
+// causal diagonal and the sequence tail with them. Later query blocks see
+// more keys, so the workgroups run them longest first: flat id i (x
+// fastest) takes block X - 1 - i / (heads x batch), head and batch
+// i mod (heads x batch).
 // CHECK-DAG: #[[$MMA:mma[0-9]*]] = #tessel.mma<"v_mfma_f32_32x32x8_bf16", waves = [1, 2]>
 // CHECK-DAG: #[[$STAT:linear[0-9]*]] = #tessel.linear<lane = {{\[}}[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 0]], wave = {{\[}}[0, 32]]>
 // CHECK-LABEL: func.func @attention
 // CHECK-SAME: (%[[Q:.*]]: memref<1x4x?x64xbf16>, %[[K:.*]]: memref<1x2x?x64xbf16>, %[[V:.*]]: memref<1x2x?x64xbf16>, %[[O:.*]]: memref<1x4x?x64xbf16>, %[[LSE:.*]]: memref<1x4x?xf32>)
+// CHECK-SAME: tessel.longest_first
 // CHECK-SAME: tessel.tile = array<i64: 64, 64>, tessel.workgroup_size = 128 : i64
-// CHECK-DAG: %[[QB:.*]] = tessel.program_id 0
-// CHECK-DAG: %[[H:.*]] = tessel.program_id 1
-// CHECK-DAG: %[[B:.*]] = tessel.program_id 2
+// CHECK: %[[BLOCKS:.*]] = arith.ceildivui %{{.*}}, %c64 : index
+// CHECK: %[[HEADS:.*]] = memref.dim %[[Q]], %c1
+// CHECK: %[[BATCH:.*]] = memref.dim %[[Q]], %c0
+// CHECK: %[[PER:.*]] = arith.muli %[[HEADS]], %[[BATCH]] : index
+// CHECK: %[[X:.*]] = tessel.program_id 0
+// CHECK: %[[Y:.*]] = tessel.program_id 1
+// CHECK: %[[Z:.*]] = tessel.program_id 2
+// CHECK: %[[ZH:.*]] = arith.muli %[[HEADS]], %[[Z]] : index
+// CHECK: %[[YZ:.*]] = arith.addi %[[Y]], %[[ZH]] : index
+// CHECK: %[[XYZ:.*]] = arith.muli %[[BLOCKS]], %[[YZ]] : index
+// CHECK: %[[ID:.*]] = arith.addi %[[X]], %[[XYZ]] : index
+// CHECK: %[[POS:.*]] = arith.divui %[[ID]], %[[PER]] : index
+// CHECK: %[[REST:.*]] = arith.remui %[[ID]], %[[PER]] : index
+// CHECK: %[[LAST:.*]] = arith.subi %[[BLOCKS]], %{{.*}} : index
+// CHECK: %[[QB:.*]] = arith.subi %[[LAST]], %[[POS]] : index
+// CHECK: %[[H:.*]] = arith.remui %[[REST]], %[[HEADS]] : index
+// CHECK: %[[B:.*]] = arith.divui %[[REST]], %[[HEADS]] : index
 // CHECK: %[[M0:.*]] = arith.muli %[[QB]]
 // CHECK: %[[GROUP:.*]] = arith.divui
 // CHECK: %[[KVH:.*]] = arith.divui %[[H]], %[[GROUP]] : index
@@ -68,8 +86,11 @@ func.func @attention(%arg0: memref<1x4x?x64xbf16>, %arg1: memref<1x2x?x64xbf16>,
 
 // A head dim of 96 computes as 128: the tiles are 128 wide along it, loads
 // read zeros past 96 and nothing claims to be in bounds (the whole-block
-// loop's loads included), so the stores skip the padding.
+// loop's loads included), so the stores skip the padding. Without a key
+// edge every query block sees all keys: the grid order stays.
 // CHECK-LABEL: func.func @attention_head_dim_96
+// CHECK-NOT: tessel.longest_first
+// CHECK: tessel.program_id 0
 // CHECK: tessel.load %{{.*}} : memref<1x2x96x256xf16, strided<{{.*}}>> -> tensor<128x64xf16,
 // CHECK: scf.for
 // CHECK-NOT: in_bounds

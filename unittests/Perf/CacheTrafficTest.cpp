@@ -101,6 +101,21 @@ TEST(CacheTraffic, AttentionCausalRounds) {
                    queries + (110 + 220) * 128 * kBytesPerKey);
 }
 
+// Causal, longest first (GridRule::longestFirst): id i runs query block
+// 31 - i / 16 of head i mod 16, so XCD x (ids x, x + 8, ...) holds heads x
+// and x + 8 only. gfx942, 16 heads of 4096, one workgroup per CU: its 64
+// ids run in rounds of 38 (query blocks 31 down to 13: every key) and 26
+// (blocks 12 down to 0: the first 13 x 128 keys), each for its two heads.
+TEST(CacheTraffic, AttentionLongestFirstKeepsHeadsOnXcds) {
+  AttentionTrafficShape shape = attention(16, 16, 4096, 4096);
+  shape.window.right = 0;
+  shape.longestFirst = true;
+  CacheTraffic traffic = estimateAttentionL2Fill(gfx942(), shape, 1);
+  double queries = 16.0 * 4096 * 128 * 2;
+  EXPECT_DOUBLE_EQ(traffic.l2FillBytes,
+                   queries + 8 * 2 * (4096 + 13 * 128) * kBytesPerKey);
+}
+
 // Split-KV decode: each split reads its own whole key blocks (4 splits of
 // 1000 keys: 256, 256, 256 and 232), together every key once.
 TEST(CacheTraffic, AttentionSplitsPartitionTheKeys) {

@@ -2,6 +2,7 @@
 
 #include "tessel/Perf/Model.h"
 #include "tessel/Target/Chip.h"
+#include "tessel/Target/KernelMetadata.h"
 
 #include "llvm/ADT/StringMap.h"
 
@@ -119,6 +120,110 @@ TEST(Loops, OuterLoopKeepsItsInnerLoopLaidOutAfterItsBackEdge) {
   const LoopRange &inner = loops[0].depth == 0 ? loops[1] : loops[0];
   EXPECT_EQ(outer.instructions, (std::vector<size_t>{0, 1, 2, 3, 5, 6, 7}));
   EXPECT_EQ(inner.instructions, (std::vector<size_t>{5, 6}));
+}
+
+/// A kernel of one loop with one matrix instruction (4 waves, 128 VGPRs:
+/// four workgroups fit a CU) analyzed on gfx942 over `workgroups`
+/// workgroups, each running the iterations `work` gives.
+PerfReport analyzeMatrixLoop(uint64_t workgroups, ProblemWork work) {
+  KernelCode code = kernel({
+      "s_mov_b32 s0, 0",
+      "LOOP:",
+      "v_mfma_f32_32x32x8_f16 v[0:15], v[16:17], v[18:19], v[0:15]",
+      "s_add_u32 s0, s0, 1",
+      "s_cbranch_scc1 -> LOOP",
+  });
+  KernelMetadata metadata;
+  metadata.vgprCount = 128;
+  metadata.sgprCount = 16;
+  metadata.wavefrontSize = 64;
+  metadata.maxFlatWorkgroupSize = 256;
+  metadata.reqdWorkgroupSize = {256, 1, 1};
+  Launch launch;
+  launch.grid = {workgroups, 1, 1};
+  llvm::Expected<PerfReport> report = analyzeKernel(
+      code, metadata, *lookupChip("gfx942"), launch, work, ModelParameters());
+  EXPECT_TRUE(bool(report)) << llvm::toString(report.takeError());
+  return std::move(*report);
+}
+
+/// The clocks the model gives the grid.
+double computeClocks(const PerfReport &report) {
+  return report.computeSeconds * report.clockMHz * 1e6;
+}
+
+ProblemWork iterations(double each) {
+  ProblemWork work;
+  work.loopIterations = {each};
+  return work;
+}
+
+// Workgroups of unequal work start in id order as slots free (list
+// scheduling). 1824 workgroups on gfx942's 304 CUs x 4 = 1216 slots: 1216
+// of one iteration and 608 of two. Short ones first, every slot runs one,
+// then half of them a long one: c1 + c2. Long ones first, half the slots
+// run a long one and the other half two short ones: max(c2, 2 c1) = 2 c1
+// (a workgroup's clocks outside the loop count twice). c1 and c2 come
+// from grids of equal workgroups in two rounds.
+TEST(Dispatch, LongestFirstFillsTheSlotsThatFreeFirst) {
+  ASSERT_EQ(analyzeMatrixLoop(1824, iterations(1)).rounds, 2u);
+  double c1 = computeClocks(analyzeMatrixLoop(1824, iterations(1))) / 2;
+  double c2 = computeClocks(analyzeMatrixLoop(1824, iterations(2))) / 2;
+  ASSERT_GT(c2, c1);
+  ASSERT_GT(2 * c1, c2);
+  ProblemWork shortFirst = iterations(4.0 / 3);
+  shortFirst.workgroupRuns = {{{1}, 1216}, {{2}, 608}};
+  ProblemWork longFirst = shortFirst;
+  std::swap(longFirst.workgroupRuns[0], longFirst.workgroupRuns[1]);
+  double busy = 1216 * c1 + 608 * c2;
+
+  PerfReport grid = analyzeMatrixLoop(1824, shortFirst);
+  EXPECT_NEAR(computeClocks(grid), c1 + c2, 1e-6 * c2);
+  EXPECT_NEAR(grid.gridEfficiency, busy / (1216 * (c1 + c2)), 1e-9);
+  PerfReport longest = analyzeMatrixLoop(1824, longFirst);
+  EXPECT_NEAR(computeClocks(longest), 2 * c1, 1e-6 * c2);
+  EXPECT_NEAR(longest.gridEfficiency, busy / (1216 * 2 * c1), 1e-9);
+  auto quantization = llvm::find_if(longest.sources, [](const CycleSource &s) {
+    return s.category == "grid-quantization";
+  });
+  ASSERT_NE(quantization, longest.sources.end());
+  EXPECT_NE(quantization->explanation.find("1 to 2 loop iterations"),
+            std::string::npos)
+      << quantization->explanation;
+}
+
+// Runs repeated over the grid (grid order: every head's query blocks in
+// turn) walk the same as the whole sequence written out; runs of equal
+// work give the rounds of the uniform grid.
+TEST(Dispatch, RepeatedRunsAndEqualWork) {
+  ProblemWork repeated = iterations(1.5);
+  repeated.workgroupRuns = {{{1}, 1}, {{2}, 1}};
+  repeated.workgroupRunRepeats = 912;
+  ProblemWork written = repeated;
+  written.workgroupRunRepeats = 1;
+  written.workgroupRuns.clear();
+  for (int i = 0; i < 912; ++i)
+    written.workgroupRuns.insert(written.workgroupRuns.end(),
+                                 {{{1}, 1}, {{2}, 1}});
+  EXPECT_DOUBLE_EQ(computeClocks(analyzeMatrixLoop(1824, repeated)),
+                   computeClocks(analyzeMatrixLoop(1824, written)));
+
+  ProblemWork equal = iterations(1);
+  equal.workgroupRuns = {{{1}, 1824}};
+  PerfReport dispatched = analyzeMatrixLoop(1824, equal);
+  PerfReport rounds = analyzeMatrixLoop(1824, iterations(1));
+  EXPECT_NEAR(computeClocks(dispatched), computeClocks(rounds),
+              1e-9 * computeClocks(rounds));
+  EXPECT_NEAR(dispatched.gridEfficiency, rounds.gridEfficiency, 1e-12);
+}
+
+// Runs that do not add up to the launch's workgroups are not the grid's:
+// the model keeps the rounds of equal workgroups.
+TEST(Dispatch, RunsOfAnotherGridAreIgnored) {
+  ProblemWork wrong = iterations(1);
+  wrong.workgroupRuns = {{{1}, 1000}, {{30}, 1}};
+  EXPECT_DOUBLE_EQ(computeClocks(analyzeMatrixLoop(1824, wrong)),
+                   computeClocks(analyzeMatrixLoop(1824, iterations(1))));
 }
 
 } // namespace

@@ -295,7 +295,9 @@ TEST(CompilerTest, SpecialFilesAtAnEntryPathDoNotHang) {
 
 // The launch facts a grid depends on survive the disk cache: a decode's
 // split count and packed query heads (a kernel read back with one head per
-// workgroup would launch four times the workgroups its y axis indexes).
+// workgroup would launch four times the workgroups its y axis indexes),
+// and a causal kernel's longest-first order of its query blocks (which the
+// performance model follows).
 TEST(CompilerTest, DiskCacheKeepsTheGridRule) {
   CacheDirectory directory;
   AttentionProblem decode;
@@ -322,6 +324,7 @@ TEST(CompilerTest, DiskCacheKeepsTheGridRule) {
   const GridRule &grid = (*loaded)->kernels[0].grid;
   EXPECT_EQ(grid.packedHeads, 4);
   EXPECT_EQ(grid.splits, original->kernels[0].grid.splits);
+  EXPECT_FALSE(grid.longestFirst);
   // Partial O, partial log-sum-exp, arrivals: only the arrivals are zeroed.
   const std::vector<ArgumentType> &arguments = (*loaded)->kernels[0].arguments;
   ASSERT_GE(arguments.size(), 3u);
@@ -336,6 +339,23 @@ TEST(CompilerTest, DiskCacheKeepsTheGridRule) {
   auto gridNow = (*loaded)->kernels[0].gridFor(sizes);
   ASSERT_TRUE(bool(gridNow));
   EXPECT_EQ((*gridNow)[1], 2u); // the key/value heads
+  AttentionProblem prefill;
+  prefill.heads = 2;
+  prefill.seqQ = prefill.seqKV = 512;
+  prefill.headDim = 64;
+  prefill.causal = true;
+  llvm::Expected<std::string> causalIR = printProblem(prefill);
+  ASSERT_TRUE(bool(causalIR)) << llvm::toString(causalIR.takeError());
+  {
+    Compiler compiler(directory.options());
+    auto compiled = compiler.compile(*causalIR);
+    ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
+    EXPECT_TRUE((*compiled)->kernels[0].grid.longestFirst);
+  }
+  auto causal = reader.compile(*causalIR);
+  ASSERT_TRUE(bool(causal));
+  EXPECT_EQ(reader.getCache().getStats().diskHits, 2u);
+  EXPECT_TRUE((*causal)->kernels[0].grid.longestFirst);
 }
 
 TEST(CompilerTest, StreamKGridSurvivesTheDiskCache) {

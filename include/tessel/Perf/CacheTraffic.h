@@ -53,6 +53,10 @@ struct AttentionTrafficShape {
   unsigned elementBytes = 2;
   int64_t tileM = 0, blockN = 0, splits = 1;
   KeyWindow window;
+  /// The workgroups run the query blocks longest first (GridRule): flat id
+  /// i is query block X - 1 - i / (heads x batch), head and batch
+  /// i mod (heads x batch).
+  bool longestFirst = false;
 };
 
 /// Each XCD's L2 fetches, once per round, the keys and values every head

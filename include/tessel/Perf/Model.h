@@ -57,6 +57,18 @@ struct ProblemWork {
   /// the tail). Empty, or not one per such loop: trip counts come from the
   /// FLOPs, every matrix loop assumed to run equally often.
   std::vector<double> loopIterations;
+  /// Workgroups whose loops run different numbers of iterations (attention
+  /// with a causal or window mask: query blocks see different numbers of
+  /// keys), in the order their ids are dispatched: runs of `count`
+  /// consecutive workgroups with the same iterations per loop (as
+  /// loopIterations), the whole sequence repeated `workgroupRunRepeats`
+  /// times. Empty: every workgroup runs loopIterations.
+  struct WorkgroupRun {
+    std::vector<double> iterations;
+    uint64_t count = 1;
+  };
+  std::vector<WorkgroupRun> workgroupRuns;
+  uint64_t workgroupRunRepeats = 1;
   /// Tessel's matmuls: how often each wave enters its K loop on average (1,
   /// or the pieces of tiles a stream-K workgroup runs). A K loop unrolled by
   /// two is followed by a loop of one step for an odd step count, which

@@ -68,6 +68,11 @@ struct GridRule {
   /// stacked along the rows): x counts blocks of packedHeads x seq_q rows,
   /// y heads / packedHeads.
   int64_t packedHeads = 1;
+  /// Attention with a right key edge (causal): the flat workgroup id i (x
+  /// fastest) runs query block x - 1 - i / (y z) of head and batch
+  /// i mod (y z), the longest blocks first. The grid is unchanged; the
+  /// performance model follows the order.
+  bool longestFirst = false;
 };
 
 /// The sizes a grid rule needs; unused ones stay 0. The runtime derives

@@ -2660,8 +2660,8 @@ struct LowerToGPUPass
                "tessel.tile", "tessel.config", "tessel.plan_of",
                "tessel.plan_stage", "tessel.splits", "tessel.stream_k",
                "tessel.packed_heads", "tessel.grid_over_keys",
-               "tessel.workspace_dims", "tessel.zeroed_workspaces",
-               kWavesPerSimdAttrName})
+               "tessel.longest_first", "tessel.workspace_dims",
+               "tessel.zeroed_workspaces", kWavesPerSimdAttrName})
         if (Attribute attr = function->getAttr(name))
           kernel->setAttr(name, attr);
       if (failed(KernelLowering(kernel, *target).lower(function)))
