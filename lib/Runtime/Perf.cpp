@@ -124,32 +124,33 @@ averageIterations(llvm::ArrayRef<std::vector<double>> perBlock) {
 /// The attention workgroups' iterations in dispatch order, where they differ
 /// between query blocks (ProblemWork::workgroupRuns): in grid order (x, the
 /// query block, fastest) the blocks of one (head, batch) repeated for each;
-/// longest first (GridRule::longestFirst), each block from the last, run by
-/// all `perBlock` heads x batches in a row.
+/// longest first (GridRule::longestFirst), each block (from the last where
+/// `fromLast`: query blocks) run by all heads x batches in a row.
 static void setWorkgroupRuns(ProblemWork &work,
                              llvm::ArrayRef<std::vector<double>> perBlock,
-                             uint64_t headsTimesBatch, bool longestFirst) {
+                             uint64_t headsTimesBatch, bool longestFirst,
+                             bool fromLast) {
   if (perBlock.empty() || headsTimesBatch == 0 || llvm::all_equal(perBlock))
     return;
   for (const std::vector<double> &iterations : perBlock)
     work.workgroupRuns.push_back(
         {iterations, longestFirst ? headsTimesBatch : 1});
-  if (longestFirst)
-    std::reverse(work.workgroupRuns.begin(), work.workgroupRuns.end());
-  else
+  if (!longestFirst)
     work.workgroupRunRepeats = headsTimesBatch;
+  else if (fromLast)
+    std::reverse(work.workgroupRuns.begin(), work.workgroupRuns.end());
 }
 
-/// Iterations per workgroup of each loop of an attention backward kernel
-/// (three, in code order: masked, unmasked, masked), averaged over its
-/// workgroups. The dQ kernel (`overKeys` false) owns `own` queries and
-/// steps over `step` keys; the dK/dV kernel owns keys and steps over the
-/// queries of each of the `group` query heads of its key/value head.
-/// Mirrors the ranges tessel-tile builds (AttentionGradTiler).
-static std::vector<double>
-attentionGradLoopIterations(int64_t seqQ, int64_t seqKV, int64_t own,
-                            int64_t step, bool overKeys, int64_t group,
-                            KeyWindow window) {
+/// Iterations of each loop of an attention backward kernel (three, in code
+/// order: masked, unmasked, masked) for each of its blocks. The dQ kernel
+/// (`overKeys` false) owns `own` queries and steps over `step` keys; the dK/dV
+/// kernel owns keys and steps over the queries of each of the `group` query
+/// heads of its key/value head. Mirrors the ranges tessel-tile builds
+/// (AttentionGradTiler).
+static std::vector<std::vector<double>>
+attentionGradBlockLoopIterations(int64_t seqQ, int64_t seqKV, int64_t own,
+                                 int64_t step, bool overKeys, int64_t group,
+                                 KeyWindow window) {
   if (seqQ <= 0 || seqKV <= 0 || own <= 0 || step <= 0)
     return {};
   int64_t shift = seqKV - seqQ;
@@ -163,9 +164,10 @@ attentionGradLoopIterations(int64_t seqQ, int64_t seqKV, int64_t own,
   int64_t high = overKeys ? window.left : window.right;
   int64_t offset = overKeys ? -shift : shift;
   bool wholeRows = true;
-  double counts[3] = {0, 0, 0};
+  std::vector<std::vector<double>> perBlock;
   int64_t blocks = llvm::divideCeil(overKeys ? seqKV : seqQ, own);
   for (int64_t block = 0; block < blocks; ++block) {
+    double counts[3] = {0, 0, 0};
     int64_t first = block * own + offset, last = first + own - 1;
     auto clamp = [&](int64_t x) { return std::clamp<int64_t>(x, 0, other); };
     int64_t begin = low >= 0 ? alignDown(clamp(first - low)) : 0;
@@ -184,15 +186,14 @@ attentionGradLoopIterations(int64_t seqQ, int64_t seqKV, int64_t own,
     counts[0] += double(llvm::divideCeil(unmaskedBegin - begin, step));
     counts[1] += double(llvm::divideCeil(unmaskedEnd - unmaskedBegin, step));
     counts[2] += double(llvm::divideCeil(end - unmaskedEnd, step));
+    // The first loop is empty in the code when the lower bound is
+    // unbounded (the backend removes it).
+    std::vector<double> &iterations = perBlock.emplace_back();
+    for (auto [index, count] : llvm::enumerate(counts))
+      if (index != 0 || low >= 0)
+        iterations.push_back(count * double(overKeys ? group : 1));
   }
-  // The first loop is empty in the code when the lower bound is unbounded
-  // (the backend removes it).
-  std::vector<double> iterations;
-  for (auto [index, count] : llvm::enumerate(counts))
-    if (index != 0 || low >= 0)
-      iterations.push_back(count * double(overKeys ? group : 1) /
-                           double(blocks));
-  return iterations;
+  return perBlock;
 }
 
 /// Whether the kernel reads or writes argument `index` at all: a stage of a
@@ -219,9 +220,18 @@ ProblemWork tessel::getProblemWork(const CompiledKernel &kernel,
                  windowPairs(seqQ, seqKV, window) *
                  (overKeys ? 2 * d + 2 * dv : 2 * d + dv);
     int64_t kvHeads = int64_t(size("kv_heads", size("heads")));
-    work.loopIterations = attentionGradLoopIterations(
-        seqQ, seqKV, kernel.grid.tile[0], kernel.grid.tile[1], overKeys,
-        kvHeads > 0 ? int64_t(size("heads")) / kvHeads : 1, window);
+    std::vector<std::vector<double>> perBlock =
+        attentionGradBlockLoopIterations(
+            seqQ, seqKV, kernel.grid.tile[0], kernel.grid.tile[1], overKeys,
+            kvHeads > 0 ? int64_t(size("heads")) / kvHeads : 1, window);
+    work.loopIterations = averageIterations(perBlock);
+    // The grid: (blocks, heads, batch), key/value heads for the dK/dV
+    // kernel; varlen sequences' lengths are run-time values.
+    if (!sizes.count("total_q"))
+      setWorkgroupRuns(
+          work, perBlock,
+          uint64_t((overKeys ? kvHeads : size("heads")) * size("batch", 1)),
+          kernel.grid.longestFirst, /*fromLast=*/!overKeys);
   } else if (kernel.grid.stage == 0) {
     // Only the first stage of a split plan multiplies matrices.
     if (kernel.grid.kind == GridRule::Kind::Matmul) {
@@ -258,7 +268,7 @@ ProblemWork tessel::getProblemWork(const CompiledKernel &kernel,
               work, perBlock,
               uint64_t(size("heads") / double(kernel.grid.packedHeads) *
                        size("batch", 1)),
-              kernel.grid.longestFirst);
+              kernel.grid.longestFirst, /*fromLast=*/true);
       }
       // Stream-K: a workgroup runs its share of all query blocks' key
       // blocks; the longest share, ceil(S / G) of the S steps, sets the

@@ -7,7 +7,11 @@
 // Both put their own rows along the products' columns (waves split them)
 // and keep P and dS in accumulator registers as the B operand of the next
 // product. Causal with dynamic lengths: the loops over the other dimension
-// are split into masked and unmasked ranges.
+// are split into masked and unmasked ranges. Causal blocks differ in
+// work, so both kernels run the longest first: the dQ kernel its query
+// blocks from the last, the dK/dV kernel its key blocks from the first
+// (flat id i: block position i / (heads x batch), head and batch
+// i mod (heads x batch)).
 func.func @grad(%q: memref<1x4x?x64xf16>, %k: memref<1x2x?x64xf16>, %v: memref<1x2x?x64xf16>,
                 %o: memref<1x4x?x64xf16>, %do: memref<1x4x?x64xf16>, %lse: memref<1x4x?xf32>,
                 %dq: memref<1x4x?x64xf16>, %dk: memref<1x2x?x64xf16>, %dv: memref<1x2x?x64xf16>) {
@@ -23,6 +27,7 @@ func.func @grad(%q: memref<1x4x?x64xf16>, %k: memref<1x2x?x64xf16>, %v: memref<1
 
 // CHECK-LABEL: func.func @grad__dq
 // CHECK-SAME: %[[Q:[^:]*]]: memref<1x4x?x64xf16>, %[[K:[^:]*]]: memref<1x2x?x64xf16>, %[[V:[^:]*]]: memref<1x2x?x64xf16>, %[[O:[^:]*]]: memref<1x4x?x64xf16>, %[[DO:[^:]*]]: memref<1x4x?x64xf16>, %[[LSE:[^:]*]]: memref<1x4x?xf32>, %[[DQ:[^:]*]]: memref<1x4x?x64xf16>, %{{[^:]*}}: memref<1x2x?x64xf16>, %{{[^:]*}}: memref<1x2x?x64xf16>, %[[D:[^:]*]]: memref<1x4x?xf32>)
+// CHECK-SAME: tessel.longest_first
 // CHECK-SAME: tessel.plan_of = "grad", tessel.plan_stage = 0 : i64, tessel.tile = array<i64: 64, 16>, tessel.workgroup_size = 256 : i64, tessel.workspace_dims = {{\[}}["batch", "heads", "seq_q"]]
 // D from O^T and dO^T in the accumulators' layout, one value per query.
 // CHECK: %[[PROD:.*]] = arith.mulf
@@ -58,9 +63,18 @@ func.func @grad(%q: memref<1x4x?x64xf16>, %k: memref<1x2x?x64xf16>, %v: memref<1
 
 // CHECK-LABEL: func.func @grad__dkdv
 // CHECK-SAME: %[[Q2:[^:]*]]: memref<1x4x?x64xf16>, %[[K2:[^:]*]]: memref<1x2x?x64xf16>, %[[V2:[^:]*]]: memref<1x2x?x64xf16>, %{{[^:]*}}: memref<1x4x?x64xf16>, %[[DO2:[^:]*]]: memref<1x4x?x64xf16>, %{{[^:]*}}: memref<1x4x?xf32>, %{{[^:]*}}: memref<1x4x?x64xf16>, %[[DK:[^:]*]]: memref<1x2x?x64xf16>, %[[DV:[^:]*]]: memref<1x2x?x64xf16>, %{{[^:]*}}: memref<1x4x?xf32>)
-// CHECK-SAME: tessel.grid_over_keys, tessel.plan_of = "grad", tessel.plan_stage = 1 : i64
+// CHECK-SAME: tessel.grid_over_keys, tessel.longest_first, tessel.plan_of = "grad", tessel.plan_stage = 1 : i64
+// CHECK: %[[KBLOCKS:.*]] = arith.ceildivui %{{.*}}, %c64 : index
+// CHECK: %[[KVHEADS:.*]] = memref.dim %[[K2]], %c1
+// CHECK: %[[PER:.*]] = arith.muli %[[KVHEADS]], %{{.*}} : index
+// CHECK: %[[X:.*]] = tessel.program_id 0
+// CHECK: %[[ID:.*]] = arith.addi %[[X]], %{{.*}} : index
+// CHECK: %[[POS:.*]] = arith.divui %[[ID]], %[[PER]] : index
+// CHECK: %[[REST:.*]] = arith.remui %[[ID]], %[[PER]] : index
+// CHECK: %[[KVH:.*]] = arith.remui %[[REST]], %[[KVHEADS]] : index
+// CHECK-NOT: arith.subi %{{.*}}, %[[POS]]
+// CHECK: arith.muli %[[POS]], %{{.*}} : index
 // K^T and V^T loaded once per key block.
-// CHECK: %[[KVH:.*]] = tessel.program_id 1
 // CHECK: %[[KT2:.*]] = tessel.load %{{.*}}[%{{.*}}, %[[KVH]], %{{.*}}, %{{.*}}] {{.*}} -> tensor<64x64xf16
 // CHECK: %[[VT2:.*]] = tessel.load %{{.*}}[%{{.*}}, %[[KVH]], %{{.*}}, %{{.*}}] {{.*}} -> tensor<64x64xf16
 // Over the group's query heads, then their query blocks.

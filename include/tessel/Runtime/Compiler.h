@@ -69,9 +69,10 @@ struct GridRule {
   /// y heads / packedHeads.
   int64_t packedHeads = 1;
   /// Attention with a right key edge (causal): the flat workgroup id i (x
-  /// fastest) runs query block x - 1 - i / (y z) of head and batch
-  /// i mod (y z), the longest blocks first. The grid is unchanged; the
-  /// performance model follows the order.
+  /// fastest) runs block position i / (y z) of head and batch i mod (y z),
+  /// the longest blocks first: query blocks from the last (x - 1 - i / (y
+  /// z)), an AttentionKeys grid's key blocks from the first. The grid is
+  /// unchanged; the performance model follows the order.
   bool longestFirst = false;
 };
 

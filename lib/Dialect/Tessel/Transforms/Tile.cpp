@@ -869,17 +869,6 @@ private:
     return mode == Mode::Whole && op.getKeyWindow().hasRight() &&
            !op.isVarlen() && !op.isPaged() && packedHeads == 1;
   }
-  /// The (query block, head, batch) of this workgroup in the longest-first
-  /// order: the grid stays (query blocks, heads, batch), but its flat id i
-  /// (x fastest) runs query block X - 1 - i / (heads x batch), of head and
-  /// batch i mod (heads x batch). Every head's block of one position runs
-  /// before the next position's, so the short blocks come last and fill the
-  /// slots that free first (longest processing time first). Consecutive
-  /// ids are different heads: with heads x batch a multiple of the XCD
-  /// count, all blocks of a head land on one XCD (ids go round-robin over
-  /// them) and share its L2. Records `tessel.longest_first` for the
-  /// runtime's performance model.
-  std::tuple<Value, Value, Value> longestBlocksFirst(int64_t blockM);
   /// Tells the runtime how many query heads a workgroup serves (the grid's
   /// x counts blocks of group x seq_q rows, y key/value heads).
   void recordPackedHeads() {
@@ -1328,35 +1317,6 @@ void AttentionTiler::mergeStreamKPieces(const StreamKPiece &piece,
   buildCombine(cut.batch, cut.head, m0, numWaves, owners);
 }
 
-std::tuple<Value, Value, Value>
-AttentionTiler::longestBlocksFirst(int64_t blockM) {
-  auto programId = [&](int64_t axis) -> Value {
-    return ProgramIdOp::create(b, loc, b.getIndexType(),
-                               b.getI64IntegerAttr(axis));
-  };
-  auto mul = [&](Value x, Value y) -> Value {
-    return arith::MulIOp::create(b, loc, x, y);
-  };
-  auto add = [&](Value x, Value y) -> Value {
-    return arith::AddIOp::create(b, loc, x, y);
-  };
-  Value queryBlocks =
-      arith::CeilDivUIOp::create(b, loc, dim(op.getQ(), 2), constIndex(blockM));
-  Value heads = dim(op.getQ(), 1);
-  Value perPosition = mul(heads, dim(op.getQ(), 0));
-  Value x = programId(0), y = programId(1), z = programId(2);
-  Value id = add(x, mul(queryBlocks, add(y, mul(heads, z))));
-  Value position = arith::DivUIOp::create(b, loc, id, perPosition);
-  Value rest = arith::RemUIOp::create(b, loc, id, perPosition);
-  Value queryBlock = arith::SubIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, queryBlocks, constIndex(1)),
-      position);
-  op->getParentOfType<func::FuncOp>()->setAttr("tessel.longest_first",
-                                               b.getUnitAttr());
-  return {queryBlock, arith::RemUIOp::create(b, loc, rest, heads),
-          arith::DivUIOp::create(b, loc, rest, heads)};
-}
-
 LogicalResult AttentionTiler::run() {
   MLIRContext *context = b.getContext();
   viewOperands();
@@ -1391,7 +1351,12 @@ LogicalResult AttentionTiler::run() {
     head = piece->head;
     batch = piece->batch;
   } else if (runsLongestBlocksFirst()) {
-    std::tie(pidM, head, batch) = longestBlocksFirst(blockM);
+    Value queryBlocks = arith::CeilDivUIOp::create(b, loc, dim(op.getQ(), 2),
+                                                   constIndex(blockM));
+    Value heads = dim(op.getQ(), 1);
+    Value batches = dim(op.getQ(), 0);
+    std::tie(pidM, head, batch) =
+        longestBlocksFirst(queryBlocks, heads, batches, /*fromLast=*/true);
   } else {
     pidM =
         ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(0));

@@ -141,6 +141,9 @@ private:
   int64_t blockM = 0, blockN = 0, headDim = 0, headDimV = 0;
   unsigned numWaves = 1, elementBytes = 2;
   Value batch, seqQ, seqKV, shift;
+  /// The block of rows the workgroup owns (queries, or keys) and its head
+  /// (the query head, or the key/value head).
+  Value ownBlock, ownHead;
   KeyWindow window;
   // The arrays the kernel reads and writes: the op's, or with varlen views
   // of the sequence's rows.
@@ -321,7 +324,26 @@ LogicalResult AttentionGradTiler::run() {
   if (failed(layout))
     return failure();
   mma = *layout;
-  batch = ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(2));
+  // A right key edge (causal) gives later query blocks more keys and
+  // earlier key blocks more queries: the workgroups run the longest blocks
+  // first (longestBlocksFirst), which the grid order would start last.
+  // Varlen grids keep their order (z is the sequence).
+  if (op.getKeyWindow().hasRight() && !op.isVarlen()) {
+    Value owned = ownsQueries ? op.getQ() : op.getK();
+    Value blocks = arith::CeilDivUIOp::create(
+        b, loc, dim(owned, 2), constIndex(ownsQueries ? blockM : blockN));
+    Value heads = dim(owned, 1);
+    Value batches = dim(op.getQ(), 0);
+    std::tie(ownBlock, ownHead, batch) =
+        longestBlocksFirst(blocks, heads, batches, /*fromLast=*/ownsQueries);
+  } else {
+    ownBlock =
+        ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(0));
+    ownHead =
+        ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(1));
+    batch =
+        ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(2));
+  }
   queries = op.getQ();
   keys = op.getK();
   values = op.getV();
@@ -359,12 +381,8 @@ LogicalResult AttentionGradTiler::run() {
 LogicalResult AttentionGradTiler::buildQueryKernel() {
   MLIRContext *context = b.getContext();
   Type f32 = b.getF32Type();
-  Value m0 = arith::MulIOp::create(
-      b, loc,
-      ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(0)),
-      constIndex(blockM));
-  Value head =
-      ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(1));
+  Value m0 = arith::MulIOp::create(b, loc, ownBlock, constIndex(blockM));
+  Value head = ownHead;
   Value kvHead = arith::DivUIOp::create(
       b, loc, head,
       arith::DivUIOp::create(b, loc, dim(op.getQ(), 1), dim(op.getK(), 1)));
@@ -450,12 +468,8 @@ LogicalResult AttentionGradTiler::buildQueryKernel() {
 LogicalResult AttentionGradTiler::buildKeyKernel() {
   MLIRContext *context = b.getContext();
   Type f32 = b.getF32Type();
-  Value n0 = arith::MulIOp::create(
-      b, loc,
-      ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(0)),
-      constIndex(blockN));
-  Value kvHead =
-      ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(1));
+  Value n0 = arith::MulIOp::create(b, loc, ownBlock, constIndex(blockN));
+  Value kvHead = ownHead;
   Value group =
       arith::DivUIOp::create(b, loc, dim(op.getQ(), 1), dim(op.getK(), 1));
   Value zero = constIndex(0);

@@ -188,3 +188,22 @@ Value tessel::remapOverXcds(OpBuilder &b, Location loc, Value linear,
   Value inShort = add(add(tallIds, shortIds), local);
   return arith::SelectOp::create(b, loc, isTall, inTall, inShort);
 }
+
+std::tuple<Value, Value, Value>
+TileProgramBuilder::longestBlocksFirst(Value blocks, Value heads, Value batches,
+                                       bool fromLast) {
+  auto programId = [&](int64_t axis) -> Value {
+    return ProgramIdOp::create(b, loc, b.getIndexType(),
+                               b.getI64IntegerAttr(axis));
+  };
+  Value perPosition = mul(heads, batches);
+  Value x = programId(0), y = programId(1), z = programId(2);
+  Value id = add(x, mul(blocks, add(y, mul(heads, z))));
+  Value position = div(id, perPosition);
+  Value rest = rem(id, perPosition);
+  Value block = fromLast ? sub(sub(blocks, constIndex(1)), position) : position;
+  Value head = rem(rest, heads);
+  Value batch = div(rest, heads);
+  kernel->setAttr("tessel.longest_first", b.getUnitAttr());
+  return {block, head, batch};
+}

@@ -36,7 +36,8 @@ struct TileTarget {
 class TileProgramBuilder {
 protected:
   explicit TileProgramBuilder(mlir::Operation *problem)
-      : b(problem), loc(problem->getLoc()) {}
+      : b(problem), loc(problem->getLoc()),
+        kernel(problem->getParentOfType<mlir::func::FuncOp>()) {}
 
   mlir::Value constIndex(int64_t value) {
     return mlir::arith::ConstantIndexOp::create(b, loc, value);
@@ -71,8 +72,25 @@ protected:
     return mlir::arith::SelectOp::create(b, loc, condition, x, y);
   }
 
+  /// The (block, head, batch) of this workgroup when blocks of unequal work
+  /// run longest first. The grid stays (blocks, heads, batch), but flat id
+  /// i (x fastest) runs block position i / (heads x batch), counted from
+  /// the last block if `fromLast`, of head and batch i mod (heads x
+  /// batch): every head's block of one position runs before the next
+  /// position's, so the short blocks come last and fill the slots that
+  /// free first (the hardware starts workgroups in id order as slots free;
+  /// longest processing time first). Consecutive ids are different heads:
+  /// with heads x batch a multiple of the XCD count, all blocks of a head
+  /// land on one XCD (ids go round-robin over them) and share its L2.
+  /// Marks the function `tessel.longest_first` for the runtime's grid rule.
+  std::tuple<mlir::Value, mlir::Value, mlir::Value>
+  longestBlocksFirst(mlir::Value blocks, mlir::Value heads, mlir::Value batches,
+                     bool fromLast);
+
   mlir::OpBuilder b;
   mlir::Location loc;
+  /// The function the program is written into (the kernel to be).
+  mlir::func::FuncOp kernel;
 };
 
 /// The `#tessel.mma` layout of instruction `name` over `waves`: WMMA names
