@@ -148,7 +148,9 @@ def TesselTilePass : Pass<"tessel-tile", "::mlir::ModuleOp"> {
   let description = [{
     **Attention** becomes the FlashAttention-2 forward program: one
     workgroup per (query block, head, batch), query head h reading key/value
-    head h / (Hq / Hkv); a loop over key/value blocks (stopping after the
+    head h / (Hq / Hkv) (with a right key edge, causal, flat workgroup id i
+    runs query block X - 1 - i / (heads x batch), the longest first, and
+    the function is marked `tessel.longest_first`); a loop over key/value blocks (stopping after the
     last block a causal query block can see) computing S = Q K^T, masking
     keys past the sequence and, when causal, past each query (bottom-right
     aligned: query i sees keys j <= i + Skv - Sq), the online softmax in the
