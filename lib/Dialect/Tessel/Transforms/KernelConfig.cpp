@@ -619,11 +619,16 @@ ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
   // blocks alone: 32 keys keep its registers and LDS small enough for
   // several workgroups per CU.
   // (docs/performance.md has the model's predictions for each choice.)
+  // On gfx90a a kernel with a left window edge (three key loops, two of
+  // them masked) spills 8-33 SGPRs with 64-key blocks at head dims 32 and
+  // 64 (f16 and bf16; none on gfx942 and gfx950): it takes 32 keys, with
+  // no spills (docs/performance.md, "Local attention and sinks").
+  bool leftEdgeSpills = window.hasLeft() && chip.isaVersion() < 9400;
   bool softwareBf16 = element.isBF16() && !chip.convertsToBf16();
   bool paddedHeadDim = realHeadDim != headDim;
   bool wideBlocks =
       decode   ? headDim <= 128 && blockM > 32
-      : masked ? headDim <= 64
+      : masked ? headDim <= 64 && !leftEdgeSpills
                : headDim > 64 && headDim <= 128 && !softwareBf16 &&
                      !getSixteenDeepScoresAhead(*instr, element, headDim,
                                                 paddedHeadDim, masked);
