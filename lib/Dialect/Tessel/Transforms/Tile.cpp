@@ -1358,12 +1358,7 @@ LogicalResult AttentionTiler::run() {
     std::tie(pidM, head, batch) =
         longestBlocksFirst(queryBlocks, heads, batches, /*fromLast=*/true);
   } else {
-    pidM =
-        ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(0));
-    head =
-        ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(1));
-    batch =
-        ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(2));
+    std::tie(pidM, head, batch) = gridProgramIds();
   }
   // Split-KV: z = batch * splits + split.
   Value split;

@@ -337,12 +337,7 @@ LogicalResult AttentionGradTiler::run() {
     std::tie(ownBlock, ownHead, batch) =
         longestBlocksFirst(blocks, heads, batches, /*fromLast=*/ownsQueries);
   } else {
-    ownBlock =
-        ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(0));
-    ownHead =
-        ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(1));
-    batch =
-        ProgramIdOp::create(b, loc, b.getIndexType(), b.getI64IntegerAttr(2));
+    std::tie(ownBlock, ownHead, batch) = gridProgramIds();
   }
   queries = op.getQ();
   keys = op.getK();

@@ -189,15 +189,20 @@ Value tessel::remapOverXcds(OpBuilder &b, Location loc, Value linear,
   return arith::SelectOp::create(b, loc, isTall, inTall, inShort);
 }
 
-std::tuple<Value, Value, Value>
-TileProgramBuilder::longestBlocksFirst(Value blocks, Value heads, Value batches,
-                                       bool fromLast) {
+std::tuple<Value, Value, Value> TileProgramBuilder::gridProgramIds() {
   auto programId = [&](int64_t axis) -> Value {
     return ProgramIdOp::create(b, loc, b.getIndexType(),
                                b.getI64IntegerAttr(axis));
   };
-  Value perPosition = mul(heads, batches);
   Value x = programId(0), y = programId(1), z = programId(2);
+  return {x, y, z};
+}
+
+std::tuple<Value, Value, Value>
+TileProgramBuilder::longestBlocksFirst(Value blocks, Value heads, Value batches,
+                                       bool fromLast) {
+  Value perPosition = mul(heads, batches);
+  auto [x, y, z] = gridProgramIds();
   Value id = add(x, mul(blocks, add(y, mul(heads, z))));
   Value position = div(id, perPosition);
   Value rest = rem(id, perPosition);

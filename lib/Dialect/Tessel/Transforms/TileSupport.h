@@ -72,6 +72,8 @@ protected:
     return mlir::arith::SelectOp::create(b, loc, condition, x, y);
   }
 
+  /// The workgroup's ids along grid x, y and z, in that order.
+  std::tuple<mlir::Value, mlir::Value, mlir::Value> gridProgramIds();
   /// The (block, head, batch) of this workgroup when blocks of unequal work
   /// run longest first. The grid stays (blocks, heads, batch), but flat id
   /// i (x fastest) runs block position i / (heads x batch), counted from
