@@ -450,8 +450,10 @@ FailureOr<GpuModuleBinary> tessel::compileGpuModule(gpu::GPUModuleOp gpuModule,
   optimizeModule(*module, **machine, options.optLevel);
   if (failed(collector.flush(loc, "LLVM optimization")))
     return failure();
-  if (options.optLevel > 0)
+  if (options.optLevel > 0) {
     readKernelPointersAtEntry(*module);
+    xorLdsOffsetsInBytes(*module);
+  }
   if (stage == HsacoStage::LLVMIR || options.keepIntermediates)
     llvm::raw_string_ostream(binary.llvmIR) << *module;
   if (stage == HsacoStage::LLVMIR)

@@ -20,6 +20,7 @@
 // RUN: tessel-gen attention -b 1 -h 32 --seq-q 4096 --seq-kv 4096 -d 128 -t bf16 --causal | tesselc --chip=gfx942 --emit=report | FileCheck %s --check-prefix=REPORT
 // RUN: tessel-gen attention -b 1 -h 4 --seq-q 4096 --seq-kv 4096 -d 128 -t f16 --causal | tesselc --chip=gfx90a --emit=report | FileCheck %s --check-prefix=REPORT
 // RUN: tesselc %t.full.mlir --chip=gfx950 --emit=isa | FileCheck %s --check-prefix=ISA950
+// RUN: tesselc %t.full.mlir --chip=gfx950 --emit=isa | FileCheck %s --check-prefix=LOOP950
 // RUN: tesselc %t.causal.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=PREFETCH
 // RUN: tesselc %t.causal.mlir --chip=gfx942 --emit=perf | FileCheck %s --check-prefix=DOUBLE
 // RUN: tesselc %t.full.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=AHEAD
@@ -78,6 +79,38 @@
 // ISA950-NOT: v_mfma_f32_32x32x8_f16
 // ISA950-NOT: ds_read_u16
 // ISA950: .private_segment_fixed_size: 0
+
+// gfx950's key loop: all eight K reads of the first product issued before
+// its first MFMA (a 16-deep MFMA takes half an LDS read's latency), their
+// swizzled addresses XORed on one byte offset (no shift per read), and the
+// K and V^T blocks loaded through buffer resources with the block's origin
+// in the scalar offset: no global_load and no per-load address arithmetic
+// in the loop.
+// LOOP950-LABEL: attention:
+// LOOP950: s_barrier{{[[:space:]]+}}s_cbranch_vccnz
+// LOOP950-NEXT: .LBB0_{{[0-9]+}}:
+// LOOP950-NOT: {{v_mfma|v_lshlrev_b32|global_load}}
+// LOOP950: ds_read_b128
+// LOOP950-NOT: {{v_mfma|v_lshlrev_b32|global_load}}
+// LOOP950: ds_read_b128
+// LOOP950-NOT: {{v_mfma|v_lshlrev_b32|global_load}}
+// LOOP950: ds_read_b128
+// LOOP950-NOT: {{v_mfma|v_lshlrev_b32|global_load}}
+// LOOP950: ds_read_b128
+// LOOP950-NOT: {{v_mfma|v_lshlrev_b32|global_load}}
+// LOOP950: ds_read_b128
+// LOOP950-NOT: {{v_mfma|v_lshlrev_b32|global_load}}
+// LOOP950: ds_read_b128
+// LOOP950-NOT: {{v_mfma|v_lshlrev_b32|global_load}}
+// LOOP950: ds_read_b128
+// LOOP950-NOT: {{v_mfma|v_lshlrev_b32|global_load}}
+// LOOP950: ds_read_b128
+// LOOP950-NOT: global_load
+// LOOP950: v_mfma_f32_32x32x16_f16 v[{{[0-9]+:[0-9]+}}], v[{{[0-9]+:[0-9]+}}], v[{{[0-9]+:[0-9]+}}], 0
+// LOOP950-NOT: global_load
+// LOOP950-COUNT-4: buffer_load_dwordx4 v[{{[0-9]+:[0-9]+}}], v{{[0-9]+}}, s[{{[0-9]+:[0-9]+}}], s{{[0-9]+}} offen
+// LOOP950-NOT: global_load
+// LOOP950: s_cbranch_vccnz .LBB0_
 
 // Each product's cluster of MFMAs in the key loop runs at wave priority 1
 // (lib/Target/MatrixPriority.cpp): the two waves of a SIMD alternate
@@ -180,7 +213,7 @@
 // which LLVM lays out after the loop's back edge (the condition is expected
 // false): the loop itself multiplies no accumulator. The next block's first
 // product starts right away, its K reads (16-byte) interleaved with its
-// MFMAs, and this block's softmax (its exps) issues among them.
+// MFMAs (one issued between the first two), and this block's softmax (its exps) issues among them.
 // AHEAD-LABEL: attention:
 // AHEAD: v_add_f32_e32 [[LIMIT:v[0-9]+]], 0x41000000,
 // AHEAD-NEXT: v_cmp_gt_f32_e32 vcc, {{v[0-9]+}}, [[LIMIT]]
@@ -188,7 +221,9 @@
 // AHEAD-NEXT: s_cbranch_vccnz [[RESCALE:\.LBB0_[0-9]+]]
 // AHEAD-NEXT: [[BODY:\.LBB0_[0-9]+]]:
 // AHEAD-NOT: v_pk_mul_f32
-// AHEAD: s_setprio 1{{[[:space:]]+}}v_mfma_f32_32x32x8_f16 {{.*}}{{[[:space:]]+}}ds_read_b128
+// AHEAD: s_setprio 1{{[[:space:]]+}}v_mfma_f32_32x32x8_f16
+// AHEAD-NOT: {{v_mfma|v_pk_mul_f32}}
+// AHEAD: ds_read_b128
 // AHEAD-NOT: v_pk_mul_f32
 // AHEAD: v_exp_f32
 // AHEAD-NOT: v_pk_mul_f32

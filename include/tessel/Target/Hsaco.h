@@ -19,6 +19,7 @@
 #include <vector>
 
 namespace llvm {
+class Module;
 class Pass;
 } // namespace llvm
 
@@ -94,6 +95,12 @@ findMatrixClusters(llvm::ArrayRef<CodeLine> lines);
 /// other work (lib/Target/MatrixPriority.cpp). It runs after the AMDGPU
 /// backend's own passes, right before the asm printer.
 llvm::Pass *createMatrixClusterPriorityPass();
+
+/// Rewrites the LDS accesses `getelementptr T, base, X ^ c` that share an
+/// offset X into byte accesses off one shifted offset, (X << s) ^ (c << s)
+/// (lib/Target/LdsByteOffsets.cpp): one XOR per access instead of a XOR
+/// and a shift.
+void xorLdsOffsetsInBytes(llvm::Module &module);
 
 /// Compiles `module` (LLVM/ROCDL dialect) for `chip`. Errors are emitted as
 /// MLIR diagnostics at the module's location.

@@ -178,14 +178,22 @@ private:
   LogicalResult lowerOp(Operation &op);
   LogicalResult lowerLoad(LoadOp op);
   /// Whether loads of tiles of `tileShape` from `memref`, and its masked
-  /// stores, go through a buffer resource.
-  bool usesBufferResource(Value memref, ArrayRef<int64_t> tileShape);
+  /// stores, go through a buffer resource. Transposed views of an
+  /// argument only `throughViews` (kScalarOriginAttrName loads).
+  bool usesBufferResource(Value memref, ArrayRef<int64_t> tileShape,
+                          bool throughViews = false);
   /// One vector (or element, when `access.vector` is 1) at `viewIndices` of
   /// `access.view` through a buffer resource; a false `valid` reads zeros.
   /// `constantOffset` elements are added to the offset as a constant.
+  /// `sgprOffset` (elements, wave-uniform) goes into the instruction's
+  /// scalar offset.
   Value loadFromBuffer(const GlobalAccess &access,
                        SmallVector<Value> viewIndices, Value valid,
-                       Type element, int64_t constantOffset = 0);
+                       Type element, int64_t constantOffset = 0,
+                       Value sgprOffset = {});
+  /// The element offset of `origin` in the static-strided `memref`, as an
+  /// i32: the tile origin's part of every lane's offset.
+  Value originOffset(Value memref, ArrayRef<Value> origin);
   /// Stores `slice` at `viewIndices` of `access.view` through a buffer
   /// resource; where `valid` is false the offset is past the buffer's end,
   /// and the hardware drops the store.
@@ -500,13 +508,23 @@ static GlobalAccess analyzeGlobalAccess(OpBuilder &b, Location loc,
 }
 
 bool KernelLowering::usesBufferResource(Value memref,
-                                        ArrayRef<int64_t> tileShape) {
+                                        ArrayRef<int64_t> tileShape,
+                                        bool throughViews) {
   // A kernel argument of static shape and strides, so that the resource is
   // built once (the backend hoists it) and every byte offset, including
   // the one-past-the-end index a masked vector is sent to, fits the 32-bit
   // offset. Matmul operands (rank 2, or 3 with a batch) and attention's
   // (rank 4).
-  auto argument = dyn_cast<BlockArgument>(memref);
+  // Or, with `throughViews`, a transposed view of one (attention's V^T, a
+  // matmul operand stored transposed): its type carries the permuted static
+  // strides.
+  Value source = memref;
+  while (auto transpose = source.getDefiningOp<memref::TransposeOp>()) {
+    if (!throughViews)
+      return false;
+    source = transpose.getIn();
+  }
+  auto argument = dyn_cast<BlockArgument>(source);
   if (!argument || argument.getOwner() != &kernel.getBody().front())
     return false;
   auto type = cast<MemRefType>(memref.getType());
@@ -566,7 +584,9 @@ LogicalResult KernelLowering::lowerLoad(LoadOp op) {
   // branch (sizes are arguments). An in-bounds tile needs neither masks nor
   // the branch.
   bool inBoundsTile = op.getInBounds();
-  bool buffer = usesBufferResource(memref, tile.getShape());
+  bool scalarOrigin = inBoundsTile && op->hasAttr(kScalarOriginAttrName);
+  bool buffer = usesBufferResource(memref, tile.getShape(),
+                                   /*throughViews=*/scalarOrigin);
   Value nonEmpty =
       inBoundsTile || buffer ? Value() : nonEmptyCondition(memref, access.rank);
   scf::IfOp guard;
@@ -588,16 +608,32 @@ LogicalResult KernelLowering::lowerLoad(LoadOp op) {
   // registers share the index of the lane (origin plus lane coordinates)
   // instead of each row's index being multiplied by the stride.
   bool constantRows =
-      inBoundsTile && buffer && op->hasAttr(kConstantRowOffsetsAttrName);
+      inBoundsTile && buffer &&
+      (op->hasAttr(kConstantRowOffsetsAttrName) || scalarOrigin);
   SmallVector<int64_t> strides;
   int64_t memrefOffset;
   if (constantRows && failed(cast<MemRefType>(memref.getType())
                                  .getStridesAndOffset(strides, memrefOffset)))
     constantRows = false;
+  // kScalarOriginAttrName: the origin's part of the offset goes into the
+  // instruction's scalar offset (the origin is wave-uniform), each lane's
+  // offset is its coordinates' alone, computed once outside the loops.
+  // Only in bounds: whether the hardware's range check counts the scalar
+  // offset does not matter there.
+  Value sgprOffset =
+      scalarOrigin && buffer ? originOffset(memref, base) : Value();
+  Value zeroIndex = sgprOffset ? constIndex(0) : Value();
+  auto fromOrigin = [&](unsigned memrefDim, Value coord) -> Value {
+    if (sgprOffset)
+      return coord;
+    return arith::AddIOp::create(b, loc(), base[memrefDim], coord);
+  };
   std::array<Value, 2> laneIndices;
   for (int64_t r = 0; r < registers; r += access.vector) {
     SmallVector<int32_t, 4> regCoords = layout->apply({int32_t(r), 0, 0});
     SmallVector<Value> indices(base.begin(), base.end() - 2);
+    if (sgprOffset)
+      std::fill(indices.begin(), indices.end(), zeroIndex);
     Value valid;
     int64_t constantOffset = 0;
     for (unsigned d = 0; d < 2; ++d) {
@@ -605,13 +641,12 @@ LogicalResult KernelLowering::lowerLoad(LoadOp op) {
       if (constantRows && (regCoords[d] & laneOffsetBits(*layout, d)) == 0) {
         constantOffset += int64_t(regCoords[d]) * strides[memrefDim];
         if (!laneIndices[d])
-          laneIndices[d] =
-              arith::AddIOp::create(b, loc(), base[memrefDim], laneCoords[d]);
+          laneIndices[d] = fromOrigin(memrefDim, laneCoords[d]);
         indices.push_back(laneIndices[d]);
         continue;
       }
       Value coord = xorIndex(laneCoords[d], regCoords[d]);
-      Value index = arith::AddIOp::create(b, loc(), base[memrefDim], coord);
+      Value index = fromOrigin(memrefDim, coord);
       if (inBoundsTile) {
         indices.push_back(index);
         continue;
@@ -635,7 +670,7 @@ LogicalResult KernelLowering::lowerLoad(LoadOp op) {
     Value slice;
     if (buffer) {
       slice = loadFromBuffer(access, access.forView(indices), valid, element,
-                             constantOffset);
+                             constantOffset, sgprOffset);
       if (access.vector == 1)
         slice = vector::BroadcastOp::create(b, loc(), sliceType, slice);
     } else if (access.vector == 1) {
@@ -674,10 +709,27 @@ SmallVector<Value> KernelLowering::bufferIndices(const GlobalAccess &access,
   });
 }
 
+Value KernelLowering::originOffset(Value memref, ArrayRef<Value> origin) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  auto type = cast<MemRefType>(memref.getType());
+  (void)type.getStridesAndOffset(strides, offset); // static: a buffer's
+  Value sum;
+  for (auto [index, stride] : llvm::zip_equal(origin, strides)) {
+    if (matchPattern(index, m_Zero()) || stride == 0)
+      continue;
+    Value term = arith::MulIOp::create(b, loc(), index, constIndex(stride));
+    sum = sum ? arith::AddIOp::create(b, loc(), sum, term).getResult() : term;
+  }
+  if (!sum)
+    sum = constIndex(0);
+  return arith::IndexCastOp::create(b, loc(), b.getI32Type(), sum);
+}
+
 Value KernelLowering::loadFromBuffer(const GlobalAccess &access,
                                      SmallVector<Value> viewIndices,
                                      Value valid, Type element,
-                                     int64_t constantOffset) {
+                                     int64_t constantOffset, Value sgprOffset) {
   SmallVector<Value> indices = bufferIndices(access, viewIndices, valid);
   Type type = access.vector == 1
                   ? element
@@ -687,7 +739,7 @@ Value KernelLowering::loadFromBuffer(const GlobalAccess &access,
                                 : IntegerAttr();
   return amdgpu::RawBufferLoadOp::create(b, loc(), type, access.view, indices,
                                          /*boundsCheck=*/true, indexOffset,
-                                         /*sgprOffset=*/nullptr)
+                                         sgprOffset)
       .getResult();
 }
 
@@ -1575,14 +1627,19 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
     size_t next = 0;
     // A product whose B operand stays in registers for the whole loop
     // (attention's first product S^T = K Q^T, decode's, the backward's
-    // products with a loop-invariant operand) on the 8-deep MFMAs of gfx90a
-    // and gfx942: two LDS reads of A ahead of the first MFMA, so that each
-    // MFMA's operand was asked for two MFMAs before it rather than one
-    // (docs/performance.md, "K read two MFMAs ahead"; on gfx950's 16-deep
-    // instructions the model's predictions were mixed).
-    if (!ops.fenced && !instr.isWmma() && instr.k <= 8 &&
+    // products with a loop-invariant operand): its A operand's LDS reads go
+    // ahead of the first MFMA. On the 8-deep MFMAs of gfx90a and gfx942 two
+    // of them, so that each MFMA's operand was asked for two MFMAs before it
+    // rather than one (docs/performance.md, "K read two MFMAs ahead"). On
+    // gfx950's 16-deep instructions, whose MFMA takes half the clocks of an
+    // LDS read's latency, all of them: one read ahead left a lone wave 1534
+    // clocks an iteration for 672 of issue at head dim 128 (docs/
+    // performance.md, "Scalar buffer offsets, byte LDS offsets, K read
+    // ahead").
+    if (!ops.fenced && !instr.isWmma() &&
         sourceLoop.isDefinedOutsideOfLoop(op.getB()))
-      ROCDL::SchedGroupBarrier::create(b, loc(), kDsReadMask, 2, 0);
+      ROCDL::SchedGroupBarrier::create(b, loc(), kDsReadMask,
+                                       instr.k <= 8 ? 2 : mfmas, 0);
     for (int64_t i = 0; i < mfmas; ++i) {
       ROCDL::SchedGroupBarrier::create(b, loc(), kMfmaMask, 1, 0);
       size_t end = std::min(sequence.size(), next + size_t(perMfma));

@@ -132,6 +132,8 @@ static SmallVector<Value> cloneMaskedLoadsAt(OpBuilder &b, scf::ForOp loop,
   for (LoadOp load : shape.loads) {
     LoadOp clone = cloneLoadAt(b, load, loop, k);
     clone.setInBounds(false);
+    // What holds of in-bounds loads only goes with the bound.
+    clone->removeAttr(kScalarOriginAttrName);
     tiles.push_back(clone.getResult());
   }
   return tiles;

@@ -1423,6 +1423,14 @@ LogicalResult AttentionTiler::run() {
     if (chunked)
       load.getDefiningOp()->setAttr(kLdsReadAtUseAttrName, b.getUnitAttr());
   };
+  // A key block's origin moves along the keys each iteration while every
+  // lane's coordinates stay: the origin goes to the loads' scalar offset
+  // (only in bounds, where the lowering uses it).
+  auto markScalarOrigin = [&](Value load) {
+    auto tileLoad = cast<LoadOp>(load.getDefiningOp());
+    if (tileLoad.getInBounds())
+      tileLoad->setAttr(kScalarOriginAttrName, b.getUnitAttr());
+  };
   auto qLayout = getCoalescedLayout(context, {chunkQK, blockM}, 0, elementBytes,
                                     numWaves, waveSize);
   // A chunk of K or V^T is too small for 16 bytes per lane of the
@@ -1610,6 +1618,7 @@ LogicalResult AttentionTiler::run() {
           ValueRange{from.batch, kvHead, from.row, constIndex(c * chunkQK)},
           loadsInBounds(masked, paddedChunk(c, chunkQK, realHeadDim)));
       markReadAtUse(k);
+      markScalarOrigin(k);
       kChunks.push_back(k);
     }
     return kChunks;
@@ -1622,6 +1631,7 @@ LogicalResult AttentionTiler::run() {
           ValueRange{from.batch, kvHead, constIndex(c * chunkV), from.row},
           loadsInBounds(masked, paddedChunk(c, chunkV, realHeadDimV)));
       markReadAtUse(vT);
+      markScalarOrigin(vT);
       vTChunks.push_back(vT);
     }
     return vTChunks;

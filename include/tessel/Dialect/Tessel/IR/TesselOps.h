@@ -81,6 +81,20 @@ inline constexpr llvm::StringLiteral kLdsSharedAddressesAttrName =
 inline constexpr llvm::StringLiteral kConstantRowOffsetsAttrName =
     "tessel.constant_row_offsets";
 
+/// A unit attribute on an in-bounds `tessel.load` of a tile whose origin
+/// changes from one loop iteration to the next while each lane's
+/// coordinates do not (attention's K and V^T blocks): tessel-lower-to-gpu
+/// loads it through a buffer resource (a transposed view of an argument
+/// too), with the origin's part of the offset in the instruction's scalar
+/// offset and one lane offset shared by the registers' rows, as with
+/// kConstantRowOffsetsAttrName. Per vector that leaves no VALU instruction
+/// in the loop, where the origin added to the lane's coordinates took one
+/// or two (six for gfx950's V^T through 64-bit global addresses). Set by
+/// tessel-tile on attention's key and value loads; the GEMM's K loops keep
+/// the VGPR offsets (docs/performance.md, "Scalar buffer offsets").
+inline constexpr llvm::StringLiteral kScalarOriginAttrName =
+    "tessel.scalar_origin";
+
 /// A unit attribute on a K loop (`scf.for`) unrolled by two whose steps
 /// share one set of operand registers: tessel-lower-to-gpu reads each
 /// register of the next step from LDS right after the last MFMA of this
