@@ -27,7 +27,9 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <queue>
+#include <tuple>
 
 using namespace tessel;
 using llvm::StringRef;
@@ -910,18 +912,38 @@ struct DispatchedGrid {
 };
 } // namespace
 
+/// A loop's clocks per iteration for one wave when `resident` of the
+/// `perCU` workgroups a CU holds at full occupancy are running, each with
+/// one wave on every SIMD: the SIMD retires no more iterations than at full
+/// occupancy (the shared clocks at `perCU` waves per SIMD), and a wave runs
+/// no faster than alone on its SIMD.
+static double loopCyclesWithResidents(const LoopReport &loop, unsigned resident,
+                                      unsigned perCU) {
+  if (resident >= perCU)
+    return loop.sharedCycles;
+  return std::min(
+      loop.sharedCycles,
+      std::max(loop.singleWaveCycles, loop.sharedCycles * resident / perCU));
+}
+
 /// The grid's time when its workgroups run different numbers of loop
 /// iterations (ProblemWork::workgroupRuns): the dispatcher starts workgroup
-/// i as soon as a slot frees, in id order, so each goes to the slot that
-/// frees first (list scheduling). A workgroup's clocks are a round's with
-/// its own iterations for the matrix loops; every slot runs at the
-/// steady state's shared rate (a slot alone at the end is not faster), and
-/// the XCDs form one pool. None where the runs do not describe the grid,
-/// or the grid is too large to walk (its many rounds then average out).
+/// i as soon as a slot frees, in id order, so each goes to the CU whose
+/// workgroup ends first (list scheduling); the first `cus` x `perCU` go
+/// round-robin over the CUs. A workgroup's clocks are a round's with its
+/// own iterations for the matrix loops. Where each workgroup puts one wave
+/// on every SIMD, the workgroups of a CU share its SIMDs: with fewer than
+/// `perCU` of them left (the grid's tail), each runs its loops at the rate
+/// of that many waves per SIMD (loopCyclesWithResidents), so a long
+/// workgroup left alone at the end runs faster; otherwise every slot keeps
+/// the steady state's shared rate. The XCDs form one pool. None where the
+/// runs do not describe the grid, or the grid is too large to walk (its
+/// many rounds then average out).
 static std::optional<DispatchedGrid>
 dispatchUnequalWorkgroups(const PerfReport &report, const ProblemWork &work,
-                          uint64_t slots, double roundCycles) {
+                          unsigned cus, unsigned perCU, double roundCycles) {
   constexpr uint64_t kMaxWalkedWorkgroups = uint64_t(1) << 20;
+  uint64_t slots = uint64_t(cus) * perCU;
   uint64_t perRepeat = 0;
   for (const ProblemWork::WorkgroupRun &run : work.workgroupRuns)
     perRepeat += run.count;
@@ -933,40 +955,136 @@ dispatchUnequalWorkgroups(const PerfReport &report, const ProblemWork &work,
   for (const LoopReport &loop : report.loops)
     if (loop.matrixFlopsPerIteration > 0)
       matrixLoops.push_back(&loop);
+  bool sharesSimds = llvm::all_of(matrixLoops, [&](const LoopReport *loop) {
+    return loop->wavesPerSimd == perCU && loop->singleWaveCycles > 0;
+  });
+  unsigned rates = sharesSimds ? perCU : 1;
   double averageMatrixLoopCycles = 0;
   for (const LoopReport *loop : matrixLoops)
     averageMatrixLoopCycles += loop->tripCount * loop->sharedCycles;
   DispatchedGrid grid;
   grid.fewestIterations = std::numeric_limits<double>::infinity();
-  std::vector<double> runCycles;
+  // runCycles[run][r - 1]: the run's clocks with r workgroups on its CU
+  // (only r = perCU, the last entry, without SIMD sharing).
+  std::vector<std::vector<double>> runCycles;
   for (const ProblemWork::WorkgroupRun &run : work.workgroupRuns) {
     if (run.iterations.size() != matrixLoops.size())
       return std::nullopt;
-    double cycles = roundCycles - averageMatrixLoopCycles, iterations = 0;
+    std::vector<double> byResidents(rates,
+                                    roundCycles - averageMatrixLoopCycles);
+    double iterations = 0;
     for (auto [loop, count] : llvm::zip(matrixLoops, run.iterations)) {
-      cycles += count * loop->sharedCycles;
+      for (unsigned r = 0; r < rates; ++r)
+        byResidents[r] += count * loopCyclesWithResidents(
+                                      *loop, perCU - rates + r + 1, perCU);
       iterations += count;
     }
-    runCycles.push_back(cycles);
+    runCycles.push_back(std::move(byResidents));
     grid.fewestIterations = std::min(grid.fewestIterations, iterations);
     grid.mostIterations = std::max(grid.mostIterations, iterations);
   }
-  // The slots' next free times, earliest on top.
-  std::priority_queue<double, std::vector<double>, std::greater<double>> free;
-  for (uint64_t slot = 0; slot < std::min(slots, report.workgroups); ++slot)
-    free.push(0.0);
+  // Each CU's running workgroups as (run, fraction of its work left); a
+  // CU's rates change only when one of its own workgroups ends, so each CU
+  // is advanced at its own events (earliest first, stale entries skipped).
+  struct Cu {
+    double updated = 0;
+    uint64_t version = 0;
+    std::vector<std::pair<size_t, double>> running;
+  };
+  std::vector<Cu> cu(cus);
+  auto cyclesOf = [&](size_t run, size_t residents) {
+    return runCycles[run][sharesSimds ? residents - 1 : 0];
+  };
+  auto nextEnd = [&](const Cu &unit) {
+    double soonest = std::numeric_limits<double>::infinity();
+    for (auto [run, left] : unit.running)
+      soonest = std::min(soonest, left * cyclesOf(run, unit.running.size()));
+    return unit.updated + soonest;
+  };
+  using Event = std::tuple<double, unsigned, uint64_t>; // time, CU, version
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events;
+  // The workgroups in id order: (run index, repeat) walked lazily.
+  size_t nextRun = 0, repeat = 0;
+  uint64_t nextInRun = 0;
   double busy = 0;
-  for (uint64_t repeat = 0; repeat < work.workgroupRunRepeats; ++repeat)
-    for (auto [run, cycles] : llvm::zip(work.workgroupRuns, runCycles))
-      for (uint64_t i = 0; i < run.count; ++i) {
-        double start = free.top();
-        free.pop();
-        free.push(start + cycles);
-        busy += cycles;
+  auto takeNext = [&]() -> std::optional<size_t> {
+    while (repeat < work.workgroupRunRepeats) {
+      if (nextRun == work.workgroupRuns.size()) {
+        nextRun = 0;
+        ++repeat;
+        continue;
       }
-  while (free.size() > 1)
-    free.pop();
-  grid.makespan = free.top();
+      if (nextInRun == work.workgroupRuns[nextRun].count) {
+        ++nextRun;
+        nextInRun = 0;
+        continue;
+      }
+      ++nextInRun;
+      busy += runCycles[nextRun][rates - 1];
+      return nextRun;
+    }
+    return std::nullopt;
+  };
+  // Slots freed at one time go round-robin over their CUs, one workgroup
+  // per CU in turn (the first slots.size() workgroups: i to CU i mod cus).
+  std::vector<unsigned> freeSlots(cus, perCU);
+  auto dispatch = [&](llvm::ArrayRef<unsigned> freed) {
+    for (bool placed = true; placed;) {
+      placed = false;
+      for (unsigned c : freed) {
+        if (freeSlots[c] == 0)
+          continue;
+        std::optional<size_t> run = takeNext();
+        if (!run)
+          return;
+        cu[c].running.push_back({*run, 1.0});
+        --freeSlots[c];
+        placed = true;
+      }
+    }
+  };
+  auto schedule = [&](unsigned c) {
+    ++cu[c].version;
+    if (!cu[c].running.empty())
+      events.push({nextEnd(cu[c]), c, cu[c].version});
+  };
+  std::vector<unsigned> touched(cus);
+  std::iota(touched.begin(), touched.end(), 0u);
+  dispatch(touched);
+  for (unsigned c : touched)
+    schedule(c);
+  double makespan = 0;
+  while (!events.empty()) {
+    double time = std::get<0>(events.top());
+    touched.clear();
+    // Every CU whose workgroup ends now (up to rounding): advance its
+    // workgroups; those whose work is done leave and free their slots.
+    while (!events.empty() &&
+           std::get<0>(events.top()) <= time + 1e-9 * (1 + time)) {
+      auto [at, c, version] = events.top();
+      events.pop();
+      Cu &unit = cu[c];
+      if (version != unit.version)
+        continue;
+      size_t residents = unit.running.size();
+      double elapsed = time - unit.updated;
+      std::vector<std::pair<size_t, double>> still;
+      for (auto [run, left] : unit.running) {
+        left -= elapsed / cyclesOf(run, residents);
+        if (left > 1e-9)
+          still.push_back({run, left});
+      }
+      freeSlots[c] += residents - still.size();
+      unit.running = std::move(still);
+      unit.updated = time;
+      touched.push_back(c);
+    }
+    makespan = std::max(makespan, time);
+    dispatch(touched);
+    for (unsigned c : touched)
+      schedule(c);
+  }
+  grid.makespan = makespan;
   if (grid.makespan <= 0)
     return std::nullopt;
   grid.efficiency = busy / (double(slots) * grid.makespan);
@@ -1161,7 +1279,8 @@ tessel::analyzeKernel(const KernelCode &input, const KernelMetadata &metadata,
   double computeCycles = report.rounds * roundCycles;
   std::optional<DispatchedGrid> dispatched;
   if (iterationsKnown && !parameters.tripCount)
-    dispatched = dispatchUnequalWorkgroups(report, work, slots, roundCycles);
+    dispatched = dispatchUnequalWorkgroups(report, work, chip.numCUs,
+                                           residentPerCU, roundCycles);
   if (dispatched) {
     computeCycles = dispatched->makespan;
     report.gridEfficiency = dispatched->efficiency;

@@ -159,18 +159,27 @@ ProblemWork iterations(double each) {
 }
 
 // Workgroups of unequal work start in id order as slots free (list
-// scheduling). 1824 workgroups on gfx942's 304 CUs x 4 = 1216 slots: 1216
-// of one iteration and 608 of two. Short ones first, every slot runs one,
-// then half of them a long one: c1 + c2. Long ones first, half the slots
-// run a long one and the other half two short ones: max(c2, 2 c1) = 2 c1
-// (a workgroup's clocks outside the loop count twice). c1 and c2 come
-// from grids of equal workgroups in two rounds.
+// scheduling), and the workgroups of a CU share its SIMDs: with fewer
+// running than at full occupancy, each runs its loop at that many waves per
+// SIMD. 1824 workgroups on gfx942's 304 CUs x 4 = 1216 slots (one wave per
+// SIMD each), the first 1216 round-robin over the CUs: 1216 of one
+// iteration and 608 of two. c1 and c2 (a short and a long workgroup at full
+// occupancy) come from grids of equal workgroups in two full rounds; a
+// workgroup is O clocks outside the loop plus its iterations of tN, so
+// tN = c2 - c1, O = c1 - tN; with two workgroups on a CU an iteration takes
+// t2 = max(t1, tN / 2) (t1: a wave alone).
+// Short ones first: every CU runs four short ones, then two long ones at
+// two per CU: c1 + O + 2 t2. Long ones first: every CU runs two long and
+// two short ones, two more short ones when those end at c1, the long ones
+// end at c2 < 2 c1, and the short ones' last O / c1 of their work then runs
+// at two per CU: c2 + O / c1 (O + t2).
 TEST(Dispatch, LongestFirstFillsTheSlotsThatFreeFirst) {
-  ASSERT_EQ(analyzeMatrixLoop(1824, iterations(1)).rounds, 2u);
-  double c1 = computeClocks(analyzeMatrixLoop(1824, iterations(1))) / 2;
-  double c2 = computeClocks(analyzeMatrixLoop(1824, iterations(2))) / 2;
+  ASSERT_EQ(analyzeMatrixLoop(2432, iterations(1)).rounds, 2u);
+  double c1 = computeClocks(analyzeMatrixLoop(2432, iterations(1))) / 2;
+  double c2 = computeClocks(analyzeMatrixLoop(2432, iterations(2))) / 2;
   ASSERT_GT(c2, c1);
   ASSERT_GT(2 * c1, c2);
+  double tN = c2 - c1, outside = c1 - tN;
   ProblemWork shortFirst = iterations(4.0 / 3);
   shortFirst.workgroupRuns = {{{1}, 1216}, {{2}, 608}};
   ProblemWork longFirst = shortFirst;
@@ -178,15 +187,24 @@ TEST(Dispatch, LongestFirstFillsTheSlotsThatFreeFirst) {
   double busy = 1216 * c1 + 608 * c2;
 
   PerfReport grid = analyzeMatrixLoop(1824, shortFirst);
-  EXPECT_NEAR(computeClocks(grid), c1 + c2, 1e-6 * c2);
-  EXPECT_NEAR(grid.gridEfficiency, busy / (1216 * (c1 + c2)), 1e-9);
+  ASSERT_EQ(grid.loops.size(), 1u);
+  EXPECT_EQ(grid.loops[0].wavesPerSimd, 4u);
+  double t1 = grid.loops[0].singleWaveCycles;
+  ASSERT_GT(t1, 0);
+  double t2 = std::max(t1, tN / 2);
+  double shortFirstClocks = c1 + outside + 2 * t2;
+  EXPECT_NEAR(computeClocks(grid), shortFirstClocks, 1e-6 * c2);
+  EXPECT_NEAR(grid.gridEfficiency, busy / (1216 * shortFirstClocks), 1e-6);
   PerfReport longest = analyzeMatrixLoop(1824, longFirst);
-  EXPECT_NEAR(computeClocks(longest), 2 * c1, 1e-6 * c2);
-  EXPECT_NEAR(longest.gridEfficiency, busy / (1216 * 2 * c1), 1e-9);
-  auto quantization = llvm::find_if(longest.sources, [](const CycleSource &s) {
+  double longFirstClocks = c2 + outside / c1 * (outside + t2);
+  EXPECT_NEAR(computeClocks(longest), longFirstClocks, 1e-6 * c2);
+  EXPECT_NEAR(longest.gridEfficiency, busy / (1216 * longFirstClocks), 1e-6);
+  EXPECT_LT(longFirstClocks, shortFirstClocks);
+  // Short ones first leave half the slots idle in the tail.
+  auto quantization = llvm::find_if(grid.sources, [](const CycleSource &s) {
     return s.category == "grid-quantization";
   });
-  ASSERT_NE(quantization, longest.sources.end());
+  ASSERT_NE(quantization, grid.sources.end()) << grid.gridEfficiency;
   EXPECT_NE(quantization->explanation.find("1 to 2 loop iterations"),
             std::string::npos)
       << quantization->explanation;
@@ -208,10 +226,12 @@ TEST(Dispatch, RepeatedRunsAndEqualWork) {
   EXPECT_DOUBLE_EQ(computeClocks(analyzeMatrixLoop(1824, repeated)),
                    computeClocks(analyzeMatrixLoop(1824, written)));
 
+  // Equal work in full rounds (2 x 1216 slots): every CU runs four
+  // workgroups throughout, as the rounds count them.
   ProblemWork equal = iterations(1);
-  equal.workgroupRuns = {{{1}, 1824}};
-  PerfReport dispatched = analyzeMatrixLoop(1824, equal);
-  PerfReport rounds = analyzeMatrixLoop(1824, iterations(1));
+  equal.workgroupRuns = {{{1}, 2432}};
+  PerfReport dispatched = analyzeMatrixLoop(2432, equal);
+  PerfReport rounds = analyzeMatrixLoop(2432, iterations(1));
   EXPECT_NEAR(computeClocks(dispatched), computeClocks(rounds),
               1e-9 * computeClocks(rounds));
   EXPECT_NEAR(dispatched.gridEfficiency, rounds.gridEfficiency, 1e-12);
