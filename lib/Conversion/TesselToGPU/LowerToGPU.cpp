@@ -604,9 +604,11 @@ LogicalResult KernelLowering::lowerLoad(LoadOp op) {
   Value result = zeroTile;
   int64_t registers = resultType.getNumElements();
   // With tessel.constant_row_offsets (in-bounds buffer loads of runs across
-  // rows), register bits no lane sets become a constant offset: the
-  // registers share the index of the lane (origin plus lane coordinates)
-  // instead of each row's index being multiplied by the stride.
+  // rows) or tessel.scalar_origin, register bits no lane sets become a
+  // constant offset: the registers share the index of the lane (origin plus
+  // lane coordinates, or the coordinates alone with the origin in the
+  // scalar offset) instead of each row's index being multiplied by the
+  // stride.
   bool constantRows =
       inBoundsTile && buffer &&
       (op->hasAttr(kConstantRowOffsetsAttrName) || scalarOrigin);

@@ -75,9 +75,10 @@ inline constexpr llvm::StringLiteral kLdsSharedAddressesAttrName =
 /// runs): tessel-lower-to-gpu adds each register row's offset as a
 /// constant to one lane offset shared by the rows, instead of multiplying
 /// each row's index by the stride (four `v_mul_lo_u32` per step in a K loop
-/// with N = 14336). Set by tessel-tile on the operands it loads in K runs;
-/// attention's loads keep the per-row form, which the performance model
-/// predicts 1-2 points faster for them.
+/// with N = 14336). Set by tessel-tile on the operands it loads in K runs.
+/// Attention's key and value blocks get the same form through
+/// kScalarOriginAttrName (with the origin in the scalar offset; without
+/// it, the per-row form was predicted 1-2 points faster for them).
 inline constexpr llvm::StringLiteral kConstantRowOffsetsAttrName =
     "tessel.constant_row_offsets";
 
