@@ -616,7 +616,11 @@ LogicalResult KernelLowering::lowerRocdlOp(Operation *op) {
 
   // Synchronization and scheduling.
   if (rest == "barrier" || rest == "s.barrier") {
-    call(b, loc, "barrier", voidType(), {constI32(b, loc, addSite(loc))});
+    // tessel-lower-to-gpu marks the barriers of a ping-pong loop
+    // (kPhaseBarrierAttrName), whose waves meet at different ones.
+    StringRef entry =
+        op->hasAttr("tessel.phase_barrier") ? "phase_barrier" : "barrier";
+    call(b, loc, entry, voidType(), {constI32(b, loc, addSite(loc))});
     op->erase();
     return success();
   }

@@ -60,8 +60,9 @@ void SimtRuntime::laneMain() {
   std::abort();
 }
 
-void SimtRuntime::waitAtBarrier(int32_t site) {
+void SimtRuntime::waitAtBarrier(int32_t site, bool phase) {
   current->barrierSite = site;
+  current->atPhaseBarrier = phase;
   current->state = LaneState::AtBarrier;
   switchFiber(current->context, scheduler);
 }
@@ -230,7 +231,8 @@ llvm::Error SimtRuntime::checkBarrierArrival() {
               ")");
     if (!reference)
       reference = waiting;
-    else if (waiting->barrierSite != reference->barrierSite)
+    else if (waiting->barrierSite != reference->barrierSite &&
+             !(waiting->atPhaseBarrier && reference->atPhaseBarrier))
       return failAt(*reference,
                     llvm::formatv("mismatched barriers: wave {0} waits at {1} "
                                   "while wave {2} waits at {3}",
@@ -679,6 +681,10 @@ int32_t __tessel_emu_mbcnt(int32_t high, int32_t mask, int32_t add) {
 }
 
 void __tessel_emu_barrier(int32_t site) { runtime().waitAtBarrier(site); }
+
+void __tessel_emu_phase_barrier(int32_t site) {
+  runtime().waitAtBarrier(site, /*phase=*/true);
+}
 
 void __tessel_emu_mma(int32_t instr, const void *a, const void *b,
                       const void *c, void *d, int32_t flags) {

@@ -58,6 +58,7 @@ struct Lane {
   unsigned flatId = 0, wave = 0, laneInWave = 0;
   LaneState state = LaneState::Runnable;
   int32_t barrierSite = -1; // where the lane waits when AtBarrier
+  bool atPhaseBarrier = false; // the barrier is a tessel.phase_barrier's
   CollectiveRequest request;
 };
 
@@ -100,8 +101,10 @@ public:
                       int32_t kind);
   /// Fails the lane with an integer division fault (RuntimeABI.h).
   [[noreturn]] void failDivision(int32_t division, int32_t site);
-  /// Suspends the current lane at the barrier `site` or a collective.
-  void waitAtBarrier(int32_t site);
+  /// Suspends the current lane at the barrier `site` or a collective. The
+  /// waves of a workgroup may meet at two different phase barriers (a
+  /// ping-pong loop's halves a phase apart), never at other different ones.
+  void waitAtBarrier(int32_t site, bool phase = false);
   void waitAtCollective(const CollectiveRequest &request);
   /// Reports an error at the current lane and abandons the launch: does
   /// not return to the lane.

@@ -50,6 +50,7 @@ enum MathOp : int32_t {
   X(wave_size)                                                                 \
   X(mbcnt)                                                                     \
   X(barrier)                                                                   \
+  X(phase_barrier)                                                             \
   X(mma)                                                                       \
   X(ds_bpermute)                                                               \
   X(ds_swizzle)                                                                \
@@ -80,6 +81,8 @@ int32_t __tessel_emu_wave_size();
 int32_t __tessel_emu_mbcnt(int32_t high, int32_t mask, int32_t add);
 // `site` indexes the module's tessel.emu.sites (source locations).
 void __tessel_emu_barrier(int32_t site);
+// A ping-pong loop's barrier: the waves may meet at two different ones.
+void __tessel_emu_phase_barrier(int32_t site);
 void __tessel_emu_mma(int32_t instr, const void *a, const void *b,
                       const void *c, void *d, int32_t flags);
 int32_t __tessel_emu_ds_bpermute(int32_t address, int32_t value);

@@ -233,6 +233,11 @@ public:
   /// Holds wave `index` back by `clocks` before its first instruction.
   void delayStart(size_t index, double clocks) { state[index].now = clocks; }
 
+  /// Starts wave `index` waiting at a barrier (one only its half of the
+  /// workgroup waits at, in front of a ping-pong loop): it starts when the
+  /// other waves of its group reach their first barrier, a phase behind.
+  void startAtBarrier(size_t index) { state[index].atBarrier = true; }
+
   /// Runs `body` `iterations` times on every wave and measures the steady
   /// state: the timeline of the iterations after the first `warmup`, summed
   /// over the waves and divided by their count, with `cycles` the time the
@@ -603,12 +608,16 @@ static void summarizeLdsConflicts(LoopReport &loop,
 /// from the first): where the loop has more than one steady phase, each
 /// counts by how many starts end in it. Waves of one workgroup meet at its
 /// barriers, which undo the offsets.
+///
+/// A staggered loop (isStaggeredLoop) starts the upper half of each group
+/// of waves that meet at barriers waiting at one: the halves then stay a
+/// phase apart, whatever the start.
 static Timeline runWithStartPhases(llvm::ArrayRef<Instruction> body,
                                    const Chip &chip,
                                    const ModelParameters &parameters,
                                    unsigned waveSize, unsigned waves,
                                    unsigned wavesPerBarrier, unsigned simdsBusy,
-                                   double loneIteration) {
+                                   double loneIteration, bool staggered) {
   constexpr unsigned kStartPhases = 4;
   constexpr unsigned kIterations = 60, kWarmup = 20;
   Timeline average;
@@ -619,6 +628,9 @@ static Timeline runWithStartPhases(llvm::ArrayRef<Instruction> body,
     for (unsigned i = 1; i < waves; ++i) {
       unsigned phase = (i * p) % kStartPhases;
       simulator.delayStart(i, loneIteration * phase / kStartPhases);
+      if (staggered && wavesPerBarrier > 1 &&
+          i % wavesPerBarrier >= wavesPerBarrier / 2)
+        simulator.startAtBarrier(i);
     }
     Timeline run = simulator.run(body, kIterations, kWarmup);
     if (p == 0)
@@ -759,12 +771,40 @@ static void rankSources(std::vector<CycleSource> &sources, double total) {
   });
 }
 
+/// Whether the last barrier in front of `range` is one only some waves
+/// wait at: a block of its own that a conditional branch right before it
+/// skips (`tessel.phase_barrier half 1` in front of a ping-pong loop, whose
+/// upper half of the waves then runs the loop a phase behind the lower).
+static bool isStaggeredLoop(const KernelCode &code,
+                            const std::vector<BasicBlock> &blocks,
+                            const LoopRange &range) {
+  size_t barrier = range.begin;
+  for (size_t i = range.begin; i-- > 0;)
+    if (code.instructions[i].kind == InstrKind::Barrier) {
+      barrier = i;
+      break;
+    }
+  if (barrier == range.begin || barrier == 0)
+    return false;
+  auto block = llvm::find_if(blocks, [&](const BasicBlock &candidate) {
+    return candidate.begin <= barrier && barrier < candidate.end;
+  });
+  if (block == blocks.end() || block == blocks.begin())
+    return false;
+  const BasicBlock &guard = *std::prev(block);
+  const Instruction &branch = code.instructions[guard.end - 1];
+  size_t after = block - blocks.begin() + 1;
+  return branch.kind == InstrKind::Branch && branch.isConditional &&
+         guard.end == block->begin && llvm::is_contained(guard.successors, after);
+}
+
 /// Level 1 and 2 for one loop.
 static LoopReport analyzeLoop(const KernelCode &code, const LoopRange &range,
                               const Chip &chip,
                               const ModelParameters &parameters,
                               unsigned waveSize, unsigned wavesPerSimd,
-                              unsigned wavesPerBarrier, unsigned simdsBusy) {
+                              unsigned wavesPerBarrier, unsigned simdsBusy,
+                              bool staggered) {
   std::vector<Instruction> body;
   for (size_t index : range.instructions)
     body.push_back(code.instructions[index]);
@@ -773,6 +813,7 @@ static LoopReport analyzeLoop(const KernelCode &code, const LoopRange &range,
   loop.endAddress = body.back().address;
   loop.depth = range.depth;
   loop.wavesPerSimd = wavesPerSimd;
+  loop.staggered = staggered && wavesPerBarrier > 1;
   countInstructions(loop, body);
 
   // One wave alone (what llvm-mca sees, plus memory latency), then the waves
@@ -794,7 +835,8 @@ static LoopReport analyzeLoop(const KernelCode &code, const LoopRange &range,
   loop.globalBytesPerIteration = single.globalBytes;
   Timeline shared =
       runWithStartPhases(body, chip, parameters, waveSize, wavesPerSimd,
-                         wavesPerBarrier, simdsBusy, single.cycles);
+                         wavesPerBarrier, simdsBusy, single.cycles,
+                         loop.staggered);
   loop.sharedCycles = std::max(shared.cycles, 1.0);
   loop.structuralEfficiency =
       std::min(1.0, shared.matrixBusy / loop.sharedCycles);
@@ -1174,6 +1216,7 @@ tessel::analyzeKernel(const KernelCode &input, const KernelMetadata &metadata,
 
   // Loops: the innermost ones carry the time.
   std::vector<LoopRange> ranges = findLoops(code);
+  std::vector<BasicBlock> blocks = buildBasicBlocks(code);
   std::vector<bool> inLoop(code.instructions.size(), false);
   uint64_t loopFlopsPerWave = 0;
   for (const LoopRange &range : ranges) {
@@ -1187,7 +1230,8 @@ tessel::analyzeKernel(const KernelCode &input, const KernelMetadata &metadata,
       inLoop[i] = true;
     report.loops.push_back(analyzeLoop(code, range, chip, parameters,
                                        usage.waveSize, report.wavesPerBusySimd,
-                                       wavesPerBarrier, report.simdsBusy));
+                                       wavesPerBarrier, report.simdsBusy,
+                                       isStaggeredLoop(code, blocks, range)));
     loopFlopsPerWave += report.loops.back().matrixFlopsPerIteration;
   }
   if (llvm::any_of(ranges, [](const LoopRange &r) { return r.depth > 0; }))

@@ -106,11 +106,12 @@ void tessel::printPerfReport(llvm::raw_ostream &os, const PerfReport &report) {
         loop.barriers, loop.tripCount, loop.tripCountSource);
     os << llvm::formatv(
         "    one wave: {0} clocks per iteration ({1} issue, {2} matrix); "
-        "with {3} wave(s) per SIMD: {4} clocks, bound by {5}; matrix pipe "
+        "with {3} wave(s) per SIMD{7}: {4} clocks, bound by {5}; matrix pipe "
         "busy {6:P1}\n",
         loop.singleWaveCycles, loop.issueCycles, loop.matrixCyclesPerIteration,
         loop.wavesPerSimd, loop.sharedCycles, loop.limit,
-        loop.structuralEfficiency);
+        loop.structuralEfficiency,
+        loop.staggered ? " a phase apart (ping-pong)" : "");
     printLdsConflicts(os, loop);
     printSources(os, loop.sources, "    ");
   }
@@ -153,6 +154,7 @@ llvm::json::Value tessel::perfReportToJSON(const PerfReport &report) {
         {"issue_cycles", loop.issueCycles},
         {"matrix_cycles", loop.matrixCyclesPerIteration},
         {"waves_per_simd", loop.wavesPerSimd},
+        {"staggered", loop.staggered},
         {"shared_cycles", loop.sharedCycles},
         {"structural_efficiency", loop.structuralEfficiency},
         {"limit", loop.limit},

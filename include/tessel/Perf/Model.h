@@ -113,6 +113,9 @@ struct LoopReport {
   /// iteration.
   double sharedCycles = 0;
   unsigned wavesPerSimd = 1;
+  /// The waves of a workgroup on one SIMD run the loop a phase apart (a
+  /// barrier only half of them wait at in front of it: ping-pong).
+  bool staggered = false;
   double structuralEfficiency = 0; ///< matrix-pipe busy fraction
   std::string limit;               ///< what binds the loop
   uint64_t tripCount = 0;

@@ -254,6 +254,7 @@ private:
   Value sumHalvesByPairs(Value halves, ArrayRef<int64_t> registers);
   LogicalResult lowerBroadcast(BroadcastOp op);
   LogicalResult lowerWaveAny(WaveAnyOp op);
+  LogicalResult lowerPhaseBarrier(PhaseBarrierOp op);
   LogicalResult lowerIota(IotaOp op);
   LogicalResult lowerElementwise(Operation &op);
   LogicalResult lowerNativeTranscendental(Operation *op);
@@ -1638,10 +1639,22 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
     // clocks an iteration for 672 of issue at head dim 128 (docs/
     // performance.md, "Scalar buffer offsets, byte LDS offsets, K read
     // ahead").
-    if (!ops.fenced && !instr.isWmma() &&
-        sourceLoop.isDefinedOutsideOfLoop(op.getB()))
-      ROCDL::SchedGroupBarrier::create(b, loc(), kDsReadMask,
-                                       instr.k <= 8 ? 2 : mfmas, 0);
+    bool firstProduct = !ops.fenced && !instr.isWmma() &&
+                        sourceLoop.isDefinedOutsideOfLoop(op.getB());
+    int64_t leading = instr.k <= 8 ? 2 : mfmas;
+    // In a ping-pong loop's matrix phase (tessel.phase_barrier) the other
+    // wave of the SIMD runs its softmax and has no matrix work to fill the
+    // pipe while this one waits: the phase's other LDS reads (V^T, for the
+    // second product) are spread over the first product's MFMAs, so that
+    // the second product finds all its operands.
+    bool pingPong = !sourceLoop.getBody()->getOps<PhaseBarrierOp>().empty();
+    if (firstProduct && pingPong) {
+      sequence.assign(std::max<int64_t>(0, ops.ldsLoads - leading),
+                      kDsReadMask);
+      perMfma = llvm::divideCeil(int64_t(sequence.size()), mfmas);
+    }
+    if (firstProduct)
+      ROCDL::SchedGroupBarrier::create(b, loc(), kDsReadMask, leading, 0);
     for (int64_t i = 0; i < mfmas; ++i) {
       ROCDL::SchedGroupBarrier::create(b, loc(), kMfmaMask, 1, 0);
       size_t end = std::min(sequence.size(), next + size_t(perMfma));
@@ -1896,6 +1909,52 @@ LogicalResult KernelLowering::lowerWaveAny(WaveAnyOp op) {
   mapping.map(
       op.getResult(),
       arith::CmpIOp::create(b, loc(), arith::CmpIPredicate::ne, ballot, none));
+  return success();
+}
+
+/// A workgroup barrier (`rocdl.barrier`: release and acquire fences around
+/// s_barrier) between two scheduling barriers, so that the backend keeps
+/// each phase's instructions on their side. Marked
+/// kPhaseBarrierAttrName: the emulator lets waves meet at different phase
+/// barriers, as the hardware's s_barrier counts arrivals wherever they are.
+/// With `half`, a uniform branch on the wave's index (read into a scalar
+/// register) lets only that half of the waves wait.
+LogicalResult KernelLowering::lowerPhaseBarrier(PhaseBarrierOp op) {
+  auto barrier = [&] {
+    ROCDL::SchedBarrier::create(b, loc(), 0);
+    auto wait = ROCDL::BarrierOp::create(b, loc());
+    wait->setAttr(kPhaseBarrierAttrName, b.getUnitAttr());
+    if (op.getMatrix())
+      ROCDL::SetPrioOp::create(b, loc(), 1);
+    ROCDL::SchedBarrier::create(b, loc(), 0);
+  };
+  std::optional<int64_t> half = op.getHalf();
+  if (!half) {
+    barrier();
+    return success();
+  }
+  auto size = kernel.getKnownBlockSizeAttr();
+  int64_t waves = size ? size[0] / chip.defaultWaveSize : 0;
+  if (waves < 2 || waves % 2)
+    return op.emitOpError() << "half a workgroup's waves wait here: the "
+                               "workgroup needs an even number of waves, got "
+                            << waves;
+  Value index = arith::IndexCastOp::create(b, loc(), b.getI32Type(), wave);
+  Value uniform = ROCDL::ReadfirstlaneOp::create(b, loc(), b.getI32Type(),
+                                                 index);
+  Value upper = arith::CmpIOp::create(
+      b, loc(), arith::CmpIPredicate::uge, uniform,
+      arith::ConstantIntOp::create(b, loc(), b.getI32Type(), waves / 2));
+  Value mine = *half ? upper
+                     : arith::XOrIOp::create(
+                           b, loc(), upper,
+                           arith::ConstantIntOp::create(b, loc(),
+                                                        b.getI1Type(), 1));
+  auto branch = scf::IfOp::create(b, loc(), TypeRange(), mine,
+                                  /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(branch.thenBlock());
+  barrier();
   return success();
 }
 
@@ -2325,6 +2384,8 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
     return lowerBroadcast(broadcast);
   if (auto any = dyn_cast<WaveAnyOp>(op))
     return lowerWaveAny(any);
+  if (auto phase = dyn_cast<PhaseBarrierOp>(op))
+    return lowerPhaseBarrier(phase);
   if (auto iota = dyn_cast<IotaOp>(op))
     return lowerIota(iota);
   if (auto loop = dyn_cast<scf::ForOp>(op))

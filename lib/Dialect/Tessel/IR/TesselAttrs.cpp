@@ -146,12 +146,13 @@ static void printSwizzleOptions(AsmPrinter &printer, ArrayRef<int64_t> order,
 /// once, in this order.
 static ParseResult parseConfigOptions(AsmParser &parser, StringAttr &instr,
                                       int64_t &splits, int64_t &streamK,
-                                      bool &scoresAhead) {
+                                      bool &scoresAhead, bool &pingPong) {
   splits = 1;
   streamK = 0;
   scoresAhead = false;
+  pingPong = false;
   constexpr StringLiteral kOrder[] = {"instr", "splits", "stream_k",
-                                      "scores_ahead"};
+                                      "scores_ahead", "ping_pong"};
   size_t next = 0;
   while (succeeded(parser.parseOptionalComma())) {
     StringRef keyword;
@@ -162,15 +163,15 @@ static ParseResult parseConfigOptions(AsmParser &parser, StringAttr &instr,
         std::find(std::begin(kOrder) + next, std::end(kOrder), keyword);
     if (found == std::end(kOrder))
       return parser.emitError(loc)
-             << "expected 'instr', 'splits', 'stream_k' or 'scores_ahead' "
-                "(each once, in this order), got '"
+             << "expected 'instr', 'splits', 'stream_k', 'scores_ahead' or "
+                "'ping_pong' (each once, in this order), got '"
              << keyword << "'";
     next = found - std::begin(kOrder) + 1;
-    if (keyword == "scores_ahead") {
+    if (keyword == "scores_ahead" || keyword == "ping_pong") {
       if (succeeded(parser.parseOptionalEqual()))
-        return parser.emitError(loc) << "'scores_ahead' is a flag: it takes "
-                                        "no value";
-      scoresAhead = true;
+        return parser.emitError(loc)
+               << "'" << keyword << "' is a flag: it takes no value";
+      (keyword == "scores_ahead" ? scoresAhead : pingPong) = true;
       continue;
     }
     if (parser.parseEqual())
@@ -185,7 +186,7 @@ static ParseResult parseConfigOptions(AsmParser &parser, StringAttr &instr,
 
 static void printConfigOptions(AsmPrinter &printer, StringAttr instr,
                                int64_t splits, int64_t streamK,
-                               bool scoresAhead) {
+                               bool scoresAhead, bool pingPong) {
   if (instr) {
     printer << ", instr = ";
     printer.printAttribute(instr);
@@ -196,6 +197,8 @@ static void printConfigOptions(AsmPrinter &printer, StringAttr instr,
     printer << ", stream_k = " << streamK;
   if (scoresAhead)
     printer << ", scores_ahead";
+  if (pingPong)
+    printer << ", ping_pong";
 }
 
 #include "tessel/Dialect/Tessel/IR/TesselAttrInterfaces.cpp.inc"
@@ -340,7 +343,8 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  ArrayRef<int64_t> tile,
                                  ArrayRef<int64_t> waves, int64_t stages,
                                  StringAttr instr, int64_t splits,
-                                 int64_t streamK, bool scoresAhead) {
+                                 int64_t streamK, bool scoresAhead,
+                                 bool pingPong) {
   if (tile.size() != 2 && tile.size() != 3)
     return emitError() << "tile must have 3 sizes [M, N, K] (matmul) or 2 "
                           "sizes [M, N] (attention), got "
@@ -381,6 +385,15 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "scores_ahead computes an attention key loop's "
                           "next S^T ahead: it takes an attention tile of "
                           "[M, N]";
+  if (pingPong && (!scoresAhead || stages < 3))
+    return emitError() << "ping_pong alternates the phases of an attention "
+                          "key loop with the scores ahead and K and V^T "
+                          "double-buffered: it takes scores_ahead and stages "
+                          ">= 3";
+  if (pingPong && (waves[1] != 1 || waves[0] % 2 != 0))
+    return emitError() << "ping_pong runs two halves of the waves a phase "
+                          "apart: it takes waves = [W, 1] with W even, got ["
+                       << waves[0] << ", " << waves[1] << "]";
   if (instr && !instr.getValue().starts_with("v_mfma_") &&
       !instr.getValue().starts_with("v_wmma_"))
     return emitError() << "instr must name an MFMA or WMMA instruction "

@@ -723,6 +723,70 @@ static bool streamKPays(AttentionOp op, const AttentionStreamKWork &work,
   return streamKSeconds < dataParallelSeconds;
 }
 
+/// Query rows of a ping-pong workgroup: 8 waves of 32 queries, two a SIMD.
+constexpr int64_t kPingPongQueryRows = 256;
+
+/// The keys per block of the ping-pong form of a kernel with these facts
+/// (0: the form does not pay), by the model's predictions (batch 2 x 16
+/// heads x 4096, docs/performance.md, "Ping-pong attention"): gfx950 (its
+/// 16-deep instructions) at head dim 128, without masks and causal, with
+/// 32-key blocks (64 would spill); causal head dim 64 with 64-key blocks
+/// on gfx942 and gfx950. Everywhere else the four-wave kernels predict as
+/// fast or faster (gfx942 head dim 128: 78-89 % against 63-65 %).
+static int64_t getPingPongKeyBlock(const Chip &chip, const MmaInstr &instr,
+                                   int64_t headDim, bool causal) {
+  if (!chip.isCDNA() || chip.isaVersion() < 940 || instr.m != 32)
+    return 0;
+  if (instr.k >= 16 && headDim == 128)
+    return 32;
+  if (causal && headDim == 64)
+    return 64;
+  return 0;
+}
+
+ConfigAttr tessel::chooseAttentionPingPong(AttentionOp op, ConfigAttr config,
+                                           const Chip &chip) {
+  if (!config || config.getSplits() > 1 || config.getStreamK() > 0 ||
+      config.getNumWaves() != 4 || !config.getInstr() || op.isVarlen() ||
+      op.isPaged() || op.getSinks() || !op.getDescale().empty())
+    return config;
+  Type element = op.getQ().getType().getElementType();
+  auto q = op.getQ().getType(), k = op.getK().getType();
+  int64_t headDim = q.getDimSize(3);
+  KeyWindow window = op.getKeyWindow();
+  bool causal = !window.hasLeft() && window.right == 0;
+  // Static sizes, whole 256-query blocks, the same head dim for V, a
+  // power of two (no padding), no window but the causal one; a query group
+  // packed into one block (decode) takes other forms.
+  int64_t seqQ = q.getDimSize(2), seqKV = k.getDimSize(2);
+  if ((!element.isF16() && !element.isBF16()) || q.isDynamicDim(0) ||
+      q.isDynamicDim(1) || ShapedType::isDynamic(seqQ) ||
+      ShapedType::isDynamic(seqKV) || seqQ % kPingPongQueryRows != 0 ||
+      op.getV().getType().getDimSize(3) != headDim ||
+      getPaddedHeadDim(headDim) != headDim ||
+      (!window.isFull() && !causal) || (causal && seqQ != seqKV))
+    return config;
+  const MmaInstr *instr = lookupMma(config.getInstr().getValue(), chip);
+  int64_t blockN =
+      instr ? getPingPongKeyBlock(chip, *instr, headDim, causal) : 0;
+  if (!blockN)
+    return config;
+  // One workgroup a CU: the grid must give every CU one. Without masks
+  // every workgroup runs as long, and the last round must be nearly full.
+  int64_t workgroups = q.getDimSize(0) * q.getDimSize(1) *
+                       (seqQ / kPingPongQueryRows);
+  int64_t cus = chip.numCUs;
+  int64_t rounds = llvm::divideCeil(workgroups, cus);
+  if (workgroups < cus ||
+      (!causal && double(workgroups) / double(rounds * cus) <
+                      kStreamKAttentionGridEfficiency))
+    return config;
+  return ConfigAttr::get(op.getContext(), {kPingPongQueryRows, blockN},
+                         {kPingPongQueryRows / 32, 1}, /*stages=*/3,
+                         config.getInstr(), /*splits=*/1, /*stream_k=*/0,
+                         /*scores_ahead=*/true, /*ping_pong=*/true);
+}
+
 ConfigAttr tessel::chooseAttentionStreamK(AttentionOp op, ConfigAttr config,
                                           const Chip &chip) {
   if (!config || config.getSplits() > 1 || config.getStreamK() > 0 ||
@@ -788,7 +852,8 @@ ConfigAttr tessel::chooseAttentionStreamK(AttentionOp op, ConfigAttr config,
     return config;
   return ConfigAttr::get(context, candidate.getTile(), candidate.getWaves(),
                          candidate.getStages(), candidate.getInstr(),
-                         /*splits=*/1, workgroups, candidate.getScoresAhead());
+                         /*splits=*/1, workgroups, candidate.getScoresAhead(),
+                         candidate.getPingPong());
 }
 
 int64_t tessel::getAttentionKeyCapacity(AttentionOp op) {
@@ -947,6 +1012,21 @@ tessel::checkAttentionConfig(ConfigAttr config, const Chip &chip, Type element,
     return emitError() << "key block " << tile[1] << " must be a multiple of "
                        << keyStep << " (" << keyStep / instr->k
                        << " step(s) of " << name << ")";
+  // The two halves of a ping-pong workgroup run a phase apart on shared
+  // SIMDs: wave i and wave i + W/2 must land on one SIMD (waves go to the
+  // SIMDs in turn), so each half covers the CU's SIMDs a whole number of
+  // times.
+  if (config.getPingPong() && !element.isF16() && !element.isBF16())
+    return emitError() << "ping_pong takes f16 or bf16 inputs (its softmax "
+                          "phase rescales lazily), got "
+                       << element;
+  if (config.getPingPong() &&
+      (!chip.isCDNA() || (waves[0] / 2) % chip.simdsPerCU != 0))
+    return emitError() << "ping_pong pairs wave i with wave i + " << waves[0] / 2
+                       << " on one SIMD: it takes a CDNA chip and a multiple "
+                          "of "
+                       << 2 * chip.simdsPerCU << " waves, got " << waves[0]
+                       << " on " << chip.name;
   int64_t bytes = bytesOf(element), lanes = waveSize * waves[0];
   int64_t blockM = tile[0], blockN = tile[1];
   // K and V tiles go through LDS; Q is loaded once, straight into its

@@ -55,6 +55,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TileSupport.h"
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 #include "tessel/Dialect/Tessel/Transforms/KernelConfig.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
@@ -529,7 +530,27 @@ static void prefetchIntoRegisters(scf::ForOp loop, LoopShape &shape) {
 /// the barrier no longer waits for the stores. The slot is a run-time
 /// value: unrolled by two for constant slots, the loop held both steps'
 /// values at once and spilled (gfx942 head dim 128: 25 VGPRs).
+///
+/// A ping-pong loop (`tessel.phase_barrier`s in its body) keeps no barrier
+/// at its top: its phase barriers order the accesses. A wave's matrix phase
+/// holds the step's LDS reads and writes (the reads of slot k % 2, then
+/// the writes of the other after the first product), its softmax phase
+/// none, and the two halves of the waves run their matrix phases in turn,
+/// a barrier between each: every access of one half's phase comes after
+/// the other half's previous phase and before its next.
 static void doubleBufferKeyLoop(scf::ForOp loop, LoopShape &shape) {
+  // A ping-pong loop (phase barriers in its body) has the upper half of
+  // the waves wait at a barrier right in front of it: the prologue's
+  // stores go before that barrier, so that the lower half's first reads
+  // (after its first phase barrier, which meets that one) see them.
+  // (Constants hoisted out of the loop may sit between the two.)
+  Operation *before = loop->getPrevNode();
+  while (before && isa<arith::ConstantOp>(before))
+    before = before->getPrevNode();
+  auto stagger = dyn_cast_or_null<PhaseBarrierOp>(before);
+  if (stagger && !stagger.getHalf())
+    stagger = {};
+  bool phased = !loop.getBody()->getOps<PhaseBarrierOp>().empty();
   OpBuilder b(loop);
   Location loc = loop.getLoc();
   Value lb = loop.getLowerBound(), ub = loop.getUpperBound();
@@ -566,6 +587,8 @@ static void doubleBufferKeyLoop(scf::ForOp loop, LoopShape &shape) {
   unsigned numOld = inits.size();
   inits.append(maskedLoadAt(arith::AddIOp::create(b, loc, lb, step)));
 
+  if (stagger)
+    stagger->moveBefore(loop);
   auto pipelined = scf::ForOp::create(b, loc, lb, ub, step, inits);
   b.setInsertionPointToStart(pipelined.getBody());
   Value newIv = pipelined.getInductionVar();
@@ -574,12 +597,24 @@ static void doubleBufferKeyLoop(scf::ForOp loop, LoopShape &shape) {
       b, loc, arith::SubIOp::create(b, loc, newIv, lb), step);
   Value slot = arith::RemUIOp::create(b, loc, index, two);
   Value nextSlot = arith::SubIOp::create(b, loc, one, slot);
-  gpu::BarrierOp::create(b, loc);
+  // The phase barriers order a ping-pong loop's LDS accesses: each half's
+  // matrix phase reads the block's slot and writes the other, and the two
+  // halves' matrix phases alternate with a barrier between them.
+  if (!phased)
+    gpu::BarrierOp::create(b, loc);
   IRMapping mapping;
   mapping.map(iv, newIv);
   for (unsigned i = 0; i < numOld; ++i)
     mapping.map(loop.getRegionIterArgs()[i], iters[i]);
+  // A ping-pong loop writes and loads at the end of its matrix phase, after
+  // the second product: the phase's MFMAs then run as one cluster, and the
+  // stores and the loads' address arithmetic do not hold it up.
   Operation *writePoint = getFirstOperandUse(loop, shape);
+  if (phased) {
+    auto barriers = loop.getBody()->getOps<PhaseBarrierOp>();
+    Operation *last = *std::prev(barriers.end());
+    writePoint = last->getPrevNode();
+  }
   SmallVector<Value> next;
   for (Operation &op : loop.getBody()->without_terminator()) {
     if (llvm::is_contained(shape.loads, dyn_cast<LoadOp>(op)) ||
@@ -597,10 +632,20 @@ static void doubleBufferKeyLoop(scf::ForOp loop, LoopShape &shape) {
     }
     if (&op != writePoint)
       continue;
+    // (A scheduling barrier keeps them there.)
+    if (phased)
+      amdgpu::SchedBarrierOp::create(b, loc,
+                                     amdgpu::sched_barrier_opt_enum::none);
     storeAll(iters.drop_front(numOld), nextSlot);
     Value ahead = arith::AddIOp::create(
         b, loc, newIv, arith::MulIOp::create(b, loc, step, two));
-    Value clamped = arith::MinUIOp::create(b, loc, ahead, lastStep);
+    // In 32 bits in a ping-pong loop (a scalar compare instead of a VALU
+    // one in its matrix phase); the four-wave loops keep the index compare,
+    // whose schedules measured mixed (docs/performance.md, "Ping-pong
+    // attention").
+    Value clamped =
+        phased ? minIndexIn32Bits(b, loc, ahead, lastStep)
+               : arith::MinUIOp::create(b, loc, ahead, lastStep).getResult();
     for (LoadOp load : shape.loads)
       next.push_back(cloneLoadAt(b, load, loop, clamped));
   }

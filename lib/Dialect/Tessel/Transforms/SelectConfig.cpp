@@ -195,7 +195,8 @@ struct SelectConfigPass
               &getContext(), config.getTile(), config.getWaves(),
               config.getStages(), config.getInstr(),
               chooseAttentionSplits(attention, config, *target),
-              /*streamK=*/0, config.getScoresAhead());
+              /*streamK=*/0, config.getScoresAhead(), config.getPingPong());
+        config = chooseAttentionPingPong(attention, config, *target);
         config = chooseAttentionStreamK(attention, config, *target);
         attention.setConfigAttr(config);
       }

@@ -1799,6 +1799,8 @@ LogicalResult AttentionTiler::run() {
   // rarely grows by 2^8: the loop's first block takes the branch where m
   // starts at -inf (no sink, no masked loop before).
   bool lazyRescale = element.isF16() || element.isBF16();
+  // checkAttentionConfig admits ping_pong with lazy rescaling only.
+  bool pingPong = config.getPingPong() && lazyRescale;
   auto rowMax = [&](Value s) -> Value {
     Value blockMax = ReduceOp::create(
         b, loc, *statType, s, b.getI64IntegerAttr(0), b.getStringAttr("max"));
@@ -1846,10 +1848,9 @@ LogicalResult AttentionTiler::run() {
     scf::YieldOp::create(b, loc, kept);
     return rescale.getResults();
   };
-  // Block n0's weights against the running m (no new maximum), its sum
-  // added to l and O^T += V^T P^T.
-  auto accumulateStep = [&](Value s, ArrayRef<Value> vTChunks, Value m, Value l,
-                            ArrayRef<Value> accs) {
+  // Block n0's weights against the running m (no new maximum), rounded
+  // for the second product, and l with their sum added.
+  auto blockWeights = [&](Value s, Value m, Value l) -> std::pair<Value, Value> {
     Value mSafe = exponentBase(m);
     Value minusMax = BroadcastOp::create(b, loc, sType,
                                          arith::NegFOp::create(b, loc, mSafe));
@@ -1861,11 +1862,23 @@ LogicalResult AttentionTiler::run() {
     Value blockSum =
         ReduceOp::create(b, loc, *statType, summedProbabilities(p, pLow),
                          b.getI64IntegerAttr(0), b.getStringAttr("add"));
-    SmallVector<Value> results = {m,
-                                  arith::AddFOp::create(b, loc, l, blockSum)};
+    return {pLow, arith::AddFOp::create(b, loc, l, blockSum)};
+  };
+  // O^T += V^T P^T, chunk by chunk.
+  auto secondProduct = [&](Value pLow, ArrayRef<Value> vTChunks,
+                           ArrayRef<Value> accs) {
+    SmallVector<Value> results;
     for (auto [acc, vT] : llvm::zip(accs, vTChunks))
       results.push_back(
           DotOp::create(b, loc, oType, vT, pLow, acc, UnitAttr()));
+    return results;
+  };
+  // Block n0's weights, its sum added to l and O^T += V^T P^T.
+  auto accumulateStep = [&](Value s, ArrayRef<Value> vTChunks, Value m, Value l,
+                            ArrayRef<Value> accs) {
+    auto [pLow, lNew] = blockWeights(s, m, l);
+    SmallVector<Value> results = {m, lNew};
+    llvm::append_range(results, secondProduct(pLow, vTChunks, accs));
     return results;
   };
   auto scoresAheadLoop = [&](Value begin, Value end, ValueRange inits) {
@@ -1885,6 +1898,11 @@ LogicalResult AttentionTiler::run() {
     loopInits.push_back(first);
     if (lazyRescale)
       loopInits.push_back(rowMax(first));
+    // The upper half of a ping-pong workgroup's waves starts a phase
+    // behind (tessel-pipeline puts the loop's prologue in front of this
+    // barrier), and the lower half catches up after the loop.
+    if (pingPong)
+      PhaseBarrierOp::create(b, loc, b.getI64IntegerAttr(1), UnitAttr());
     auto loop = scf::ForOp::create(
         b, loc, begin, end, constIndex(blockN), loopInits,
         [&](OpBuilder &nested, Location, Value n0, ValueRange iters) {
@@ -1897,19 +1915,40 @@ LogicalResult AttentionTiler::run() {
             state = rescaleIfGrown(state[0], state[1],
                                    SmallVector<Value>(state.drop_front(2)),
                                    iters.back());
-          Value next = arith::MinUIOp::create(
-              b, loc, arith::AddIOp::create(b, loc, n0, constIndex(blockN)),
-              lastBlock);
+          // Ping-pong: the softmax phase (the block's weights), then the
+          // matrix phase (the next block's S^T and this block's second
+          // product, with the LDS reads and writes), a phase barrier after
+          // each.
+          Value pLow, lNew;
+          if (pingPong) {
+            std::tie(pLow, lNew) = blockWeights(scores, state[0], state[1]);
+            PhaseBarrierOp::create(b, loc, IntegerAttr(), b.getUnitAttr());
+          }
+          Value ahead =
+              arith::AddIOp::create(b, loc, n0, constIndex(blockN));
+          Value next =
+              pingPong ? minIndexIn32Bits(b, loc, ahead, lastBlock)
+                       : arith::MinUIOp::create(b, loc, ahead, lastBlock)
+                             .getResult();
           SmallVector<Value> kChunks =
               loadKeys(sourceOf(next), /*masked=*/false);
           SmallVector<Value> vTChunks =
               loadValues(sourceOf(n0), /*masked=*/false);
           Value nextScores = scoresOf(kChunks);
-          SmallVector<Value> results =
-              lazyRescale
-                  ? accumulateStep(scores, vTChunks, state[0], state[1],
-                                   SmallVector<Value>(state.drop_front(2)))
-                  : finishStep(n0, scores, vTChunks, state, false);
+          SmallVector<Value> results;
+          if (pingPong) {
+            results = {state[0], lNew};
+            llvm::append_range(
+                results, secondProduct(pLow, vTChunks,
+                                       SmallVector<Value>(state.drop_front(2))));
+            PhaseBarrierOp::create(b, loc, IntegerAttr(), UnitAttr());
+          } else {
+            results =
+                lazyRescale
+                    ? accumulateStep(scores, vTChunks, state[0], state[1],
+                                     SmallVector<Value>(state.drop_front(2)))
+                    : finishStep(n0, scores, vTChunks, state, false);
+          }
           if (lazyRescale)
             nextScores = scaledScores(nextScores);
           results.push_back(nextScores);
@@ -1917,6 +1956,11 @@ LogicalResult AttentionTiler::run() {
             results.push_back(rowMax(nextScores));
           scf::YieldOp::create(b, loc, results);
         });
+    if (pingPong) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointAfter(loop);
+      PhaseBarrierOp::create(b, loc, b.getI64IntegerAttr(0), UnitAttr());
+    }
     return loop;
   };
   // Blocks in [visibleBegin, visibleEnd) are whole and fully visible to

@@ -23,6 +23,20 @@
 
 namespace tessel {
 
+/// min(x, limit) of two key or step indices, computed in 32 bits (both are
+/// element indices of one tensor dimension, which fit): the uniform
+/// compare is then a scalar one (gfx9 has no 64-bit unsigned scalar
+/// compare, and LLVM takes a VALU compare for the index's 64 bits).
+inline mlir::Value minIndexIn32Bits(mlir::OpBuilder &b, mlir::Location loc,
+                                    mlir::Value x, mlir::Value limit) {
+  auto narrow = [&](mlir::Value v) -> mlir::Value {
+    return mlir::arith::IndexCastUIOp::create(b, loc, b.getI32Type(), v);
+  };
+  mlir::Value least =
+      mlir::arith::MinUIOp::create(b, loc, narrow(x), narrow(limit));
+  return mlir::arith::IndexCastUIOp::create(b, loc, b.getIndexType(), least);
+}
+
 /// What tiling needs of the target chip.
 struct TileTarget {
   unsigned xcds = 1;      // XCDs (L2s) the workgroups are spread over

@@ -53,6 +53,13 @@ def Tessel_ConfigAttr : Tessel_Attr<"Config", "config"> {
       whole key blocks computes the next block's S^T one iteration ahead,
       so that a block's softmax runs under the matrix instructions of the
       next block's first product instead of waiting for its own.
+    * `ping_pong`: optional, `tessel.attention` with `scores_ahead` and
+      `stages` >= 3 only, on a workgroup of 8 waves (two a SIMD): the loop
+      over whole key blocks alternates a softmax phase and a matrix phase
+      with a workgroup barrier after each, and the second half of the
+      waves runs one phase behind the first (`tessel.phase_barrier`), so
+      that each SIMD runs one wave's matrix instructions while its other
+      wave computes a softmax.
 
     Every tile size is a power of two and each tile dimension is divisible by
     the number of waves along it. A matmul's K tile is a multiple of one
@@ -73,11 +80,13 @@ def Tessel_ConfigAttr : Tessel_Attr<"Config", "config"> {
                         OptionalParameter<"::mlir::StringAttr">:$instr,
                         DefaultValuedParameter<"int64_t", "1">:$splits,
                         DefaultValuedParameter<"int64_t", "0">:$stream_k,
-                        DefaultValuedParameter<"bool", "false">:$scores_ahead);
+                        DefaultValuedParameter<"bool", "false">:$scores_ahead,
+                        DefaultValuedParameter<"bool", "false">:$ping_pong);
   let assemblyFormat = [{
     `<` `tile` `=` `[` $tile `]` `,` `waves` `=` `[` $waves `]` `,`
         `stages` `=` $stages ``
-        custom<ConfigOptions>($instr, $splits, $stream_k, $scores_ahead)
+        custom<ConfigOptions>($instr, $splits, $stream_k, $scores_ahead,
+                             $ping_pong)
     `>`
   }];
   let builders = [
@@ -87,7 +96,15 @@ def Tessel_ConfigAttr : Tessel_Attr<"Config", "config"> {
                      "::mlir::StringAttr":$instr, "int64_t":$splits,
                      "int64_t":$stream_k), [{
       return $_get($_ctxt, tile, waves, stages, instr, splits, stream_k,
-                   /*scores_ahead=*/false);
+                   /*scores_ahead=*/false, /*ping_pong=*/false);
+    }]>,
+    // Without ping_pong.
+    AttrBuilder<(ins "::llvm::ArrayRef<int64_t>":$tile,
+                     "::llvm::ArrayRef<int64_t>":$waves, "int64_t":$stages,
+                     "::mlir::StringAttr":$instr, "int64_t":$splits,
+                     "int64_t":$stream_k, "bool":$scores_ahead), [{
+      return $_get($_ctxt, tile, waves, stages, instr, splits, stream_k,
+                   scores_ahead, /*ping_pong=*/false);
     }]>
   ];
   let genVerifyDecl = 1;

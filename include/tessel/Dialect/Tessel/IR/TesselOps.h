@@ -109,6 +109,13 @@ inline constexpr llvm::StringLiteral kReadsInPlaceAttrName =
 /// loop's line.
 inline constexpr llvm::StringLiteral kUnlikelyAttrName = "tessel.unlikely";
 
+/// A unit attribute on the `rocdl.barrier` a `tessel.phase_barrier` lowers
+/// to: the emulator lets the waves of a workgroup meet at two different
+/// such barriers (a ping-pong loop's halves run a phase apart), as the
+/// hardware's s_barrier counts arrivals wherever they are.
+inline constexpr llvm::StringLiteral kPhaseBarrierAttrName =
+    "tessel.phase_barrier";
+
 /// A unit attribute on an `scf.for` that runs after a kernel's long loops
 /// (stream-K attention's merges): tessel-lower-to-gpu reads the lane and
 /// wave ids again where it starts and derives the loop's lane coordinates

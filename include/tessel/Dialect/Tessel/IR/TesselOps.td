@@ -516,4 +516,47 @@ def Tessel_WaveAnyOp : Tessel_Op<"wave_any", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tessel_PhaseBarrierOp : Tessel_Op<"phase_barrier"> {
+  let summary = "A workgroup barrier between two phases of a ping-pong loop";
+  let description = [{
+    A workgroup barrier (LDS accesses before it complete and are visible
+    after it) that also bounds the backend's scheduling: no instruction
+    moves across it. Attention's ping-pong key loop (`ping_pong` in the
+    config) alternates a phase of matrix instructions and a phase of
+    softmax VALU work, one of these barriers after each, and the two
+    halves of the workgroup's waves run one phase apart: with the second
+    half's waves on the same SIMDs as the first's, every SIMD runs one
+    wave's matrix phase while the other wave of the SIMD runs its softmax.
+
+    `matrix` marks the barrier that opens a matrix phase: the wave raises
+    its priority right after it (`s_setprio 1`, lowered again after the
+    phase's last MFMA), so that the SIMD's arbiter issues the phase's
+    address arithmetic and LDS reads ahead of the other wave's softmax.
+
+    With `half`, only the waves of that half of the workgroup (0: the
+    first waves / 2, 1: the others) wait at the barrier; the other half
+    passes. The upper half's barrier in front of the loop puts it one phase
+    behind the lower half, and the lower half's after the loop gives every
+    wave the same count of barriers again. A barrier meets whichever
+    barrier the other waves reach next, so the phases stay apart for the
+    whole loop.
+
+    ```mlir
+    tessel.phase_barrier half 1
+    scf.for ... {
+      ...                      // softmax of the block
+      tessel.phase_barrier matrix
+      ...                      // the block's matrix products
+      tessel.phase_barrier
+    }
+    tessel.phase_barrier half 0
+    ```
+  }];
+  let arguments = (ins OptionalAttr<ConfinedAttr<I64Attr,
+                                                 [IntMinValue<0>,
+                                                  IntMaxValue<1>]>>:$half,
+                       UnitAttr:$matrix);
+  let assemblyFormat = "(`half` $half^)? (`matrix` $matrix^)? attr-dict";
+}
+
 #endif // TESSEL_DIALECT_TESSEL_IR_TESSELOPS_TD

@@ -167,6 +167,14 @@ ConfigAttr getDefaultAttentionConfig(mlir::MLIRContext *context,
                                      int64_t headDim, KeyWindow window,
                                      int64_t groups = 1);
 
+/// `config` (a default attention config) or its ping-pong form (8 waves of
+/// 32 queries, the halves a phase apart: `ping_pong`) where the model
+/// predicts that form faster: f16 and bf16, static sizes in whole blocks of
+/// 256 queries, no window but the causal one, a grid with a workgroup for
+/// every CU (getPingPongKeyBlock has the head dims and chips).
+ConfigAttr chooseAttentionPingPong(AttentionOp op, ConfigAttr config,
+                                   const Chip &chip);
+
 /// `config` (a default attention config) or its stream-K form
 /// (AttentionStreamKWork) where the data-parallel grid's last round of
 /// workgroups would leave the chip part idle: one workgroup per slot of two
