@@ -57,7 +57,7 @@ struct Lane {
   unsigned id[3] = {0, 0, 0};
   unsigned flatId = 0, wave = 0, laneInWave = 0;
   LaneState state = LaneState::Runnable;
-  int32_t barrierSite = -1; // where the lane waits when AtBarrier
+  int32_t barrierSite = -1;    // where the lane waits when AtBarrier
   bool atPhaseBarrier = false; // the barrier is a tessel.phase_barrier's
   CollectiveRequest request;
 };

@@ -795,7 +795,8 @@ static bool isStaggeredLoop(const KernelCode &code,
   const Instruction &branch = code.instructions[guard.end - 1];
   size_t after = block - blocks.begin() + 1;
   return branch.kind == InstrKind::Branch && branch.isConditional &&
-         guard.end == block->begin && llvm::is_contained(guard.successors, after);
+         guard.end == block->begin &&
+         llvm::is_contained(guard.successors, after);
 }
 
 /// Level 1 and 2 for one loop.
@@ -833,10 +834,9 @@ static LoopReport analyzeLoop(const KernelCode &code, const LoopRange &range,
   loop.matrixCyclesPerIteration = single.matrixBusy;
   loop.ldsBytesPerIteration = single.ldsBytes;
   loop.globalBytesPerIteration = single.globalBytes;
-  Timeline shared =
-      runWithStartPhases(body, chip, parameters, waveSize, wavesPerSimd,
-                         wavesPerBarrier, simdsBusy, single.cycles,
-                         loop.staggered);
+  Timeline shared = runWithStartPhases(body, chip, parameters, waveSize,
+                                       wavesPerSimd, wavesPerBarrier, simdsBusy,
+                                       single.cycles, loop.staggered);
   loop.sharedCycles = std::max(shared.cycles, 1.0);
   loop.structuralEfficiency =
       std::min(1.0, shared.matrixBusy / loop.sharedCycles);

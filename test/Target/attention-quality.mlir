@@ -13,7 +13,7 @@
 // RUN: tesselc %t.full.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=ISA
 // RUN: tesselc %t.full.mlir --chip=gfx942 --emit=perf | FileCheck %s --check-prefix=PERF
 // RUN: tesselc %t.causal.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=PRIO
-// RUN: tesselc %t.full.mlir --chip=gfx950 --emit=report | FileCheck %s --check-prefix=REPORT
+// RUN: tesselc %t.full.mlir --chip=gfx950 --emit=report | FileCheck %s --check-prefix=REPORT950
 // The causal kernels in the stream-K form with the scores ahead, whose
 // registers are closest to the limit (244-254 VGPRs): bf16 on gfx942, f16 on
 // gfx90a (batch 1 x 4 heads: 128 query blocks on 220 slots).
@@ -21,6 +21,7 @@
 // RUN: tessel-gen attention -b 1 -h 4 --seq-q 4096 --seq-kv 4096 -d 128 -t f16 --causal | tesselc --chip=gfx90a --emit=report | FileCheck %s --check-prefix=REPORT
 // RUN: tesselc %t.full.mlir --chip=gfx950 --emit=isa | FileCheck %s --check-prefix=ISA950
 // RUN: tesselc %t.full.mlir --chip=gfx950 --emit=isa | FileCheck %s --check-prefix=LOOP950
+// RUN: tesselc %t.full.mlir --chip=gfx950 --emit=perf | FileCheck %s --check-prefix=PERF950
 // RUN: tesselc %t.causal.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=PREFETCH
 // RUN: tesselc %t.causal.mlir --chip=gfx942 --emit=perf | FileCheck %s --check-prefix=DOUBLE
 // RUN: tesselc %t.full.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=AHEAD
@@ -80,37 +81,60 @@
 // ISA950-NOT: ds_read_u16
 // ISA950: .private_segment_fixed_size: 0
 
-// gfx950's key loop: all eight K reads of the first product issued before
-// its first MFMA (a 16-deep MFMA takes half an LDS read's latency), their
-// swizzled addresses XORed on one byte offset (no shift per read), and the
-// K and V^T blocks loaded through buffer resources with the block's origin
-// in the scalar offset: no global_load and no per-load address arithmetic
-// in the loop.
+// gfx950's kernel is the ping-pong form (tessel-select-config): 8 waves of
+// 32 queries, two a SIMD, 32 KiB of LDS (two slots of K and V^T), one
+// workgroup per CU, no spills.
+// REPORT950: kernel attention (amdgcn-amd-amdhsa--gfx950)
+// REPORT950: workgroup         512x1x1
+// REPORT950: AGPRs             0
+// REPORT950: LDS bytes         32768
+// REPORT950: scratch bytes     0
+// REPORT950: VGPR spills       0
+// REPORT950: SGPR spills       0
+// REPORT950: occupancy         2 waves/SIMD
+
+// Its key loop: the upper half of the waves (wave index >= 4, read into a
+// scalar register) waits at one barrier in front of it, so the halves run
+// a phase apart. Each iteration is a softmax phase (the block's 16 exps,
+// no MFMA), a barrier, then the matrix phase at wave priority 1: all eight
+// K reads before the first MFMA, the 16 MFMAs of both products in one
+// cluster, the next blocks' LDS stores and buffer loads after them, and a
+// barrier. After the loop the lower half waits at one barrier.
 // LOOP950-LABEL: attention:
-// LOOP950: s_barrier{{[[:space:]]+}}s_cbranch_vccnz
-// LOOP950-NEXT: .LBB0_{{[0-9]+}}:
-// LOOP950-NOT: {{v_mfma|v_lshlrev_b32|global_load}}
-// LOOP950: ds_read_b128
-// LOOP950-NOT: {{v_mfma|v_lshlrev_b32|global_load}}
-// LOOP950: ds_read_b128
-// LOOP950-NOT: {{v_mfma|v_lshlrev_b32|global_load}}
-// LOOP950: ds_read_b128
-// LOOP950-NOT: {{v_mfma|v_lshlrev_b32|global_load}}
-// LOOP950: ds_read_b128
-// LOOP950-NOT: {{v_mfma|v_lshlrev_b32|global_load}}
-// LOOP950: ds_read_b128
-// LOOP950-NOT: {{v_mfma|v_lshlrev_b32|global_load}}
-// LOOP950: ds_read_b128
-// LOOP950-NOT: {{v_mfma|v_lshlrev_b32|global_load}}
-// LOOP950: ds_read_b128
-// LOOP950-NOT: {{v_mfma|v_lshlrev_b32|global_load}}
-// LOOP950: ds_read_b128
-// LOOP950-NOT: global_load
-// LOOP950: v_mfma_f32_32x32x16_f16 v[{{[0-9]+:[0-9]+}}], v[{{[0-9]+:[0-9]+}}], v[{{[0-9]+:[0-9]+}}], 0
-// LOOP950-NOT: global_load
-// LOOP950-COUNT-4: buffer_load_dwordx4 v[{{[0-9]+:[0-9]+}}], v{{[0-9]+}}, s[{{[0-9]+:[0-9]+}}], s{{[0-9]+}} offen
-// LOOP950-NOT: global_load
-// LOOP950: s_cbranch_vccnz .LBB0_
+// LOOP950: v_readfirstlane_b32 [[WAVE:s[0-9]+]],
+// LOOP950: s_cmp_lt_u32 [[WAVE]], 4
+// LOOP950: s_cbranch_scc1 [[SKIP:\.LBB0_[0-9]+]]
+// LOOP950-NEXT: s_waitcnt lgkmcnt(0)
+// LOOP950-NEXT: s_barrier
+// LOOP950-NEXT: [[SKIP]]:
+// LOOP950: [[HEAD:\.LBB0_[0-9]+]]:
+// LOOP950-NOT: v_mfma
+// LOOP950-COUNT-16: v_exp_f32
+// LOOP950-NOT: v_mfma
+// LOOP950: s_barrier
+// LOOP950-NEXT: s_setprio 1
+// LOOP950-NOT: v_mfma
+// LOOP950-COUNT-8: ds_read_b128
+// LOOP950-NOT: {{s_barrier|v_exp_f32|ds_write|buffer_load}}
+// LOOP950-COUNT-16: v_mfma_f32_32x32x16_f16
+// LOOP950-NEXT: s_setprio 0
+// LOOP950-NOT: {{v_mfma|v_exp_f32}}
+// LOOP950-COUNT-2: ds_write_b128
+// LOOP950-NOT: {{v_mfma|v_exp_f32}}
+// LOOP950-COUNT-2: buffer_load_dwordx4 v[{{[0-9]+:[0-9]+}}], v{{[0-9]+}}, s[{{[0-9]+:[0-9]+}}], s{{[0-9]+}} offen
+// LOOP950-NOT: {{v_mfma|v_exp_f32}}
+// LOOP950: s_barrier
+// LOOP950-NOT: {{v_mfma|v_exp_f32|s_barrier}}
+// LOOP950: s_cbranch_vccnz [[HEAD]]
+// LOOP950: v_readfirstlane_b32 [[WAVE2:s[0-9]+]],
+// LOOP950-NEXT: s_cmp_gt_u32 [[WAVE2]], 3
+// LOOP950-NEXT: s_cbranch_scc0 [[WAIT:\.LBB0_[0-9]+]]
+// LOOP950: [[WAIT]]:
+// LOOP950-NEXT: s_barrier
+
+// The model sees the halves' offset: the loop's two waves of a SIMD run a
+// phase apart.
+// PERF950: with 2 wave(s) per SIMD a phase apart (ping-pong)
 
 // Each product's cluster of MFMAs in the key loop runs at wave priority 1
 // (lib/Target/MatrixPriority.cpp): the two waves of a SIMD alternate

@@ -118,12 +118,14 @@ func.func @small_k_one_step(%a: memref<4096x16xbf16>, %b: memref<16x4096xbf16, s
 
 // -----
 
-// Attention on gfx950's 16-deep instructions: at head dim 128 without
-// masks (f16 and bf16) the kernel takes 32-key blocks with the next
-// block's scores ahead and K and V double-buffered; padded head dims (96)
-// and masked kernels keep their blocks without them.
+// Attention on gfx950's 16-deep instructions: at head dim 128 (f16 and
+// bf16, causal or not) a grid of 256-query blocks with one for every CU
+// takes the ping-pong form: 8 waves, 32-key blocks, the next block's scores
+// ahead, K and V double-buffered (chooseAttentionPingPong). A smaller grid
+// (8 heads: 128 workgroups for 256 CUs) keeps four waves with the scores
+// ahead, in the stream-K form; padded head dims (96) keep their blocks without them.
 // CHECK-LABEL: func.func @attention_d128
-// CHECK: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x16_bf16", scores_ahead>
+// CHECK: config = #tessel.config<tile = [256, 32], waves = [8, 1], stages = 3, instr = "v_mfma_f32_32x32x16_bf16", scores_ahead, ping_pong>
 func.func @attention_d128(%q: memref<2x16x4096x128xbf16>, %k: memref<2x16x4096x128xbf16>, %v: memref<2x16x4096x128xbf16>, %o: memref<2x16x4096x128xbf16>) {
   tessel.attention ins(%q, %k, %v : memref<2x16x4096x128xbf16>, memref<2x16x4096x128xbf16>, memref<2x16x4096x128xbf16>) outs(%o : memref<2x16x4096x128xbf16>)
   return
@@ -137,8 +139,15 @@ func.func @attention_d96(%q: memref<2x16x4096x96xf16>, %k: memref<2x16x4096x96xf
 }
 
 // CHECK-LABEL: func.func @attention_d128_causal
-// CHECK: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x16_f16">
+// CHECK: config = #tessel.config<tile = [256, 32], waves = [8, 1], stages = 3, instr = "v_mfma_f32_32x32x16_f16", scores_ahead, ping_pong>
 func.func @attention_d128_causal(%q: memref<2x16x4096x128xf16>, %k: memref<2x16x4096x128xf16>, %v: memref<2x16x4096x128xf16>, %o: memref<2x16x4096x128xf16>) {
   tessel.attention ins(%q, %k, %v : memref<2x16x4096x128xf16>, memref<2x16x4096x128xf16>, memref<2x16x4096x128xf16>) outs(%o : memref<2x16x4096x128xf16>) {causal}
+  return
+}
+
+// CHECK-LABEL: func.func @attention_d128_small_grid
+// CHECK: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x16_f16", stream_k = 512, scores_ahead>
+func.func @attention_d128_small_grid(%q: memref<1x8x4096x128xf16>, %k: memref<1x8x4096x128xf16>, %v: memref<1x8x4096x128xf16>, %o: memref<1x8x4096x128xf16>) {
+  tessel.attention ins(%q, %k, %v : memref<1x8x4096x128xf16>, memref<1x8x4096x128xf16>, memref<1x8x4096x128xf16>) outs(%o : memref<1x8x4096x128xf16>)
   return
 }

@@ -196,11 +196,13 @@ func.func @attention_default_bf16(%q: memref<4x32x4096x128xbf16>, %k: memref<4x8
 // -----
 
 // Head dim 64 with a mask: 64-key blocks and the next one prefetched; a
-// causal f16 kernel computes the next block's S^T ahead, a local
-// (windowed) one does not (its masked loops on both sides of the main one
-// would take 262 VGPRs: one wave per SIMD).
+// causal kernel whose 256-query blocks give every CU one takes the
+// ping-pong form (8 waves, the next block's S^T ahead, K and V
+// double-buffered: chooseAttentionPingPong); a local (windowed) one keeps
+// four waves and does not compute ahead (its masked loops on both sides of
+// the main one would take 262 VGPRs: one wave per SIMD).
 // CHECK-LABEL: func.func @attention_d64_causal
-// CHECK: config = #tessel.config<tile = [128, 64], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_f16", scores_ahead>
+// CHECK: config = #tessel.config<tile = [256, 64], waves = [8, 1], stages = 3, instr = "v_mfma_f32_32x32x8_f16", scores_ahead, ping_pong>
 // CHECK-LABEL: func.func @attention_d64_window
 // CHECK: config = #tessel.config<tile = [128, 64], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_f16">, window
 func.func @attention_d64_causal(%q: memref<2x16x4096x64xf16>, %k: memref<2x16x4096x64xf16>, %v: memref<2x16x4096x64xf16>, %o: memref<2x16x4096x64xf16>) {
@@ -209,6 +211,22 @@ func.func @attention_d64_causal(%q: memref<2x16x4096x64xf16>, %k: memref<2x16x40
 }
 func.func @attention_d64_window(%q: memref<2x16x4096x64xf16>, %k: memref<2x16x4096x64xf16>, %v: memref<2x16x4096x64xf16>, %o: memref<2x16x4096x64xf16>) {
   tessel.attention ins(%q, %k, %v : memref<2x16x4096x64xf16>, memref<2x16x4096x64xf16>, memref<2x16x4096x64xf16>) outs(%o : memref<2x16x4096x64xf16>) {window = array<i64: 256, 0>}
+  return
+}
+
+// -----
+
+func.func @attention_ping_pong_four_waves(%q: memref<1x1x256x64xf16>, %k: memref<1x1x256x64xf16>, %v: memref<1x1x256x64xf16>, %o: memref<1x1x256x64xf16>) {
+  // expected-error @+1 {{'tessel.attention' op ping_pong pairs wave i with wave i + 2 on one SIMD: it takes a CDNA chip and a multiple of 8 waves, got 4 on gfx942}}
+  tessel.attention ins(%q, %k, %v : memref<1x1x256x64xf16>, memref<1x1x256x64xf16>, memref<1x1x256x64xf16>) outs(%o : memref<1x1x256x64xf16>) {config = #tessel.config<tile = [128, 64], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x8_f16", scores_ahead, ping_pong>}
+  return
+}
+
+// -----
+
+func.func @attention_ping_pong_fp8(%q: memref<1x1x256x64xf8E4M3FNUZ>, %k: memref<1x1x256x64xf8E4M3FNUZ>, %v: memref<1x1x256x64xf8E4M3FNUZ>, %o: memref<1x1x256x64xbf16>, %dq: memref<1xf32>, %dk: memref<1xf32>, %dv: memref<1xf32>) {
+  // expected-error @+1 {{'tessel.attention' op ping_pong takes f16 or bf16 inputs (its softmax phase rescales lazily), got 'f8E4M3FNUZ'}}
+  tessel.attention ins(%q, %k, %v : memref<1x1x256x64xf8E4M3FNUZ>, memref<1x1x256x64xf8E4M3FNUZ>, memref<1x1x256x64xf8E4M3FNUZ>) outs(%o : memref<1x1x256x64xbf16>) descale(%dq, %dk, %dv : memref<1xf32>, memref<1xf32>, memref<1xf32>) {config = #tessel.config<tile = [256, 64], waves = [8, 1], stages = 3, instr = "v_mfma_f32_32x32x16_fp8_fp8", scores_ahead, ping_pong>}
   return
 }
 

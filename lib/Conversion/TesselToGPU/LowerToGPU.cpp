@@ -1940,16 +1940,15 @@ LogicalResult KernelLowering::lowerPhaseBarrier(PhaseBarrierOp op) {
                                "workgroup needs an even number of waves, got "
                             << waves;
   Value index = arith::IndexCastOp::create(b, loc(), b.getI32Type(), wave);
-  Value uniform = ROCDL::ReadfirstlaneOp::create(b, loc(), b.getI32Type(),
-                                                 index);
+  Value uniform =
+      ROCDL::ReadfirstlaneOp::create(b, loc(), b.getI32Type(), index);
   Value upper = arith::CmpIOp::create(
       b, loc(), arith::CmpIPredicate::uge, uniform,
       arith::ConstantIntOp::create(b, loc(), b.getI32Type(), waves / 2));
   Value mine = *half ? upper
-                     : arith::XOrIOp::create(
-                           b, loc(), upper,
-                           arith::ConstantIntOp::create(b, loc(),
-                                                        b.getI1Type(), 1));
+                     : arith::XOrIOp::create(b, loc(), upper,
+                                             arith::ConstantIntOp::create(
+                                                 b, loc(), b.getI1Type(), 1));
   auto branch = scf::IfOp::create(b, loc(), TypeRange(), mine,
                                   /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);

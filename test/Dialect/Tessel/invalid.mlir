@@ -289,7 +289,7 @@ func.func @config_stream_k_attention_packed(%q: memref<1x8x4x64xf16>, %k: memref
 // -----
 
 func.func @config_options_order(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: memref<64x64xf16>) {
-  // expected-error @+1 {{expected 'instr', 'splits', 'stream_k' or 'scores_ahead' (each once, in this order), got 'splits'}}
+  // expected-error @+1 {{expected 'instr', 'splits', 'stream_k', 'scores_ahead' or 'ping_pong' (each once, in this order), got 'splits'}}
   tessel.matmul ins(%a, %b : memref<64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf16>) {config = #tessel.config<tile = [32, 32, 32], waves = [1, 1], stages = 1, stream_k = 4, splits = 2>}
   return
 }
@@ -297,7 +297,7 @@ func.func @config_options_order(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c
 // -----
 
 func.func @config_scores_ahead_last(%q: memref<1x1x64x64xf16>, %k: memref<1x1x64x64xf16>, %v: memref<1x1x64x64xf16>, %o: memref<1x1x64x64xf16>) {
-  // expected-error @+1 {{expected 'instr', 'splits', 'stream_k' or 'scores_ahead' (each once, in this order), got 'stream_k'}}
+  // expected-error @+1 {{expected 'instr', 'splits', 'stream_k', 'scores_ahead' or 'ping_pong' (each once, in this order), got 'stream_k'}}
   tessel.attention ins(%q, %k, %v : memref<1x1x64x64xf16>, memref<1x1x64x64xf16>, memref<1x1x64x64xf16>) outs(%o : memref<1x1x64x64xf16>) {config = #tessel.config<tile = [64, 32], waves = [2, 1], stages = 2, scores_ahead, stream_k = 4>}
   return
 }
@@ -307,6 +307,46 @@ func.func @config_scores_ahead_last(%q: memref<1x1x64x64xf16>, %k: memref<1x1x64
 func.func @config_scores_ahead_value(%q: memref<1x1x64x64xf16>, %k: memref<1x1x64x64xf16>, %v: memref<1x1x64x64xf16>, %o: memref<1x1x64x64xf16>) {
   // expected-error @+1 {{'scores_ahead' is a flag: it takes no value}}
   tessel.attention ins(%q, %k, %v : memref<1x1x64x64xf16>, memref<1x1x64x64xf16>, memref<1x1x64x64xf16>) outs(%o : memref<1x1x64x64xf16>) {config = #tessel.config<tile = [64, 32], waves = [2, 1], stages = 2, scores_ahead = true>}
+  return
+}
+
+// -----
+
+func.func @config_ping_pong_value(%q: memref<1x1x64x64xf16>, %k: memref<1x1x64x64xf16>, %v: memref<1x1x64x64xf16>, %o: memref<1x1x64x64xf16>) {
+  // expected-error @+1 {{'ping_pong' is a flag: it takes no value}}
+  tessel.attention ins(%q, %k, %v : memref<1x1x64x64xf16>, memref<1x1x64x64xf16>, memref<1x1x64x64xf16>) outs(%o : memref<1x1x64x64xf16>) {config = #tessel.config<tile = [256, 32], waves = [8, 1], stages = 3, scores_ahead, ping_pong = 1>}
+  return
+}
+
+// -----
+
+func.func @config_ping_pong_without_scores_ahead(%q: memref<1x1x64x64xf16>, %k: memref<1x1x64x64xf16>, %v: memref<1x1x64x64xf16>, %o: memref<1x1x64x64xf16>) {
+  // expected-error @+1 {{ping_pong alternates the phases of an attention key loop with the scores ahead and K and V^T double-buffered: it takes scores_ahead and stages >= 3}}
+  tessel.attention ins(%q, %k, %v : memref<1x1x64x64xf16>, memref<1x1x64x64xf16>, memref<1x1x64x64xf16>) outs(%o : memref<1x1x64x64xf16>) {config = #tessel.config<tile = [256, 32], waves = [8, 1], stages = 3, ping_pong>}
+  return
+}
+
+// -----
+
+func.func @config_ping_pong_stages(%q: memref<1x1x64x64xf16>, %k: memref<1x1x64x64xf16>, %v: memref<1x1x64x64xf16>, %o: memref<1x1x64x64xf16>) {
+  // expected-error @+1 {{it takes scores_ahead and stages >= 3}}
+  tessel.attention ins(%q, %k, %v : memref<1x1x64x64xf16>, memref<1x1x64x64xf16>, memref<1x1x64x64xf16>) outs(%o : memref<1x1x64x64xf16>) {config = #tessel.config<tile = [256, 32], waves = [8, 1], stages = 2, scores_ahead, ping_pong>}
+  return
+}
+
+// -----
+
+func.func @config_ping_pong_odd_waves(%q: memref<1x1x64x64xf16>, %k: memref<1x1x64x64xf16>, %v: memref<1x1x64x64xf16>, %o: memref<1x1x64x64xf16>) {
+  // expected-error @+1 {{ping_pong runs two halves of the waves a phase apart: it takes waves = [W, 1] with W even, got [1, 1]}}
+  tessel.attention ins(%q, %k, %v : memref<1x1x64x64xf16>, memref<1x1x64x64xf16>, memref<1x1x64x64xf16>) outs(%o : memref<1x1x64x64xf16>) {config = #tessel.config<tile = [32, 32], waves = [1, 1], stages = 3, scores_ahead, ping_pong>}
+  return
+}
+
+// -----
+
+func.func @phase_barrier_half() {
+  // expected-error @+1 {{attribute 'half' failed to satisfy constraint: 64-bit signless integer attribute whose minimum value is 0 whose maximum value is 1}}
+  tessel.phase_barrier half 2
   return
 }
 

@@ -214,6 +214,21 @@ func.func @reduce_and_broadcast(%s: tensor<32x32xf32, #acc>) -> tensor<64x32xf32
 
 // Whether any element a wave holds is true (attention's lazy rescale asks
 // it of a column statistic).
+// The barriers of a ping-pong loop: the upper half of the waves one in
+// front, a matrix phase and a softmax phase, the lower half one after.
+// CHECK-LABEL: func.func @phase_barriers
+// CHECK: tessel.phase_barrier half 1
+// CHECK-NEXT: tessel.phase_barrier matrix
+// CHECK-NEXT: tessel.phase_barrier
+// CHECK-NEXT: tessel.phase_barrier half 0
+func.func @phase_barriers() attributes {tessel.config = #tessel.config<tile = [256, 32], waves = [8, 1], stages = 3, instr = "v_mfma_f32_32x32x8_f16", scores_ahead, ping_pong>} {
+  tessel.phase_barrier half 1
+  tessel.phase_barrier matrix
+  tessel.phase_barrier
+  tessel.phase_barrier half 0
+  return
+}
+
 // CHECK-LABEL: func.func @wave_any
 // CHECK: tessel.wave_any %{{.*}} : tensor<1x32xi1, #linear>
 #column1 = #tessel.linear<lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 0]]>

@@ -735,7 +735,7 @@ constexpr int64_t kPingPongQueryRows = 256;
 /// fast or faster (gfx942 head dim 128: 78-89 % against 63-65 %).
 static int64_t getPingPongKeyBlock(const Chip &chip, const MmaInstr &instr,
                                    int64_t headDim, bool causal) {
-  if (!chip.isCDNA() || chip.isaVersion() < 940 || instr.m != 32)
+  if (!chip.isCDNA() || chip.isaVersion() < 9400 || instr.m != 32)
     return 0;
   if (instr.k >= 16 && headDim == 128)
     return 32;
@@ -763,8 +763,8 @@ ConfigAttr tessel::chooseAttentionPingPong(AttentionOp op, ConfigAttr config,
       q.isDynamicDim(1) || ShapedType::isDynamic(seqQ) ||
       ShapedType::isDynamic(seqKV) || seqQ % kPingPongQueryRows != 0 ||
       op.getV().getType().getDimSize(3) != headDim ||
-      getPaddedHeadDim(headDim) != headDim ||
-      (!window.isFull() && !causal) || (causal && seqQ != seqKV))
+      getPaddedHeadDim(headDim) != headDim || (!window.isFull() && !causal) ||
+      (causal && seqQ != seqKV))
     return config;
   const MmaInstr *instr = lookupMma(config.getInstr().getValue(), chip);
   int64_t blockN =
@@ -773,8 +773,8 @@ ConfigAttr tessel::chooseAttentionPingPong(AttentionOp op, ConfigAttr config,
     return config;
   // One workgroup a CU: the grid must give every CU one. Without masks
   // every workgroup runs as long, and the last round must be nearly full.
-  int64_t workgroups = q.getDimSize(0) * q.getDimSize(1) *
-                       (seqQ / kPingPongQueryRows);
+  int64_t workgroups =
+      q.getDimSize(0) * q.getDimSize(1) * (seqQ / kPingPongQueryRows);
   int64_t cus = chip.numCUs;
   int64_t rounds = llvm::divideCeil(workgroups, cus);
   if (workgroups < cus ||
@@ -1022,7 +1022,8 @@ tessel::checkAttentionConfig(ConfigAttr config, const Chip &chip, Type element,
                        << element;
   if (config.getPingPong() &&
       (!chip.isCDNA() || (waves[0] / 2) % chip.simdsPerCU != 0))
-    return emitError() << "ping_pong pairs wave i with wave i + " << waves[0] / 2
+    return emitError() << "ping_pong pairs wave i with wave i + "
+                       << waves[0] / 2
                        << " on one SIMD: it takes a CDNA chip and a multiple "
                           "of "
                        << 2 * chip.simdsPerCU << " waves, got " << waves[0]

@@ -1850,7 +1850,8 @@ LogicalResult AttentionTiler::run() {
   };
   // Block n0's weights against the running m (no new maximum), rounded
   // for the second product, and l with their sum added.
-  auto blockWeights = [&](Value s, Value m, Value l) -> std::pair<Value, Value> {
+  auto blockWeights = [&](Value s, Value m,
+                          Value l) -> std::pair<Value, Value> {
     Value mSafe = exponentBase(m);
     Value minusMax = BroadcastOp::create(b, loc, sType,
                                          arith::NegFOp::create(b, loc, mSafe));
@@ -1924,12 +1925,11 @@ LogicalResult AttentionTiler::run() {
             std::tie(pLow, lNew) = blockWeights(scores, state[0], state[1]);
             PhaseBarrierOp::create(b, loc, IntegerAttr(), b.getUnitAttr());
           }
-          Value ahead =
-              arith::AddIOp::create(b, loc, n0, constIndex(blockN));
-          Value next =
-              pingPong ? minIndexIn32Bits(b, loc, ahead, lastBlock)
-                       : arith::MinUIOp::create(b, loc, ahead, lastBlock)
-                             .getResult();
+          Value ahead = arith::AddIOp::create(b, loc, n0, constIndex(blockN));
+          Value next = pingPong
+                           ? minIndexIn32Bits(b, loc, ahead, lastBlock)
+                           : arith::MinUIOp::create(b, loc, ahead, lastBlock)
+                                 .getResult();
           SmallVector<Value> kChunks =
               loadKeys(sourceOf(next), /*masked=*/false);
           SmallVector<Value> vTChunks =
@@ -1939,8 +1939,9 @@ LogicalResult AttentionTiler::run() {
           if (pingPong) {
             results = {state[0], lNew};
             llvm::append_range(
-                results, secondProduct(pLow, vTChunks,
-                                       SmallVector<Value>(state.drop_front(2))));
+                results,
+                secondProduct(pLow, vTChunks,
+                              SmallVector<Value>(state.drop_front(2))));
             PhaseBarrierOp::create(b, loc, IntegerAttr(), UnitAttr());
           } else {
             results =

@@ -1,0 +1,44 @@
+// The ping-pong key loop (ping_pong): the upper half of the waves waits at
+// a barrier in front of the loop over whole blocks (after the first
+// block's S^T, computed in front of it), so it runs a phase behind the
+// lower half, which waits at one after the loop. Each iteration is a
+// softmax phase (the lazy rescale, the carried block's weights, their sum),
+// a barrier that opens the matrix phase (the next block's K, clamped to
+// the last block in 32 bits, this block's V^T, the next S^T and the second
+// product), a barrier, and the next block's maximum. The causal diagonal's
+// masked loop after it has no phases.
+// RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 512 -d 64 -t f16 --causal --config='#tessel.config<tile = [256, 64], waves = [8, 1], stages = 3, instr = "v_mfma_f32_32x32x8_f16", scores_ahead, ping_pong>' | tessel-opt --tessel-tile=chip=gfx942 | FileCheck %s
+
+// CHECK-LABEL: func.func @attention
+// CHECK: %[[S0:.*]] = tessel.dot
+// CHECK: tessel.reduce "max" %[[S0]] along 0
+// CHECK-NOT: scf.for
+// CHECK: tessel.phase_barrier half 1
+// CHECK: %[[LOOP:.*]]:5 = scf.for %[[N0:[^ ]*]] = {{.*}} iter_args(%[[M:[^ ]*]] = %{{[^,]*}}, %[[L:[^ ]*]] = %{{[^,]*}}, %[[O:[^ ]*]] = %{{[^,]*}}, %[[S:[^ ]*]] = %[[S0]], %[[BMAX:[^ ]*]] = %{{[^)]*}})
+// CHECK-NOT: tessel.phase_barrier
+// CHECK: %[[R:.*]]:3 = scf.if
+// CHECK-NOT: {{tessel.phase_barrier|tessel.dot|tessel.load}}
+// CHECK: %[[P:.*]] = math.exp2 %{{.*}} fastmath<afn> : tensor<64x256xf32
+// CHECK-NOT: {{tessel.phase_barrier|tessel.dot|tessel.load}}
+// CHECK: %[[PLOW:.*]] = arith.truncf %[[P]]
+// CHECK-NOT: {{tessel.phase_barrier|tessel.dot|tessel.load}}
+// CHECK: %[[SUM:.*]] = tessel.reduce "add"
+// CHECK-NEXT: %[[LNEW:.*]] = arith.addf %[[R]]#1, %[[SUM]]
+// CHECK-NEXT: tessel.phase_barrier matrix
+// CHECK-NOT: tessel.phase_barrier
+// CHECK: %[[AHEAD:.*]] = arith.addi %[[N0]], %c64
+// CHECK: arith.index_castui %[[AHEAD]] : index to i32
+// CHECK: %[[NEXT32:.*]] = arith.minui %{{.*}} : i32
+// CHECK-NEXT: %[[NEXT:.*]] = arith.index_castui %[[NEXT32]] : i32 to index
+// CHECK: %[[K:.*]] = tessel.load %arg1[%{{.*}}, %{{.*}}, %[[NEXT]], %{{.*}}] in_bounds
+// CHECK: %[[VT:.*]] = tessel.load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %[[N0]]] in_bounds
+// CHECK: %[[SNEXT:.*]] = tessel.dot %[[K]]
+// CHECK-NEXT: %[[ONEW:.*]] = tessel.dot %[[VT]], %[[PLOW]], %[[R]]#2
+// CHECK-NEXT: tessel.phase_barrier
+// CHECK-NEXT: %[[NMAX:.*]] = tessel.reduce "max" %[[SNEXT]] along 0
+// CHECK: scf.yield %[[R]]#0, %[[LNEW]], %[[ONEW]], %[[SNEXT]], %{{.*}}
+// CHECK-NEXT: }
+// CHECK-NEXT: tessel.phase_barrier half 0
+// CHECK: scf.for
+// CHECK-NOT: tessel.phase_barrier
+// CHECK: return
