@@ -52,13 +52,16 @@ def measure(tool, chip, dtype, d, causal):
         name + r"\s+(\d+)", report).group(1))
     workgroup = field("workgroup")
     waves_per_simd = field("occupancy")
-    # Waves per CU: the occupancy is per SIMD; a workgroup of fewer waves
-    # than SIMDs leaves the others idle unless more workgroups fit.
-    waves_per_cu = 4 * waves_per_simd
+    # Waves per CU: the occupancy is per SIMD; only whole workgroups fit (an
+    # 8-wave workgroup at 3 waves per SIMD leaves room for one), and a
+    # workgroup of fewer waves than SIMDs leaves the others idle unless more
+    # workgroups fit.
+    workgroup_waves = workgroup // 64
+    per_cu = max(1, 4 * waves_per_simd // workgroup_waves)
     lds = field("LDS bytes")
     if lds:
-        per_cu = (160 if chip == "gfx950" else 64) * 1024 // lds
-        waves_per_cu = min(waves_per_cu, per_cu * workgroup // 64)
+        per_cu = min(per_cu, (160 if chip == "gfx950" else 64) * 1024 // lds)
+    waves_per_cu = min(4 * waves_per_simd, per_cu * workgroup_waves)
     config = re.search(r"config = #tessel\.config<(.*?)>", perf_vs_mca.run(
         [tool("tessel-opt"), "--pass-pipeline=builtin.module(func.func("
          "tessel-select-config{chip=%s}))" % chip], ir)).group(1)

@@ -730,16 +730,17 @@ constexpr int64_t kPingPongQueryRows = 256;
 /// (0: the form does not pay), by the model's predictions (batch 2 x 16
 /// heads x 4096, docs/performance.md, "Ping-pong attention"): gfx950 (its
 /// 16-deep instructions) at head dim 128, without masks and causal, with
-/// 32-key blocks (64 would spill); causal head dim 64 with 64-key blocks
-/// on gfx942 and gfx950. Everywhere else the four-wave kernels predict as
-/// fast or faster (gfx942 head dim 128: 78-89 % against 63-65 %).
+/// 32-key blocks (64 would spill), and at head dim 64 with 64-key blocks;
+/// causal head dim 64 with 64-key blocks on gfx942. Everywhere else the
+/// four-wave kernels predict as fast or faster (gfx942 head dim 128: 78-89
+/// % against 63-65 %).
 static int64_t getPingPongKeyBlock(const Chip &chip, const MmaInstr &instr,
                                    int64_t headDim, bool causal) {
   if (!chip.isCDNA() || chip.isaVersion() < 9400 || instr.m != 32)
     return 0;
   if (instr.k >= 16 && headDim == 128)
     return 32;
-  if (causal && headDim == 64)
+  if ((causal || instr.k >= 16) && headDim == 64)
     return 64;
   return 0;
 }
