@@ -4,6 +4,7 @@
 #include "tessel/Target/Chip.h"
 #include "tessel/Target/KernelMetadata.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringMap.h"
 
 #include "gtest/gtest.h"
@@ -17,7 +18,7 @@ namespace {
 /// A kernel from printed instructions, 4 bytes apart: "NAME:" labels the
 /// next instruction, a trailing "-> NAME" makes it a conditional branch to
 /// it and "=> NAME" an unconditional one.
-KernelCode kernel(std::initializer_list<const char *> lines) {
+KernelCode kernel(llvm::ArrayRef<const char *> lines) {
   const Chip &chip = *lookupChip("gfx942");
   KernelCode code;
   code.name = "test";
@@ -122,6 +123,24 @@ TEST(Loops, OuterLoopKeepsItsInnerLoopLaidOutAfterItsBackEdge) {
   EXPECT_EQ(inner.instructions, (std::vector<size_t>{5, 6}));
 }
 
+/// `code` analyzed on gfx942 as a kernel of 128 VGPRs and `lanes` lanes
+/// per workgroup over `workgroups` workgroups.
+PerfReport analyzeOnGfx942(const KernelCode &code, unsigned lanes,
+                           uint64_t workgroups, const ProblemWork &work) {
+  KernelMetadata metadata;
+  metadata.vgprCount = 128;
+  metadata.sgprCount = 16;
+  metadata.wavefrontSize = 64;
+  metadata.maxFlatWorkgroupSize = lanes;
+  metadata.reqdWorkgroupSize = {lanes, 1, 1};
+  Launch launch;
+  launch.grid = {workgroups, 1, 1};
+  llvm::Expected<PerfReport> report = analyzeKernel(
+      code, metadata, *lookupChip("gfx942"), launch, work, ModelParameters());
+  EXPECT_TRUE(bool(report)) << llvm::toString(report.takeError());
+  return std::move(*report);
+}
+
 /// A kernel of one loop with one matrix instruction (4 waves, 128 VGPRs:
 /// four workgroups fit a CU) analyzed on gfx942 over `workgroups`
 /// workgroups, each running the iterations `work` gives.
@@ -133,18 +152,7 @@ PerfReport analyzeMatrixLoop(uint64_t workgroups, ProblemWork work) {
       "s_add_u32 s0, s0, 1",
       "s_cbranch_scc1 -> LOOP",
   });
-  KernelMetadata metadata;
-  metadata.vgprCount = 128;
-  metadata.sgprCount = 16;
-  metadata.wavefrontSize = 64;
-  metadata.maxFlatWorkgroupSize = 256;
-  metadata.reqdWorkgroupSize = {256, 1, 1};
-  Launch launch;
-  launch.grid = {workgroups, 1, 1};
-  llvm::Expected<PerfReport> report = analyzeKernel(
-      code, metadata, *lookupChip("gfx942"), launch, work, ModelParameters());
-  EXPECT_TRUE(bool(report)) << llvm::toString(report.takeError());
-  return std::move(*report);
+  return analyzeOnGfx942(code, 256, workgroups, work);
 }
 
 /// The clocks the model gives the grid.
@@ -271,50 +279,7 @@ PerfReport analyzePhasedLoop(bool staggered) {
         "v_mfma_f32_32x32x8_f16 v[0:15], v[16:17], v[18:19], v[0:15]",
         "s_barrier", "s_add_u32 s0, s0, 1", "s_cbranch_scc1 -> LOOP"})
     lines.push_back(line);
-  KernelCode code;
-  {
-    // As kernel() builds it, from a list made at run time.
-    const Chip &chip = *lookupChip("gfx942");
-    code.name = "test";
-    llvm::StringMap<uint64_t> labels;
-    uint64_t address = 0;
-    for (llvm::StringRef line : lines) {
-      if (line.consume_back(":"))
-        labels[line] = address;
-      else
-        address += 4;
-    }
-    address = 0;
-    for (llvm::StringRef line : lines) {
-      if (line.ends_with(":"))
-        continue;
-      auto [text, target] = line.split(" -> ");
-      Instruction instr = classifyInstruction(text, chip);
-      instr.address = address;
-      instr.size = 4;
-      if (!target.empty()) {
-        instr.branchTarget = labels.lookup(target);
-        instr.isConditional = true;
-      }
-      code.instructions.push_back(instr);
-      address += 4;
-    }
-    code.instructions.push_back(classifyInstruction("s_endpgm", chip));
-    code.instructions.back().address = address;
-  }
-  KernelMetadata metadata;
-  metadata.vgprCount = 128;
-  metadata.sgprCount = 16;
-  metadata.wavefrontSize = 64;
-  metadata.maxFlatWorkgroupSize = 512;
-  metadata.reqdWorkgroupSize = {512, 1, 1};
-  Launch launch;
-  launch.grid = {304, 1, 1};
-  llvm::Expected<PerfReport> report =
-      analyzeKernel(code, metadata, *lookupChip("gfx942"), launch,
-                    iterations(1000), ModelParameters());
-  EXPECT_TRUE(bool(report)) << llvm::toString(report.takeError());
-  return std::move(*report);
+  return analyzeOnGfx942(kernel(lines), 512, 304, iterations(1000));
 }
 
 // The two waves of a SIMD belong to one workgroup and meet at its
