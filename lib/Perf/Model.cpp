@@ -772,9 +772,10 @@ static void rankSources(std::vector<CycleSource> &sources, double total) {
 }
 
 /// Whether the last barrier in front of `range` is one only some waves
-/// wait at: a block of its own that a conditional branch right before it
-/// skips (`tessel.phase_barrier half 1` in front of a ping-pong loop, whose
-/// upper half of the waves then runs the loop a phase behind the lower).
+/// wait at: a block of nothing but the barrier and its waits that a
+/// conditional branch right before it skips (`tessel.phase_barrier half 1`
+/// in front of a ping-pong loop, whose upper half of the waves then runs
+/// the loop a phase behind the lower).
 static bool isStaggeredLoop(const KernelCode &code,
                             const std::vector<BasicBlock> &blocks,
                             const LoopRange &range) {
@@ -791,6 +792,12 @@ static bool isStaggeredLoop(const KernelCode &code,
   });
   if (block == blocks.end() || block == blocks.begin())
     return false;
+  for (size_t i = block->begin; i < block->end; ++i) {
+    InstrKind kind = code.instructions[i].kind;
+    if (kind != InstrKind::Barrier && kind != InstrKind::Wait &&
+        kind != InstrKind::Nop)
+      return false;
+  }
   const BasicBlock &guard = *std::prev(block);
   const Instruction &branch = code.instructions[guard.end - 1];
   size_t after = block - blocks.begin() + 1;

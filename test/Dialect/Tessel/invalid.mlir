@@ -344,6 +344,14 @@ func.func @config_ping_pong_odd_waves(%q: memref<1x1x64x64xf16>, %k: memref<1x1x
 
 // -----
 
+func.func @config_ping_pong_splits(%q: memref<1x1x64x64xf16>, %k: memref<1x1x64x64xf16>, %v: memref<1x1x64x64xf16>, %o: memref<1x1x64x64xf16>) {
+  // expected-error @+1 {{ping_pong is a form of the loop over whole key blocks of one sequence: it takes no paged cache, packed (varlen) sequences or splits}}
+  tessel.attention ins(%q, %k, %v : memref<1x1x64x64xf16>, memref<1x1x64x64xf16>, memref<1x1x64x64xf16>) outs(%o : memref<1x1x64x64xf16>) {config = #tessel.config<tile = [256, 32], waves = [8, 1], stages = 3, splits = 2, scores_ahead, ping_pong>}
+  return
+}
+
+// -----
+
 func.func @phase_barrier_half() {
   // expected-error @+1 {{attribute 'half' failed to satisfy constraint: 64-bit signless integer attribute whose minimum value is 0 whose maximum value is 1}}
   tessel.phase_barrier half 2

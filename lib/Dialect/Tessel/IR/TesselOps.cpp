@@ -766,6 +766,16 @@ LogicalResult AttentionOp::verify() {
   if (failed(verifyScaleAndTile(*this)) ||
       failed(verifyAttentionStreamK(*this)))
     return failure();
+  // The ping-pong loop is the double-buffered loop over whole key blocks;
+  // a paged cache's and packed sequences' key loops keep their own loads
+  // (tessel-pipeline leaves them alone), and split-KV's blocks are a
+  // decode's few queries.
+  if (ConfigAttr config = getConfigAttr();
+      config && config.getPingPong() &&
+      (isPaged() || isVarlen() || config.getSplits() > 1))
+    return emitOpError() << "ping_pong is a form of the loop over whole key "
+                            "blocks of one sequence: it takes no paged cache, "
+                            "packed (varlen) sequences or splits";
   if (!getDescale().empty()) {
     if (!fp8)
       return emitOpError() << "descale applies to 8-bit float inputs, not "
