@@ -1769,8 +1769,38 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
     }
     return values.front();
   };
+  // In a ping-pong loop (tessel.phase_barrier), whose phases no longer
+  // move with the schedule, an f32 sum folds its values as pairs of
+  // v_pk_add_f32 (the even and the odd ones, each as a tree), then adds the
+  // pair's two halves: about half the adds.
+  auto sourceLoop = op->getParentOfType<scf::ForOp>();
+  bool packedSums = !isMax && type.getElementType().isF32() && sourceLoop &&
+                    !sourceLoop.getBody()->getOps<PhaseBarrierOp>().empty();
+  auto foldPairs = [&](SmallVector<Value> values) -> Value {
+    auto pairType = VectorType::get({2}, b.getF32Type());
+    SmallVector<Value> pairs;
+    for (size_t i = 0; i + 1 < values.size(); i += 2)
+      pairs.push_back(vector::FromElementsOp::create(
+          b, loc(), pairType, ValueRange{values[i], values[i + 1]}));
+    while (pairs.size() > 1) {
+      SmallVector<Value> next;
+      for (size_t i = 0; i + 1 < pairs.size(); i += 2)
+        next.push_back(arith::AddFOp::create(b, loc(), pairs[i], pairs[i + 1]));
+      if (pairs.size() % 2)
+        next.push_back(pairs.back());
+      pairs = std::move(next);
+    }
+    Value sum = combine(
+        vector::ExtractOp::create(b, loc(), pairs[0], ArrayRef<int64_t>{0}),
+        vector::ExtractOp::create(b, loc(), pairs[0], ArrayRef<int64_t>{1}));
+    return values.size() % 2 ? combine(sum, values.back()) : sum;
+  };
   llvm::SmallMapVector<int64_t, Value, 16> partial;
   for (auto &[representative, values] : folds) {
+    if (packedSums && values.size() >= 4) {
+      partial[representative] = foldPairs(values);
+      continue;
+    }
     if (isMax) {
       Value folded = values.front();
       for (Value value : ArrayRef(values).drop_front())

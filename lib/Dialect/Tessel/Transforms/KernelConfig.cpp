@@ -730,17 +730,16 @@ constexpr int64_t kPingPongQueryRows = 256;
 /// (0: the form does not pay), by the model's predictions (batch 2 x 16
 /// heads x 4096, docs/performance.md, "Ping-pong attention"): gfx950 (its
 /// 16-deep instructions) at head dim 128, without masks and causal, with
-/// 32-key blocks (64 would spill), and at head dim 64 with 64-key blocks;
-/// causal head dim 64 with 64-key blocks on gfx942. Everywhere else the
-/// four-wave kernels predict as fast or faster (gfx942 head dim 128: 78-89
-/// % against 63-65 %).
+/// 32-key blocks (64 would spill), and head dim 64 with 64-key blocks on
+/// gfx942 and gfx950. Everywhere else the four-wave kernels predict as fast
+/// or faster (gfx942 head dim 128: 78-89 % against 63-66 %).
 static int64_t getPingPongKeyBlock(const Chip &chip, const MmaInstr &instr,
                                    int64_t headDim, bool causal) {
   if (!chip.isCDNA() || chip.isaVersion() < 9400 || instr.m != 32)
     return 0;
   if (instr.k >= 16 && headDim == 128)
     return 32;
-  if ((causal || instr.k >= 16) && headDim == 64)
+  if (headDim == 64)
     return 64;
   return 0;
 }
@@ -772,20 +771,34 @@ ConfigAttr tessel::chooseAttentionPingPong(AttentionOp op, ConfigAttr config,
       instr ? getPingPongKeyBlock(chip, *instr, headDim, causal) : 0;
   if (!blockN)
     return config;
-  // One workgroup a CU: the grid must give every CU one. Without masks
-  // every workgroup runs as long, and the last round must be nearly full.
+  MLIRContext *context = op.getContext();
+  auto form = [&](int64_t streamK) {
+    return ConfigAttr::get(context, {kPingPongQueryRows, blockN},
+                           {kPingPongQueryRows / 32, 1}, /*stages=*/3,
+                           config.getInstr(), /*splits=*/1, streamK,
+                           /*scores_ahead=*/true, /*ping_pong=*/true);
+  };
+  // One workgroup a CU. A causal grid must give every CU one (its
+  // workgroups run for different times, longest first). Without masks
+  // every workgroup runs as long: where the last round would leave more
+  // than a tenth of the slots idle, the workgroups share the key blocks
+  // instead (stream-K, one per CU; gfx942 head dim 64, 512 query blocks
+  // on 304 CUs: 74.6 % bf16 and 75.3 % f16 against 65.0 and 65.5 % with a
+  // workgroup per block).
   int64_t workgroups =
       q.getDimSize(0) * q.getDimSize(1) * (seqQ / kPingPongQueryRows);
   int64_t cus = chip.numCUs;
   int64_t rounds = llvm::divideCeil(workgroups, cus);
-  if (workgroups < cus ||
-      (!causal && double(workgroups) / double(rounds * cus) <
-                      kStreamKAttentionGridEfficiency))
+  if (causal)
+    return workgroups < cus ? config : form(0);
+  if (double(workgroups) / double(rounds * cus) >=
+      kStreamKAttentionGridEfficiency)
+    return form(0);
+  FailureOr<AttentionStreamKWork> work = getAttentionStreamKWork(op, form(0));
+  if (failed(work) || seqKV % blockN != 0 ||
+      work->steps() < kMinStreamKAttentionSteps * cus)
     return config;
-  return ConfigAttr::get(op.getContext(), {kPingPongQueryRows, blockN},
-                         {kPingPongQueryRows / 32, 1}, /*stages=*/3,
-                         config.getInstr(), /*splits=*/1, /*stream_k=*/0,
-                         /*scores_ahead=*/true, /*ping_pong=*/true);
+  return form(cus);
 }
 
 ConfigAttr tessel::chooseAttentionStreamK(AttentionOp op, ConfigAttr config,
