@@ -96,7 +96,7 @@
 // Its key loop: the upper half of the waves (wave index >= 4, read into a
 // scalar register) waits at one barrier in front of it, so the halves run
 // a phase apart. Each iteration is a softmax phase (the block's 16 exps,
-// no MFMA), a barrier, then the matrix phase at wave priority 1: all eight
+// their sum folded as pairs of v_pk_add_f32, no MFMA), a barrier, then the matrix phase at wave priority 1: all eight
 // K reads before the first MFMA, the 16 MFMAs of both products in one
 // cluster, the next blocks' LDS stores and buffer loads after them, and a
 // barrier. After the loop the lower half waits at one barrier.
@@ -110,6 +110,8 @@
 // LOOP950: [[HEAD:\.LBB0_[0-9]+]]:
 // LOOP950-NOT: v_mfma
 // LOOP950-COUNT-16: v_exp_f32
+// LOOP950-NOT: v_mfma
+// LOOP950-COUNT-7: v_pk_add_f32 v[{{[0-9]+:[0-9]+}}], v[{{[0-9]+:[0-9]+}}], v[{{[0-9]+:[0-9]+}}]{{$}}
 // LOOP950-NOT: v_mfma
 // LOOP950: s_barrier
 // LOOP950-NEXT: s_setprio 1

@@ -1757,7 +1757,8 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
   // v_max3); a sum folds as a pairwise tree (shorter dependency chains,
   // smaller rounding error). Packing the tree's pairs into v_pk_add_f32
   // saved 12 VALU instructions per gfx942 D=128 key step and nothing in
-  // the model's prediction, so the sum stays scalar.
+  // the model's prediction of the four-wave loops, whose phases moved, so
+  // the sum stays scalar there (packedSums: the ping-pong loops).
   auto foldTree = [&](SmallVector<Value> values) -> Value {
     while (values.size() > 1) {
       SmallVector<Value> next;
