@@ -1647,7 +1647,7 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
     // pipe while this one waits: the phase's other LDS reads (V^T, for the
     // second product) are spread over the first product's MFMAs, so that
     // the second product finds all its operands.
-    bool pingPong = !sourceLoop.getBody()->getOps<PhaseBarrierOp>().empty();
+    bool pingPong = isPingPongLoop(sourceLoop);
     if (firstProduct && pingPong) {
       sequence.assign(std::max<int64_t>(0, ops.ldsLoads - leading),
                       kDsReadMask);
@@ -1775,8 +1775,8 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
   // v_pk_add_f32 (the even and the odd ones, each as a tree), then adds the
   // pair's two halves: about half the adds.
   auto sourceLoop = op->getParentOfType<scf::ForOp>();
-  bool packedSums = !isMax && type.getElementType().isF32() && sourceLoop &&
-                    !sourceLoop.getBody()->getOps<PhaseBarrierOp>().empty();
+  bool packedSums =
+      !isMax && type.getElementType().isF32() && isPingPongLoop(sourceLoop);
   auto foldPairs = [&](SmallVector<Value> values) -> Value {
     auto pairType = VectorType::get({2}, b.getF32Type());
     SmallVector<Value> pairs;

@@ -550,7 +550,7 @@ static void doubleBufferKeyLoop(scf::ForOp loop, LoopShape &shape) {
   auto stagger = dyn_cast_or_null<PhaseBarrierOp>(before);
   if (stagger && !stagger.getHalf())
     stagger = {};
-  bool phased = !loop.getBody()->getOps<PhaseBarrierOp>().empty();
+  bool phased = isPingPongLoop(loop);
   OpBuilder b(loop);
   Location loc = loop.getLoc();
   Value lb = loop.getLowerBound(), ub = loop.getUpperBound();

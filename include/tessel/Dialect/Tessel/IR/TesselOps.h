@@ -4,6 +4,7 @@
 #define TESSEL_DIALECT_TESSEL_IR_TESSELOPS_H
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
@@ -150,6 +151,14 @@ int64_t getSplitKChunk(int64_t k, int64_t tileK, int64_t splits);
 
 #define GET_OP_CLASSES
 #include "tessel/Dialect/Tessel/IR/TesselOps.h.inc"
+
+namespace tessel {
+/// Whether `loop` is a ping-pong loop: its body holds tessel.phase_barriers
+/// (the attention key loop of a `ping_pong` config).
+inline bool isPingPongLoop(mlir::scf::ForOp loop) {
+  return loop && !loop.getBody()->getOps<PhaseBarrierOp>().empty();
+}
+} // namespace tessel
 
 namespace tessel {
 /// Stream-K: the K steps of all C tiles of a matmul of static sizes (tiles
