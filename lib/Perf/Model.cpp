@@ -771,39 +771,44 @@ static void rankSources(std::vector<CycleSource> &sources, double total) {
   });
 }
 
-/// Whether the last barrier in front of `range` is one only some waves
-/// wait at: a block of nothing but the barrier and its waits that a
-/// conditional branch right before it skips (`tessel.phase_barrier half 1`
-/// in front of a ping-pong loop, whose upper half of the waves then runs
-/// the loop a phase behind the lower).
-static bool isStaggeredLoop(const KernelCode &code,
-                            const std::vector<BasicBlock> &blocks,
-                            const LoopRange &range) {
-  size_t barrier = range.begin;
-  for (size_t i = range.begin; i-- > 0;)
-    if (code.instructions[i].kind == InstrKind::Barrier) {
-      barrier = i;
-      break;
-    }
-  if (barrier == range.begin || barrier == 0)
+/// Whether `block` is a barrier only some waves wait at: nothing but the
+/// barrier and its waits, skipped by a conditional branch right before it
+/// (`tessel.phase_barrier half 0|1`).
+static bool isSkippableBarrierBlock(const KernelCode &code,
+                                    const std::vector<BasicBlock> &blocks,
+                                    size_t block) {
+  if (block == 0)
     return false;
-  auto block = llvm::find_if(blocks, [&](const BasicBlock &candidate) {
-    return candidate.begin <= barrier && barrier < candidate.end;
-  });
-  if (block == blocks.end() || block == blocks.begin())
-    return false;
-  for (size_t i = block->begin; i < block->end; ++i) {
+  bool hasBarrier = false;
+  for (size_t i = blocks[block].begin; i < blocks[block].end; ++i) {
     InstrKind kind = code.instructions[i].kind;
+    hasBarrier |= kind == InstrKind::Barrier;
     if (kind != InstrKind::Barrier && kind != InstrKind::Wait &&
         kind != InstrKind::Nop)
       return false;
   }
-  const BasicBlock &guard = *std::prev(block);
+  const BasicBlock &guard = blocks[block - 1];
   const Instruction &branch = code.instructions[guard.end - 1];
-  size_t after = block - blocks.begin() + 1;
-  return branch.kind == InstrKind::Branch && branch.isConditional &&
-         guard.end == block->begin &&
-         llvm::is_contained(guard.successors, after);
+  return hasBarrier && branch.kind == InstrKind::Branch &&
+         branch.isConditional && guard.end == blocks[block].begin &&
+         llvm::is_contained(guard.successors, block + 1);
+}
+
+/// Whether the waves enter `range` with the upper half of each group a
+/// barrier behind the lower: an odd number of barriers only some waves
+/// wait at lie in front of it. A ping-pong loop's upper half waits at one
+/// in front of the loop (`tessel.phase_barrier half 1`), its lower half at
+/// one after it (`half 0`), which brings the halves together again for
+/// what follows.
+static bool isStaggeredLoop(const KernelCode &code,
+                            const std::vector<BasicBlock> &blocks,
+                            const LoopRange &range) {
+  unsigned skippable = 0;
+  for (size_t block = 0; block < blocks.size(); ++block)
+    if (blocks[block].end <= range.begin &&
+        isSkippableBarrierBlock(code, blocks, block))
+      ++skippable;
+  return skippable % 2 == 1;
 }
 
 /// Level 1 and 2 for one loop.

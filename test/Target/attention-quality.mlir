@@ -208,7 +208,7 @@
 // PREFETCH-NOT: s_barrier
 // PREFETCH: v_mfma_f32_32x32x8_f16
 // PREFETCH-NOT: s_barrier
-// PREFETCH: s_cbranch_vccz .LBB0_{{[0-9]+}}
+// PREFETCH: s_cbranch_vcc{{n?}}z .LBB0_{{[0-9]+}}
 // PREFETCH-NEXT: s_branch
 // PREFETCH-NEXT: [[RESCALE]]:
 

@@ -39,9 +39,11 @@
 // CHECK-NEXT:   %[[V1:.*]] = tessel.load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %[[CLAMPED]]] in_bounds
 // CHECK-NOT:    tessel.load
 // CHECK:        scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %[[K1]], %[[V1]] :
-// The masked loop (the causal diagonal) loads its own blocks.
+// The masked loop (the causal diagonal) loads its own blocks (in bounds:
+// the sequence is whole key blocks).
 // CHECK:      scf.for %[[KBM:.*]] = %[[UB]] to %{{.*}} step %{{.*}} iter_args(%{{[^,]*}} = %{{[^,]*}}, %{{[^,]*}} = %{{[^,]*}}, %{{[^,]*}} = %{{[^,]*}}) ->
-// CHECK-NEXT:   tessel.load %arg1[%{{.*}}, %{{.*}}, %[[KBM]], %{{.*}}] : memref
+// CHECK-NEXT:   tessel.load %arg1[%{{.*}}, %{{.*}}, %[[KBM]], %{{.*}}] in_bounds
+// CHECK:      } {tessel.own_loads}
 
 // STAGES1-LABEL: func.func @attention
 // STAGES1:      scf.for %[[KB:.*]] = {{.*}} iter_args(%{{[^,]*}} = %{{[^,]*}}, %{{[^,]*}} = %{{[^,]*}}, %{{[^,]*}} = %{{[^,]*}}) ->
@@ -86,12 +88,14 @@
 // DOUBLE-NOT:    tessel.load
 // DOUBLE:        tessel.dot %[[VR]]
 // DOUBLE-NEXT:   scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %[[K2]], %[[V2]] :
-// The masked loop (the causal diagonal) loads its own blocks into slot 0.
+// The masked loop (the causal diagonal) loads its own blocks into slot 0
+// (in bounds: the sequence is whole key blocks).
 // DOUBLE:      scf.for %[[KBM:.*]] = %[[UB]] to %{{.*}} step %{{.*}} iter_args(%{{[^,]*}} = %{{[^,]*}}, %{{[^,]*}} = %{{[^,]*}}, %{{[^,]*}} = %{{[^,]*}}) ->
-// DOUBLE-NEXT:   tessel.load %arg1[%{{.*}}, %{{.*}}, %[[KBM]], %{{.*}}] : memref
+// DOUBLE-NEXT:   tessel.load %arg1[%{{.*}}, %{{.*}}, %[[KBM]], %{{.*}}] in_bounds
+// DOUBLE:      } {tessel.own_loads}
 
 // SCORES-LABEL: func.func @attention
-// SCORES:      scf.for %[[KB:.*]] = %{{.*}} to %{{.*}} step %[[STEP:c64[_0-9]*]] iter_args(
+// SCORES:      %[[MAIN:.*]]:7 = scf.for %[[KB:.*]] = %{{.*}} to %{{.*}} step %[[STEP:c64[_0-9]*]] iter_args(
 // SCORES:        gpu.barrier
 // SCORES:        tessel.dot
 // SCORES-NEXT:   %[[AHEADSTEP:.*]] = arith.addi %[[KB]], %[[STEP]] : index
@@ -100,3 +104,17 @@
 // SCORES-NEXT:   %[[KROW:.*]] = arith.minui %[[PLUS]], %{{.*}} : index
 // SCORES-NEXT:   tessel.load %arg1[%{{.*}}, %{{.*}}, %[[KROW]], %{{.*}}] in_bounds
 // SCORES-NEXT:   tessel.load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %[[CLAMPED]]] in_bounds
+// The masked loop over the causal diagonal of a sequence of whole key
+// blocks continues the scores ahead: the unmasked loop's last S^T (of the
+// diagonal's first block) is masked in front of it, and it prefetches its
+// blocks as the unmasked loop does, masking each next block's S^T.
+// SCORES:      %[[VISIBLE0:.*]] = arith.cmpi slt
+// SCORES:      %[[FIRST:.*]] = arith.select %[[VISIBLE0]], %[[MAIN]]#3, %{{.*}}
+// SCORES-NEXT: tessel.reduce "max" %[[FIRST]]
+// SCORES:      scf.for %{{.*}} iter_args(%{{[^,]*}} = %[[MAIN]]#0, %{{[^,]*}} = %[[MAIN]]#1, %{{[^,]*}} = %[[MAIN]]#2, %{{[^,]*}} = %[[FIRST]],
+// SCORES:        tessel.load %arg1[{{.*}}] in_bounds
+// SCORES:        %[[S:.*]] = tessel.dot
+// SCORES:        %[[VISIBLE:.*]] = arith.cmpi slt
+// SCORES-NEXT:   %[[MASKED:.*]] = arith.select %[[VISIBLE]], %{{.*}}, %{{.*}}
+// SCORES-NEXT:   tessel.reduce "max" %[[MASKED]]
+// SCORES-NOT:  tessel.own_loads

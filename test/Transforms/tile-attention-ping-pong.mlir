@@ -6,7 +6,9 @@
 // a barrier that opens the matrix phase (the next block's K, clamped to
 // the last block in 32 bits, this block's V^T, the next S^T and the second
 // product), a barrier, and the next block's maximum. The causal diagonal's
-// masked loop after it has no phases.
+// masked loop after it takes the same phases, between its own pair of
+// stagger barriers: it starts from the first loop's last S^T, masked, and
+// masks each next S^T in its matrix phase (under the second product).
 // RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 512 -d 64 -t f16 --causal --config='#tessel.config<tile = [256, 64], waves = [8, 1], stages = 3, instr = "v_mfma_f32_32x32x8_f16", scores_ahead, ping_pong>' | tessel-opt --tessel-tile=chip=gfx942 | FileCheck %s
 
 // CHECK-LABEL: func.func @attention
@@ -39,6 +41,16 @@
 // CHECK: scf.yield %[[R]]#0, %[[LNEW]], %[[ONEW]], %[[SNEXT]], %{{.*}}
 // CHECK-NEXT: }
 // CHECK-NEXT: tessel.phase_barrier half 0
-// CHECK: scf.for
+// CHECK: %[[FIRST:.*]] = arith.select %{{.*}}, %[[LOOP]]#3, %{{.*}}
+// CHECK-NEXT: tessel.reduce "max" %[[FIRST]] along 0
+// CHECK: tessel.phase_barrier half 1
+// CHECK: scf.for %{{.*}} iter_args(%{{[^,]*}} = %[[LOOP]]#0, %{{[^,]*}} = %[[LOOP]]#1, %{{[^,]*}} = %[[LOOP]]#2, %{{[^,]*}} = %[[FIRST]],
+// CHECK: tessel.phase_barrier matrix
+// CHECK: %[[SM:.*]] = tessel.dot
+// CHECK: %[[MASKED:.*]] = arith.select %{{.*}}, %[[SM]], %{{.*}}
+// CHECK-NEXT: tessel.dot
+// CHECK-NEXT: tessel.phase_barrier
+// CHECK-NEXT: tessel.reduce "max" %[[MASKED]] along 0
+// CHECK: tessel.phase_barrier half 0
 // CHECK-NOT: tessel.phase_barrier
 // CHECK: return

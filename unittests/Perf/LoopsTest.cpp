@@ -258,16 +258,17 @@ TEST(Dispatch, RunsOfAnotherGridAreIgnored) {
 
 /// A ping-pong loop on gfx942 (8 waves of 128 VGPRs: two a SIMD, one
 /// workgroup): a softmax phase of 8 transcendentals (128 VALU clocks), a
-/// barrier, a matrix phase of 4 MFMAs (128 matrix clocks), a barrier. With
-/// `staggered`, a barrier that a conditional branch skips stands in front
-/// of the loop (the upper half's: tessel.phase_barrier half 1).
-PerfReport analyzePhasedLoop(bool staggered) {
+/// barrier, a matrix phase of 4 MFMAs (128 matrix clocks), a barrier. In
+/// front of the loop, `skipped` barriers that a conditional branch skips
+/// (tessel.phase_barrier half 1 in front of a ping-pong loop, half 0 after
+/// one).
+PerfReport analyzePhasedLoop(unsigned skipped) {
+  static const char *kSkips[][3] = {
+      {"s_cbranch_scc1 -> SKIP0", "s_barrier", "SKIP0:"},
+      {"s_cbranch_scc0 -> SKIP1", "s_barrier", "SKIP1:"}};
   std::vector<const char *> lines = {"s_mov_b32 s0, 0", "s_cmp_lt_u32 s1, 4"};
-  if (staggered) {
-    lines.push_back("s_cbranch_scc1 -> SKIP");
-    lines.push_back("s_barrier");
-    lines.push_back("SKIP:");
-  }
+  for (unsigned i = 0; i < skipped; ++i)
+    lines.insert(lines.end(), std::begin(kSkips[i]), std::end(kSkips[i]));
   for (const char *line :
        {"LOOP:", "v_exp_f32_e32 v20, v20", "v_exp_f32_e32 v21, v21",
         "v_exp_f32_e32 v22, v22", "v_exp_f32_e32 v23, v23",
@@ -289,8 +290,8 @@ PerfReport analyzePhasedLoop(bool staggered) {
 // together, both run each phase at once and the pipe idles through the
 // softmax phases.
 TEST(Loops, StaggeredHalvesAlternateTheirPhases) {
-  PerfReport staggered = analyzePhasedLoop(true);
-  PerfReport together = analyzePhasedLoop(false);
+  PerfReport staggered = analyzePhasedLoop(1);
+  PerfReport together = analyzePhasedLoop(0);
   ASSERT_EQ(staggered.loops.size(), 1u);
   ASSERT_EQ(together.loops.size(), 1u);
   EXPECT_TRUE(staggered.loops[0].staggered);
@@ -298,4 +299,14 @@ TEST(Loops, StaggeredHalvesAlternateTheirPhases) {
   EXPECT_EQ(staggered.loops[0].wavesPerSimd, 2u);
   EXPECT_GT(staggered.loops[0].structuralEfficiency, 0.8);
   EXPECT_LT(together.loops[0].structuralEfficiency, 0.6);
+}
+
+// A second skipped barrier (the lower half's, after an earlier ping-pong
+// loop) brings the halves together again: a loop after a stagger and its
+// catch-up starts with all waves at once.
+TEST(Loops, StaggerAndCatchUpCancel) {
+  PerfReport caughtUp = analyzePhasedLoop(2);
+  ASSERT_EQ(caughtUp.loops.size(), 1u);
+  EXPECT_FALSE(caughtUp.loops[0].staggered);
+  EXPECT_LT(caughtUp.loops[0].structuralEfficiency, 0.6);
 }

@@ -184,14 +184,16 @@ static std::optional<LoopShape> matchLoop(scf::ForOp loop) {
       shape.stores.size() != shape.loads.size() ||
       shape.localLoads.size() != shape.stores.size())
     return std::nullopt;
-  // Every buffer has one slot, to become two.
+  // Every buffer has one slot, to become two, or already two: an earlier
+  // loop over the same buffers was pipelined (attention's masked key loop
+  // after its unmasked one).
   for (LocalStoreOp store : shape.stores)
-    if (store.getBuffer().getType().getSlots() != 1)
+    if (store.getBuffer().getType().getSlots() > 2)
       return std::nullopt;
   return shape;
 }
 
-/// Doubles the slots of an LDS buffer.
+/// Gives an LDS buffer two slots.
 static void doubleSlots(Value buffer) {
   auto type = cast<LdsType>(buffer.getType());
   buffer.setType(LdsType::get(type.getContext(), 2, type.getShape(),
@@ -676,10 +678,12 @@ struct PipelinePass
         continue;
       // Attention's masked loops (the causal diagonal, the tail block) run
       // a block or two per workgroup and hold their masks in scalar
-      // registers: they load their own blocks.
+      // registers: they load their own blocks (kOwnLoadsAttrName), as does
+      // a loop whose loads may leave the sequence. (The masked loop of
+      // scores-ahead kernels over whole key blocks is pipelined.)
       bool inBounds = llvm::all_of(
           shape->loads, [](LoadOp load) { return load.getInBounds(); });
-      if (attention && !inBounds)
+      if (attention && (!inBounds || loop->hasAttr(kOwnLoadsAttrName)))
         continue;
       if (attention && config.getStages() >= 3)
         doubleBufferKeyLoop(loop, *shape);

@@ -1593,7 +1593,12 @@ LogicalResult AttentionTiler::run() {
   // The blocks before the tail lie inside the sequence: their loads need
   // no bounds checks, nor do chunks within the real head dim. (A static
   // sequence shorter than a block has no such blocks.)
+  // A static sequence of whole key blocks has no tail: every block lies
+  // inside it, the masked ones (a window's edges, the causal diagonal) too.
   int64_t staticKeyCount = cast<MemRefType>(keys.getType()).getDimSize(2);
+  bool wholeKeyBlocks = !op.isVarlen() && !op.isPaged() &&
+                        !ShapedType::isDynamic(staticKeyCount) &&
+                        staticKeyCount % blockN == 0;
   auto loadsInBounds = [&](bool masked, bool padded) {
     bool wholeKeys = !masked && (ShapedType::isDynamic(staticKeyCount) ||
                                  staticKeyCount >= blockN);
@@ -1651,6 +1656,63 @@ LogicalResult AttentionTiler::run() {
                                         splat(*statType, negInf));
     return arith::SelectOp::create(b, loc, empty, splat(*statType, 0.0), m);
   };
+  // Block n0's scores `s` (S^T) with the keys (rows) past the sequence,
+  // and outside the query's (column's) window, at -inf. Each query sees
+  // the block's first `limit` keys: one compare of the key's offset in the
+  // block per score (the query's limit is the same in every register of
+  // its lane), and a second one with a left edge.
+  auto maskScores = [&](Value n0, Value s) -> Value {
+    auto asI32 = [&](Value index) {
+      return splatValue(
+          iotaType, arith::IndexCastOp::create(b, loc, b.getI32Type(), index));
+    };
+    // (Keys past the sequence only where its last block can be partial.)
+    Value limit;
+    if (!wholeKeyBlocks)
+      limit = asI32(arith::SubIOp::create(b, loc, seqKV, n0));
+    Value queryOffset;
+    auto getQueryOffset = [&] {
+      if (queryOffset)
+        return queryOffset;
+      queryOffset = IotaOp::create(b, loc, iotaType, b.getI64IntegerAttr(1));
+      if (packedHeads > 1)
+        queryOffset = arith::RemUIOp::create(
+            b, loc, queryOffset,
+            splatValue(iotaType, arith::ConstantIntOp::create(
+                                     b, loc, b.getI32Type(), queriesPerBlock)));
+      return queryOffset;
+    };
+    if (window.hasRight()) {
+      // Query i sees keys j <= i + shift + right, that is j - n0 < i +
+      // (m0 + shift + right + 1 - n0) with i the query's offset here.
+      Value firstUnseen = arith::SubIOp::create(
+          b, loc,
+          arith::AddIOp::create(b, loc, firstPosition,
+                                constIndex(window.right + 1)),
+          n0);
+      Value queries =
+          arith::AddIOp::create(b, loc, getQueryOffset(), asI32(firstUnseen));
+      limit = limit ? arith::MinSIOp::create(b, loc, limit, queries) : queries;
+    }
+    Value keyOffset = IotaOp::create(b, loc, iotaType, b.getI64IntegerAttr(0));
+    Value valid;
+    if (limit)
+      valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                    keyOffset, limit);
+    if (window.hasLeft()) {
+      // And keys j >= i + shift - left: j - n0 >= i + (m0 + shift - left
+      // - n0).
+      Value first = arith::AddIOp::create(
+          b, loc, getQueryOffset(),
+          asI32(arith::SubIOp::create(b, loc, firstSeen(firstPosition), n0)));
+      Value seen = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                         keyOffset, first);
+      valid = valid ? arith::AndIOp::create(b, loc, valid, seen) : seen;
+    }
+    if (!valid)
+      return s;
+    return arith::SelectOp::create(b, loc, valid, s, splat(sType, negInf));
+  };
   // The rest of key block n0 once its scores `s` (S^T) are known: the
   // masks of a `masked` block (the tail past the sequence, causal diagonal
   // blocks; the others need none), the online softmax and O^T += V^T P^T.
@@ -1660,59 +1722,8 @@ LogicalResult AttentionTiler::run() {
     SmallVector<Value> accs(iters.drop_front(2));
     if (!foldScale)
       s = arith::MulFOp::create(b, loc, s, scoreScale);
-    if (masked) {
-      // Keys (rows) past the sequence, and outside the query's (column's)
-      // window, become -inf. Each query sees the block's first `limit`
-      // keys: one compare of the key's offset in the block per score (the
-      // query's limit is the same in every register of its lane), and a
-      // second one with a left edge.
-      auto asI32 = [&](Value index) {
-        return splatValue(iotaType, arith::IndexCastOp::create(
-                                        b, loc, b.getI32Type(), index));
-      };
-      Value limit = asI32(arith::SubIOp::create(b, loc, seqKV, n0));
-      Value queryOffset;
-      auto getQueryOffset = [&] {
-        if (queryOffset)
-          return queryOffset;
-        queryOffset = IotaOp::create(b, loc, iotaType, b.getI64IntegerAttr(1));
-        if (packedHeads > 1)
-          queryOffset = arith::RemUIOp::create(
-              b, loc, queryOffset,
-              splatValue(iotaType,
-                         arith::ConstantIntOp::create(b, loc, b.getI32Type(),
-                                                      queriesPerBlock)));
-        return queryOffset;
-      };
-      if (window.hasRight()) {
-        // Query i sees keys j <= i + shift + right, that is j - n0 < i +
-        // (m0 + shift + right + 1 - n0) with i the query's offset here.
-        Value firstUnseen = arith::SubIOp::create(
-            b, loc,
-            arith::AddIOp::create(b, loc, firstPosition,
-                                  constIndex(window.right + 1)),
-            n0);
-        Value queries =
-            arith::AddIOp::create(b, loc, getQueryOffset(), asI32(firstUnseen));
-        limit = arith::MinSIOp::create(b, loc, limit, queries);
-      }
-      Value keyOffset =
-          IotaOp::create(b, loc, iotaType, b.getI64IntegerAttr(0));
-      Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                          keyOffset, limit);
-      if (window.hasLeft()) {
-        // And keys j >= i + shift - left: j - n0 >= i + (m0 + shift - left
-        // - n0).
-        Value first = arith::AddIOp::create(
-            b, loc, getQueryOffset(),
-            asI32(arith::SubIOp::create(b, loc, firstSeen(firstPosition), n0)));
-        valid = arith::AndIOp::create(
-            b, loc, valid,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, keyOffset,
-                                  first));
-      }
-      s = arith::SelectOp::create(b, loc, valid, s, splat(sType, negInf));
-    }
+    if (masked)
+      s = maskScores(n0, s);
     // Online softmax over one value per query, in the log2 domain; a query
     // with no key so far keeps max -inf, and exp2 is taken against 0 there
     // so that it gives 0, not NaN. maxnum ignores a NaN score, which still
@@ -1753,8 +1764,9 @@ LogicalResult AttentionTiler::run() {
   // and V^T in one write phase.
   auto step = [&](Value n0, ValueRange iters, bool masked) {
     BlockSource from = sourceOf(n0);
-    SmallVector<Value> kChunks = loadKeys(from, masked);
-    SmallVector<Value> vTChunks = loadValues(from, masked);
+    bool pastSequence = masked && !wholeKeyBlocks;
+    SmallVector<Value> kChunks = loadKeys(from, pastSequence);
+    SmallVector<Value> vTChunks = loadValues(from, pastSequence);
     return finishStep(n0, scoresOf(kChunks), vTChunks, iters, masked);
   };
   // A loop over the key blocks in [begin, end) whose iteration yields
@@ -1772,9 +1784,13 @@ LogicalResult AttentionTiler::run() {
             });
       };
   auto keyLoop = [&](Value begin, Value end, ValueRange inits, bool masked) {
-    return blockLoop(begin, end, inits, [&](Value n0, ValueRange iters) {
-      return step(n0, iters, masked);
-    });
+    scf::ForOp loop =
+        blockLoop(begin, end, inits, [&](Value n0, ValueRange iters) {
+          return step(n0, iters, masked);
+        });
+    if (masked)
+      loop->setAttr(kOwnLoadsAttrName, b.getUnitAttr());
+    return loop;
   };
   // The loop over whole, unmasked blocks with the next block's first
   // product one iteration ahead: iteration n0 computes S^T of block n0 +
@@ -1882,20 +1898,50 @@ LogicalResult AttentionTiler::run() {
     llvm::append_range(results, secondProduct(pLow, vTChunks, accs));
     return results;
   };
-  auto scoresAheadLoop = [&](Value begin, Value end, ValueRange inits) {
+  // The lazy update without the scores ahead over whole, unmasked blocks:
+  // the block's S^T, its maximum, the unlikely rescale, then its weights
+  // against the kept m.
+  auto lazyKeyLoop = [&](Value begin, Value end, ValueRange inits) {
+    return blockLoop(begin, end, inits, [&](Value n0, ValueRange iters) {
+      BlockSource from = sourceOf(n0);
+      SmallVector<Value> kChunks = loadKeys(from, /*masked=*/false);
+      SmallVector<Value> vTChunks = loadValues(from, /*masked=*/false);
+      Value scores = scaledScores(scoresOf(kChunks));
+      ValueRange state = rescaleIfGrown(iters[0], iters[1],
+                                        SmallVector<Value>(iters.drop_front(2)),
+                                        rowMax(scores));
+      return accumulateStep(scores, vTChunks, state[0], state[1],
+                            SmallVector<Value>(state.drop_front(2)));
+    });
+  };
+  // With `masked`, every block's scores are masked (maskScores): the causal
+  // diagonal and a window's right edge of a sequence of whole key blocks,
+  // whose loads stay in bounds.
+  //
+  // The scores ahead reach blocks up to `aheadEnd` (`end`, or the end of
+  // the masked loop that follows, which then takes the last scores this
+  // loop computed as its `firstScores`: S^T of its first block, not masked
+  // yet).
+  auto scoresAheadLoop = [&](Value begin, Value end, Value aheadEnd,
+                             ValueRange inits, bool masked, Value firstScores) {
     // Built one op at a time: nested builder calls in one argument list
     // would order the ops by the C++ compiler's choice.
     Value one = constIndex(1), keysPerBlock = constIndex(blockN);
     Value span = arith::SubIOp::create(
-        b, loc, arith::SubIOp::create(b, loc, end, begin), one);
+        b, loc, arith::SubIOp::create(b, loc, aheadEnd, begin), one);
     Value blocksBefore = arith::DivUIOp::create(b, loc, span, keysPerBlock);
     Value lastBlock = arith::AddIOp::create(
         b, loc, begin,
         arith::MulIOp::create(b, loc, blocksBefore, keysPerBlock));
-    Value first = scoresOf(loadKeys(sourceOf(begin), /*masked=*/true));
+    Value first = firstScores;
+    if (!first) {
+      first = scoresOf(loadKeys(sourceOf(begin), /*masked=*/true));
+      if (lazyRescale)
+        first = scaledScores(first);
+    }
+    if (lazyRescale && masked)
+      first = maskScores(begin, first);
     SmallVector<Value> loopInits(inits);
-    if (lazyRescale)
-      first = scaledScores(first);
     loopInits.push_back(first);
     if (lazyRescale)
       loopInits.push_back(rowMax(first));
@@ -1935,6 +1981,11 @@ LogicalResult AttentionTiler::run() {
           SmallVector<Value> vTChunks =
               loadValues(sourceOf(n0), /*masked=*/false);
           Value nextScores = scoresOf(kChunks);
+          // A ping-pong loop masks the next block's scores in its matrix
+          // phase, under the second product's matrix instructions.
+          bool maskAhead = masked && pingPong;
+          if (maskAhead)
+            nextScores = maskScores(next, scaledScores(nextScores));
           SmallVector<Value> results;
           if (pingPong) {
             results = {state[0], lNew};
@@ -1948,10 +1999,13 @@ LogicalResult AttentionTiler::run() {
                 lazyRescale
                     ? accumulateStep(scores, vTChunks, state[0], state[1],
                                      SmallVector<Value>(state.drop_front(2)))
-                    : finishStep(n0, scores, vTChunks, state, false);
+                    : finishStep(n0, scores, vTChunks, state, masked);
           }
-          if (lazyRescale)
+          if (lazyRescale && !maskAhead) {
             nextScores = scaledScores(nextScores);
+            if (masked)
+              nextScores = maskScores(next, nextScores);
+          }
           results.push_back(nextScores);
           if (lazyRescale)
             results.push_back(rowMax(nextScores));
@@ -1993,37 +2047,32 @@ LogicalResult AttentionTiler::run() {
   // Without a window, a static sequence of whole key blocks has no masked
   // block: no masked loop (one the folder may not prove empty where the
   // key range is a stream-K piece's).
-  int64_t staticKeys = cast<MemRefType>(keys.getType()).getDimSize(2);
-  bool wholeBlocksOnly = window.isFull() && !op.isVarlen() && !op.isPaged() &&
-                         !ShapedType::isDynamic(staticKeys) &&
-                         staticKeys % blockN == 0;
+  bool wholeBlocksOnly = window.isFull() && wholeKeyBlocks;
   Value maskStart =
       wholeBlocksOnly ? kvEnd : clampTo(visibleEnd, unmaskedBegin, kvEnd);
   ValueRange loopResults;
+  bool maskedDone = false;
   if (config.getScoresAhead()) {
-    scf::ForOp ahead = scoresAheadLoop(unmaskedBegin, maskStart, inits);
+    // The masked blocks of a sequence of whole key blocks in the same form,
+    // in a second loop that continues the first one's scores ahead.
+    maskedDone = !wholeBlocksOnly && wholeKeyBlocks;
+    scf::ForOp ahead = scoresAheadLoop(unmaskedBegin, maskStart,
+                                       maskedDone ? kvEnd : maskStart, inits,
+                                       /*masked=*/false, Value());
     loopResults = ahead.getResults().take_front(inits.size());
+    if (maskedDone) {
+      ahead = scoresAheadLoop(maskStart, kvEnd, kvEnd, loopResults,
+                              /*masked=*/true, ahead.getResult(inits.size()));
+      loopResults = ahead.getResults().take_front(inits.size());
+    }
   } else if (lazyRescale && rescalesUnmaskedKeyLoopLazily(
                                 std::max(headDim, headDimV), wholeBlocksOnly)) {
-    // The same lazy update without the scores ahead: the block's S^T, its
-    // maximum, the unlikely rescale, then its weights against the kept m.
-    auto lazyStep = [&](Value n0, ValueRange iters) {
-      BlockSource from = sourceOf(n0);
-      SmallVector<Value> kChunks = loadKeys(from, /*masked=*/false);
-      SmallVector<Value> vTChunks = loadValues(from, /*masked=*/false);
-      Value scores = scaledScores(scoresOf(kChunks));
-      ValueRange state = rescaleIfGrown(iters[0], iters[1],
-                                        SmallVector<Value>(iters.drop_front(2)),
-                                        rowMax(scores));
-      return accumulateStep(scores, vTChunks, state[0], state[1],
-                            SmallVector<Value>(state.drop_front(2)));
-    };
-    scf::ForOp loop = blockLoop(unmaskedBegin, maskStart, inits, lazyStep);
+    scf::ForOp loop = lazyKeyLoop(unmaskedBegin, maskStart, inits);
     loopResults = loop.getResults();
   } else {
     loopResults = keyLoop(unmaskedBegin, maskStart, inits, false).getResults();
   }
-  if (!wholeBlocksOnly)
+  if (!wholeBlocksOnly && !maskedDone)
     loopResults = keyLoop(maskStart, kvEnd, loopResults, true).getResults();
   Value m = loopResults[0], l = loopResults[1];
   ValueRange accs = loopResults.drop_front(2);

@@ -117,6 +117,12 @@ inline constexpr llvm::StringLiteral kUnlikelyAttrName = "tessel.unlikely";
 inline constexpr llvm::StringLiteral kPhaseBarrierAttrName =
     "tessel.phase_barrier";
 
+/// A unit attribute on an attention key loop (`scf.for`) over masked blocks
+/// that loads each block in its own iteration (the causal diagonal, a
+/// window's edges, the tail block): it runs a block or two per workgroup,
+/// its masks fill scalar registers, and tessel-pipeline leaves it alone.
+inline constexpr llvm::StringLiteral kOwnLoadsAttrName = "tessel.own_loads";
+
 /// A unit attribute on an `scf.for` that runs after a kernel's long loops
 /// (stream-K attention's merges): tessel-lower-to-gpu reads the lane and
 /// wave ids again where it starts and derives the loop's lane coordinates
