@@ -12,6 +12,9 @@
 // With scores_ahead the loop's K load is of the next block, min(n0 + N,
 // last block): the prefetch clones that index computation at its step.
 // RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 256 -d 64 -t f16 --causal --config='#tessel.config<tile = [128, 64], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_f16", scores_ahead>' | tessel-opt --tessel-tile=chip=gfx942 --tessel-select-mfma=chip=gfx942 --tessel-promote-lds=chip=gfx942 --tessel-pipeline | FileCheck %s --check-prefix=SCORES
+// With stages = 3 and scores_ahead, the causal diagonal's loop continues
+// the first loop's pipeline (tessel.continues_key_loop).
+// RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 256 -d 64 -t f16 --causal --config='#tessel.config<tile = [128, 64], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x8_f16", scores_ahead>' | tessel-opt --tessel-tile=chip=gfx942 --tessel-select-mfma=chip=gfx942 --tessel-promote-lds=chip=gfx942 --tessel-pipeline | FileCheck %s --check-prefix=CHAIN
 // Without stages = 2 the loops load their own block.
 // RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 256 -d 64 -t f16 --causal --config='#tessel.config<tile = [128, 64], waves = [4, 1], stages = 1, instr = "v_mfma_f32_32x32x8_f16">' | tessel-opt --tessel-tile=chip=gfx942 --tessel-select-mfma=chip=gfx942 --tessel-promote-lds=chip=gfx942 --tessel-pipeline | FileCheck %s --check-prefix=STAGES1
 
@@ -118,3 +121,19 @@
 // SCORES-NEXT:   %[[MASKED:.*]] = arith.select %[[VISIBLE]], %{{.*}}, %{{.*}}
 // SCORES-NEXT:   tessel.reduce "max" %[[MASKED]]
 // SCORES-NOT:  tessel.own_loads
+
+// The two loops run as one pipeline: the first clamps its prefetches to
+// the second's last block (the span is to the second's end, not its own),
+// so its last iterations store and load the diagonal's first blocks; the
+// second has no prologue (no barrier, store or load between the loops),
+// takes the first's loaded tiles as its own, and counts its slots from the
+// first loop's lower bound.
+// CHAIN-LABEL: func.func @attention
+// CHAIN:      %[[SPAN:.*]] = arith.subi %[[END:[0-9]+]], %[[LB:c0[_0-9]*]] : index
+// CHAIN:      gpu.barrier
+// CHAIN:      %[[FIRST:.*]]:7 = scf.for %{{.*}} = %[[LB]] to %[[UB:[0-9]+]] step
+// CHAIN:        scf.yield {{.*}}, tensor<64x64xf16, #blocked1>
+// CHAIN-NEXT: }
+// CHAIN-NOT:  {{gpu.barrier|tessel.local_store|tessel.load}}
+// CHAIN:      scf.for %{{.*}} = %[[UB]] to %[[END]] step %{{.*}} iter_args({{.*}}, %{{[^ ]*}} = %[[FIRST]]#5, %{{[^ ]*}} = %[[FIRST]]#6)
+// CHAIN-NEXT:   arith.subi %{{.*}}, %[[LB]] : index

@@ -8,6 +8,11 @@
 // and loads the block after next, clamped in 32 bits, after the second
 // product, before the barrier that closes the phase.
 // RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 512 -d 64 -t f16 --config='#tessel.config<tile = [256, 64], waves = [8, 1], stages = 3, instr = "v_mfma_f32_32x32x8_f16", scores_ahead, ping_pong>' | tessel-opt --tessel-tile=chip=gfx942 --tessel-select-mfma=chip=gfx942 --tessel-promote-lds=chip=gfx942 --tessel-pipeline | FileCheck %s
+// Causal: the diagonal's phased loop continues the first loop's pipeline,
+// and the halves stay a phase apart from one loop into the other (the
+// lower half's barrier after the first loop and the upper half's in front
+// of the second go).
+// RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 512 -d 64 -t f16 --causal --config='#tessel.config<tile = [256, 64], waves = [8, 1], stages = 3, instr = "v_mfma_f32_32x32x8_f16", scores_ahead, ping_pong>' | tessel-opt --tessel-tile=chip=gfx942 --tessel-select-mfma=chip=gfx942 --tessel-promote-lds=chip=gfx942 --tessel-pipeline | FileCheck %s --check-prefix=CAUSAL
 
 // CHECK-LABEL: func.func @attention
 // CHECK: gpu.barrier
@@ -37,3 +42,13 @@
 // CHECK: scf.yield
 // CHECK-NEXT: }
 // CHECK-NEXT: tessel.phase_barrier half 0
+
+// CAUSAL-LABEL: func.func @attention
+// CAUSAL:      tessel.phase_barrier half 1
+// CAUSAL-NEXT: %[[FIRST:.*]]:7 = scf.for
+// CAUSAL-NOT:  tessel.phase_barrier half
+// CAUSAL:      scf.for %{{.*}} iter_args({{.*}}, %{{[^ ]*}} = %[[FIRST]]#5, %{{[^ ]*}} = %[[FIRST]]#6)
+// CAUSAL-NOT:  tessel.phase_barrier half
+// CAUSAL:      tessel.phase_barrier half 0
+// CAUSAL-NOT:  tessel.phase_barrier half
+// CAUSAL:      return

@@ -429,12 +429,16 @@ static void hoistConstants(scf::ForOp loop) {
 /// that their loads stay in bounds (`in_bounds`): the last iteration loads
 /// its own block again and never uses it. The value is only used inside
 /// the loop, which then runs.
-static Value getLastStepStart(OpBuilder &b, scf::ForOp loop) {
+/// With `end`, the last step of [lb, end) instead (a loop that continues
+/// this one: see KeyLoopChain).
+static Value getLastStepStart(OpBuilder &b, scf::ForOp loop,
+                              Value end = Value()) {
   Location loc = loop.getLoc();
   Value lb = loop.getLowerBound(), step = loop.getStep();
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value span = arith::SubIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, loop.getUpperBound(), lb), one);
+      b, loc,
+      arith::SubIOp::create(b, loc, end ? end : loop.getUpperBound(), lb), one);
   return arith::AddIOp::create(
       b, loc, lb,
       arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, span, step),
@@ -540,7 +544,46 @@ static void prefetchIntoRegisters(scf::ForOp loop, LoopShape &shape) {
 /// none, and the two halves of the waves run their matrix phases in turn,
 /// a barrier between each: every access of one half's phase comes after
 /// the other half's previous phase and before its next.
-static void doubleBufferKeyLoop(scf::ForOp loop, LoopShape &shape) {
+namespace {
+/// Two attention key loops run as one pipeline (kContinuesKeyLoopAttrName):
+/// what the first, double-buffered, hands to the second.
+struct KeyLoopChain {
+  Value slotBase;               // the first loop's lower bound
+  SmallVector<Value> carried;   // the tiles it loaded for the next step
+  Operation *catchUp = nullptr; // its `phase_barrier half 0`, if any
+};
+} // namespace
+
+/// The loop after `loop` in its block that continues its steps, if the two
+/// can run as one pipeline: the same step, its lower bound `loop`'s upper
+/// bound, its upper bound known in front of `loop`, and a body
+/// tessel-pipeline recognizes.
+static scf::ForOp getContinuation(scf::ForOp loop) {
+  scf::ForOp next;
+  for (Operation *op = loop->getNextNode(); op && !next; op = op->getNextNode())
+    next = dyn_cast<scf::ForOp>(op);
+  if (!next || !next->hasAttr(kContinuesKeyLoopAttrName) ||
+      next.getLowerBound() != loop.getUpperBound() ||
+      getConstantIntValue(next.getStep()) !=
+          getConstantIntValue(loop.getStep()) ||
+      isPingPongLoop(next) != isPingPongLoop(loop))
+    return {};
+  Operation *end = next.getUpperBound().getDefiningOp();
+  if (end && end->getBlock() == loop->getBlock() && !end->isBeforeInBlock(loop))
+    return {};
+  std::optional<LoopShape> shape = matchLoop(next);
+  if (!shape || shape->loads.size() != matchLoop(loop)->loads.size())
+    return {};
+  return next;
+}
+
+/// `continuation`: the loop after this one that continues its steps (its
+/// last steps load and store that loop's first blocks). `chain`: this loop
+/// continues an earlier one, whose slots and loaded tiles it takes over
+/// (no prologue). Returns the pipelined loop.
+static scf::ForOp doubleBufferKeyLoop(scf::ForOp loop, LoopShape &shape,
+                                      scf::ForOp continuation,
+                                      const KeyLoopChain *chain) {
   // A ping-pong loop (phase barriers in its body) has the upper half of
   // the waves wait at a barrier right in front of it: the prologue's
   // stores go before that barrier, so that the lower half's first reads
@@ -563,7 +606,8 @@ static void doubleBufferKeyLoop(scf::ForOp loop, LoopShape &shape) {
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value two = arith::ConstantIndexOp::create(b, loc, 2);
-  Value lastStep = getLastStepStart(b, loop);
+  Value lastStep = getLastStepStart(
+      b, loop, continuation ? continuation.getUpperBound() : Value());
   // Before the loop, which may run no step (or one), the loads are masked.
   auto maskedLoadAt = [&](Value k) {
     return cloneMaskedLoadsAt(b, loop, shape, k);
@@ -581,22 +625,34 @@ static void doubleBufferKeyLoop(scf::ForOp loop, LoopShape &shape) {
         write->setAttr(kLdsSharedAddressesAttrName, b.getUnitAttr());
     }
   };
-  // Reads of the slots before the loop (a masked loop over a window's left
-  // edge, stream-K's previous query block) come before this store.
-  gpu::BarrierOp::create(b, loc);
-  storeAll(maskedLoadAt(lb), zero);
   SmallVector<Value> inits(loop.getInitArgs());
   unsigned numOld = inits.size();
-  inits.append(maskedLoadAt(arith::AddIOp::create(b, loc, lb, step)));
-
-  if (stagger)
-    stagger->moveBefore(loop);
+  if (chain) {
+    // The first loop left this one's first block in the slot after its
+    // last and loaded the next: the halves of a ping-pong workgroup stay a
+    // phase apart from one loop into the other (the barriers only one half
+    // waits at between them go).
+    inits.append(chain->carried);
+    if (stagger && chain->catchUp) {
+      stagger->erase();
+      chain->catchUp->erase();
+    }
+  } else {
+    // Reads of the slots before the loop (a masked loop over a window's
+    // left edge, stream-K's previous query block) come before this store.
+    gpu::BarrierOp::create(b, loc);
+    storeAll(maskedLoadAt(lb), zero);
+    inits.append(maskedLoadAt(arith::AddIOp::create(b, loc, lb, step)));
+    if (stagger)
+      stagger->moveBefore(loop);
+  }
   auto pipelined = scf::ForOp::create(b, loc, lb, ub, step, inits);
   b.setInsertionPointToStart(pipelined.getBody());
   Value newIv = pipelined.getInductionVar();
   ValueRange iters = pipelined.getRegionIterArgs();
   Value index = arith::DivUIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, newIv, lb), step);
+      b, loc,
+      arith::SubIOp::create(b, loc, newIv, chain ? chain->slotBase : lb), step);
   Value slot = arith::RemUIOp::create(b, loc, index, two);
   Value nextSlot = arith::SubIOp::create(b, loc, one, slot);
   // The phase barriers order a ping-pong loop's LDS accesses: each half's
@@ -652,6 +708,7 @@ static void doubleBufferKeyLoop(scf::ForOp loop, LoopShape &shape) {
       next.push_back(cloneLoadAt(b, load, loop, clamped));
   }
   replacePipelinedLoop(b, loop, pipelined, mapping, next);
+  return pipelined;
 }
 
 namespace {
@@ -669,6 +726,7 @@ struct PipelinePass
     // prefetch with one slot (stages = 2), whose LDS already bounds the
     // workgroups per CU, or the double buffer (stages >= 3).
     bool attention = config.getTile().size() == 2;
+    llvm::DenseMap<Operation *, KeyLoopChain> chains;
     for (scf::ForOp loop : loops) {
       // The tiler leaves the loads' constant indices inside the loop.
       if (attention)
@@ -685,9 +743,27 @@ struct PipelinePass
           shape->loads, [](LoadOp load) { return load.getInBounds(); });
       if (attention && (!inBounds || loop->hasAttr(kOwnLoadsAttrName)))
         continue;
-      if (attention && config.getStages() >= 3)
-        doubleBufferKeyLoop(loop, *shape);
-      else if (attention)
+      if (attention && config.getStages() >= 3) {
+        scf::ForOp continuation = getContinuation(loop);
+        auto chain = chains.find(loop);
+        Value lb = loop.getLowerBound();
+        scf::ForOp pipelined = doubleBufferKeyLoop(
+            loop, *shape, continuation,
+            chain == chains.end() ? nullptr : &chain->second);
+        if (continuation) {
+          KeyLoopChain &next = chains[continuation];
+          next.slotBase = lb;
+          llvm::append_range(next.carried, pipelined.getResults().drop_front(
+                                               pipelined.getNumResults() -
+                                               shape->loads.size()));
+          Operation *after = pipelined->getNextNode();
+          while (after && isa<arith::ConstantOp>(after))
+            after = after->getNextNode();
+          auto catchUp = dyn_cast_or_null<PhaseBarrierOp>(after);
+          if (catchUp && catchUp.getHalf() && *catchUp.getHalf() == 0)
+            next.catchUp = catchUp;
+        }
+      } else if (attention)
         prefetchIntoRegisters(loop, *shape);
       else
         pipeline(loop, *shape);

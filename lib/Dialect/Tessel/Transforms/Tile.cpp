@@ -2063,6 +2063,7 @@ LogicalResult AttentionTiler::run() {
     if (maskedDone) {
       ahead = scoresAheadLoop(maskStart, kvEnd, kvEnd, loopResults,
                               /*masked=*/true, ahead.getResult(inits.size()));
+      ahead->setAttr(kContinuesKeyLoopAttrName, b.getUnitAttr());
       loopResults = ahead.getResults().take_front(inits.size());
     }
   } else if (lazyRescale && rescalesUnmaskedKeyLoopLazily(

@@ -123,6 +123,15 @@ inline constexpr llvm::StringLiteral kPhaseBarrierAttrName =
 /// its masks fill scalar registers, and tessel-pipeline leaves it alone.
 inline constexpr llvm::StringLiteral kOwnLoadsAttrName = "tessel.own_loads";
 
+/// A unit attribute on an attention key loop (`scf.for`) whose steps
+/// continue the key loop right before it: the same loads of the same
+/// buffers, its lower bound that loop's upper bound (the causal diagonal
+/// after the loop over whole blocks). tessel-pipeline runs the two as one
+/// pipeline: the first loop's last steps load and store the second's first
+/// blocks, and the second has no prologue.
+inline constexpr llvm::StringLiteral kContinuesKeyLoopAttrName =
+    "tessel.continues_key_loop";
+
 /// A unit attribute on an `scf.for` that runs after a kernel's long loops
 /// (stream-K attention's merges): tessel-lower-to-gpu reads the lane and
 /// wave ids again where it starts and derives the loop's lane coordinates
