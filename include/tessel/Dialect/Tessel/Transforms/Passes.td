@@ -35,13 +35,21 @@ def TesselPipelinePass
     the next block (loaded a block earlier) into the other slot and loads
     the block after next; those accesses at a run-time slot share address
     registers (`tessel.lds_shared_addresses`). Only loops whose loads all
-    stay in bounds (`in_bounds`: the blocks every query sees whole) are
-    pipelined; the masked loops over the causal diagonal and the tail run a
-    block or two and keep their own loads. The first blocks' loads move in
-    front of the loop, masked (the loop may run no iteration); the last
-    iteration's prefetch is clamped to the last step. A load's indices may
-    be integer arithmetic on the induction variable inside the loop (the
-    next block's K under `scores_ahead`): the prefetch clones it.
+    stay in bounds (`in_bounds`) are pipelined; the masked loops marked
+    `tessel.own_loads` (a tail block, a window's left edge, the diagonal
+    of kernels without the scores ahead) run a block or two and keep their
+    own loads. The first blocks' loads move in front of the loop, masked
+    (the loop may run no iteration); the last iteration's prefetch is
+    clamped to the last step. A load's indices may be integer arithmetic
+    on the induction variable inside the loop (the next block's K under
+    `scores_ahead`): the prefetch clones it. A double-buffered loop marked
+    `tessel.continues_key_loop` (the causal diagonal after the loop over
+    whole blocks) runs as one pipeline with the loop before it: that loop's
+    prefetches are clamped to this one's last step, so its last iterations
+    store and load this loop's first blocks; this loop has no prologue,
+    takes the loaded tiles and counts its slots from the first loop's lower
+    bound, and the phase barriers only one half of a ping-pong workgroup
+    waits at between the two loops are removed.
   }];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect",
