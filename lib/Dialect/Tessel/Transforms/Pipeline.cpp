@@ -544,6 +544,16 @@ static void prefetchIntoRegisters(scf::ForOp loop, LoopShape &shape) {
 /// none, and the two halves of the waves run their matrix phases in turn,
 /// a barrier between each: every access of one half's phase comes after
 /// the other half's previous phase and before its next.
+/// Whether tessel-pipeline pipelines attention key loop `loop`: its loads
+/// all stay in bounds, and it is not one of the masked loops that load
+/// their own blocks (they run a block or two per workgroup and hold their
+/// masks in scalar registers).
+static bool isPipelinedKeyLoop(scf::ForOp loop, const LoopShape &shape) {
+  return !loop->hasAttr(kOwnLoadsAttrName) &&
+         llvm::all_of(shape.loads,
+                      [](LoadOp load) { return load.getInBounds(); });
+}
+
 namespace {
 /// Two attention key loops run as one pipeline (kContinuesKeyLoopAttrName):
 /// what the first, double-buffered, hands to the second.
@@ -572,7 +582,8 @@ static scf::ForOp getContinuation(scf::ForOp loop) {
   if (end && end->getBlock() == loop->getBlock() && !end->isBeforeInBlock(loop))
     return {};
   std::optional<LoopShape> shape = matchLoop(next);
-  if (!shape || shape->loads.size() != matchLoop(loop)->loads.size())
+  if (!shape || shape->loads.size() != matchLoop(loop)->loads.size() ||
+      !isPipelinedKeyLoop(next, *shape))
     return {};
   return next;
 }
@@ -734,14 +745,7 @@ struct PipelinePass
       std::optional<LoopShape> shape = matchLoop(loop);
       if (!shape)
         continue;
-      // Attention's masked loops (the causal diagonal, the tail block) run
-      // a block or two per workgroup and hold their masks in scalar
-      // registers: they load their own blocks (kOwnLoadsAttrName), as does
-      // a loop whose loads may leave the sequence. (The masked loop of
-      // scores-ahead kernels over whole key blocks is pipelined.)
-      bool inBounds = llvm::all_of(
-          shape->loads, [](LoadOp load) { return load.getInBounds(); });
-      if (attention && (!inBounds || loop->hasAttr(kOwnLoadsAttrName)))
+      if (attention && !isPipelinedKeyLoop(loop, *shape))
         continue;
       if (attention && config.getStages() >= 3) {
         scf::ForOp continuation = getContinuation(loop);
