@@ -2,8 +2,10 @@
 
 // A phase barrier is a workgroup barrier marked tessel.phase_barrier (the
 // emulator lets waves meet at two different ones) between two scheduling
-// barriers; the one that opens a matrix phase raises the wave's priority
-// after it. A barrier of one half: the wave's index (thread id / 64),
+// barriers; the one that opens a matrix phase has no release fence (the
+// softmax phase before it writes no LDS, and its LDS reads need not
+// complete before it: a bare s_barrier and an acquire fence) and raises
+// the wave's priority after it. A barrier of one half: the wave's index (thread id / 64),
 // read into a scalar register, compared with half the 8 waves; the upper
 // half (1) waits where it is at least 4, the lower (0) where it is not.
 // CHECK-LABEL: gpu.func @phases
@@ -17,7 +19,8 @@
 // CHECK-NEXT: rocdl.sched.barrier 0
 // CHECK-NEXT: }
 // CHECK-NEXT: rocdl.sched.barrier 0
-// CHECK-NEXT: rocdl.barrier {tessel.phase_barrier}
+// CHECK-NEXT: rocdl.s.barrier {tessel.phase_barrier}
+// CHECK-NEXT: llvm.fence syncscope("workgroup") acquire
 // CHECK-NEXT: rocdl.s.setprio 1
 // CHECK-NEXT: rocdl.sched.barrier 0
 // CHECK-NEXT: rocdl.sched.barrier 0

@@ -20,7 +20,9 @@
 // RUN: tessel-gen attention -b 1 -h 32 --seq-q 4096 --seq-kv 4096 -d 128 -t bf16 --causal | tesselc --chip=gfx942 --emit=report | FileCheck %s --check-prefix=REPORT
 // RUN: tessel-gen attention -b 1 -h 4 --seq-q 4096 --seq-kv 4096 -d 128 -t f16 --causal | tesselc --chip=gfx90a --emit=report | FileCheck %s --check-prefix=REPORT
 // RUN: tesselc %t.full.mlir --chip=gfx950 --emit=isa | FileCheck %s --check-prefix=ISA950
-// RUN: tesselc %t.full.mlir --chip=gfx950 --emit=isa | FileCheck %s --check-prefix=LOOP950
+// RUN: tesselc %t.full.mlir --chip=gfx950 --emit=isa > %t.full950.s
+// RUN: FileCheck %s --check-prefix=LOOP950 < %t.full950.s
+// RUN: FileCheck %s --check-prefix=SUM950 < %t.full950.s
 // RUN: tesselc %t.full.mlir --chip=gfx950 --emit=perf | FileCheck %s --check-prefix=PERF950
 // RUN: tesselc %t.causal.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=PREFETCH
 // RUN: tesselc %t.causal.mlir --chip=gfx942 --emit=perf | FileCheck %s --check-prefix=DOUBLE
@@ -82,12 +84,12 @@
 // ISA950: .private_segment_fixed_size: 0
 
 // gfx950's kernel is the ping-pong form (tessel-select-config): 8 waves of
-// 32 queries, two a SIMD, 32 KiB of LDS (two slots of K and V^T), one
+// 32 queries, two a SIMD, 48 KiB of LDS (three slots of K and V^T), one
 // workgroup per CU, no spills.
 // REPORT950: kernel attention (amdgcn-amd-amdhsa--gfx950)
 // REPORT950: workgroup         512x1x1
 // REPORT950: AGPRs             0
-// REPORT950: LDS bytes         32768
+// REPORT950: LDS bytes         49152
 // REPORT950: scratch bytes     0
 // REPORT950: VGPR spills       0
 // REPORT950: SGPR spills       0
@@ -95,29 +97,27 @@
 
 // Its key loop: the upper half of the waves (wave index >= 4, read into a
 // scalar register) waits at one barrier in front of it, so the halves run
-// a phase apart. Each iteration is a softmax phase (the block's 16 exps,
-// their sum folded as pairs of v_pk_add_f32, no MFMA), a barrier, then the matrix phase at wave priority 1: all eight
-// K reads before the first MFMA, the 16 MFMAs of both products in one
-// cluster, the next blocks' LDS stores and buffer loads after them, and a
-// barrier. After the loop the lower half waits at one barrier.
+// a phase apart. Each iteration is a softmax phase (the block's eight K
+// reads from the third LDS slot, its 16 exps, their sum folded as pairs of
+// v_pk_add_f32, no MFMA), a barrier without a wait in front of it (the K
+// reads are waited for behind it), then the matrix phase at wave priority
+// 1: the 16 MFMAs of both products in one cluster, no K read among them,
+// the next blocks' LDS stores and buffer loads after them, and a barrier.
+// After the loop the lower half waits at one barrier.
 // LOOP950-LABEL: attention:
 // LOOP950: v_readfirstlane_b32 [[WAVE:s[0-9]+]],
 // LOOP950: s_cmp_lt_u32 [[WAVE]], 4
 // LOOP950: s_cbranch_scc1 [[SKIP:\.LBB0_[0-9]+]]
-// LOOP950-NEXT: s_waitcnt lgkmcnt(0)
 // LOOP950-NEXT: s_barrier
 // LOOP950-NEXT: [[SKIP]]:
 // LOOP950: [[HEAD:\.LBB0_[0-9]+]]:
 // LOOP950-NOT: v_mfma
-// LOOP950-COUNT-16: v_exp_f32
-// LOOP950-NOT: v_mfma
-// LOOP950-COUNT-7: v_pk_add_f32 v[{{[0-9]+:[0-9]+}}], v[{{[0-9]+:[0-9]+}}], v[{{[0-9]+:[0-9]+}}]{{$}}
-// LOOP950-NOT: v_mfma
-// LOOP950: s_barrier
-// LOOP950-NEXT: s_setprio 1
-// LOOP950-NOT: v_mfma
 // LOOP950-COUNT-8: ds_read_b128
-// LOOP950-NOT: {{s_barrier|v_exp_f32|ds_write|buffer_load}}
+// LOOP950-NOT: {{v_mfma|ds_read_b128|s_waitcnt lgkmcnt\(0\)}}
+// LOOP950: s_barrier
+// LOOP950-NEXT: s_waitcnt lgkmcnt(0)
+// LOOP950-NEXT: s_setprio 1
+// LOOP950-NOT: {{s_barrier|v_exp_f32|ds_write|buffer_load|ds_read_b128}}
 // LOOP950-COUNT-16: v_mfma_f32_32x32x16_f16
 // LOOP950-NEXT: s_setprio 0
 // LOOP950-NOT: {{v_mfma|v_exp_f32}}
@@ -133,6 +133,19 @@
 // LOOP950-NEXT: s_cbranch_scc0 [[WAIT:\.LBB0_[0-9]+]]
 // LOOP950: [[WAIT]]:
 // LOOP950-NEXT: s_barrier
+// The softmax phase's 16 exps and their sum as 7 + 1 packed adds, all
+// before the barrier that opens the matrix phase.
+// SUM950-LABEL: attention:
+// SUM950: s_cbranch_scc1
+// SUM950: {{^}}[[HEAD:\.LBB0_[0-9]+]]:
+// SUM950-NOT: v_mfma
+// SUM950-COUNT-16: v_exp_f32
+// SUM950-NOT: v_mfma
+// SUM950-COUNT-7: v_pk_add_f32 v[{{[0-9]+:[0-9]+}}], v[{{[0-9]+:[0-9]+}}], v[{{[0-9]+:[0-9]+}}]{{$}}
+// SUM950-NOT: v_mfma
+// SUM950: s_barrier
+// SUM950-NEXT: s_waitcnt lgkmcnt(0)
+// SUM950-NEXT: s_setprio 1
 
 // The model sees the halves' offset: the loop's two waves of a SIMD run a
 // phase apart.

@@ -8,6 +8,14 @@
 // and loads the block after next, clamped in 32 bits, after the second
 // product, before the barrier that closes the phase.
 // RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 512 -d 64 -t f16 --config='#tessel.config<tile = [256, 64], waves = [8, 1], stages = 3, instr = "v_mfma_f32_32x32x8_f16", scores_ahead, ping_pong>' | tessel-opt --tessel-tile=chip=gfx942 --tessel-select-mfma=chip=gfx942 --tessel-promote-lds=chip=gfx942 --tessel-pipeline | FileCheck %s
+// stages = 4: three slots. The prologue stores the first two blocks (slots
+// 0 and 1) and a barrier follows them (the lower half reads its first K
+// before any barrier the upper half waits at); the slots rotate as two
+// loop-carried indices (the read slot, the written one); the block's K is
+// read at the top of the iteration, in the softmax phase, V^T after the
+// barrier that opens the matrix phase; the carried tiles go to the written
+// slot, which the next iteration reads two iterations later.
+// RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 512 -d 64 -t f16 --config='#tessel.config<tile = [256, 64], waves = [8, 1], stages = 4, instr = "v_mfma_f32_32x32x8_f16", scores_ahead, ping_pong>' | tessel-opt --tessel-tile=chip=gfx942 --tessel-select-mfma=chip=gfx942 --tessel-promote-lds=chip=gfx942 --tessel-pipeline | FileCheck %s --check-prefix=SLOTS3
 // Causal: the diagonal's phased loop continues the first loop's pipeline,
 // and the halves stay a phase apart from one loop into the other (the
 // lower half's barrier after the first loop and the upper half's in front
@@ -52,3 +60,24 @@
 // CAUSAL:      tessel.phase_barrier half 0
 // CAUSAL-NOT:  tessel.phase_barrier half
 // CAUSAL:      return
+
+// SLOTS3-LABEL: func.func @attention
+// SLOTS3-DAG:  %[[VBUF:.*]] = tessel.local_alloc {{.*}} : !tessel.lds<3 x[64, 64], f16, #swizzle>
+// SLOTS3-DAG:  %[[KBUF:.*]] = tessel.local_alloc {{.*}} : !tessel.lds<3 x[64, 64], f16, #swizzle1>
+// SLOTS3:      gpu.barrier
+// SLOTS3:      tessel.local_store %{{.*}}, %[[KBUF]][%[[S0:c0[_0-9]*]]]
+// SLOTS3:      tessel.local_store %{{.*}}, %[[KBUF]][%[[S1:c1[_0-9]*]]]
+// SLOTS3:      gpu.barrier
+// SLOTS3:      tessel.phase_barrier half 1
+// SLOTS3-NEXT: scf.for {{.*}}, %[[READ:[^ ]*]] = %[[S0]], %[[WRITE:[^ ]*]] = %[[S2:c2[_0-9]*]]) ->
+// SLOTS3-NEXT:   %[[AFTER:.*]] = arith.addi %[[READ]], %c1
+// SLOTS3-NEXT:   %[[WRAPS:.*]] = arith.cmpi eq, %[[AFTER]], %c3
+// SLOTS3-NEXT:   %[[ROTATED:.*]] = arith.select %[[WRAPS]], %[[S0]], %[[AFTER]] : index
+// SLOTS3-NEXT:   %[[K:.*]] = tessel.local_load %[[KBUF]][%[[READ]]]
+// SLOTS3-NOT:    tessel.local_load
+// SLOTS3:        tessel.phase_barrier matrix
+// SLOTS3:        tessel.local_load %[[VBUF]][%[[READ]]]
+// SLOTS3:        tessel.local_store %{{.*}}, %[[KBUF]][%[[WRITE]]]
+// SLOTS3:        tessel.local_store %{{.*}}, %[[VBUF]][%[[WRITE]]]
+// SLOTS3:        tessel.phase_barrier
+// SLOTS3:        scf.yield {{.*}}, %[[ROTATED]], %[[READ]] :

@@ -161,7 +161,7 @@ func.func @causal_d128_gfx90a(%q: memref<1x4x4096x128xf16>, %k: memref<1x4x4096x
 // CHECK-LABEL: func.func @full_d128_few_heads
 // GFX90A-LABEL: func.func @full_d128_few_heads
 // GFX950-LABEL: func.func @full_d128_few_heads
-// GFX950: config = #tessel.config<tile = [256, 32], waves = [8, 1], stages = 3, instr = "v_mfma_f32_32x32x16_f16", stream_k = 256, scores_ahead, ping_pong>
+// GFX950: config = #tessel.config<tile = [256, 32], waves = [8, 1], stages = 4, instr = "v_mfma_f32_32x32x16_f16", stream_k = 256, scores_ahead, ping_pong>
 func.func @full_d128_few_heads(%q: memref<1x4x4096x128xf16>, %k: memref<1x4x4096x128xf16>, %v: memref<1x4x4096x128xf16>, %o: memref<1x4x4096x128xf16>) {
   tessel.attention ins(%q, %k, %v : memref<1x4x4096x128xf16>, memref<1x4x4096x128xf16>, memref<1x4x4096x128xf16>) outs(%o : memref<1x4x4096x128xf16>)
   return

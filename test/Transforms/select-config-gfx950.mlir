@@ -126,7 +126,7 @@ func.func @small_k_one_step(%a: memref<4096x16xbf16>, %b: memref<16x4096xbf16, s
 // ping-pong workgroup per CU (stream-K; the model: 65.0 % against 61.8 %
 // for the four-wave stream-K kernel); padded head dims (96) keep their blocks without them.
 // CHECK-LABEL: func.func @attention_d128
-// CHECK: config = #tessel.config<tile = [256, 32], waves = [8, 1], stages = 3, instr = "v_mfma_f32_32x32x16_bf16", scores_ahead, ping_pong>
+// CHECK: config = #tessel.config<tile = [256, 32], waves = [8, 1], stages = 4, instr = "v_mfma_f32_32x32x16_bf16", scores_ahead, ping_pong>
 func.func @attention_d128(%q: memref<2x16x4096x128xbf16>, %k: memref<2x16x4096x128xbf16>, %v: memref<2x16x4096x128xbf16>, %o: memref<2x16x4096x128xbf16>) {
   tessel.attention ins(%q, %k, %v : memref<2x16x4096x128xbf16>, memref<2x16x4096x128xbf16>, memref<2x16x4096x128xbf16>) outs(%o : memref<2x16x4096x128xbf16>)
   return
@@ -140,14 +140,14 @@ func.func @attention_d96(%q: memref<2x16x4096x96xf16>, %k: memref<2x16x4096x96xf
 }
 
 // CHECK-LABEL: func.func @attention_d128_causal
-// CHECK: config = #tessel.config<tile = [256, 32], waves = [8, 1], stages = 3, instr = "v_mfma_f32_32x32x16_f16", scores_ahead, ping_pong>
+// CHECK: config = #tessel.config<tile = [256, 32], waves = [8, 1], stages = 4, instr = "v_mfma_f32_32x32x16_f16", scores_ahead, ping_pong>
 func.func @attention_d128_causal(%q: memref<2x16x4096x128xf16>, %k: memref<2x16x4096x128xf16>, %v: memref<2x16x4096x128xf16>, %o: memref<2x16x4096x128xf16>) {
   tessel.attention ins(%q, %k, %v : memref<2x16x4096x128xf16>, memref<2x16x4096x128xf16>, memref<2x16x4096x128xf16>) outs(%o : memref<2x16x4096x128xf16>) {causal}
   return
 }
 
 // CHECK-LABEL: func.func @attention_d128_small_grid
-// CHECK: config = #tessel.config<tile = [256, 32], waves = [8, 1], stages = 3, instr = "v_mfma_f32_32x32x16_f16", stream_k = 256, scores_ahead, ping_pong>
+// CHECK: config = #tessel.config<tile = [256, 32], waves = [8, 1], stages = 4, instr = "v_mfma_f32_32x32x16_f16", stream_k = 256, scores_ahead, ping_pong>
 func.func @attention_d128_small_grid(%q: memref<1x8x4096x128xf16>, %k: memref<1x8x4096x128xf16>, %v: memref<1x8x4096x128xf16>, %o: memref<1x8x4096x128xf16>) {
   tessel.attention ins(%q, %k, %v : memref<1x8x4096x128xf16>, memref<1x8x4096x128xf16>, memref<1x8x4096x128xf16>) outs(%o : memref<1x8x4096x128xf16>)
   return

@@ -1641,19 +1641,28 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
     // ahead").
     bool firstProduct = !ops.fenced && !instr.isWmma() &&
                         sourceLoop.isDefinedOutsideOfLoop(op.getB());
-    int64_t leading = instr.k <= 8 ? 2 : mfmas;
     // In a ping-pong loop's matrix phase (tessel.phase_barrier) the other
     // wave of the SIMD runs its softmax and has no matrix work to fill the
     // pipe while this one waits: the phase's other LDS reads (V^T, for the
     // second product) are spread over the first product's MFMAs, so that
-    // the second product finds all its operands.
+    // the second product finds all its operands. Where the first product's
+    // operand was read in the softmax phase (three LDS slots), none of them
+    // goes ahead of its first MFMA.
     bool pingPong = isPingPongLoop(sourceLoop);
+    auto operandRead = op.getA().getDefiningOp<LocalLoadOp>();
+    bool readInSoftmaxPhase =
+        pingPong && operandRead &&
+        llvm::any_of(block->getOps<PhaseBarrierOp>(), [&](PhaseBarrierOp bar) {
+          return bar.getMatrix() && operandRead->isBeforeInBlock(bar) &&
+                 bar->isBeforeInBlock(op);
+        });
+    int64_t leading = readInSoftmaxPhase ? 0 : instr.k <= 8 ? 2 : mfmas;
     if (firstProduct && pingPong) {
       sequence.assign(std::max<int64_t>(0, ops.ldsLoads - leading),
                       kDsReadMask);
       perMfma = llvm::divideCeil(int64_t(sequence.size()), mfmas);
     }
-    if (firstProduct)
+    if (firstProduct && leading > 0)
       ROCDL::SchedGroupBarrier::create(b, loc(), kDsReadMask, leading, 0);
     for (int64_t i = 0; i < mfmas; ++i) {
       ROCDL::SchedGroupBarrier::create(b, loc(), kMfmaMask, 1, 0);
@@ -1953,8 +1962,20 @@ LogicalResult KernelLowering::lowerWaveAny(WaveAnyOp op) {
 LogicalResult KernelLowering::lowerPhaseBarrier(PhaseBarrierOp op) {
   auto barrier = [&] {
     ROCDL::SchedBarrier::create(b, loc(), 0);
-    auto wait = ROCDL::BarrierOp::create(b, loc());
-    wait->setAttr(kPhaseBarrierAttrName, b.getUnitAttr());
+    if (op.getMatrix()) {
+      // The softmax phase before it writes no LDS (the other half's matrix
+      // phase released its writes at its own barrier): no release fence,
+      // which would wait for the phase's LDS reads (a ping-pong loop with
+      // three slots reads the block's K there) in front of the barrier
+      // rather than behind it.
+      auto wait = ROCDL::SBarrierOp::create(b, loc());
+      wait->setAttr(kPhaseBarrierAttrName, b.getUnitAttr());
+      LLVM::FenceOp::create(b, loc(), LLVM::AtomicOrdering::acquire,
+                            "workgroup");
+    } else {
+      auto wait = ROCDL::BarrierOp::create(b, loc());
+      wait->setAttr(kPhaseBarrierAttrName, b.getUnitAttr());
+    }
     if (op.getMatrix())
       ROCDL::SetPrioOp::create(b, loc(), 1);
     ROCDL::SchedBarrier::create(b, loc(), 0);

@@ -744,6 +744,16 @@ static int64_t getPingPongKeyBlock(const Chip &chip, const MmaInstr &instr,
   return 0;
 }
 
+/// The pipeline depth of the ping-pong form: 4 (three LDS slots, each
+/// block's K read in the softmax phase) where the matrix phase binds, at
+/// gfx950's head dim 128 (docs/performance.md, "K read in the softmax
+/// phase": 70.1 -> 75.7 % f16, causal 67.4 -> 70.2 %); 3 elsewhere, where
+/// the softmax phase binds and the reads would lengthen it (gfx942 head
+/// dim 64: 75.3 -> 58.9 %).
+static int64_t getPingPongStages(const MmaInstr &instr, int64_t headDim) {
+  return instr.k >= 16 && headDim == 128 ? 4 : 3;
+}
+
 ConfigAttr tessel::chooseAttentionPingPong(AttentionOp op, ConfigAttr config,
                                            const Chip &chip) {
   if (!config || config.getSplits() > 1 || config.getStreamK() > 0 ||
@@ -774,7 +784,8 @@ ConfigAttr tessel::chooseAttentionPingPong(AttentionOp op, ConfigAttr config,
   MLIRContext *context = op.getContext();
   auto form = [&](int64_t streamK) {
     return ConfigAttr::get(context, {kPingPongQueryRows, blockN},
-                           {kPingPongQueryRows / 32, 1}, /*stages=*/3,
+                           {kPingPongQueryRows / 32, 1},
+                           getPingPongStages(*instr, headDim),
                            config.getInstr(), /*splits=*/1, streamK,
                            /*scores_ahead=*/true, /*ping_pong=*/true);
   };

@@ -184,21 +184,24 @@ static std::optional<LoopShape> matchLoop(scf::ForOp loop) {
       shape.stores.size() != shape.loads.size() ||
       shape.localLoads.size() != shape.stores.size())
     return std::nullopt;
-  // Every buffer has one slot, to become two, or already two: an earlier
-  // loop over the same buffers was pipelined (attention's masked key loop
-  // after its unmasked one).
+  // Every buffer has one slot, to become more, or already has them: an
+  // earlier loop over the same buffers was pipelined (attention's masked
+  // key loop after its unmasked one).
   for (LocalStoreOp store : shape.stores)
-    if (store.getBuffer().getType().getSlots() > 2)
+    if (store.getBuffer().getType().getSlots() > 3)
       return std::nullopt;
   return shape;
 }
 
-/// Gives an LDS buffer two slots.
-static void doubleSlots(Value buffer) {
+/// Gives an LDS buffer `slots` slots.
+static void setSlots(Value buffer, int64_t slots) {
   auto type = cast<LdsType>(buffer.getType());
-  buffer.setType(LdsType::get(type.getContext(), 2, type.getShape(),
+  buffer.setType(LdsType::get(type.getContext(), slots, type.getShape(),
                               type.getElementType(), type.getLayout()));
 }
+
+/// Gives an LDS buffer two slots.
+static void doubleSlots(Value buffer) { setSlots(buffer, 2); }
 
 /// 32-bit registers a lane holds of `type` (a distributed tile).
 static int64_t registersPerLane(Type type) {
@@ -593,7 +596,7 @@ static scf::ForOp getContinuation(scf::ForOp loop) {
 /// continues an earlier one, whose slots and loaded tiles it takes over
 /// (no prologue). Returns the pipelined loop.
 static scf::ForOp doubleBufferKeyLoop(scf::ForOp loop, LoopShape &shape,
-                                      scf::ForOp continuation,
+                                      int64_t stages, scf::ForOp continuation,
                                       const KeyLoopChain *chain) {
   // A ping-pong loop (phase barriers in its body) has the upper half of
   // the waves wait at a barrier right in front of it: the prologue's
@@ -607,16 +610,34 @@ static scf::ForOp doubleBufferKeyLoop(scf::ForOp loop, LoopShape &shape,
   if (stagger && !stagger.getHalf())
     stagger = {};
   bool phased = isPingPongLoop(loop);
+  // A ping-pong loop with stages = 4 keeps three slots: a wave reads its
+  // block's K (the first product's operand) in its softmax phase, while the
+  // other half's matrix phase writes the slot of the block after next.
+  int64_t slots = phased && stages >= 4 ? 3 : 2;
   OpBuilder b(loop);
   Location loc = loop.getLoc();
   Value lb = loop.getLowerBound(), ub = loop.getUpperBound();
   Value step = loop.getStep();
   Value iv = loop.getInductionVar();
   for (LocalStoreOp store : shape.stores)
-    doubleSlots(store.getBuffer());
+    setSlots(store.getBuffer(), slots);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value two = arith::ConstantIndexOp::create(b, loc, 2);
+  Value slotCount =
+      slots == 2 ? two
+                 : arith::ConstantIndexOp::create(b, loc, slots).getResult();
+  // Step k's first block: lb + k * step.
+  auto stepAt = [&](int64_t k) -> Value {
+    if (k == 0)
+      return lb;
+    Value offset =
+        k == 1 ? step
+               : arith::MulIOp::create(
+                     b, loc, step, arith::ConstantIndexOp::create(b, loc, k))
+                     .getResult();
+    return arith::AddIOp::create(b, loc, lb, offset);
+  };
   Value lastStep = getLastStepStart(
       b, loop, continuation ? continuation.getUpperBound() : Value());
   // Before the loop, which may run no step (or one), the loads are masked.
@@ -653,7 +674,19 @@ static scf::ForOp doubleBufferKeyLoop(scf::ForOp loop, LoopShape &shape,
     // left edge, stream-K's previous query block) come before this store.
     gpu::BarrierOp::create(b, loc);
     storeAll(maskedLoadAt(lb), zero);
-    inits.append(maskedLoadAt(arith::AddIOp::create(b, loc, lb, step)));
+    for (int64_t k = 1; k + 1 < slots; ++k)
+      storeAll(maskedLoadAt(stepAt(k)),
+               arith::ConstantIndexOp::create(b, loc, k));
+    // The lower half reads its first K before any barrier the upper half
+    // waits at: every wave's stores come first.
+    if (slots > 2)
+      gpu::BarrierOp::create(b, loc);
+    inits.append(maskedLoadAt(stepAt(slots - 1)));
+    // Three slots rotate as loop-carried scalars (the read slot, the
+    // written one): a division by 3 of the step index took 12 scalar
+    // instructions an iteration.
+    if (slots > 2)
+      inits.append({zero, two});
     if (stagger)
       stagger->moveBefore(loop);
   }
@@ -661,11 +694,25 @@ static scf::ForOp doubleBufferKeyLoop(scf::ForOp loop, LoopShape &shape,
   b.setInsertionPointToStart(pipelined.getBody());
   Value newIv = pipelined.getInductionVar();
   ValueRange iters = pipelined.getRegionIterArgs();
-  Value index = arith::DivUIOp::create(
-      b, loc,
-      arith::SubIOp::create(b, loc, newIv, chain ? chain->slotBase : lb), step);
-  Value slot = arith::RemUIOp::create(b, loc, index, two);
-  Value nextSlot = arith::SubIOp::create(b, loc, one, slot);
+  // The slot step k reads, and the one the carried tiles (of step k +
+  // slots - 1) go to.
+  Value slot, nextSlot;
+  SmallVector<Value> rotatedSlots;
+  if (slots == 2) {
+    Value index = arith::DivUIOp::create(
+        b, loc,
+        arith::SubIOp::create(b, loc, newIv, chain ? chain->slotBase : lb),
+        step);
+    slot = arith::RemUIOp::create(b, loc, index, two);
+    nextSlot = arith::SubIOp::create(b, loc, one, slot);
+  } else {
+    slot = iters[iters.size() - 2];
+    nextSlot = iters.back();
+    Value after = arith::AddIOp::create(b, loc, slot, one);
+    Value wraps = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, after,
+                                        slotCount);
+    rotatedSlots = {arith::SelectOp::create(b, loc, wraps, zero, after), slot};
+  }
   // The phase barriers order a ping-pong loop's LDS accesses: each half's
   // matrix phase reads the block's slot and writes the other, and the two
   // halves' matrix phases alternate with a barrier between them.
@@ -684,6 +731,26 @@ static scf::ForOp doubleBufferKeyLoop(scf::ForOp loop, LoopShape &shape,
     Operation *last = *std::prev(barriers.end());
     writePoint = last->getPrevNode();
   }
+  auto cloneRead = [&](LocalLoadOp localLoad) {
+    auto read = LocalLoadOp::create(b, localLoad.getLoc(), localLoad.getType(),
+                                    localLoad.getBuffer(), slot,
+                                    localLoad.getTransposed());
+    read->setAttr(kLdsSharedAddressesAttrName, b.getUnitAttr());
+    mapping.map(localLoad.getResult(), read.getResult());
+  };
+  // With three slots, the first product's operand read from LDS (K, whose
+  // product's other operand stays in registers for the whole loop) is read
+  // in the softmax phase, ahead of the barrier that opens the matrix phase.
+  auto readsEarly = [&](LocalLoadOp load) {
+    return slots > 2 && llvm::any_of(load->getUsers(), [&](Operation *user) {
+             auto dot = dyn_cast<DotOp>(user);
+             return dot && dot.getA() == load.getResult() &&
+                    loop.isDefinedOutsideOfLoop(dot.getB());
+           });
+  };
+  for (LocalLoadOp load : loop.getBody()->getOps<LocalLoadOp>())
+    if (readsEarly(load))
+      cloneRead(load);
   SmallVector<Value> next;
   for (Operation &op : loop.getBody()->without_terminator()) {
     if (llvm::is_contained(shape.loads, dyn_cast<LoadOp>(op)) ||
@@ -691,11 +758,8 @@ static scf::ForOp doubleBufferKeyLoop(scf::ForOp loop, LoopShape &shape,
         &op == shape.before.getOperation() || &op == shape.after.getOperation())
       continue;
     if (auto localLoad = dyn_cast<LocalLoadOp>(op)) {
-      auto read = LocalLoadOp::create(
-          b, localLoad.getLoc(), localLoad.getType(), localLoad.getBuffer(),
-          slot, localLoad.getTransposed());
-      read->setAttr(kLdsSharedAddressesAttrName, b.getUnitAttr());
-      mapping.map(localLoad.getResult(), read.getResult());
+      if (!readsEarly(localLoad))
+        cloneRead(localLoad);
     } else {
       b.clone(op, mapping);
     }
@@ -707,7 +771,7 @@ static scf::ForOp doubleBufferKeyLoop(scf::ForOp loop, LoopShape &shape,
                                      amdgpu::sched_barrier_opt_enum::none);
     storeAll(iters.drop_front(numOld), nextSlot);
     Value ahead = arith::AddIOp::create(
-        b, loc, newIv, arith::MulIOp::create(b, loc, step, two));
+        b, loc, newIv, arith::MulIOp::create(b, loc, step, slotCount));
     // In 32 bits in a ping-pong loop (a scalar compare instead of a VALU
     // one in its matrix phase); the four-wave loops keep the index compare,
     // whose schedules measured mixed (docs/performance.md, "Ping-pong
@@ -718,6 +782,7 @@ static scf::ForOp doubleBufferKeyLoop(scf::ForOp loop, LoopShape &shape,
     for (LoadOp load : shape.loads)
       next.push_back(cloneLoadAt(b, load, loop, clamped));
   }
+  next.append(rotatedSlots);
   replacePipelinedLoop(b, loop, pipelined, mapping, next);
   return pipelined;
 }
@@ -751,15 +816,15 @@ struct PipelinePass
         scf::ForOp continuation = getContinuation(loop);
         auto chain = chains.find(loop);
         Value lb = loop.getLowerBound();
+        unsigned numResults = loop.getNumResults();
         scf::ForOp pipelined = doubleBufferKeyLoop(
-            loop, *shape, continuation,
+            loop, *shape, config.getStages(), continuation,
             chain == chains.end() ? nullptr : &chain->second);
         if (continuation) {
           KeyLoopChain &next = chains[continuation];
           next.slotBase = lb;
-          llvm::append_range(next.carried, pipelined.getResults().drop_front(
-                                               pipelined.getNumResults() -
-                                               shape->loads.size()));
+          llvm::append_range(next.carried,
+                             pipelined.getResults().drop_front(numResults));
           Operation *after = pipelined->getNextNode();
           while (after && isa<arith::ConstantOp>(after))
             after = after->getNextNode();

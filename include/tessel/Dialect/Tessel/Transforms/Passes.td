@@ -34,7 +34,13 @@ def TesselPipelinePass
     k % 2 after one barrier at its top and, after its first product, writes
     the next block (loaded a block earlier) into the other slot and loads
     the block after next; those accesses at a run-time slot share address
-    registers (`tessel.lds_shared_addresses`). Only loops whose loads all
+    registers (`tessel.lds_shared_addresses`). A ping-pong loop (phase
+    barriers in its body) with `stages = 4` gets three slots, rotated as
+    two loop-carried indices: the prologue stores two blocks, and each
+    block's K (the first product's operand, whose other operand stays in
+    registers) is read at the top of the iteration, in the softmax phase,
+    while the other half's matrix phase writes the slot of the block after
+    next. Only loops whose loads all
     stay in bounds (`in_bounds`) are pipelined; the masked loops marked
     `tessel.own_loads` (a tail block, a window's left edge, the diagonal
     of kernels without the scores ahead) run a block or two and keep their
