@@ -523,30 +523,6 @@ static void prefetchIntoRegisters(scf::ForOp loop, LoopShape &shape) {
   replacePipelinedLoop(b, loop, pipelined, mapping, next);
 }
 
-/// Attention's key loop with two LDS slots (stages >= 3): step k reads its
-/// K and V^T from slot k % 2 and, once its first product has used its
-/// operands, writes step k + 1's tiles (loaded a step earlier) into the
-/// other slot and loads step k + 2's. One barrier per step, at its top:
-///
-///   prologue: g = load(lb); local_store(slot 0, g); g' = load(lb + step)
-///   loop:     barrier; r = local_load(slot k % 2); s = dot(r.k, ...)
-///             local_store(slot (k + 1) % 2, g'); g'' = load(k + 2 step)
-///             ...                        softmax, second product
-///
-/// The barrier orders step k - 1's writes of slot k % 2 before step k's
-/// reads, and step k - 1's reads of the other slot before step k's writes
-/// to it. A global load has a whole step to arrive before its store, and
-/// the barrier no longer waits for the stores. The slot is a run-time
-/// value: unrolled by two for constant slots, the loop held both steps'
-/// values at once and spilled (gfx942 head dim 128: 25 VGPRs).
-///
-/// A ping-pong loop (`tessel.phase_barrier`s in its body) keeps no barrier
-/// at its top: its phase barriers order the accesses. A wave's matrix phase
-/// holds the step's LDS reads and writes (the reads of slot k % 2, then
-/// the writes of the other after the first product), its softmax phase
-/// none, and the two halves of the waves run their matrix phases in turn,
-/// a barrier between each: every access of one half's phase comes after
-/// the other half's previous phase and before its next.
 /// Whether tessel-pipeline pipelines attention key loop `loop`: its loads
 /// all stay in bounds, and it is not one of the masked loops that load
 /// their own blocks (they run a block or two per workgroup and hold their
@@ -562,7 +538,7 @@ namespace {
 /// what the first, double-buffered, hands to the second.
 struct KeyLoopChain {
   Value slotBase;               // the first loop's lower bound
-  SmallVector<Value> carried;   // the tiles it loaded for the next step
+  SmallVector<Value> carried;   // its loaded tiles (and rotating slots)
   Operation *catchUp = nullptr; // its `phase_barrier half 0`, if any
 };
 } // namespace
@@ -591,6 +567,37 @@ static scf::ForOp getContinuation(scf::ForOp loop) {
   return next;
 }
 
+/// Attention's key loop with two LDS slots (stages >= 3): step k reads its
+/// K and V^T from slot k % 2 and, once its first product has used its
+/// operands, writes step k + 1's tiles (loaded a step earlier) into the
+/// other slot and loads step k + 2's. One barrier per step, at its top:
+///
+///   prologue: g = load(lb); local_store(slot 0, g); g' = load(lb + step)
+///   loop:     barrier; r = local_load(slot k % 2); s = dot(r.k, ...)
+///             local_store(slot (k + 1) % 2, g'); g'' = load(k + 2 step)
+///             ...                        softmax, second product
+///
+/// The barrier orders step k - 1's writes of slot k % 2 before step k's
+/// reads, and step k - 1's reads of the other slot before step k's writes
+/// to it. A global load has a whole step to arrive before its store, and
+/// the barrier no longer waits for the stores. The slot is a run-time
+/// value: unrolled by two for constant slots, the loop held both steps'
+/// values at once and spilled (gfx942 head dim 128: 25 VGPRs).
+///
+/// A ping-pong loop (`tessel.phase_barrier`s in its body) keeps no barrier
+/// at its top: its phase barriers order the accesses. A wave's matrix phase
+/// holds the step's LDS reads and writes (the reads of slot k % 2, then
+/// the writes of the other after the first product), its softmax phase
+/// none, and the two halves of the waves run their matrix phases in turn,
+/// a barrier between each: every access of one half's phase comes after
+/// the other half's previous phase and before its next.
+///
+/// With `stages = 4` a ping-pong loop keeps three slots, rotated as two
+/// loop-carried indices: step k reads slot k % 3 and writes step k + 2's
+/// tiles into slot (k + 2) % 3; each step's K is read at the top of the
+/// iteration (the softmax phase), since the other half's matrix phase
+/// writes only the slot of the block after next.
+///
 /// `continuation`: the loop after this one that continues its steps (its
 /// last steps load and store that loop's first blocks). `chain`: this loop
 /// continues an earlier one, whose slots and loaded tiles it takes over

@@ -59,7 +59,8 @@ def Tessel_ConfigAttr : Tessel_Attr<"Config", "config"> {
       with a workgroup barrier after each, and the second half of the
       waves runs one phase behind the first (`tessel.phase_barrier`), so
       that each SIMD runs one wave's matrix instructions while its other
-      wave computes a softmax.
+      wave computes a softmax. With `stages = 4` K and V^T keep three LDS
+      slots and each block's K is read in the softmax phase.
 
     Every tile size is a power of two and each tile dimension is divisible by
     the number of waves along it. A matmul's K tile is a multiple of one
