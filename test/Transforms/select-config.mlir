@@ -198,11 +198,13 @@ func.func @attention_default_bf16(%q: memref<4x32x4096x128xbf16>, %k: memref<4x8
 // Head dim 64 with a mask: 64-key blocks and the next one prefetched; a
 // causal kernel whose 256-query blocks give every CU one takes the
 // ping-pong form (8 waves, the next block's S^T ahead, K and V
-// double-buffered: chooseAttentionPingPong); a local (windowed) one keeps
+// double-buffered: chooseAttentionPingPong), here with stream-K (512
+// blocks longest first on 304 CUs: 89.5 % of the slots busy); a local
+// (windowed) one keeps
 // four waves and does not compute ahead (its masked loops on both sides of
 // the main one would take 262 VGPRs: one wave per SIMD).
 // CHECK-LABEL: func.func @attention_d64_causal
-// CHECK: config = #tessel.config<tile = [256, 64], waves = [8, 1], stages = 3, instr = "v_mfma_f32_32x32x8_f16", scores_ahead, ping_pong>
+// CHECK: config = #tessel.config<tile = [256, 64], waves = [8, 1], stages = 3, instr = "v_mfma_f32_32x32x8_f16", stream_k = 304, scores_ahead, ping_pong>
 // CHECK-LABEL: func.func @attention_d64_window
 // CHECK: config = #tessel.config<tile = [128, 64], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_f16">, window
 func.func @attention_d64_causal(%q: memref<2x16x4096x64xf16>, %k: memref<2x16x4096x64xf16>, %v: memref<2x16x4096x64xf16>, %o: memref<2x16x4096x64xf16>) {

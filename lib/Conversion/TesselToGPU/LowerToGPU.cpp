@@ -259,6 +259,7 @@ private:
   LogicalResult lowerElementwise(Operation &op);
   LogicalResult lowerNativeTranscendental(Operation *op);
   FailureOr<bool> lowerIotaBound(arith::CmpIOp op);
+  bool lowerSelectOnIotaBound(arith::SelectOp op);
 
   /// Stores `vector` (in `layout`) to LDS at the offsets of `toOffset`
   /// (register/lane/wave -> offset) from `base`, and loads back.
@@ -284,6 +285,10 @@ private:
   Value lane, wave;                 // index
   Operation *prologueEnd = nullptr; // last op of the lane computations
   DenseMap<Value, Value> ldsMemory; // local_alloc result -> workgroup memref
+  /// An iota bound's tile -> its lowered complement (the elements out of
+  /// bounds), for selects on it in kernels that keep scalar state around
+  /// their key loops (lowerIotaBound).
+  DenseMap<Value, Value> outOfBounds;
 };
 
 } // namespace
@@ -2339,7 +2344,20 @@ FailureOr<bool> KernelLowering::lowerIotaBound(arith::CmpIOp op) {
   Value lanePart = arith::IndexCastOp::create(b, loc(), b.getI32Type(),
                                               laneCoordinates(*layout)[dim]);
   Value bound = mapping.lookup(op.getRhs());
-  SmallVector<Value> elements;
+  // With the compare above, the backend's instruction selector issues all
+  // compares of a tile (they depend on the bound alone) ahead of the
+  // selects that use them, each 64-bit lane mask in an SGPR pair: 64 SGPRs
+  // for a 64-key attention block. Stream-K kernels keep their loop over
+  // pieces' scalars beside the key loops, and those spilled (gfx942 head
+  // dim 64 causal ping-pong: 106 SGPRs, 19-20 spills). For them the
+  // complement `offset >= rest` is made too, and selects on the bound
+  // choose on it with their operands swapped (lowerSelectOnIotaBound):
+  // that form the backend issues compare by compare, each next to its
+  // select with the mask in VCC (80 SGPRs, no spills), at the cost of an
+  // `s_nop` between the two, which makes it lose where the SGPRs fit
+  // (docs/performance.md, "Stream-K for the causal ping-pong kernels").
+  bool selectOnComplement = kernel->hasAttr("tessel.stream_k");
+  SmallVector<Value> elements, outside;
   for (int64_t r = 0; r < layout->getInDimSize(dims::kRegister); ++r) {
     Value boundHere =
         vector::ExtractOp::create(b, loc(), bound, ArrayRef<int64_t>{r});
@@ -2348,12 +2366,30 @@ FailureOr<bool> KernelLowering::lowerIotaBound(arith::CmpIOp op) {
         b, loc(), b.getI32IntegerAttr(layout->apply({int32_t(r), 0, 0})[dim]));
     elements.push_back(arith::CmpIOp::create(
         b, loc(), arith::CmpIPredicate::slt, offset, rest));
+    if (selectOnComplement)
+      outside.push_back(arith::CmpIOp::create(
+          b, loc(), arith::CmpIPredicate::sge, offset, rest));
   }
+  auto maskType = VectorType::get({int64_t(elements.size())}, b.getI1Type());
   mapping.map(op.getResult(),
-              vector::FromElementsOp::create(
-                  b, loc(),
-                  VectorType::get({int64_t(elements.size())}, b.getI1Type()),
-                  elements));
+              vector::FromElementsOp::create(b, loc(), maskType, elements));
+  if (selectOnComplement)
+    outOfBounds[op.getResult()] =
+        vector::FromElementsOp::create(b, loc(), maskType, outside);
+  return true;
+}
+
+/// `select(in bounds, x, y)` on an iota bound as `select(out of bounds, y,
+/// x)` where lowerIotaBound made the complement: the same values, which the
+/// backend orders differently (see there). False when it did not.
+bool KernelLowering::lowerSelectOnIotaBound(arith::SelectOp op) {
+  Value outside = outOfBounds.lookup(op.getCondition());
+  if (!outside)
+    return false;
+  mapping.map(op.getResult(),
+              arith::SelectOp::create(b, loc(), outside,
+                                      mapping.lookup(op.getFalseValue()),
+                                      mapping.lookup(op.getTrueValue())));
   return true;
 }
 
@@ -2382,6 +2418,9 @@ LogicalResult KernelLowering::lowerElementwise(Operation &op) {
     if (*lowered)
       return success();
   }
+  if (auto select = dyn_cast<arith::SelectOp>(op))
+    if (lowerSelectOnIotaBound(select))
+      return success();
   OperationState state(op.getLoc(), op.getName());
   for (Value operand : op.getOperands())
     state.addOperands(mapping.lookup(operand));

@@ -9,6 +9,9 @@
 
 #include "llvm/Support/MathExtras.h"
 
+#include <functional>
+#include <queue>
+
 using namespace mlir;
 using namespace tessel;
 
@@ -726,6 +729,36 @@ static bool streamKPays(AttentionOp op, const AttentionStreamKWork &work,
 /// Query rows of a ping-pong workgroup: 8 waves of 32 queries, two a SIMD.
 constexpr int64_t kPingPongQueryRows = 256;
 
+/// The share of `slots` busy until the last one finishes when causal query
+/// blocks run longest first, one workgroup a slot: `copies` (heads x batch)
+/// of each of `queryBlocks` blocks, block i holding i + 1 units of work,
+/// each taken by the slot that frees first (the dispatcher's order, which
+/// the kernel's longest-first block ids make the longest-processing-time
+/// rule).
+static double causalLongestFirstGridEfficiency(int64_t queryBlocks,
+                                               int64_t copies, int64_t slots) {
+  if (queryBlocks <= 0 || copies <= 0 || slots <= 0)
+    return 1;
+  std::priority_queue<int64_t, std::vector<int64_t>, std::greater<int64_t>>
+      loads;
+  for (int64_t slot = 0; slot < slots; ++slot)
+    loads.push(0);
+  int64_t total = 0;
+  for (int64_t work = queryBlocks; work >= 1; --work)
+    for (int64_t copy = 0; copy < copies; ++copy) {
+      int64_t least = loads.top();
+      loads.pop();
+      loads.push(least + work);
+      total += work;
+    }
+  int64_t longest = 0;
+  while (!loads.empty()) {
+    longest = loads.top();
+    loads.pop();
+  }
+  return double(total) / double(longest * slots);
+}
+
 /// The keys per block of the ping-pong form of a kernel with these facts
 /// (0: the form does not pay), by the model's predictions (batch 2 x 16
 /// heads x 4096, docs/performance.md, "Ping-pong attention"): gfx950 (its
@@ -790,25 +823,31 @@ ConfigAttr tessel::chooseAttentionPingPong(AttentionOp op, ConfigAttr config,
                            /*scores_ahead=*/true, /*ping_pong=*/true);
   };
   // One workgroup a CU. A causal grid must give every CU one (its
-  // workgroups run for different times, longest first). Without masks
-  // every workgroup runs as long: where the last round would leave more
-  // than a tenth of the slots idle, the workgroups share the key blocks
-  // instead (stream-K, one per CU; gfx942 head dim 64, 512 query blocks
-  // on 304 CUs: 74.6 % bf16 and 75.3 % f16 against 65.0 and 65.5 % with a
-  // workgroup per block).
-  int64_t workgroups =
-      q.getDimSize(0) * q.getDimSize(1) * (seqQ / kPingPongQueryRows);
+  // workgroups run for different times, longest first). Where the last
+  // round would leave more than a tenth of the slots idle, the workgroups
+  // share the key blocks instead (stream-K, one per CU; gfx942 head dim
+  // 64, 512 query blocks on 304 CUs: without masks 74.6 % bf16 and 75.3 %
+  // f16 against 65.0 and 65.5 % with a workgroup per block, causal 70.7
+  // and 71.8 % against 68.3 and 68.9 %). A causal grid's rounds are those
+  // of its blocks taken longest first (gfx950's 512 blocks on 256 CUs pair
+  // up into equal loads, and stream-K loses there: 67.7 against 69.0 %
+  // at head dim 128, bf16).
+  int64_t queryBlocks = seqQ / kPingPongQueryRows;
+  int64_t workgroups = q.getDimSize(0) * q.getDimSize(1) * queryBlocks;
   int64_t cus = chip.numCUs;
   int64_t rounds = llvm::divideCeil(workgroups, cus);
-  if (causal)
-    return workgroups < cus ? config : form(0);
-  if (double(workgroups) / double(rounds * cus) >=
-      kStreamKAttentionGridEfficiency)
+  if (causal && workgroups < cus)
+    return config;
+  double gridEfficiency =
+      causal ? causalLongestFirstGridEfficiency(
+                   queryBlocks, q.getDimSize(0) * q.getDimSize(1), cus)
+             : double(workgroups) / double(rounds * cus);
+  if (gridEfficiency >= kStreamKAttentionGridEfficiency)
     return form(0);
   FailureOr<AttentionStreamKWork> work = getAttentionStreamKWork(op, form(0));
   if (failed(work) || seqKV % blockN != 0 ||
       work->steps() < kMinStreamKAttentionSteps * cus)
-    return config;
+    return causal ? form(0) : config;
   return form(cus);
 }
 
