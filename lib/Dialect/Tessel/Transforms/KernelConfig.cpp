@@ -737,7 +737,12 @@ constexpr int64_t kPingPongQueryRows = 256;
 /// rule).
 static double causalLongestFirstGridEfficiency(int64_t queryBlocks,
                                                int64_t copies, int64_t slots) {
-  if (queryBlocks <= 0 || copies <= 0 || slots <= 0)
+  // Past a million blocks (thousands of rounds on any chip) the tail is a
+  // negligible share of the time, and the simulation would cost the
+  // compile seconds.
+  constexpr int64_t kMaxSimulatedBlocks = int64_t(1) << 20;
+  if (queryBlocks <= 0 || copies <= 0 || slots <= 0 ||
+      queryBlocks > kMaxSimulatedBlocks / copies)
     return 1;
   std::priority_queue<int64_t, std::vector<int64_t>, std::greater<int64_t>>
       loads;
