@@ -776,6 +776,19 @@ LogicalResult AttentionOp::verify() {
     return emitOpError() << "ping_pong is a form of the loop over whole key "
                             "blocks of one sequence: it takes no paged cache, "
                             "packed (varlen) sequences or splits";
+  // A head dim the kernel pads (to a power of two, at least 32) makes the
+  // key and value loads masked: the loop then keeps promote-lds' barriers
+  // around its LDS stores, which the halves, a phase apart, never meet
+  // together.
+  if (ConfigAttr config = getConfigAttr(); config && config.getPingPong())
+    for (int64_t headDim : {getQ().getType().getDimSize(3),
+                            getV().getType().getDimSize(3)})
+      if (headDim < 32 || !llvm::isPowerOf2_64(uint64_t(headDim)))
+        return emitOpError()
+               << "ping_pong takes head dims that are powers of two from 32 "
+                  "(the kernel pads others, and its padded loads keep "
+                  "barriers the two halves of the waves cannot meet), got "
+               << headDim;
   if (!getDescale().empty()) {
     if (!fp8)
       return emitOpError() << "descale applies to 8-bit float inputs, not "
