@@ -980,6 +980,45 @@ static double loopCyclesWithResidents(const LoopReport &loop, unsigned resident,
       std::max(loop.singleWaveCycles, loop.sharedCycles * resident / perCU));
 }
 
+/// `work` with the tile program's loops that the code can lack left out,
+/// where the code has `matrixLoops` matrix loops and the tile program
+/// more: a loop of a static trip count of 0 or 1 on every workgroup (the
+/// remainder loop of a key loop unrolled by its LDS slots) is folded away
+/// or inlined by the compiler. The code of an inlined one is counted once
+/// as code outside the loops.
+static ProblemWork withLoopsInCode(const ProblemWork &work,
+                                   size_t matrixLoops) {
+  if (work.loopIterations.size() <= matrixLoops)
+    return work;
+  auto foldable = [&](size_t index) {
+    double iterations = work.loopIterations[index];
+    return (iterations == 0 || iterations == 1) &&
+           llvm::all_of(work.workgroupRuns,
+                        [&](const ProblemWork::WorkgroupRun &run) {
+                          return index < run.iterations.size() &&
+                                 run.iterations[index] == iterations;
+                        });
+  };
+  llvm::SmallVector<size_t> kept;
+  for (size_t index = 0; index < work.loopIterations.size(); ++index)
+    if (!foldable(index))
+      kept.push_back(index);
+  if (kept.size() != matrixLoops)
+    return work;
+  auto keep = [&](const std::vector<double> &iterations) {
+    std::vector<double> result;
+    for (size_t index : kept)
+      result.push_back(iterations[index]);
+    return result;
+  };
+  ProblemWork result = work;
+  result.loopIterations = keep(work.loopIterations);
+  for (ProblemWork::WorkgroupRun &run : result.workgroupRuns)
+    if (run.iterations.size() == work.loopIterations.size())
+      run.iterations = keep(run.iterations);
+  return result;
+}
+
 /// The grid's time when its workgroups run different numbers of loop
 /// iterations (ProblemWork::workgroupRuns): the dispatcher starts workgroup
 /// i as soon as a slot frees, in id order, so each goes to the CU whose
@@ -1270,8 +1309,9 @@ tessel::analyzeKernel(const KernelCode &input, const KernelMetadata &metadata,
   size_t matrixLoops = llvm::count_if(report.loops, [](const LoopReport &l) {
     return l.matrixFlopsPerIteration > 0;
   });
-  bool iterationsKnown =
-      !work.loopIterations.empty() && work.loopIterations.size() == matrixLoops;
+  ProblemWork codeWork = withLoopsInCode(work, matrixLoops);
+  bool iterationsKnown = !codeWork.loopIterations.empty() &&
+                         codeWork.loopIterations.size() == matrixLoops;
   // A matmul's K loop unrolled by two and its one-step remainder: the
   // remainder runs on half of the loop's entries, the main loop the rest.
   LoopReport *remainder = nullptr;
@@ -1293,7 +1333,7 @@ tessel::analyzeKernel(const KernelCode &input, const KernelMetadata &metadata,
       loop.tripCountSource = "given";
     } else if (iterationsKnown && loop.matrixFlopsPerIteration > 0) {
       loop.tripCount =
-          uint64_t(std::llround(work.loopIterations[matrixLoop++]));
+          uint64_t(std::llround(codeWork.loopIterations[matrixLoop++]));
       loop.tripCountSource = "from the tile program";
     } else if (work.flops > 0 && remainder && loop.matrixFlopsPerIteration) {
       double perWave = work.flops / double(totalWaves) - outsideFlopsPerWave;
@@ -1335,7 +1375,7 @@ tessel::analyzeKernel(const KernelCode &input, const KernelMetadata &metadata,
   double computeCycles = report.rounds * roundCycles;
   std::optional<DispatchedGrid> dispatched;
   if (iterationsKnown && !parameters.tripCount)
-    dispatched = dispatchUnequalWorkgroups(report, work, chip.numCUs,
+    dispatched = dispatchUnequalWorkgroups(report, codeWork, chip.numCUs,
                                            residentPerCU, roundCycles);
   if (dispatched) {
     computeCycles = dispatched->makespan;

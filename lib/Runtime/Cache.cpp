@@ -106,7 +106,8 @@ std::string tessel::serializeCompiledModule(const CompiledModule &entry,
         {"splits", kernel.grid.splits},
         {"stream_k", kernel.grid.streamK},
         {"packed_heads", kernel.grid.packedHeads},
-        {"longest_first", kernel.grid.longestFirst}});
+        {"longest_first", kernel.grid.longestFirst},
+        {"key_loop_unroll", kernel.grid.keyLoopUnroll}});
   }
   // The launch facts as one JSON line, then the two large sections raw (no
   // escaping or base64 to undo on a hit).
@@ -214,6 +215,8 @@ static bool readKernel(const llvm::json::Object &object,
   kernel.grid.streamK = *streamK;
   kernel.grid.packedHeads = *packedHeads;
   kernel.grid.longestFirst = object.getBoolean("longest_first").value_or(false);
+  kernel.grid.keyLoopUnroll = std::clamp<int64_t>(
+      object.getInteger("key_loop_unroll").value_or(1), 1, 16);
   const llvm::json::Array *arguments = object.getArray("arguments");
   std::optional<int64_t> problemArguments =
       object.getInteger("problem_arguments");

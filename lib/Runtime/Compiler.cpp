@@ -396,6 +396,9 @@ collectLaunchFacts(ModuleOp module,
             function->getAttrOfType<IntegerAttr>("tessel.packed_heads"))
       kernel.grid.packedHeads = std::max<int64_t>(1, packed.getInt());
     kernel.grid.longestFirst = function->hasAttr("tessel.longest_first");
+    if (auto unroll =
+            function->getAttrOfType<IntegerAttr>(kKeyLoopUnrollAttrName))
+      kernel.grid.keyLoopUnroll = std::max<int64_t>(1, unroll.getInt());
     ProblemFacts facts = kinds.lookup(problem);
     kernel.grid.kind = facts.kind;
     kernel.problem = facts.op;

@@ -109,6 +109,23 @@ attentionBlockLoopIterations(int64_t seqQ, int64_t seqKV, int64_t blockM,
   return perBlock;
 }
 
+/// Splits the iterations of the key loop at `index` of each query block
+/// (`perBlock`, as attentionBlockLoopIterations gives them) between that
+/// loop unrolled by `factor` (GridRule::keyLoopUnroll) and the rolled loop
+/// after it: n / factor and n mod factor.
+static void splitUnrolledKeyLoop(std::vector<std::vector<double>> &perBlock,
+                                 size_t index, int64_t factor) {
+  for (std::vector<double> &iterations : perBlock) {
+    if (index >= iterations.size())
+      continue;
+    double blocks = iterations[index];
+    double unrolled = std::floor(blocks / double(factor));
+    iterations[index] = unrolled;
+    iterations.insert(iterations.begin() + index + 1,
+                      blocks - unrolled * double(factor));
+  }
+}
+
 /// The iterations of each loop averaged over the query blocks.
 static std::vector<double>
 averageIterations(llvm::ArrayRef<std::vector<double>> perBlock) {
@@ -260,6 +277,10 @@ ProblemWork tessel::getProblemWork(const CompiledKernel &kernel,
             attentionBlockLoopIterations(
                 int64_t(size("seq_q")), int64_t(keys), kernel.grid.tile[0],
                 kernel.grid.tile[1], kernel.grid.packedHeads, window);
+        // The loop over whole blocks follows the one over a left edge.
+        if (kernel.grid.keyLoopUnroll > 1)
+          splitUnrolledKeyLoop(perBlock, window.hasLeft() ? 1 : 0,
+                               kernel.grid.keyLoopUnroll);
         work.loopIterations = averageIterations(perBlock);
         // Varlen and paged grids' sequence lengths are run-time values.
         if (kernel.grid.streamK == 0 && !sizes.count("page_size") &&
@@ -276,9 +297,14 @@ ProblemWork tessel::getProblemWork(const CompiledKernel &kernel,
       if (kernel.grid.streamK > 0) {
         double blocks = std::ceil(size("seq_q") / double(kernel.grid.tile[0]));
         double queryBlocks = size("batch", 1) * size("heads") * blocks;
+        // (An iteration of the unrolled loop over whole blocks runs
+        // keyLoopUnroll of them.)
+        size_t unrolledLoop = window.hasLeft() ? 1 : 0;
         double steps = 0;
-        for (double iterations : work.loopIterations)
-          steps += iterations * queryBlocks;
+        for (auto [index, iterations] : llvm::enumerate(work.loopIterations))
+          steps +=
+              iterations * queryBlocks *
+              double(index == unrolledLoop ? kernel.grid.keyLoopUnroll : 1);
         double workgroups = double(kernel.grid.streamK);
         double share = steps / workgroups;
         double longest = std::ceil(share - 1e-9);

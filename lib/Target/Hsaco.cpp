@@ -163,11 +163,19 @@ createTargetMachine(Location loc, const Chip &chip, unsigned optLevel) {
       llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return emitError(loc) << "AMDGPU target unavailable in LLVM: " << error;
-  llvm::CodeGenOptLevel level = optLevel == 0   ? llvm::CodeGenOptLevel::None
-                                : optLevel == 1 ? llvm::CodeGenOptLevel::Less
-                                : optLevel == 2
-                                    ? llvm::CodeGenOptLevel::Default
-                                    : llvm::CodeGenOptLevel::Aggressive;
+  // -O2 and -O3 both generate code at LLVM's default level: its aggressive
+  // level adds GVN to the code generator's IR passes, whose partial
+  // redundancy elimination carries an attention loop's broadcast maximum
+  // across the lazy rescale's join as a whole vector, one register a lane
+  // (scalarizeSplatPhis undoes that after the IR pipeline, not after the
+  // code generator's own GVN). Measured: 48 GEMM kernels byte-identical;
+  // gfx950's ping-pong attention up to 4 points better by the model, other
+  // attention kernels -0.4 to +2.4 (docs/performance.md, "Ping-pong key
+  // loops unrolled by their slots").
+  llvm::CodeGenOptLevel level = optLevel == 0 ? llvm::CodeGenOptLevel::None
+                                : optLevel == 1
+                                    ? llvm::CodeGenOptLevel::Less
+                                    : llvm::CodeGenOptLevel::Default;
   std::string features =
       chip.defaultWaveSize == 32 ? "+wavefrontsize32" : "+wavefrontsize64";
   if (chip.isCDNA())
@@ -290,11 +298,11 @@ static void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine,
   builder.registerFunctionAnalyses(functionAM);
   builder.registerLoopAnalyses(loopAM);
   builder.crossRegisterProxies(loopAM, functionAM, cgsccAM, moduleAM);
-  // -O3 runs the IR pipeline of -O2 (code generation stays at -O3): what
-  // -O3 adds to it (e.g. argument promotion, call-site splitting, more
-  // unswitching, inlining and unrolling) finds nothing in these kernels. The
-  // ISA of 58 kernels over the three CDNA chips is byte-identical, and the
-  // pipeline 8 % faster.
+  // -O3 runs the IR pipeline of -O2 (and its code generation level, see
+  // createTargetMachine): what -O3 adds to it (e.g. argument promotion,
+  // call-site splitting, more unswitching, inlining and unrolling) finds
+  // nothing in these kernels. The ISA of 58 kernels over the three CDNA
+  // chips is byte-identical, and the pipeline 8 % faster.
   llvm::OptimizationLevel level = optLevel == 0   ? llvm::OptimizationLevel::O0
                                   : optLevel == 1 ? llvm::OptimizationLevel::O1
                                                   : llvm::OptimizationLevel::O2;
@@ -453,6 +461,7 @@ FailureOr<GpuModuleBinary> tessel::compileGpuModule(gpu::GPUModuleOp gpuModule,
   if (options.optLevel > 0) {
     readKernelPointersAtEntry(*module);
     xorLdsOffsetsInBytes(*module);
+    scalarizeSplatPhis(*module);
   }
   if (stage == HsacoStage::LLVMIR || options.keepIntermediates)
     llvm::raw_string_ostream(binary.llvmIR) << *module;

@@ -97,13 +97,25 @@
 
 // Its key loop: the upper half of the waves (wave index >= 4, read into a
 // scalar register) waits at one barrier in front of it, so the halves run
-// a phase apart. Each iteration is a softmax phase (the block's eight K
-// reads from the third LDS slot, its 16 exps, their sum folded as pairs of
-// v_pk_add_f32, no MFMA), a barrier without a wait in front of it (the K
-// reads are waited for behind it), then the matrix phase at wave priority
-// 1: the 16 MFMAs of both products in one cluster, no K read among them,
-// the next blocks' LDS stores and buffer loads after them, and a barrier.
-// After the loop the lower half waits at one barrier.
+// a phase apart. The loop is unrolled by its three LDS slots, each copy a
+// block: a softmax phase (the block's eight K reads from its slot, the
+// slot's base in the instruction's offset field: 24576, 32768, 40960
+// bytes; its 16 exps, their sum folded as pairs of v_pk_add_f32, no
+// MFMA), a barrier without a wait in front of it (the K reads are waited
+// for behind it), then the matrix phase at wave priority 1: the 16 MFMAs
+// of both products in one cluster, no K read among them, the next blocks'
+// LDS stores and buffer loads after them (the first copy's loads sink past
+// its barrier into the next softmax phase), and a barrier. No LDS address
+// is computed in the loop (no v_xor, v_add_lshl or v_lshlrev). After the
+// loop the lower half waits at one barrier.
+// The bias of each block's exponentials (minus the row maximum, which only
+// the lazy rescale's unlikely branch changes) stays one register broadcast
+// by op_sel_hi, not a vector of copies carried across that branch.
+// RUN: FileCheck %s --check-prefix=SPLAT950 < %t.full950.s
+// SPLAT950-LABEL: attention:
+// SPLAT950-NOT: op_sel_hi:[1,0,1]
+// SPLAT950-COUNT-8: v_pk_fma_f32 v[{{[0-9]+:[0-9]+}}], v[{{[0-9]+:[0-9]+}}], s[{{[0-9]+:[0-9]+}}], v[{{[0-9]+:[0-9]+}}] op_sel_hi:[1,0,0]
+// SPLAT950-NOT: op_sel_hi:[1,0,1]
 // LOOP950-LABEL: attention:
 // LOOP950: v_readfirstlane_b32 [[WAVE:s[0-9]+]],
 // LOOP950: s_cmp_lt_u32 [[WAVE]], 4
@@ -111,23 +123,51 @@
 // LOOP950-NEXT: s_barrier
 // LOOP950-NEXT: [[SKIP]]:
 // LOOP950: [[HEAD:\.LBB0_[0-9]+]]:
-// LOOP950-NOT: v_mfma
-// LOOP950-COUNT-8: ds_read_b128
-// LOOP950-NOT: {{v_mfma|ds_read_b128|s_waitcnt lgkmcnt\(0\)}}
+// LOOP950-NOT: {{v_mfma|v_xor_b32|v_add_lshl_u32|v_lshlrev_b32}}
+// LOOP950-COUNT-8: ds_read_b128 v[{{[0-9]+:[0-9]+}}], v{{[0-9]+}} offset:24576
+// LOOP950-NOT: {{v_mfma|ds_read_b128|s_waitcnt lgkmcnt\(0\)|v_xor_b32|v_add_lshl_u32|v_lshlrev_b32}}
 // LOOP950: s_barrier
 // LOOP950-NEXT: s_waitcnt lgkmcnt(0)
 // LOOP950-NEXT: s_setprio 1
 // LOOP950-NOT: {{s_barrier|v_exp_f32|ds_write|buffer_load|ds_read_b128}}
 // LOOP950-COUNT-16: v_mfma_f32_32x32x16_f16
 // LOOP950-NEXT: s_setprio 0
-// LOOP950-NOT: {{v_mfma|v_exp_f32}}
+// LOOP950-NOT: {{v_mfma|v_exp_f32|v_xor_b32|v_add_lshl_u32|v_lshlrev_b32}}
 // LOOP950-COUNT-2: ds_write_b128
-// LOOP950-NOT: {{v_mfma|v_exp_f32}}
+// LOOP950-NOT: {{v_mfma|v_exp_f32|v_xor_b32|v_add_lshl_u32|v_lshlrev_b32}}
+// LOOP950: s_barrier
+// LOOP950-NOT: {{v_mfma|v_xor_b32|v_add_lshl_u32|v_lshlrev_b32}}
+// LOOP950-COUNT-8: ds_read_b128 v[{{[0-9]+:[0-9]+}}], v{{[0-9]+}} offset:32768
+// LOOP950-NOT: {{v_mfma|ds_read_b128|s_waitcnt lgkmcnt\(0\)|v_xor_b32|v_add_lshl_u32|v_lshlrev_b32}}
+// LOOP950: s_barrier
+// LOOP950-NEXT: s_waitcnt lgkmcnt(0)
+// LOOP950-NEXT: s_setprio 1
+// LOOP950-NOT: {{s_barrier|v_exp_f32|ds_write|buffer_load|ds_read_b128}}
+// LOOP950-COUNT-16: v_mfma_f32_32x32x16_f16
+// LOOP950-NEXT: s_setprio 0
+// LOOP950-NOT: {{v_mfma|v_exp_f32|v_xor_b32|v_add_lshl_u32|v_lshlrev_b32}}
 // LOOP950-COUNT-2: buffer_load_dwordx4 v[{{[0-9]+:[0-9]+}}], v{{[0-9]+}}, s[{{[0-9]+:[0-9]+}}], s{{[0-9]+}} offen
 // LOOP950-NOT: {{v_mfma|v_exp_f32}}
+// LOOP950-COUNT-2: ds_write_b128
+// LOOP950-NOT: {{v_mfma|v_exp_f32|v_xor_b32|v_add_lshl_u32|v_lshlrev_b32}}
 // LOOP950: s_barrier
-// LOOP950-NOT: {{v_mfma|v_exp_f32|s_barrier}}
-// LOOP950: s_cbranch_vccnz [[HEAD]]
+// LOOP950-NOT: {{v_mfma|v_xor_b32|v_add_lshl_u32|v_lshlrev_b32}}
+// LOOP950-COUNT-8: ds_read_b128 v[{{[0-9]+:[0-9]+}}], v{{[0-9]+}} offset:40960
+// LOOP950-NOT: {{v_mfma|ds_read_b128|s_waitcnt lgkmcnt\(0\)|v_xor_b32|v_add_lshl_u32|v_lshlrev_b32}}
+// LOOP950: s_barrier
+// LOOP950-NEXT: s_waitcnt lgkmcnt(0)
+// LOOP950-NEXT: s_setprio 1
+// LOOP950-NOT: {{s_barrier|v_exp_f32|ds_write|buffer_load|ds_read_b128}}
+// LOOP950-COUNT-16: v_mfma_f32_32x32x16_f16
+// LOOP950-NEXT: s_setprio 0
+// LOOP950-NOT: {{v_mfma|v_exp_f32|v_xor_b32|v_add_lshl_u32|v_lshlrev_b32}}
+// LOOP950-COUNT-2: buffer_load_dwordx4 v[{{[0-9]+:[0-9]+}}], v{{[0-9]+}}, s[{{[0-9]+:[0-9]+}}], s{{[0-9]+}} offen
+// LOOP950-NOT: {{v_mfma|v_exp_f32}}
+// LOOP950-COUNT-2: ds_write_b128
+// LOOP950-NOT: {{v_mfma|v_exp_f32|v_xor_b32|v_add_lshl_u32|v_lshlrev_b32}}
+// LOOP950: s_barrier
+// LOOP950-NOT: {{v_mfma|s_barrier|v_xor_b32|v_add_lshl_u32|v_lshlrev_b32}}
+// LOOP950: s_cbranch_vccz [[HEAD]]
 // LOOP950: v_readfirstlane_b32 [[WAVE2:s[0-9]+]],
 // LOOP950-NEXT: s_cmp_gt_u32 [[WAVE2]], 3
 // LOOP950-NEXT: s_cbranch_scc0 [[WAIT:\.LBB0_[0-9]+]]

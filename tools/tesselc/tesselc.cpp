@@ -78,8 +78,8 @@ static llvm::cl::opt<ReportFormat> reportFormat(
     llvm::cl::cat(category));
 static llvm::cl::opt<unsigned>
     optLevel("opt-level",
-             llvm::cl::desc("LLVM -O level (0-3; 2 and 3 share the IR "
-                            "pipeline, 3 generates code at -O3)"),
+             llvm::cl::desc("LLVM -O level (0-3; 2 and 3 are the same: "
+                            "LLVM's -O2 pipeline and code generation)"),
              llvm::cl::init(3), llvm::cl::cat(category));
 static llvm::cl::opt<unsigned> codeObjectVersion(
     "code-object-version",

@@ -74,6 +74,10 @@ struct GridRule {
   /// z)), an AttentionKeys grid's key blocks from the first. The grid is
   /// unchanged; the performance model follows the order.
   bool longestFirst = false;
+  /// Attention: the factor its key loop over whole blocks is unrolled by,
+  /// a rolled loop after it running the blocks left over (1: not
+  /// unrolled). The performance model gives each its iterations.
+  int64_t keyLoopUnroll = 1;
 };
 
 /// The sizes a grid rule needs; unused ones stay 0. The runtime derives

@@ -102,6 +102,12 @@ llvm::Pass *createMatrixClusterPriorityPass();
 /// and a shift.
 void xorLdsOffsetsInBytes(llvm::Module &module);
 
+/// Rewrites each vector phi whose incoming values are all splats of
+/// one-element vectors into a splat of a phi of those
+/// (lib/Target/SplatPhis.cpp): GVN carries a splat it finds partially
+/// redundant across a join as a whole vector, one register per lane.
+void scalarizeSplatPhis(llvm::Module &module);
+
 /// Compiles `module` (LLVM/ROCDL dialect) for `chip`. Errors are emitted as
 /// MLIR diagnostics at the module's location.
 mlir::FailureOr<GpuModuleBinary> compileGpuModule(mlir::gpu::GPUModuleOp module,

@@ -2871,7 +2871,8 @@ struct LowerToGPUPass
                "tessel.plan_stage", "tessel.splits", "tessel.stream_k",
                "tessel.packed_heads", "tessel.grid_over_keys",
                "tessel.longest_first", "tessel.workspace_dims",
-               "tessel.zeroed_workspaces", kWavesPerSimdAttrName})
+               "tessel.zeroed_workspaces", kWavesPerSimdAttrName,
+               kKeyLoopUnrollAttrName})
         if (Attribute attr = function->getAttr(name))
           kernel->setAttr(name, attr);
       if (failed(KernelLowering(kernel, *target).lower(function)))

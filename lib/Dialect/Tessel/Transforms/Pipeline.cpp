@@ -567,6 +567,56 @@ static scf::ForOp getContinuation(scf::ForOp loop) {
   return next;
 }
 
+/// Whether ping-pong key loop `loop` is unrolled by its slot count: where
+/// its matrix instructions are 16 deep in K (gfx950), whose first product's
+/// operand reads all go ahead of its MFMAs. Measured on gfx942's 8-deep
+/// instructions (head dim 64), the unrolled loop lost (75.6 -> 68.4 %
+/// structural efficiency by the model): with fewer instructions a block,
+/// the backend scheduled each exponential right behind the product that
+/// feeds it (docs/performance.md, "Ping-pong key loops unrolled by their
+/// slots").
+static bool unrollsPingPongLoop(scf::ForOp loop) {
+  bool deep = false;
+  loop.walk([&](DotOp dot) {
+    if (auto acc =
+            dyn_cast_or_null<MmaAttr>(dot.getC().getType().getEncoding()))
+      deep |= acc.getInstruction().k >= 16;
+  });
+  return deep;
+}
+
+/// Unrolls a ping-pong key loop `loop`, whose last two iteration arguments
+/// are the slots it reads and writes, by its slot count: each copy then
+/// reads and writes constant slots, whose bases fold into the LDS
+/// instructions' offset fields after the swizzle, where a rotating slot
+/// cost an address computation per access every iteration (gfx950's
+/// head-dim-128 loop: 14 of its 80 VALU instructions). The rotation
+/// returns to the slots the loop starts with (0 and slots - 1) after
+/// `slots` steps, so every iteration of the unrolled loop starts with them.
+/// The iterations left over run in a rolled loop after it, which takes the
+/// slots the unrolled one ends with. Returns the values that replace
+/// `loop`'s results.
+static SmallVector<Value> unrollBySlots(scf::ForOp loop, int64_t slots) {
+  // The unrolling may inline a loop of one iteration: a placeholder use
+  // follows the results to whatever replaces them.
+  OpBuilder b(loop->getContext());
+  b.setInsertionPointAfter(loop);
+  auto results = UnrealizedConversionCastOp::create(
+      b, loop.getLoc(), TypeRange(), loop.getResults());
+  FailureOr<UnrolledLoopInfo> unrolled = loopUnrollByFactor(loop, slots);
+  // Without a main loop, its one iteration was inlined with the initial
+  // slots.
+  if (succeeded(unrolled) && unrolled->mainLoopOp) {
+    scf::ForOp main = *unrolled->mainLoopOp;
+    for (unsigned i = main.getNumRegionIterArgs() - 2;
+         i < main.getNumRegionIterArgs(); ++i)
+      main.getRegionIterArgs()[i].replaceAllUsesWith(main.getInitArgs()[i]);
+  }
+  SmallVector<Value> values(results.getInputs());
+  results->erase();
+  return values;
+}
+
 /// Attention's key loop with two LDS slots (stages >= 3): step k reads its
 /// K and V^T from slot k % 2 and, once its first product has used its
 /// operands, writes step k + 1's tiles (loaded a step earlier) into the
@@ -580,9 +630,11 @@ static scf::ForOp getContinuation(scf::ForOp loop) {
 /// The barrier orders step k - 1's writes of slot k % 2 before step k's
 /// reads, and step k - 1's reads of the other slot before step k's writes
 /// to it. A global load has a whole step to arrive before its store, and
-/// the barrier no longer waits for the stores. The slot is a run-time
-/// value: unrolled by two for constant slots, the loop held both steps'
-/// values at once and spilled (gfx942 head dim 128: 25 VGPRs).
+/// the barrier no longer waits for the stores. The slot of a four-wave
+/// loop is a run-time value: unrolled by two for constant slots, the loop
+/// held both steps' values at once and spilled (gfx942 head dim 128: 25
+/// VGPRs). A ping-pong loop's phase barriers keep its steps apart, and on
+/// gfx950 it is unrolled by its slots (unrollBySlots).
 ///
 /// A ping-pong loop (`tessel.phase_barrier`s in its body) keeps no barrier
 /// at its top: its phase barriers order the accesses. A wave's matrix phase
@@ -601,10 +653,13 @@ static scf::ForOp getContinuation(scf::ForOp loop) {
 /// `continuation`: the loop after this one that continues its steps (its
 /// last steps load and store that loop's first blocks). `chain`: this loop
 /// continues an earlier one, whose slots and loaded tiles it takes over
-/// (no prologue). Returns the pipelined loop.
-static scf::ForOp doubleBufferKeyLoop(scf::ForOp loop, LoopShape &shape,
-                                      int64_t stages, scf::ForOp continuation,
-                                      const KeyLoopChain *chain) {
+/// (no prologue). A ping-pong loop that continues none is unrolled by its
+/// slot count (unrollBySlots). Returns the values that replace `loop`'s
+/// results, followed by its loaded tiles (and rotating slots).
+static SmallVector<Value> doubleBufferKeyLoop(scf::ForOp loop, LoopShape &shape,
+                                              int64_t stages,
+                                              scf::ForOp continuation,
+                                              const KeyLoopChain *chain) {
   // A ping-pong loop (phase barriers in its body) has the upper half of
   // the waves wait at a barrier right in front of it: the prologue's
   // stores go before that barrier, so that the lower half's first reads
@@ -617,6 +672,11 @@ static scf::ForOp doubleBufferKeyLoop(scf::ForOp loop, LoopShape &shape,
   if (stagger && !stagger.getHalf())
     stagger = {};
   bool phased = isPingPongLoop(loop);
+  // The loop that begins the pipeline (over whole key blocks) is unrolled
+  // (unrollBySlots).
+  bool unrolls = phased && !chain &&
+                 !loop->hasAttr(kContinuesKeyLoopAttrName) &&
+                 unrollsPingPongLoop(loop);
   // A ping-pong loop with stages = 4 keeps three slots: a wave reads its
   // block's K (the first product's operand) in its softmax phase, while the
   // other half's matrix phase writes the slot of the block after next.
@@ -634,6 +694,14 @@ static scf::ForOp doubleBufferKeyLoop(scf::ForOp loop, LoopShape &shape,
   Value slotCount =
       slots == 2 ? two
                  : arith::ConstantIndexOp::create(b, loc, slots).getResult();
+  // The slots a ping-pong loop (or one of three slots) reads and writes
+  // rotate as two loop-carried scalars; a two-slot loop of four waves
+  // derives them from its induction variable.
+  bool carriedSlots = phased || slots > 2;
+  Value lastSlot =
+      slots == 2
+          ? one
+          : arith::ConstantIndexOp::create(b, loc, slots - 1).getResult();
   // Step k's first block: lb + k * step.
   auto stepAt = [&](int64_t k) -> Value {
     if (k == 0)
@@ -689,11 +757,11 @@ static scf::ForOp doubleBufferKeyLoop(scf::ForOp loop, LoopShape &shape,
     if (slots > 2)
       gpu::BarrierOp::create(b, loc);
     inits.append(maskedLoadAt(stepAt(slots - 1)));
-    // Three slots rotate as loop-carried scalars (the read slot, the
-    // written one): a division by 3 of the step index took 12 scalar
-    // instructions an iteration.
-    if (slots > 2)
-      inits.append({zero, two});
+    // Carried slots start at the read slot 0 and the written slot
+    // slots - 1 (a division by 3 of the step index took 12 scalar
+    // instructions an iteration).
+    if (carriedSlots)
+      inits.append({zero, lastSlot});
     if (stagger)
       stagger->moveBefore(loop);
   }
@@ -705,7 +773,7 @@ static scf::ForOp doubleBufferKeyLoop(scf::ForOp loop, LoopShape &shape,
   // slots - 1) go to.
   Value slot, nextSlot;
   SmallVector<Value> rotatedSlots;
-  if (slots == 2) {
+  if (!carriedSlots) {
     Value index = arith::DivUIOp::create(
         b, loc,
         arith::SubIOp::create(b, loc, newIv, chain ? chain->slotBase : lb),
@@ -791,7 +859,12 @@ static scf::ForOp doubleBufferKeyLoop(scf::ForOp loop, LoopShape &shape,
   }
   next.append(rotatedSlots);
   replacePipelinedLoop(b, loop, pipelined, mapping, next);
-  return pipelined;
+  if (unrolls) {
+    pipelined->getParentOfType<func::FuncOp>()->setAttr(
+        kKeyLoopUnrollAttrName, b.getI64IntegerAttr(slots));
+    return unrollBySlots(pipelined, slots);
+  }
+  return pipelined.getResults();
 }
 
 namespace {
@@ -824,18 +897,18 @@ struct PipelinePass
         auto chain = chains.find(loop);
         Value lb = loop.getLowerBound();
         unsigned numResults = loop.getNumResults();
-        scf::ForOp pipelined = doubleBufferKeyLoop(
+        Operation *after = loop->getNextNode();
+        while (after && isa<arith::ConstantOp>(after))
+          after = after->getNextNode();
+        auto catchUp = dyn_cast_or_null<PhaseBarrierOp>(after);
+        SmallVector<Value> results = doubleBufferKeyLoop(
             loop, *shape, config.getStages(), continuation,
             chain == chains.end() ? nullptr : &chain->second);
         if (continuation) {
           KeyLoopChain &next = chains[continuation];
           next.slotBase = lb;
           llvm::append_range(next.carried,
-                             pipelined.getResults().drop_front(numResults));
-          Operation *after = pipelined->getNextNode();
-          while (after && isa<arith::ConstantOp>(after))
-            after = after->getNextNode();
-          auto catchUp = dyn_cast_or_null<PhaseBarrierOp>(after);
+                             ArrayRef(results).drop_front(numResults));
           if (catchUp && catchUp.getHalf() && *catchUp.getHalf() == 0)
             next.catchUp = catchUp;
         }

@@ -139,6 +139,14 @@ inline constexpr llvm::StringLiteral kContinuesKeyLoopAttrName =
 /// and kept live (or spilled) across the key loops.
 inline constexpr llvm::StringLiteral kFreshLanesAttrName = "tessel.fresh_lanes";
 
+/// An i64 attribute on an attention kernel function: the factor its key
+/// loop over whole blocks is unrolled by (tessel-pipeline unrolls a
+/// ping-pong loop by its LDS slots), with a rolled loop after it for the
+/// blocks left over. The performance model splits that loop's iterations
+/// between the two.
+inline constexpr llvm::StringLiteral kKeyLoopUnrollAttrName =
+    "tessel.key_loop_unroll";
+
 /// A unit attribute on a K loop (`scf.for`) whose trip count is even on
 /// every entry (stream-K's pieces are whole pairs of K steps):
 /// tessel-pipeline unrolls it by two without a loop for an odd last step.

@@ -35,12 +35,18 @@ def TesselPipelinePass
     the next block (loaded a block earlier) into the other slot and loads
     the block after next; those accesses at a run-time slot share address
     registers (`tessel.lds_shared_addresses`). A ping-pong loop (phase
-    barriers in its body) with `stages = 4` gets three slots, rotated as
-    two loop-carried indices: the prologue stores two blocks, and each
-    block's K (the first product's operand, whose other operand stays in
-    registers) is read at the top of the iteration, in the softmax phase,
-    while the other half's matrix phase writes the slot of the block after
-    next. Only loops whose loads all
+    barriers in its body) carries the slots it reads and writes as two
+    loop-carried indices; with `stages = 4` it gets three slots: the
+    prologue stores two blocks, and each block's K (the first product's
+    operand, whose other operand stays in registers) is read at the top of
+    the iteration, in the softmax phase, while the other half's matrix
+    phase writes the slot of the block after next. Where its matrix
+    instructions are 16 deep in K (gfx950), the ping-pong loop over whole
+    blocks is unrolled by its slot count, each copy reading and writing
+    constant slots (whose bases fold into the LDS instructions' offsets),
+    with a rolled loop after it for the blocks left over; the function is
+    marked `tessel.key_loop_unroll` with the factor for the performance
+    model. Only loops whose loads all
     stay in bounds (`in_bounds`) are pipelined; the masked loops marked
     `tessel.own_loads` (a tail block, a window's left edge, the diagonal
     of kernels without the scores ahead) run a block or two and keep their
