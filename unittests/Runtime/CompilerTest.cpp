@@ -358,6 +358,36 @@ TEST(CompilerTest, DiskCacheKeepsTheGridRule) {
   EXPECT_TRUE((*causal)->kernels[0].grid.longestFirst);
 }
 
+// A ping-pong attention kernel on gfx950 unrolls its key loop by its three
+// LDS slots; the performance model needs the factor, from the compiler and
+// from a disk cache entry alike.
+TEST(CompilerTest, KeyLoopUnrollSurvivesTheDiskCache) {
+  CacheDirectory directory;
+  AttentionProblem problem;
+  problem.heads = 1;
+  problem.seqQ = problem.seqKV = 512;
+  problem.config = "#tessel.config<tile = [256, 32], waves = [8, 1], "
+                   "stages = 4, instr = \"v_mfma_f32_32x32x16_f16\", "
+                   "scores_ahead, ping_pong>";
+  for (unsigned hits : {0u, 1u}) {
+    Compiler compiler(directory.options());
+    auto compiled = compiler.compile(problem, {"gfx950", 3});
+    ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
+    EXPECT_EQ(compiler.getCache().getStats().diskHits, hits);
+    ASSERT_EQ((*compiled)->kernels.size(), 1u);
+    EXPECT_EQ((*compiled)->kernels[0].grid.keyLoopUnroll, 3);
+  }
+  // gfx942's loop stays rolled.
+  problem.config = "#tessel.config<tile = [256, 64], waves = [8, 1], "
+                   "stages = 3, instr = \"v_mfma_f32_32x32x8_f16\", "
+                   "scores_ahead, ping_pong>";
+  problem.headDim = 64;
+  Compiler compiler(directory.options());
+  auto rolled = compiler.compile(problem, {"gfx942", 3});
+  ASSERT_TRUE(bool(rolled)) << llvm::toString(rolled.takeError());
+  EXPECT_EQ((*rolled)->kernels[0].grid.keyLoopUnroll, 1);
+}
+
 TEST(CompilerTest, StreamKGridSurvivesTheDiskCache) {
   CacheDirectory directory;
   MatmulProblem problem;
