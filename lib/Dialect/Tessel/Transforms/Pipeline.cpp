@@ -594,8 +594,9 @@ static bool unrollsPingPongLoop(scf::ForOp loop) {
 /// returns to the slots the loop starts with (0 and slots - 1) after
 /// `slots` steps, so every iteration of the unrolled loop starts with them.
 /// The iterations left over run in a rolled loop after it, which takes the
-/// slots the unrolled one ends with. Returns the values that replace
-/// `loop`'s results.
+/// slots the unrolled one ends with. The function is marked
+/// kKeyLoopUnrollAttrName for the performance model. Returns the values
+/// that replace `loop`'s results.
 static SmallVector<Value> unrollBySlots(scf::ForOp loop, int64_t slots) {
   // The unrolling may inline a loop of one iteration: a placeholder use
   // follows the results to whatever replaces them.
@@ -603,7 +604,10 @@ static SmallVector<Value> unrollBySlots(scf::ForOp loop, int64_t slots) {
   b.setInsertionPointAfter(loop);
   auto results = UnrealizedConversionCastOp::create(
       b, loop.getLoc(), TypeRange(), loop.getResults());
+  auto function = loop->getParentOfType<func::FuncOp>();
   FailureOr<UnrolledLoopInfo> unrolled = loopUnrollByFactor(loop, slots);
+  if (succeeded(unrolled))
+    function->setAttr(kKeyLoopUnrollAttrName, b.getI64IntegerAttr(slots));
   // Without a main loop, its one iteration was inlined with the initial
   // slots.
   if (succeeded(unrolled) && unrolled->mainLoopOp) {
@@ -859,11 +863,8 @@ static SmallVector<Value> doubleBufferKeyLoop(scf::ForOp loop, LoopShape &shape,
   }
   next.append(rotatedSlots);
   replacePipelinedLoop(b, loop, pipelined, mapping, next);
-  if (unrolls) {
-    pipelined->getParentOfType<func::FuncOp>()->setAttr(
-        kKeyLoopUnrollAttrName, b.getI64IntegerAttr(slots));
+  if (unrolls)
     return unrollBySlots(pipelined, slots);
-  }
   return pipelined.getResults();
 }
 
