@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LlvmIrText.h"
 #include "tessel/Target/Hsaco.h"
 
 #include "llvm/Analysis/ConstantFolding.h"
@@ -28,18 +29,12 @@ constexpr const char *kLayout =
     "target datalayout = \"e-p:64:64-p1:64:64-p3:32:32-i64:64-n32:64\"\n";
 
 std::unique_ptr<Module> parse(LLVMContext &context, StringRef body) {
-  SMDiagnostic error;
-  std::unique_ptr<Module> module =
-      parseAssemblyString((Twine(kLayout) + body).str(), error, context);
-  if (!module)
-    error.print("LdsByteOffsetsTest", errs());
-  return module;
+  return tessel::testing::parseLlvmIr(context, (Twine(kLayout) + body).str(),
+                                      "LdsByteOffsetsTest");
 }
 
 std::string print(const Module &module) {
-  std::string text;
-  raw_string_ostream(text) << module;
-  return text;
+  return tessel::testing::printLlvmIr(module);
 }
 
 // Three f16 reads from one offset, two of them swizzled: each becomes a

@@ -7,14 +7,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LlvmIrText.h"
 #include "tessel/Target/Hsaco.h"
 
-#include "llvm/AsmParser/Parser.h"
-#include "llvm/IR/LLVMContext.h"
-#include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
-#include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include "gtest/gtest.h"
 
@@ -23,17 +19,11 @@ using namespace llvm;
 namespace {
 
 std::unique_ptr<Module> parse(LLVMContext &context, StringRef text) {
-  SMDiagnostic error;
-  std::unique_ptr<Module> module = parseAssemblyString(text, error, context);
-  if (!module)
-    error.print("SplatPhisTest", errs());
-  return module;
+  return tessel::testing::parseLlvmIr(context, text, "SplatPhisTest");
 }
 
 std::string print(const Module &module) {
-  std::string text;
-  raw_string_ostream(text) << module;
-  return text;
+  return tessel::testing::printLlvmIr(module);
 }
 
 // Two joins after two rarely taken branches: the first phi takes a splat
