@@ -60,7 +60,10 @@ def Tessel_ConfigAttr : Tessel_Attr<"Config", "config"> {
       waves runs one phase behind the first (`tessel.phase_barrier`), so
       that each SIMD runs one wave's matrix instructions while its other
       wave computes a softmax. With `stages = 4` K and V^T keep three LDS
-      slots and each block's K is read in the softmax phase.
+      slots and each block's K is read in the softmax phase. The head dims
+      of Q/K and of V are powers of two from 32 (a padded head dim's
+      masked loads keep barriers the two halves could not meet), and the
+      cache is neither paged nor varlen, without splits.
 
     Every tile size is a power of two and each tile dimension is divisible by
     the number of waves along it. A matmul's K tile is a multiple of one
