@@ -781,8 +781,8 @@ LogicalResult AttentionOp::verify() {
   // around its LDS stores, which the halves, a phase apart, never meet
   // together.
   if (ConfigAttr config = getConfigAttr(); config && config.getPingPong())
-    for (int64_t headDim : {getQ().getType().getDimSize(3),
-                            getV().getType().getDimSize(3)})
+    for (int64_t headDim :
+         {getQ().getType().getDimSize(3), getV().getType().getDimSize(3)})
       if (headDim < 32 || !llvm::isPowerOf2_64(uint64_t(headDim)))
         return emitOpError()
                << "ping_pong takes head dims that are powers of two from 32 "
