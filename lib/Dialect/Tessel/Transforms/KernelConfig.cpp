@@ -729,6 +729,18 @@ static bool streamKPays(AttentionOp op, const AttentionStreamKWork &work,
 /// Query rows of a ping-pong workgroup: 8 waves of 32 queries, two a SIMD.
 constexpr int64_t kPingPongQueryRows = 256;
 
+/// The narrowest sliding window (a causal window with a left edge) the
+/// ping-pong form takes: its loop over whole key blocks runs in phases,
+/// the masked blocks of both edges around it do not. Measured at 8192
+/// queries and keys, b1 x 16 heads, bf16 (model predictions; the one
+/// workgroup a query block form against the chooser's default):
+/// left 1024: gfx942 head dim 64 63.7 -> 67.9 us, gfx950 head dim 64 41.4
+/// -> 44.2 us, head dim 128 63.7 -> 62.6 us; left 2048: 109.3 -> 108.1,
+/// 72.0 -> 67.8, 112.0 -> 97.4 us; left 4096: 167.2 -> 149.0, 123.4 ->
+/// 108.6, 193.9 -> 157.5 us. On gfx950 only: gfx942's head-dim-64 kernel
+/// spilled 29 SGPRs at left 4096 (the masks of both edges' loops).
+constexpr int64_t kPingPongMinWindow = 2048;
+
 /// The share of `slots` busy until the last one finishes when causal query
 /// blocks run longest first, one workgroup a slot: `copies` (heads x batch)
 /// of each of `queryBlocks` blocks, block i holding i + 1 units of work,
@@ -803,16 +815,21 @@ ConfigAttr tessel::chooseAttentionPingPong(AttentionOp op, ConfigAttr config,
   int64_t headDim = q.getDimSize(3);
   KeyWindow window = op.getKeyWindow();
   bool causal = !window.hasLeft() && window.right == 0;
+  bool sliding = window.hasLeft() && window.right == 0 &&
+                 window.left >= kPingPongMinWindow &&
+                 chip.hasLdsTransposeReads();
   // Static sizes, whole 256-query blocks, the same head dim for V, a
-  // power of two (no padding), no window but the causal one; a query group
-  // packed into one block (decode) takes other forms.
+  // power of two (no padding), no window but the causal one and wide
+  // sliding ones; a query group packed into one block (decode) takes other
+  // forms.
   int64_t seqQ = q.getDimSize(2), seqKV = k.getDimSize(2);
   if ((!element.isF16() && !element.isBF16()) || q.isDynamicDim(0) ||
       q.isDynamicDim(1) || ShapedType::isDynamic(seqQ) ||
       ShapedType::isDynamic(seqKV) || seqQ % kPingPongQueryRows != 0 ||
       op.getV().getType().getDimSize(3) != headDim ||
-      getPaddedHeadDim(headDim) != headDim || (!window.isFull() && !causal) ||
-      (causal && seqQ != seqKV))
+      getPaddedHeadDim(headDim) != headDim ||
+      (!window.isFull() && !causal && !sliding) ||
+      ((causal || sliding) && seqQ != seqKV))
     return config;
   const MmaInstr *instr = lookupMma(config.getInstr().getValue(), chip);
   int64_t blockN =
@@ -847,7 +864,9 @@ ConfigAttr tessel::chooseAttentionPingPong(AttentionOp op, ConfigAttr config,
       causal ? causalLongestFirstGridEfficiency(
                    queryBlocks, q.getDimSize(0) * q.getDimSize(1), cus)
              : double(workgroups) / double(rounds * cus);
-  if (gridEfficiency >= kStreamKAttentionGridEfficiency)
+  // (Stream-K with a sliding window is not measured: one workgroup a
+  // query block.)
+  if (gridEfficiency >= kStreamKAttentionGridEfficiency || sliding)
     return form(0);
   FailureOr<AttentionStreamKWork> work = getAttentionStreamKWork(op, form(0));
   if (failed(work) || seqKV % blockN != 0 ||
