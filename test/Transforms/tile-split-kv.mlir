@@ -29,7 +29,9 @@
 // CHECK: arith.maximumf
 // CHECK: scf.for
 // CHECK: math.exp2
-// CHECK: arith.divf
+// The merged sum is at least 1 (the largest share weighs 1): divided by
+// with the reciprocal instruction.
+// CHECK: arith.divf %{{.*}}, %{{.*}} fastmath<afn>
 // CHECK: tessel.store %{{.*}}, %arg3[%[[B]], %{{.*}}, %{{.*}}, %[[D0]]] : tensor<32x32xf16
 // CHECK-NOT: func.func
 func.func @decode(%q: memref<1x2x8x64xf16>, %k: memref<1x2x300x64xf16>, %v: memref<1x2x300x64xf16>, %o: memref<1x2x8x64xf16>, %lse: memref<1x2x8xf32>) {
