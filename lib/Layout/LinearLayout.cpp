@@ -734,22 +734,38 @@ static unsigned phaseConflicts(ArrayRef<unsigned> lanes,
   // candidate swizzle: no node allocations, no comparison sort.
   unsigned numBanks = banking.numBanks;
   unsigned words = std::max(1u, accessBytes / banking.bankBytes);
-  SmallVector<unsigned, 65> bucketEnd(numBanks + 1, 0);
-  auto bankOf = [&](int64_t word) { return unsigned(word % numBanks); };
+  // Banks and bank widths are powers of two on every chip: shifts and masks
+  // then replace the 64-bit divisions, which were most of this function's
+  // time.
+  bool powersOfTwo = llvm::isPowerOf2_32(numBanks) &&
+                     llvm::isPowerOf2_32(banking.bankBytes);
+  unsigned wordShift = llvm::Log2_32(banking.bankBytes);
+  auto firstWordOf = [&](unsigned lane) {
+    int64_t byte = byteAddresses[lane];
+    return powersOfTwo ? byte >> wordShift : byte / banking.bankBytes;
+  };
+  auto bankOf = [&](int64_t word) {
+    return powersOfTwo ? unsigned(word & (numBanks - 1))
+                       : unsigned(word % numBanks);
+  };
+  SmallVector<int64_t, 256> phaseWords;
+  SmallVector<unsigned, 256> phaseBanks;
   for (unsigned lane : lanes) {
-    int64_t firstWord = byteAddresses[lane] / banking.bankBytes;
-    for (unsigned w = 0; w < words; ++w)
-      ++bucketEnd[bankOf(firstWord + w) + 1];
+    int64_t firstWord = firstWordOf(lane);
+    for (unsigned w = 0; w < words; ++w) {
+      phaseWords.push_back(firstWord + w);
+      phaseBanks.push_back(bankOf(firstWord + w));
+    }
   }
+  SmallVector<unsigned, 65> bucketEnd(numBanks + 1, 0);
+  for (unsigned bank : phaseBanks)
+    ++bucketEnd[bank + 1];
   for (unsigned bank = 0; bank < numBanks; ++bank)
     bucketEnd[bank + 1] += bucketEnd[bank];
   SmallVector<unsigned, 65> fill(bucketEnd.begin(), bucketEnd.end() - 1);
-  SmallVector<int64_t, 256> bucketed(bucketEnd.back());
-  for (unsigned lane : lanes) {
-    int64_t firstWord = byteAddresses[lane] / banking.bankBytes;
-    for (unsigned w = 0; w < words; ++w)
-      bucketed[fill[bankOf(firstWord + w)]++] = firstWord + w;
-  }
+  SmallVector<int64_t, 256> bucketed(phaseWords.size());
+  for (auto [word, bank] : llvm::zip(phaseWords, phaseBanks))
+    bucketed[fill[bank]++] = word;
   unsigned worst = 1;
   for (unsigned bank = 0; bank < numBanks; ++bank) {
     unsigned distinct = 0;

@@ -5,6 +5,7 @@
 #include "tessel/Target/ChipIntrinsics.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -23,6 +24,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/OptBisect.h"
 #include "llvm/IRReader/IRReader.h"
 #include "llvm/Linker/Linker.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -38,6 +40,7 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/Scalar.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
 #include <cstring>
@@ -339,6 +342,50 @@ static void readKernelPointersAtEntry(llvm::Module &module) {
   }
 }
 
+/// Whether every kernel of `gpuModule` is marked
+/// kSkipLoopStrengthReductionAttrName (and there is one).
+static bool skipsLoopStrengthReduction(gpu::GPUModuleOp gpuModule) {
+  bool anyKernel = false;
+  for (auto function : gpuModule.getOps<LLVM::LLVMFuncOp>()) {
+    if (function.isExternal())
+      continue;
+    if (!function->hasAttr(kSkipLoopStrengthReductionAttrName))
+      return false;
+    anyKernel = true;
+  }
+  return anyKernel;
+}
+
+namespace {
+/// Keeps the code generator's loop strength reduction from running (an
+/// LLVMContext's pass gate, which the legacy pass manager's loop passes
+/// ask; a context belongs to one compile, so compiles on other threads are
+/// not affected). The GEMM kernels address their operands through buffer
+/// offsets the lowering already steps once per K step: the pass gives their
+/// loops nothing (the K loops of 24 GEMM kernels on gfx942 and gfx950 keep
+/// their length and density; docs/performance.md, "JIT compile latency")
+/// and took about a sixth of their code generation time. Attention's key
+/// loops do gain from it (gfx942 head dim 128: 86.7 % without it against
+/// 89.1 % by the model), so they keep it.
+class SkipLoopStrengthReduction : public llvm::OptPassGate {
+public:
+  bool isEnabled() const override { return true; }
+  bool shouldRunPass(llvm::StringRef pass, llvm::StringRef) const override {
+    return pass != getLoopStrengthReductionName();
+  }
+
+private:
+  /// The legacy pass's name, as it reports it to the gate.
+  static llvm::StringRef getLoopStrengthReductionName() {
+    static const std::string name = [] {
+      std::unique_ptr<llvm::Pass> pass(llvm::createLoopStrengthReducePass());
+      return pass->getPassName().str();
+    }();
+    return name;
+  }
+};
+} // namespace
+
 /// Runs the AMDGPU backend over `module` to `fileType` (assembly text or a
 /// relocatable object). The pass list is what TargetMachine's
 /// addPassesToEmitFile builds, with the matrix clusters' wave priority
@@ -427,7 +474,10 @@ FailureOr<GpuModuleBinary> tessel::compileGpuModule(gpu::GPUModuleOp gpuModule,
   if (failed(machine))
     return failure();
 
+  SkipLoopStrengthReduction skipLoopStrengthReduction;
   llvm::LLVMContext llvmContext;
+  if (skipsLoopStrengthReduction(gpuModule))
+    llvmContext.setOptPassGate(skipLoopStrengthReduction);
   LLVMErrorCollector collector;
   llvmContext.setDiagnosticHandlerCallBack(&LLVMErrorCollector::handle,
                                            &collector);

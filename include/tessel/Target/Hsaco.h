@@ -38,6 +38,13 @@ struct Chip;
 /// adds only generic targets, which Tessel does not use.
 constexpr unsigned kDefaultCodeObjectVersion = 5;
 
+/// Marks a kernel (gpu.func or llvm.func, unit attribute) whose loops the
+/// code generator leaves to the lowering: LLVM's loop strength reduction is
+/// skipped for a gpu.module whose kernels all carry it (see
+/// compileGpuModule).
+inline constexpr llvm::StringLiteral kSkipLoopStrengthReductionAttrName =
+    "tessel.skip_loop_strength_reduction";
+
 /// Whether LLVM can emit code object version `version` (4, 5 or 6).
 bool isSupportedCodeObjectVersion(unsigned version);
 

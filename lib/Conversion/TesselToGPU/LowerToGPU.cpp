@@ -11,6 +11,7 @@
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 #include "tessel/Target/Chip.h"
+#include "tessel/Target/Hsaco.h"
 
 #include "mlir/Conversion/ArithToAMDGPU/ArithToAMDGPU.h"
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
@@ -2875,6 +2876,12 @@ struct LowerToGPUPass
                kKeyLoopUnrollAttrName})
         if (Attribute attr = function->getAttr(name))
           kernel->setAttr(name, attr);
+      // A matmul's K loop steps its operands' buffer offsets itself: the
+      // code generator's loop strength reduction has nothing to give it.
+      auto config = function->getAttrOfType<ConfigAttr>("tessel.config");
+      if (config && config.getTile().size() == 3)
+        kernel->setAttr(kSkipLoopStrengthReductionAttrName,
+                        inModule.getUnitAttr());
       if (failed(KernelLowering(kernel, *target).lower(function)))
         return signalPassFailure();
       function.erase();
