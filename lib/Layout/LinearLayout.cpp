@@ -749,23 +749,23 @@ static unsigned phaseConflicts(ArrayRef<unsigned> lanes,
                        : unsigned(word % numBanks);
   };
   SmallVector<int64_t, 256> phaseWords;
-  SmallVector<unsigned, 256> phaseBanks;
+  phaseWords.resize_for_overwrite(lanes.size() * words);
+  int64_t *next = phaseWords.data();
   for (unsigned lane : lanes) {
     int64_t firstWord = firstWordOf(lane);
-    for (unsigned w = 0; w < words; ++w) {
-      phaseWords.push_back(firstWord + w);
-      phaseBanks.push_back(bankOf(firstWord + w));
-    }
+    for (unsigned w = 0; w < words; ++w)
+      *next++ = firstWord + w;
   }
   SmallVector<unsigned, 65> bucketEnd(numBanks + 1, 0);
-  for (unsigned bank : phaseBanks)
-    ++bucketEnd[bank + 1];
+  for (int64_t word : phaseWords)
+    ++bucketEnd[bankOf(word) + 1];
   for (unsigned bank = 0; bank < numBanks; ++bank)
     bucketEnd[bank + 1] += bucketEnd[bank];
   SmallVector<unsigned, 65> fill(bucketEnd.begin(), bucketEnd.end() - 1);
-  SmallVector<int64_t, 256> bucketed(phaseWords.size());
-  for (auto [word, bank] : llvm::zip(phaseWords, phaseBanks))
-    bucketed[fill[bank]++] = word;
+  SmallVector<int64_t, 256> bucketed;
+  bucketed.resize_for_overwrite(phaseWords.size());
+  for (int64_t word : phaseWords)
+    bucketed[fill[bankOf(word)]++] = word;
   unsigned worst = 1;
   for (unsigned bank = 0; bank < numBanks; ++bank) {
     unsigned distinct = 0;
@@ -852,19 +852,40 @@ llvm::Expected<BankConflictReport> tessel::analyzeBankConflicts(
     input[index] = value;
     return lanesToOffset->apply(input)[0];
   };
-  SmallVector<int32_t> laneOffsets(waveSize);
+  // Each part is in turn the XOR of its set bits' offsets: one layout
+  // application per input bit instead of one per lane and per access.
+  struct BitOffsets {
+    SmallVector<int32_t, 8> ofBit;
+    int32_t at(int32_t value) const {
+      int32_t offset = 0;
+      for (auto [bit, bitOffset] : llvm::enumerate(ofBit))
+        if ((value >> bit) & 1)
+          offset ^= bitOffset;
+      return offset;
+    }
+  };
+  auto bitOffsets = [&](int index, StringRef name) {
+    BitOffsets parts;
+    if (index >= 0)
+      for (int32_t bit = 0; bit < lanesToOffset->getInDimSizeLog2(name); ++bit)
+        parts.ofBit.push_back(offsetOf(index, int32_t(1) << bit));
+    return parts;
+  };
+  BitOffsets lanePart = bitOffsets(laneIndex, dims::kLane);
+  BitOffsets wavePart = bitOffsets(waveIndex, dims::kWave);
+  BitOffsets registerPart = bitOffsets(registerIndex, dims::kRegister);
+  SmallVector<int32_t, 64> laneOffsets(waveSize);
   for (unsigned lane = 0; lane < waveSize; ++lane)
     laneOffsets[lane] =
-        offsetOf(laneIndex, lane % registerLayout.getInDimSize(dims::kLane));
+        lanePart.at(lane % registerLayout.getInDimSize(dims::kLane));
   SmallVector<int32_t> accessOffsets;
   for (unsigned wave = 0; wave < report.waves; ++wave) {
-    int32_t waveOffset = offsetOf(waveIndex, wave);
+    int32_t waveOffset = wavePart.at(wave);
     for (unsigned access = 0; access < report.accessesPerWave; ++access)
-      accessOffsets.push_back(offsetOf(registerIndex, access * vector) ^
-                              waveOffset);
+      accessOffsets.push_back(registerPart.at(access * vector) ^ waveOffset);
   }
   auto conflictsAt = [&](int32_t accessOffset) {
-    SmallVector<int64_t> addresses(waveSize, 0);
+    SmallVector<int64_t, 64> addresses(waveSize, 0);
     for (unsigned lane = 0; lane < waveSize; ++lane)
       addresses[lane] =
           int64_t(laneOffsets[lane] ^ accessOffset) * elementBytes;
