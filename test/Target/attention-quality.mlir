@@ -27,7 +27,10 @@
 // RUN: tesselc %t.causal.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=PREFETCH
 // RUN: tesselc %t.causal.mlir --chip=gfx942 --emit=perf | FileCheck %s --check-prefix=DOUBLE
 // RUN: tesselc %t.full.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=AHEAD
-// RUN: tessel-gen attention -b 1 -h 32 --seq-q 4096 --seq-kv 4096 -d 64 -t f16 | tesselc --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=P64
+// RUN: tessel-gen attention -b 1 -h 32 --seq-q 4096 --seq-kv 4096 -d 64 -t f16 | tesselc --chip=gfx942 --emit=isa > %t.d64.s
+// RUN: FileCheck %s --check-prefix=P64 < %t.d64.s
+// RUN: FileCheck %s --check-prefix=UNROLL64 < %t.d64.s
+// RUN: FileCheck %s --check-prefix=NOMOV64 < %t.d64.s
 // RUN: tessel-gen attention -b 1 -h 32 --seq-q 4096 --seq-kv 4096 -d 128 -t bf16 > %t.bf16.mlir
 // RUN: tesselc %t.bf16.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=BF16
 // RUN: tessel-gen attention -b 4 -h 32 --seq-q 4096 --seq-kv 4096 -d 128 -t f16 > %t.batch4.mlir
@@ -272,16 +275,23 @@
 // bf16 on gfx942 (no conversion instruction): the key loop rounds P to
 // nearest, ties away, with one v_add_u32 of 0x8000 a value (no v_add3_u32
 // of the lowest kept bit) and no NaN test (the f32 row sum carries a NaN);
-// O's rounding after the loop, to nearest even, keeps it. (The loop's body block starts with the slot's
-// base; the lazy rescale's test is its header.)
+// O's rounding after the loop, to nearest even, keeps it. The key loop is
+// unrolled by two (`unrolled`, chooseAttentionUnroll): each of its two
+// blocks starts with the slot's base after the lazy rescale's test, the
+// first block's test being the loop's header.
 // BF16-LABEL: attention:
-// BF16: [[HEAD:\.LBB0_[0-9]+]]:{{[[:space:]]+}}v_mul_f32_e32 {{.*}}{{[[:space:]]+}}v_add_f32_e32 {{v[0-9]+}}, 0x41000000,
+// BF16: [[HEAD:\.LBB0_[0-9]+]]:{{[[:space:]]+}}{{(v_mul_f32_e32 .*[[:space:]]+)?}}v_add_f32_e32 {{v[0-9]+}}, 0x41000000,
 // BF16: s_cbranch_vccnz .LBB0_{{[0-9]+}}
 // BF16-NEXT: .LBB0_{{[0-9]+}}:{{[[:space:]]+}}{{(s_mov_b64 s\[[0-9]+:[0-9]+\], s\[[0-9]+:[0-9]+\][[:space:]]+)?}}s_and_b32 {{s[0-9]+}}, {{s[0-9]+}}, 0x1000
 // BF16-NOT: {{v_cmp_[ou]_f32|v_add3_u32}}
 // BF16: v_add_u32_e32 {{v[0-9]+}}, 0x8000, {{v[0-9]+}}
 // BF16-NOT: {{v_cmp_[ou]_f32|v_add3_u32}}
-// BF16: s_cbranch_vccnz [[HEAD]]
+// BF16: s_cbranch_vccnz .LBB0_{{[0-9]+}}
+// BF16-NEXT: .LBB0_{{[0-9]+}}:{{[[:space:]]+}}{{(s_mov_b64 s\[[0-9]+:[0-9]+\], s\[[0-9]+:[0-9]+\][[:space:]]+)?}}s_and_b32 {{s[0-9]+}}, {{s[0-9]+}}, 0x1000
+// BF16-NOT: {{v_cmp_[ou]_f32|v_add3_u32}}
+// BF16: v_add_u32_e32 {{v[0-9]+}}, 0x8000, {{v[0-9]+}}
+// BF16-NOT: {{v_cmp_[ou]_f32|v_add3_u32}}
+// BF16: s_cbranch_vcc{{n?}}z [[HEAD]]
 // BF16: v_cmp_{{[ou]}}_f32
 
 // The kernel without the mask computes the next key block's S^T one
@@ -319,6 +329,21 @@
 // v_cvt_pkrtz_f16_f32 (16 for a lane's 32 of a 64-key block), where the
 // row sums add the rounded values: the key loop converts with no
 // v_cvt_f16_f32 and no v_pack_b32_f16. O is still rounded to nearest.
+// gfx942's f16 kernel at head dim 64 keeps four waves and unrolls its key
+// loop by two (`unrolled`): the two blocks' S^T computed ahead alternate
+// between two sets of registers, so the loop (64 MFMAs, two blocks) copies
+// no register into another, where the rolled loop moved the next block's
+// 32 registers of S^T into the carried ones every block.
+// UNROLL64-LABEL: attention:
+// UNROLL64: [[LOOP:\.LBB0_[0-9]+]]:{{[[:space:]]+}}v_add_f32_e32 {{v[0-9]+}}, 0x41000000
+// UNROLL64-COUNT-64: v_mfma_f32_32x32x8_f16
+// UNROLL64-NOT: v_mfma_f32_32x32x8_f16
+// UNROLL64: s_cbranch_vcc{{n?}}z [[LOOP]]
+// NOMOV64-LABEL: attention:
+// NOMOV64: [[LOOP:\.LBB0_[0-9]+]]:{{[[:space:]]+}}v_add_f32_e32 {{v[0-9]+}}, 0x41000000
+// NOMOV64-NOT: {{v_mov_b32_e32 v[0-9]+, v[0-9]+$}}
+// NOMOV64: s_cbranch_vcc{{n?}}z [[LOOP]]
+
 // P64-LABEL: attention:
 // P64-NOT: {{v_pack_b32_f16|v_cvt_f16_f32}}
 // P64-COUNT-16: v_cvt_pkrtz_f16_f32

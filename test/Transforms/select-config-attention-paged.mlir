@@ -23,7 +23,7 @@
 // PAGED-BF16: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_bf16", scores_ahead>}
 
 // BF16-LABEL: func.func @attention
-// BF16: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x8_bf16", stream_k = 608, scores_ahead>}
+// BF16: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x8_bf16", stream_k = 608, scores_ahead, unrolled>}
 
 // PADDED-LABEL: func.func @attention
 // PADDED: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_bf16", stream_k = 608, scores_ahead>}

@@ -184,10 +184,12 @@ func.func @attention_default_full(%q: memref<4x32x4096x128xf16>, %k: memref<4x8x
 // -----
 
 // bf16 on gfx942 rounds P in software: 32-key blocks, which past head dim
-// 64 double-buffer K and V and compute the next block's S^T ahead.
+// 64 double-buffer K and V and compute the next block's S^T ahead, the
+// loop unrolled by two (chooseAttentionUnroll: the VALU binds, and the
+// unrolled loop does not copy the next S^T into the carried registers).
 // CHECK-LABEL: func.func @attention_default_bf16
 // CHECK: tessel.attention
-// CHECK-SAME: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x8_bf16", scores_ahead>
+// CHECK-SAME: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x8_bf16", scores_ahead, unrolled>
 func.func @attention_default_bf16(%q: memref<4x32x4096x128xbf16>, %k: memref<4x8x4096x128xbf16>, %v: memref<4x8x4096x128xbf16>, %o: memref<4x32x4096x128xbf16>) {
   tessel.attention ins(%q, %k, %v : memref<4x32x4096x128xbf16>, memref<4x8x4096x128xbf16>, memref<4x8x4096x128xbf16>) outs(%o : memref<4x32x4096x128xbf16>)
   return
@@ -195,16 +197,15 @@ func.func @attention_default_bf16(%q: memref<4x32x4096x128xbf16>, %k: memref<4x8
 
 // -----
 
-// Head dim 64 with a mask: 64-key blocks and the next one prefetched; a
-// causal kernel whose 256-query blocks give every CU one takes the
-// ping-pong form (8 waves, the next block's S^T ahead, K and V
-// double-buffered: chooseAttentionPingPong), here with stream-K (512
-// blocks longest first on 304 CUs: 89.5 % of the slots busy); a local
-// (windowed) one keeps
+// Head dim 64 with a mask: 64-key blocks and the next one prefetched; an
+// f16 causal kernel keeps four waves with the next block's S^T ahead, K
+// and V double-buffered and the key loop unrolled by two
+// (chooseAttentionUnroll; bf16 takes the ping-pong form instead,
+// select-config-attention-stream-k.mlir); a local (windowed) one keeps
 // four waves and does not compute ahead (its masked loops on both sides of
 // the main one would take 262 VGPRs: one wave per SIMD).
 // CHECK-LABEL: func.func @attention_d64_causal
-// CHECK: config = #tessel.config<tile = [256, 64], waves = [8, 1], stages = 3, instr = "v_mfma_f32_32x32x8_f16", stream_k = 304, scores_ahead, ping_pong>
+// CHECK: config = #tessel.config<tile = [128, 64], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x8_f16", scores_ahead, unrolled>
 // CHECK-LABEL: func.func @attention_d64_window
 // CHECK: config = #tessel.config<tile = [128, 64], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_f16">, window
 func.func @attention_d64_causal(%q: memref<2x16x4096x64xf16>, %k: memref<2x16x4096x64xf16>, %v: memref<2x16x4096x64xf16>, %o: memref<2x16x4096x64xf16>) {

@@ -289,7 +289,7 @@ func.func @config_stream_k_attention_packed(%q: memref<1x8x4x64xf16>, %k: memref
 // -----
 
 func.func @config_options_order(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: memref<64x64xf16>) {
-  // expected-error @+1 {{expected 'instr', 'splits', 'stream_k', 'scores_ahead' or 'ping_pong' (each once, in this order), got 'splits'}}
+  // expected-error @+1 {{expected 'instr', 'splits', 'stream_k', 'scores_ahead', 'ping_pong' or 'unrolled' (each once, in this order), got 'splits'}}
   tessel.matmul ins(%a, %b : memref<64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf16>) {config = #tessel.config<tile = [32, 32, 32], waves = [1, 1], stages = 1, stream_k = 4, splits = 2>}
   return
 }
@@ -297,7 +297,7 @@ func.func @config_options_order(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c
 // -----
 
 func.func @config_scores_ahead_last(%q: memref<1x1x64x64xf16>, %k: memref<1x1x64x64xf16>, %v: memref<1x1x64x64xf16>, %o: memref<1x1x64x64xf16>) {
-  // expected-error @+1 {{expected 'instr', 'splits', 'stream_k', 'scores_ahead' or 'ping_pong' (each once, in this order), got 'stream_k'}}
+  // expected-error @+1 {{expected 'instr', 'splits', 'stream_k', 'scores_ahead', 'ping_pong' or 'unrolled' (each once, in this order), got 'stream_k'}}
   tessel.attention ins(%q, %k, %v : memref<1x1x64x64xf16>, memref<1x1x64x64xf16>, memref<1x1x64x64xf16>) outs(%o : memref<1x1x64x64xf16>) {config = #tessel.config<tile = [64, 32], waves = [2, 1], stages = 2, scores_ahead, stream_k = 4>}
   return
 }
@@ -363,6 +363,46 @@ func.func @config_ping_pong_padded_value_head_dim(%q: memref<1x1x256x128xf16>, %
 func.func @config_ping_pong_splits(%q: memref<1x1x64x64xf16>, %k: memref<1x1x64x64xf16>, %v: memref<1x1x64x64xf16>, %o: memref<1x1x64x64xf16>) {
   // expected-error @+1 {{ping_pong is a form of the loop over whole key blocks of one sequence: it takes no paged cache, packed (varlen) sequences or splits}}
   tessel.attention ins(%q, %k, %v : memref<1x1x64x64xf16>, memref<1x1x64x64xf16>, memref<1x1x64x64xf16>) outs(%o : memref<1x1x64x64xf16>) {config = #tessel.config<tile = [256, 32], waves = [8, 1], stages = 3, splits = 2, scores_ahead, ping_pong>}
+  return
+}
+
+// -----
+
+func.func @config_unrolled_value(%q: memref<1x1x64x64xf16>, %k: memref<1x1x64x64xf16>, %v: memref<1x1x64x64xf16>, %o: memref<1x1x64x64xf16>) {
+  // expected-error @+1 {{'unrolled' is a flag: it takes no value}}
+  tessel.attention ins(%q, %k, %v : memref<1x1x64x64xf16>, memref<1x1x64x64xf16>, memref<1x1x64x64xf16>) outs(%o : memref<1x1x64x64xf16>) {config = #tessel.config<tile = [128, 64], waves = [4, 1], stages = 3, scores_ahead, unrolled = 2>}
+  return
+}
+
+// -----
+
+func.func @config_unrolled_without_scores_ahead(%q: memref<1x1x64x64xf16>, %k: memref<1x1x64x64xf16>, %v: memref<1x1x64x64xf16>, %o: memref<1x1x64x64xf16>) {
+  // expected-error @+1 {{unrolled unrolls an attention key loop with the scores ahead and K and V^T double-buffered by two: it takes scores_ahead and stages >= 3, and no ping_pong (whose loop is unrolled by its slots where that pays)}}
+  tessel.attention ins(%q, %k, %v : memref<1x1x64x64xf16>, memref<1x1x64x64xf16>, memref<1x1x64x64xf16>) outs(%o : memref<1x1x64x64xf16>) {config = #tessel.config<tile = [128, 64], waves = [4, 1], stages = 3, unrolled>}
+  return
+}
+
+// -----
+
+func.func @config_unrolled_stages(%q: memref<1x1x64x64xf16>, %k: memref<1x1x64x64xf16>, %v: memref<1x1x64x64xf16>, %o: memref<1x1x64x64xf16>) {
+  // expected-error @+1 {{it takes scores_ahead and stages >= 3, and no ping_pong}}
+  tessel.attention ins(%q, %k, %v : memref<1x1x64x64xf16>, memref<1x1x64x64xf16>, memref<1x1x64x64xf16>) outs(%o : memref<1x1x64x64xf16>) {config = #tessel.config<tile = [128, 64], waves = [4, 1], stages = 2, scores_ahead, unrolled>}
+  return
+}
+
+// -----
+
+func.func @config_unrolled_ping_pong(%q: memref<1x1x64x64xf16>, %k: memref<1x1x64x64xf16>, %v: memref<1x1x64x64xf16>, %o: memref<1x1x64x64xf16>) {
+  // expected-error @+1 {{it takes scores_ahead and stages >= 3, and no ping_pong}}
+  tessel.attention ins(%q, %k, %v : memref<1x1x64x64xf16>, memref<1x1x64x64xf16>, memref<1x1x64x64xf16>) outs(%o : memref<1x1x64x64xf16>) {config = #tessel.config<tile = [256, 64], waves = [8, 1], stages = 3, scores_ahead, ping_pong, unrolled>}
+  return
+}
+
+// -----
+
+func.func @config_unrolled_splits(%q: memref<1x1x64x64xf16>, %k: memref<1x1x64x64xf16>, %v: memref<1x1x64x64xf16>, %o: memref<1x1x64x64xf16>) {
+  // expected-error @+1 {{unrolled is a form of the loop over whole key blocks of one sequence: it takes no paged cache, packed (varlen) sequences or splits}}
+  tessel.attention ins(%q, %k, %v : memref<1x1x64x64xf16>, memref<1x1x64x64xf16>, memref<1x1x64x64xf16>) outs(%o : memref<1x1x64x64xf16>) {config = #tessel.config<tile = [128, 64], waves = [4, 1], stages = 3, splits = 2, scores_ahead, unrolled>}
   return
 }
 

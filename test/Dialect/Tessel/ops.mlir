@@ -229,6 +229,13 @@ func.func @phase_barriers() attributes {tessel.config = #tessel.config<tile = [2
   return
 }
 
+// A four-wave key loop unrolled by two: the flag round-trips after the others.
+// CHECK-LABEL: func.func @unrolled_config
+// CHECK-SAME: #tessel.config<tile = [128, 64], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x8_f16", stream_k = 608, scores_ahead, unrolled>
+func.func @unrolled_config() attributes {tessel.config = #tessel.config<tile = [128, 64], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x8_f16", stream_k = 608, scores_ahead, unrolled>} {
+  return
+}
+
 // CHECK-LABEL: func.func @wave_any
 // CHECK: tessel.wave_any %{{.*}} : tensor<1x32xi1, #linear>
 #column1 = #tessel.linear<lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 0]]>

@@ -142,17 +142,20 @@ static void printSwizzleOptions(AsmPrinter &printer, ArrayRef<int64_t> order,
 }
 
 /// A config's optional parts after `stages`: `, instr = "..."`,
-/// `, splits = N`, `, stream_k = N` and `, scores_ahead`, each at most
-/// once, in this order.
+/// `, splits = N`, `, stream_k = N` and the flags `, scores_ahead`,
+/// `, ping_pong` and `, unrolled`, each at most once, in this order.
 static ParseResult parseConfigOptions(AsmParser &parser, StringAttr &instr,
                                       int64_t &splits, int64_t &streamK,
-                                      bool &scoresAhead, bool &pingPong) {
+                                      bool &scoresAhead, bool &pingPong,
+                                      bool &unrolled) {
   splits = 1;
   streamK = 0;
   scoresAhead = false;
   pingPong = false;
-  constexpr StringLiteral kOrder[] = {"instr", "splits", "stream_k",
-                                      "scores_ahead", "ping_pong"};
+  unrolled = false;
+  constexpr StringLiteral kOrder[] = {"instr",        "splits",
+                                      "stream_k",     "scores_ahead",
+                                      "ping_pong",    "unrolled"};
   size_t next = 0;
   while (succeeded(parser.parseOptionalComma())) {
     StringRef keyword;
@@ -163,15 +166,18 @@ static ParseResult parseConfigOptions(AsmParser &parser, StringAttr &instr,
         std::find(std::begin(kOrder) + next, std::end(kOrder), keyword);
     if (found == std::end(kOrder))
       return parser.emitError(loc)
-             << "expected 'instr', 'splits', 'stream_k', 'scores_ahead' or "
-                "'ping_pong' (each once, in this order), got '"
+             << "expected 'instr', 'splits', 'stream_k', 'scores_ahead', "
+                "'ping_pong' or 'unrolled' (each once, in this order), got '"
              << keyword << "'";
     next = found - std::begin(kOrder) + 1;
-    if (keyword == "scores_ahead" || keyword == "ping_pong") {
+    if (keyword == "scores_ahead" || keyword == "ping_pong" ||
+        keyword == "unrolled") {
       if (succeeded(parser.parseOptionalEqual()))
         return parser.emitError(loc)
                << "'" << keyword << "' is a flag: it takes no value";
-      (keyword == "scores_ahead" ? scoresAhead : pingPong) = true;
+      (keyword == "scores_ahead" ? scoresAhead
+       : keyword == "ping_pong"  ? pingPong
+                                 : unrolled) = true;
       continue;
     }
     if (parser.parseEqual())
@@ -186,7 +192,8 @@ static ParseResult parseConfigOptions(AsmParser &parser, StringAttr &instr,
 
 static void printConfigOptions(AsmPrinter &printer, StringAttr instr,
                                int64_t splits, int64_t streamK,
-                               bool scoresAhead, bool pingPong) {
+                               bool scoresAhead, bool pingPong,
+                               bool unrolled) {
   if (instr) {
     printer << ", instr = ";
     printer.printAttribute(instr);
@@ -199,6 +206,8 @@ static void printConfigOptions(AsmPrinter &printer, StringAttr instr,
     printer << ", scores_ahead";
   if (pingPong)
     printer << ", ping_pong";
+  if (unrolled)
+    printer << ", unrolled";
 }
 
 #include "tessel/Dialect/Tessel/IR/TesselAttrInterfaces.cpp.inc"
@@ -344,7 +353,7 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  ArrayRef<int64_t> waves, int64_t stages,
                                  StringAttr instr, int64_t splits,
                                  int64_t streamK, bool scoresAhead,
-                                 bool pingPong) {
+                                 bool pingPong, bool unrolled) {
   if (tile.size() != 2 && tile.size() != 3)
     return emitError() << "tile must have 3 sizes [M, N, K] (matmul) or 2 "
                           "sizes [M, N] (attention), got "
@@ -394,6 +403,12 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "ping_pong runs two halves of the waves a phase "
                           "apart: it takes waves = [W, 1] with W even, got ["
                        << waves[0] << ", " << waves[1] << "]";
+  if (unrolled && (!scoresAhead || stages < 3 || pingPong))
+    return emitError() << "unrolled unrolls an attention key loop with the "
+                          "scores ahead and K and V^T double-buffered by "
+                          "two: it takes scores_ahead and stages >= 3, and "
+                          "no ping_pong (whose loop is unrolled by its slots "
+                          "where that pays)";
   if (instr && !instr.getValue().starts_with("v_mfma_") &&
       !instr.getValue().starts_with("v_wmma_"))
     return emitError() << "instr must name an MFMA or WMMA instruction "

@@ -771,9 +771,10 @@ LogicalResult AttentionOp::verify() {
   // (tessel-pipeline leaves them alone), and split-KV's blocks are a
   // decode's few queries.
   if (ConfigAttr config = getConfigAttr();
-      config && config.getPingPong() &&
+      config && (config.getPingPong() || config.getUnrolled()) &&
       (isPaged() || isVarlen() || config.getSplits() > 1))
-    return emitOpError() << "ping_pong is a form of the loop over whole key "
+    return emitOpError() << (config.getPingPong() ? "ping_pong" : "unrolled")
+                         << " is a form of the loop over whole key "
                             "blocks of one sequence: it takes no paged cache, "
                             "packed (varlen) sequences or splits";
   // A head dim the kernel pads (to a power of two, at least 32) makes the

@@ -784,12 +784,16 @@ static double causalLongestFirstGridEfficiency(int64_t queryBlocks,
 /// gfx942 and gfx950. Everywhere else the four-wave kernels predict as fast
 /// or faster (gfx942 head dim 128: 78-89 % against 63-66 %).
 static int64_t getPingPongKeyBlock(const Chip &chip, const MmaInstr &instr,
-                                   int64_t headDim, bool causal) {
+                                   Type element, int64_t headDim) {
   if (!chip.isCDNA() || chip.isaVersion() < 9400 || instr.m != 32)
     return 0;
   if (instr.k >= 16 && headDim == 128)
     return 32;
-  if (headDim == 64)
+  // gfx942's f16 kernel at head dim 64 predicts as fast with four waves and
+  // the key loop unrolled (chooseAttentionUnroll: 75.8 against 75.7 %
+  // without masks, 76.4 against 72.3 % causal), whose loop keeps the
+  // matrix pipe busy from one wave (llvm-mca 88 % against 59 %).
+  if (headDim == 64 && (instr.k >= 16 || !element.isF16()))
     return 64;
   return 0;
 }
@@ -832,8 +836,8 @@ ConfigAttr tessel::chooseAttentionPingPong(AttentionOp op, ConfigAttr config,
       ((causal || sliding) && seqQ != seqKV))
     return config;
   const MmaInstr *instr = lookupMma(config.getInstr().getValue(), chip);
-  int64_t blockN =
-      instr ? getPingPongKeyBlock(chip, *instr, headDim, causal) : 0;
+  int64_t blockN = instr ? getPingPongKeyBlock(chip, *instr, element, headDim)
+                         : 0;
   if (!blockN)
     return config;
   MLIRContext *context = op.getContext();
@@ -942,6 +946,47 @@ ConfigAttr tessel::chooseAttentionStreamK(AttentionOp op, ConfigAttr config,
                          candidate.getStages(), candidate.getInstr(),
                          /*splits=*/1, workgroups, candidate.getScoresAhead(),
                          candidate.getPingPong());
+}
+
+ConfigAttr tessel::chooseAttentionUnroll(AttentionOp op, ConfigAttr config,
+                                         const Chip &chip) {
+  if (!config || !config.getScoresAhead() || config.getStages() < 2 ||
+      config.getNumWaves() != 4 || config.getPingPong() ||
+      config.getUnrolled() || config.getSplits() > 1 || !config.getInstr() ||
+      op.isVarlen() || op.isPaged())
+    return config;
+  // Measured on gfx942 (b2 x 16 heads x 4096, model predictions,
+  // docs/performance.md, "Four-wave key loops unrolled by two"): the next
+  // block's S^T, computed ahead, is copied into the loop-carried registers
+  // every block unless the loop is unrolled; that pays where the loop's
+  // VALU binds: head dim 64 (f16 73.7 -> 75.8 %, causal 76.4 %) and bf16's
+  // rounding of P at head dim 128 (85.2 -> 86.8 %, causal 83.1 -> 84.6 %).
+  // It does not at f16 head dim 128 (89.1 -> 88.2 %) nor for 8-bit inputs
+  // (gfx942 48.1 -> 47.6 %, gfx950 58.7 -> 53.9 %); gfx950 takes the
+  // ping-pong form at both head dims.
+  const MmaInstr *instr = lookupMma(config.getInstr().getValue(), chip);
+  Type element = op.getQ().getType().getElementType();
+  int64_t headDim = op.getQ().getType().getDimSize(3);
+  bool pays = (headDim == 64 && (element.isF16() || element.isBF16())) ||
+              (headDim == 128 && element.isBF16());
+  if (!instr || !chip.isCDNA() || chip.isaVersion() < 9400 ||
+      chip.isaVersion() >= 9500 || instr->m != 32 || !pays ||
+      op.getV().getType().getDimSize(3) != headDim)
+    return config;
+  // The unrolled loop is the double-buffered one (stages = 3): at head dim
+  // 64 the default prefetches into registers only, and two slots of K and
+  // V^T (2 x 16 KiB with 64-key blocks) keep two workgroups a CU. (At head
+  // dim 128 the default double-buffers where it can.)
+  int64_t blockBytes = 2 * config.getTile()[1] * headDim *
+                       llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
+  if ((config.getStages() < 3 && headDim != 64) ||
+      2 * 2 * blockBytes > int64_t(chip.ldsBytesPerCU))
+    return config;
+  return ConfigAttr::get(op.getContext(), config.getTile(), config.getWaves(),
+                         std::max<int64_t>(config.getStages(), 3),
+                         config.getInstr(), config.getSplits(),
+                         config.getStreamK(), /*scores_ahead=*/true,
+                         /*ping_pong=*/false, /*unrolled=*/true);
 }
 
 int64_t tessel::getAttentionKeyCapacity(AttentionOp op) {

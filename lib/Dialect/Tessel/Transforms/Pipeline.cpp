@@ -585,6 +585,31 @@ static bool unrollsPingPongLoop(scf::ForOp loop) {
   return deep;
 }
 
+/// Unrolls the key loop `loop` by `factor` (MLIR's loopUnrollByFactor; the
+/// iterations left over run in a rolled loop after it) and marks the
+/// function kKeyLoopUnrollAttrName for the performance model, which splits
+/// the blocks between the two loops. `onMain` adjusts the unrolled loop.
+/// Returns the values that replace `loop`'s results.
+static SmallVector<Value>
+unrollKeyLoop(scf::ForOp loop, int64_t factor,
+              function_ref<void(scf::ForOp)> onMain = nullptr) {
+  // The unrolling may inline a loop of one iteration: a placeholder use
+  // follows the results to whatever replaces them.
+  OpBuilder b(loop->getContext());
+  b.setInsertionPointAfter(loop);
+  auto results = UnrealizedConversionCastOp::create(
+      b, loop.getLoc(), TypeRange(), loop.getResults());
+  auto function = loop->getParentOfType<func::FuncOp>();
+  FailureOr<UnrolledLoopInfo> unrolled = loopUnrollByFactor(loop, factor);
+  if (succeeded(unrolled))
+    function->setAttr(kKeyLoopUnrollAttrName, b.getI64IntegerAttr(factor));
+  if (succeeded(unrolled) && unrolled->mainLoopOp && onMain)
+    onMain(*unrolled->mainLoopOp);
+  SmallVector<Value> values(results.getInputs());
+  results->erase();
+  return values;
+}
+
 /// Unrolls a ping-pong key loop `loop`, whose last two iteration arguments
 /// are the slots it reads and writes, by its slot count: each copy then
 /// reads and writes constant slots, whose bases fold into the LDS
@@ -594,31 +619,14 @@ static bool unrollsPingPongLoop(scf::ForOp loop) {
 /// returns to the slots the loop starts with (0 and slots - 1) after
 /// `slots` steps, so every iteration of the unrolled loop starts with them.
 /// The iterations left over run in a rolled loop after it, which takes the
-/// slots the unrolled one ends with. The function is marked
-/// kKeyLoopUnrollAttrName for the performance model. Returns the values
-/// that replace `loop`'s results.
+/// slots the unrolled one ends with. (Without a main loop, its one
+/// iteration was inlined with the initial slots.)
 static SmallVector<Value> unrollBySlots(scf::ForOp loop, int64_t slots) {
-  // The unrolling may inline a loop of one iteration: a placeholder use
-  // follows the results to whatever replaces them.
-  OpBuilder b(loop->getContext());
-  b.setInsertionPointAfter(loop);
-  auto results = UnrealizedConversionCastOp::create(
-      b, loop.getLoc(), TypeRange(), loop.getResults());
-  auto function = loop->getParentOfType<func::FuncOp>();
-  FailureOr<UnrolledLoopInfo> unrolled = loopUnrollByFactor(loop, slots);
-  if (succeeded(unrolled))
-    function->setAttr(kKeyLoopUnrollAttrName, b.getI64IntegerAttr(slots));
-  // Without a main loop, its one iteration was inlined with the initial
-  // slots.
-  if (succeeded(unrolled) && unrolled->mainLoopOp) {
-    scf::ForOp main = *unrolled->mainLoopOp;
+  return unrollKeyLoop(loop, slots, [](scf::ForOp main) {
     for (unsigned i = main.getNumRegionIterArgs() - 2;
          i < main.getNumRegionIterArgs(); ++i)
       main.getRegionIterArgs()[i].replaceAllUsesWith(main.getInitArgs()[i]);
-  }
-  SmallVector<Value> values(results.getInputs());
-  results->erase();
-  return values;
+  });
 }
 
 /// Attention's key loop with two LDS slots (stages >= 3): step k reads its
@@ -658,10 +666,14 @@ static SmallVector<Value> unrollBySlots(scf::ForOp loop, int64_t slots) {
 /// last steps load and store that loop's first blocks). `chain`: this loop
 /// continues an earlier one, whose slots and loaded tiles it takes over
 /// (no prologue). A ping-pong loop that continues none is unrolled by its
-/// slot count (unrollBySlots). Returns the values that replace `loop`'s
+/// slot count (unrollBySlots). A four-wave loop that continues none is
+/// unrolled by two with `unrollByTwo` (the config's `unrolled`): its slots
+/// follow from the induction variable, so the copies keep them as they are;
+/// what the unrolling removes is the copy of the next block's S^T into the
+/// loop-carried registers. Returns the values that replace `loop`'s
 /// results, followed by its loaded tiles (and rotating slots).
 static SmallVector<Value> doubleBufferKeyLoop(scf::ForOp loop, LoopShape &shape,
-                                              int64_t stages,
+                                              int64_t stages, bool unrollByTwo,
                                               scf::ForOp continuation,
                                               const KeyLoopChain *chain) {
   // A ping-pong loop (phase barriers in its body) has the upper half of
@@ -865,6 +877,9 @@ static SmallVector<Value> doubleBufferKeyLoop(scf::ForOp loop, LoopShape &shape,
   replacePipelinedLoop(b, loop, pipelined, mapping, next);
   if (unrolls)
     return unrollBySlots(pipelined, slots);
+  if (unrollByTwo && !phased && !chain &&
+      !loop->hasAttr(kContinuesKeyLoopAttrName))
+    return unrollKeyLoop(pipelined, 2);
   return pipelined.getResults();
 }
 
@@ -903,8 +918,8 @@ struct PipelinePass
           after = after->getNextNode();
         auto catchUp = dyn_cast_or_null<PhaseBarrierOp>(after);
         SmallVector<Value> results = doubleBufferKeyLoop(
-            loop, *shape, config.getStages(), continuation,
-            chain == chains.end() ? nullptr : &chain->second);
+            loop, *shape, config.getStages(), config.getUnrolled(),
+            continuation, chain == chains.end() ? nullptr : &chain->second);
         if (continuation) {
           KeyLoopChain &next = chains[continuation];
           next.slotBase = lb;

@@ -198,6 +198,7 @@ struct SelectConfigPass
               /*streamK=*/0, config.getScoresAhead(), config.getPingPong());
         config = chooseAttentionPingPong(attention, config, *target);
         config = chooseAttentionStreamK(attention, config, *target);
+        config = chooseAttentionUnroll(attention, config, *target);
         attention.setConfigAttr(config);
       }
       if (failed(checkAttentionConfig(config, *target, element,

@@ -64,6 +64,14 @@ def Tessel_ConfigAttr : Tessel_Attr<"Config", "config"> {
       of Q/K and of V are powers of two from 32 (a padded head dim's
       masked loads keep barriers the two halves could not meet), and the
       cache is neither paged nor varlen, without splits.
+    * `unrolled`: optional, `tessel.attention` with `scores_ahead` and
+      `stages` >= 3, without `ping_pong` (whose loop gfx950 unrolls by its
+      LDS slots anyway): the loop over whole key blocks is unrolled by two,
+      a rolled loop after it running a block left over. The next block's
+      S^T, computed a block ahead, then alternates between two sets of
+      registers instead of being copied into the loop-carried ones every
+      block (32 registers a lane with 64-key blocks). Same restrictions on
+      the cache as `ping_pong`.
 
     Every tile size is a power of two and each tile dimension is divisible by
     the number of waves along it. A matmul's K tile is a multiple of one
@@ -85,12 +93,13 @@ def Tessel_ConfigAttr : Tessel_Attr<"Config", "config"> {
                         DefaultValuedParameter<"int64_t", "1">:$splits,
                         DefaultValuedParameter<"int64_t", "0">:$stream_k,
                         DefaultValuedParameter<"bool", "false">:$scores_ahead,
-                        DefaultValuedParameter<"bool", "false">:$ping_pong);
+                        DefaultValuedParameter<"bool", "false">:$ping_pong,
+                        DefaultValuedParameter<"bool", "false">:$unrolled);
   let assemblyFormat = [{
     `<` `tile` `=` `[` $tile `]` `,` `waves` `=` `[` $waves `]` `,`
         `stages` `=` $stages ``
         custom<ConfigOptions>($instr, $splits, $stream_k, $scores_ahead,
-                             $ping_pong)
+                             $ping_pong, $unrolled)
     `>`
   }];
   let builders = [
@@ -100,7 +109,8 @@ def Tessel_ConfigAttr : Tessel_Attr<"Config", "config"> {
                      "::mlir::StringAttr":$instr, "int64_t":$splits,
                      "int64_t":$stream_k), [{
       return $_get($_ctxt, tile, waves, stages, instr, splits, stream_k,
-                   /*scores_ahead=*/false, /*ping_pong=*/false);
+                   /*scores_ahead=*/false, /*ping_pong=*/false,
+                   /*unrolled=*/false);
     }]>,
     // Without ping_pong.
     AttrBuilder<(ins "::llvm::ArrayRef<int64_t>":$tile,
@@ -108,7 +118,16 @@ def Tessel_ConfigAttr : Tessel_Attr<"Config", "config"> {
                      "::mlir::StringAttr":$instr, "int64_t":$splits,
                      "int64_t":$stream_k, "bool":$scores_ahead), [{
       return $_get($_ctxt, tile, waves, stages, instr, splits, stream_k,
-                   scores_ahead, /*ping_pong=*/false);
+                   scores_ahead, /*ping_pong=*/false, /*unrolled=*/false);
+    }]>,
+    // Without unrolled.
+    AttrBuilder<(ins "::llvm::ArrayRef<int64_t>":$tile,
+                     "::llvm::ArrayRef<int64_t>":$waves, "int64_t":$stages,
+                     "::mlir::StringAttr":$instr, "int64_t":$splits,
+                     "int64_t":$stream_k, "bool":$scores_ahead,
+                     "bool":$ping_pong), [{
+      return $_get($_ctxt, tile, waves, stages, instr, splits, stream_k,
+                   scores_ahead, ping_pong, /*unrolled=*/false);
     }]>
   ];
   let genVerifyDecl = 1;

@@ -184,6 +184,12 @@ ConfigAttr chooseAttentionPingPong(AttentionOp op, ConfigAttr config,
 ConfigAttr chooseAttentionStreamK(AttentionOp op, ConfigAttr config,
                                   const Chip &chip);
 
+/// `config` with its key loop `unrolled` by two where the model predicts
+/// that faster (the four-wave double-buffered loops with the scores ahead
+/// on gfx942: f16 and bf16 at head dim 64, bf16 at head dim 128).
+ConfigAttr chooseAttentionUnroll(AttentionOp op, ConfigAttr config,
+                                 const Chip &chip);
+
 /// The split count of a split-KV decode under `config`, ranked by the
 /// analytical decode model (DecodeEstimate) when the lengths and heads are
 /// static; the config's own count otherwise.

@@ -46,7 +46,10 @@ def TesselPipelinePass
     constant slots (whose bases fold into the LDS instructions' offsets),
     with a rolled loop after it for the blocks left over; the function is
     marked `tessel.key_loop_unroll` with the factor for the performance
-    model. Only loops whose loads all
+    model. A four-wave double-buffered loop whose config says `unrolled`
+    is unrolled by two the same way (its slots stay derived from the
+    induction variable), so that the next block's S^T, computed ahead,
+    alternates between two sets of registers. Only loops whose loads all
     stay in bounds (`in_bounds`) are pipelined; the masked loops marked
     `tessel.own_loads` (a tail block, a window's left edge, the diagonal
     of kernels without the scores ahead) run a block or two and keep their
@@ -127,7 +130,11 @@ def TesselSelectConfigPass
     chip where one workgroup per query block fills less than 90 % of its
     rounds of slots, every slot gets at least 4 key blocks and the merges'
     HBM traffic costs less than the idle slots; not for windows, head dims
-    past 128, or causal kernels up to head dim 64 or on gfx90a.
+    past 128, or causal kernels up to head dim 64 or on gfx90a. On gfx942
+    the four-wave double-buffered loop with the scores ahead is `unrolled`
+    by two where the model predicts that faster (`chooseAttentionUnroll`:
+    f16 and bf16 at head dim 64, raising `stages` to 3, and bf16 at head
+    dim 128).
 
     It checks every config
     (chosen or given) against the chip before any code exists: the
