@@ -950,27 +950,37 @@ ConfigAttr tessel::chooseAttentionStreamK(AttentionOp op, ConfigAttr config,
 
 ConfigAttr tessel::chooseAttentionUnroll(AttentionOp op, ConfigAttr config,
                                          const Chip &chip) {
-  if (!config || !config.getScoresAhead() || config.getStages() < 2 ||
-      config.getNumWaves() != 4 || config.getPingPong() ||
-      config.getUnrolled() || config.getSplits() > 1 || !config.getInstr() ||
-      op.isVarlen() || op.isPaged())
+  if (!config || config.getStages() < 2 || config.getNumWaves() != 4 ||
+      config.getPingPong() || config.getUnrolled() ||
+      config.getSplits() > 1 || !config.getInstr() || op.isVarlen() ||
+      op.isPaged())
     return config;
-  // Measured on gfx942 (b2 x 16 heads x 4096, model predictions,
-  // docs/performance.md, "Four-wave key loops unrolled by two"): the next
-  // block's S^T, computed ahead, is copied into the loop-carried registers
-  // every block unless the loop is unrolled; that pays where the loop's
-  // VALU binds: head dim 64 (f16 73.7 -> 75.8 %, causal 76.4 %) and bf16's
-  // rounding of P at head dim 128 (85.2 -> 86.8 %, causal 83.1 -> 84.6 %).
-  // It does not at f16 head dim 128 (89.1 -> 88.2 %) nor for 8-bit inputs
-  // (gfx942 48.1 -> 47.6 %, gfx950 58.7 -> 53.9 %); gfx950 takes the
-  // ping-pong form at both head dims.
+  // Measured (b2 x 16 heads x 4096, model predictions, docs/performance.md,
+  // "Four-wave key loops unrolled by two"): the next block's S^T, computed
+  // ahead, is copied into the loop-carried registers every block unless
+  // the loop is unrolled; that pays where the loop's VALU binds. On gfx942
+  // (kernels with the scores ahead): head dim 64 (f16 73.7 -> 75.8 %,
+  // causal 76.4 %) and bf16's rounding of P at head dim 128 (85.2 -> 86.8
+  // %, causal 83.1 -> 84.6 %); not f16 at head dim 128 (89.1 -> 88.2 %)
+  // nor 8-bit inputs (gfx942 48.1 -> 47.6 %, gfx950 58.7 -> 53.9 %). On
+  // gfx90a, causal kernels at head dim 64, with the scores ahead (f16 83.7
+  // -> 90.9 %, bf16 80.4 -> 89.9 %); not without masks (f16 88.8 -> 86.4
+  // %). gfx950 takes the ping-pong form at both head dims.
   const MmaInstr *instr = lookupMma(config.getInstr().getValue(), chip);
   Type element = op.getQ().getType().getElementType();
   int64_t headDim = op.getQ().getType().getDimSize(3);
-  bool pays = (headDim == 64 && (element.isF16() || element.isBF16())) ||
-              (headDim == 128 && element.isBF16());
-  if (!instr || !chip.isCDNA() || chip.isaVersion() < 9400 ||
-      chip.isaVersion() >= 9500 || instr->m != 32 || !pays ||
+  KeyWindow window = op.getKeyWindow();
+  bool causal = !window.isFull() && !window.hasLeft() && window.right == 0;
+  bool sixteenBit = element.isF16() || element.isBF16();
+  bool gfx942 = chip.isaVersion() >= 9400 && chip.isaVersion() < 9500;
+  bool gfx90a = chip.isaVersion() < 9400;
+  bool pays = gfx942   ? config.getScoresAhead() &&
+                             ((headDim == 64 && sixteenBit) ||
+                              (headDim == 128 && element.isBF16()))
+              : gfx90a ? causal && headDim == 64 && sixteenBit &&
+                             config.getTile()[1] == 64
+                       : false;
+  if (!instr || !chip.isCDNA() || instr->m != 32 || !pays ||
       op.getV().getType().getDimSize(3) != headDim)
     return config;
   // The unrolled loop is the double-buffered one (stages = 3): at head dim

@@ -186,7 +186,8 @@ ConfigAttr chooseAttentionStreamK(AttentionOp op, ConfigAttr config,
 
 /// `config` with its key loop `unrolled` by two where the model predicts
 /// that faster (the four-wave double-buffered loops with the scores ahead
-/// on gfx942: f16 and bf16 at head dim 64, bf16 at head dim 128).
+/// on gfx942: f16 and bf16 at head dim 64, bf16 at head dim 128; on gfx90a
+/// the causal kernels at head dim 64).
 ConfigAttr chooseAttentionUnroll(AttentionOp op, ConfigAttr config,
                                  const Chip &chip);
 

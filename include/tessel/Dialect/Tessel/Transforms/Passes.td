@@ -130,11 +130,12 @@ def TesselSelectConfigPass
     chip where one workgroup per query block fills less than 90 % of its
     rounds of slots, every slot gets at least 4 key blocks and the merges'
     HBM traffic costs less than the idle slots; not for windows, head dims
-    past 128, or causal kernels up to head dim 64 or on gfx90a. On gfx942
-    the four-wave double-buffered loop with the scores ahead is `unrolled`
-    by two where the model predicts that faster (`chooseAttentionUnroll`:
-    f16 and bf16 at head dim 64, raising `stages` to 3, and bf16 at head
-    dim 128).
+    past 128, or causal kernels up to head dim 64 or on gfx90a. The
+    four-wave double-buffered loop with the scores ahead is `unrolled` by
+    two where the model predicts that faster (`chooseAttentionUnroll`: on
+    gfx942 f16 and bf16 at head dim 64, raising `stages` to 3, and bf16 at
+    head dim 128; on gfx90a causal kernels at head dim 64, with the scores
+    ahead and `stages = 3`).
 
     It checks every config
     (chosen or given) against the chip before any code exists: the
