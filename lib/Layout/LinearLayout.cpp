@@ -737,8 +737,8 @@ static unsigned phaseConflicts(ArrayRef<unsigned> lanes,
   // Banks and bank widths are powers of two on every chip: shifts and masks
   // then replace the 64-bit divisions, which were most of this function's
   // time.
-  bool powersOfTwo = llvm::isPowerOf2_32(numBanks) &&
-                     llvm::isPowerOf2_32(banking.bankBytes);
+  bool powersOfTwo =
+      llvm::isPowerOf2_32(numBanks) && llvm::isPowerOf2_32(banking.bankBytes);
   unsigned wordShift = llvm::Log2_32(banking.bankBytes);
   auto firstWordOf = [&](unsigned lane) {
     int64_t byte = byteAddresses[lane];

@@ -153,9 +153,8 @@ static ParseResult parseConfigOptions(AsmParser &parser, StringAttr &instr,
   scoresAhead = false;
   pingPong = false;
   unrolled = false;
-  constexpr StringLiteral kOrder[] = {"instr",        "splits",
-                                      "stream_k",     "scores_ahead",
-                                      "ping_pong",    "unrolled"};
+  constexpr StringLiteral kOrder[] = {"instr",        "splits",    "stream_k",
+                                      "scores_ahead", "ping_pong", "unrolled"};
   size_t next = 0;
   while (succeeded(parser.parseOptionalComma())) {
     StringRef keyword;
@@ -192,8 +191,7 @@ static ParseResult parseConfigOptions(AsmParser &parser, StringAttr &instr,
 
 static void printConfigOptions(AsmPrinter &printer, StringAttr instr,
                                int64_t splits, int64_t streamK,
-                               bool scoresAhead, bool pingPong,
-                               bool unrolled) {
+                               bool scoresAhead, bool pingPong, bool unrolled) {
   if (instr) {
     printer << ", instr = ";
     printer.printAttribute(instr);

@@ -836,8 +836,8 @@ ConfigAttr tessel::chooseAttentionPingPong(AttentionOp op, ConfigAttr config,
       ((causal || sliding) && seqQ != seqKV))
     return config;
   const MmaInstr *instr = lookupMma(config.getInstr().getValue(), chip);
-  int64_t blockN = instr ? getPingPongKeyBlock(chip, *instr, element, headDim)
-                         : 0;
+  int64_t blockN =
+      instr ? getPingPongKeyBlock(chip, *instr, element, headDim) : 0;
   if (!blockN)
     return config;
   MLIRContext *context = op.getContext();
@@ -951,9 +951,8 @@ ConfigAttr tessel::chooseAttentionStreamK(AttentionOp op, ConfigAttr config,
 ConfigAttr tessel::chooseAttentionUnroll(AttentionOp op, ConfigAttr config,
                                          const Chip &chip) {
   if (!config || config.getStages() < 2 || config.getNumWaves() != 4 ||
-      config.getPingPong() || config.getUnrolled() ||
-      config.getSplits() > 1 || !config.getInstr() || op.isVarlen() ||
-      op.isPaged())
+      config.getPingPong() || config.getUnrolled() || config.getSplits() > 1 ||
+      !config.getInstr() || op.isVarlen() || op.isPaged())
     return config;
   // Measured (b2 x 16 heads x 4096, model predictions, docs/performance.md,
   // "Four-wave key loops unrolled by two"): the next block's S^T, computed
@@ -974,12 +973,12 @@ ConfigAttr tessel::chooseAttentionUnroll(AttentionOp op, ConfigAttr config,
   bool sixteenBit = element.isF16() || element.isBF16();
   bool gfx942 = chip.isaVersion() >= 9400 && chip.isaVersion() < 9500;
   bool gfx90a = chip.isaVersion() < 9400;
-  bool pays = gfx942   ? config.getScoresAhead() &&
-                             ((headDim == 64 && sixteenBit) ||
-                              (headDim == 128 && element.isBF16()))
-              : gfx90a ? causal && headDim == 64 && sixteenBit &&
-                             config.getTile()[1] == 64
-                       : false;
+  bool pays = false;
+  if (gfx942)
+    pays = config.getScoresAhead() && ((headDim == 64 && sixteenBit) ||
+                                       (headDim == 128 && element.isBF16()));
+  else if (gfx90a)
+    pays = causal && headDim == 64 && sixteenBit && config.getTile()[1] == 64;
   if (!instr || !chip.isCDNA() || instr->m != 32 || !pays ||
       op.getV().getType().getDimSize(3) != headDim)
     return config;
