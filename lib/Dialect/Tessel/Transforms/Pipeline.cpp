@@ -688,11 +688,13 @@ static SmallVector<Value> doubleBufferKeyLoop(scf::ForOp loop, LoopShape &shape,
   if (stagger && !stagger.getHalf())
     stagger = {};
   bool phased = isPingPongLoop(loop);
-  // The loop that begins the pipeline (over whole key blocks) is unrolled
-  // (unrollBySlots).
-  bool unrolls = phased && !chain &&
-                 !loop->hasAttr(kContinuesKeyLoopAttrName) &&
-                 unrollsPingPongLoop(loop);
+  // The loop that begins the pipeline (over whole key blocks) is unrolled:
+  // a ping-pong one by its slots where its instructions are 16 deep in K
+  // (unrollBySlots), a four-wave one by two where the config asks for it.
+  // (`loop` is erased once the pipelined loop replaces it.)
+  bool beginsPipeline = !chain && !loop->hasAttr(kContinuesKeyLoopAttrName);
+  bool unrolls = phased && beginsPipeline && unrollsPingPongLoop(loop);
+  bool unrollsByTwo = unrollByTwo && !phased && beginsPipeline;
   // A ping-pong loop with stages = 4 keeps three slots: a wave reads its
   // block's K (the first product's operand) in its softmax phase, while the
   // other half's matrix phase writes the slot of the block after next.
@@ -877,8 +879,7 @@ static SmallVector<Value> doubleBufferKeyLoop(scf::ForOp loop, LoopShape &shape,
   replacePipelinedLoop(b, loop, pipelined, mapping, next);
   if (unrolls)
     return unrollBySlots(pipelined, slots);
-  if (unrollByTwo && !phased && !chain &&
-      !loop->hasAttr(kContinuesKeyLoopAttrName))
+  if (unrollsByTwo)
     return unrollKeyLoop(pipelined, 2);
   return pipelined.getResults();
 }
