@@ -508,14 +508,21 @@ int64_t tessel::getPaddedHeadDim(int64_t headDim) {
 ///  both slots, 234 VGPRs). A head dim padded to a power of
 ///  two loads its last chunk with masks, which tessel-pipeline leaves
 ///  alone: two slots would only cost LDS.
+/// Whether two LDS slots of a key block's K and V^T fit two workgroups on
+/// a CU (the double buffer, `stages` >= 3, keeping two waves a SIMD).
+static bool keySlotsFitTwoWorkgroups(const Chip &chip, Type element,
+                                     int64_t blockN, int64_t headDim) {
+  int64_t blockBytes = 2 * blockN * headDim *
+                       llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
+  return 2 * 2 * blockBytes <= int64_t(chip.ldsBytesPerCU);
+}
+
 static int64_t getAttentionStages(const Chip &chip, Type element,
                                   int64_t blockN, int64_t headDim, bool masked,
                                   bool paddedHeadDim) {
-  int64_t blockBytes = 2 * blockN * headDim *
-                       llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
   if (!paddedHeadDim && headDim > 64 && headDim <= 128 && chip.isCDNA() &&
       (!masked || !chip.hasLdsTransposeReads()) &&
-      2 * 2 * blockBytes <= chip.ldsBytesPerCU)
+      keySlotsFitTwoWorkgroups(chip, element, blockN, headDim))
     return 3;
   return masked || (blockN == 32 && headDim > 64) ? 2 : 1;
 }
@@ -986,10 +993,8 @@ ConfigAttr tessel::chooseAttentionUnroll(AttentionOp op, ConfigAttr config,
   // 64 the default prefetches into registers only, and two slots of K and
   // V^T (2 x 16 KiB with 64-key blocks) keep two workgroups a CU. (At head
   // dim 128 the default double-buffers where it can.)
-  int64_t blockBytes = 2 * config.getTile()[1] * headDim *
-                       llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
   if ((config.getStages() < 3 && headDim != 64) ||
-      2 * 2 * blockBytes > int64_t(chip.ldsBytesPerCU))
+      !keySlotsFitTwoWorkgroups(chip, element, config.getTile()[1], headDim))
     return config;
   return ConfigAttr::get(op.getContext(), config.getTile(), config.getWaves(),
                          std::max<int64_t>(config.getStages(), 3),
