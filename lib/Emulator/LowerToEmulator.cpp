@@ -675,6 +675,53 @@ LogicalResult KernelLowering::lowerRocdlOp(Operation *op) {
     call(b, loc, "ds_read_tr16_b64", voidType(), {spill(b, loc, load), result});
     return replaceWith(LLVM::LoadOp::create(b, loc, type, result));
   }
+  if (auto copy = dyn_cast<ROCDL::LoadToLDSOp>(op)) {
+    // The lane loads `size` bytes at its address plus the offset; the wave's
+    // data goes to LDS in lane order from the first lane's LDS address plus
+    // the offset (M0 + offset + lane x size; 1 and 2 bytes are widened to
+    // 4, 12 to 16). Both sides are checked like any access. The copy lands
+    // at once: tessel.wait_copies orders it for the issuing wave, and the
+    // emulator's LDS race check sees a copy into a slot other waves still
+    // read.
+    int64_t size = copy.getSize(), offset = copy.getOffset();
+    if (!llvm::is_contained({1, 2, 4, 12, 16}, size))
+      return op->emitError() << "'" << name << "' of " << size
+                             << " bytes is not supported by the emulator";
+    int64_t stride = size < 4 ? 4 : size == 12 ? 16 : size;
+    Type i8 = IntegerType::get(ctx(), 8);
+    Type data = IntegerType::get(ctx(), 8 * size);
+    Type stored = IntegerType::get(ctx(), 8 * std::max<int64_t>(size, 4));
+    Value source = LLVM::GEPOp::create(
+        b, loc, copy.getGlobalPtr().getType(), i8, copy.getGlobalPtr(),
+        ArrayRef<LLVM::GEPArg>{int32_t(offset)});
+    auto load = LLVM::LoadOp::create(b, loc, data, source, /*alignment=*/1);
+    instrumentAccess(load, source, data, 1, /*isWrite=*/false);
+    Value value = load;
+    if (stored != data)
+      value = LLVM::ZExtOp::create(b, loc, stored, value);
+    Type ldsPointer = copy.getLdsPtr().getType();
+    Value base = slot(b, loc, ldsPointer);
+    call(b, loc, "readlane", voidType(),
+         {spill(b, loc, copy.getLdsPtr()), base,
+          constI32(b, loc, sizeOf(ldsPointer)), constI32(b, loc, -1)});
+    Value allLanes = constI32(b, loc, -1);
+    Value laneId = call(
+        b, loc, "mbcnt", i32(),
+        {constI32(b, loc, 1), allLanes,
+         call(b, loc, "mbcnt", i32(),
+              {constI32(b, loc, 0), allLanes, constI32(b, loc, 0)})});
+    Value byteOffset = LLVM::AddOp::create(
+        b, loc,
+        LLVM::MulOp::create(b, loc, laneId, constI32(b, loc, stride)),
+        constI32(b, loc, offset));
+    Value target = LLVM::GEPOp::create(
+        b, loc, ldsPointer, i8, LLVM::LoadOp::create(b, loc, ldsPointer, base),
+        ArrayRef<LLVM::GEPArg>{byteOffset});
+    auto store = LLVM::StoreOp::create(b, loc, value, target, /*alignment=*/4);
+    instrumentAccess(store, target, stored, 4, /*isWrite=*/true);
+    op->erase();
+    return success();
+  }
   if (rest == "readlane" || rest == "readfirstlane") {
     Type type = op->getResult(0).getType();
     Value result = slot(b, loc, type);

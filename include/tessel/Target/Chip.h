@@ -69,6 +69,10 @@ struct Chip {
   /// Whether LDS reads can transpose 16-bit data on the way to the lanes
   /// (ds_read_b64_tr_b16, gfx950; docs/hardware.md §7b).
   bool hasLdsTransposeReads() const { return isCDNA() && isaVersion() >= 9500; }
+  /// Whether a lane can load 16 bytes from global memory straight into LDS
+  /// (global_load_lds_dwordx4, gfx950; gfx90a/gfx942 move at most 4 bytes
+  /// a lane that way; docs/hardware.md §7c).
+  bool hasLdsDirectLoads16() const { return isCDNA() && isaVersion() >= 9500; }
 
   /// Dense matrix rate per CU per clock for `type` (0 if unsupported).
   unsigned matrixOpsPerClock(MatrixType type) const {

@@ -209,6 +209,8 @@ private:
   Value nonEmptyCondition(Value memref, int64_t rank);
   LogicalResult lowerStore(StoreOp op);
   LogicalResult lowerLocalStore(LocalStoreOp op);
+  LogicalResult lowerCopyToLocal(CopyToLocalOp op);
+  LogicalResult lowerWaitCopies(WaitCopiesOp op);
   LogicalResult lowerLocalLoad(LocalLoadOp op);
   LogicalResult lowerDot(DotOp op);
   vector::FromElementsOp loweredNextStepRead(DotOp dot, Value operand,
@@ -284,6 +286,7 @@ private:
   Location currentLoc = UnknownLoc::get(kernel.getContext());
   IRMapping mapping;
   Value lane, wave;                 // index
+  int64_t workgroupWaves = 1;       // tessel.workgroup_size in waves
   Operation *prologueEnd = nullptr; // last op of the lane computations
   DenseMap<Value, Value> ldsMemory; // local_alloc result -> workgroup memref
   /// An iota bound's tile -> its lowered complement (the elements out of
@@ -954,6 +957,72 @@ LogicalResult KernelLowering::lowerLocalStore(LocalStoreOp op) {
              mapping.lookup(op.getValue()), *toOffset, buffer.getElementType(),
              op->hasAttr(kLdsSharedAddressesAttrName),
              constantSlotElements(op.getSlot(), buffer));
+  return success();
+}
+
+LogicalResult KernelLowering::lowerCopyToLocal(CopyToLocalOp op) {
+  emitPendingZeroAccumulators();
+  if (!chip.hasLdsDirectLoads16())
+    return op.emitOpError()
+           << "copies to LDS need 16-byte direct loads (global_load_lds_dwordx4, "
+              "gfx950); "
+           << chip.name << " has none";
+  LdsType buffer = op.getBuffer().getType();
+  auto emitError = [&] { return op.emitOpError(); };
+  FailureOr<LinearLayout> layout =
+      getCopyLayout(buffer, workgroupWaves, emitError);
+  if (failed(layout))
+    return failure();
+  Value memref = mapping.lookup(op.getSource());
+  Type element = buffer.getElementType();
+  int64_t run = kCopyBytesPerLane * 8 / element.getIntOrFloatBitWidth();
+  int64_t instructionElements = run * kCopyWaveSize * workgroupWaves;
+  SmallVector<Value> laneCoords = laneCoordinates(*layout);
+  SmallVector<Value> base = llvm::map_to_vector(
+      op.getIndices(), [&](Value v) { return mapping.lookup(v); });
+  // The LDS side is one address per wave and instruction (M0): the wave's
+  // first run of the slot, read into a scalar register once.
+  Value uniformWave;
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointAfter(prologueEnd);
+    Value wave32 = arith::IndexCastOp::create(b, loc(), b.getI32Type(), wave);
+    uniformWave = arith::IndexCastOp::create(
+        b, loc(), b.getIndexType(),
+        ROCDL::ReadfirstlaneOp::create(b, loc(), b.getI32Type(), wave32));
+    prologueEnd = uniformWave.getDefiningOp();
+  }
+  Value waveStart = arith::AddIOp::create(
+      b, loc(),
+      arith::MulIOp::create(b, loc(), mapping.lookup(op.getSlot()),
+                            constIndex(buffer.getSlotElements())),
+      arith::MulIOp::create(b, loc(), uniformWave,
+                            constIndex(run * kCopyWaveSize)));
+  Value memory = ldsMemory.lookup(op.getBuffer());
+  auto transferType = VectorType::get({run}, element);
+  int64_t rank = cast<MemRefType>(memref.getType()).getRank();
+  for (int64_t first = 0, end = buffer.getSlotElements(); first < end;
+       first += instructionElements) {
+    int64_t r = first / instructionElements * run;
+    SmallVector<int32_t, 4> regCoords = layout->apply({int32_t(r), 0, 0});
+    SmallVector<Value> indices(base.begin(), base.end() - 2);
+    for (unsigned d = 0; d < 2; ++d)
+      indices.push_back(arith::AddIOp::create(
+          b, loc(), base[rank - 2 + d],
+          xorIndex(laneCoords[d], regCoords[d])));
+    Value ldsIndex =
+        arith::AddIOp::create(b, loc(), waveStart, constIndex(first));
+    amdgpu::GatherToLDSOp::create(b, loc(), memref, indices, memory,
+                                  ValueRange{ldsIndex}, transferType);
+  }
+  return success();
+}
+
+/// The wave's copies have landed once its vector-memory counter is 0.
+LogicalResult KernelLowering::lowerWaitCopies(WaitCopiesOp op) {
+  amdgpu::MemoryCounterWaitOp::create(b, loc(), b.getI32IntegerAttr(0),
+                                      IntegerAttr(), IntegerAttr(),
+                                      IntegerAttr(), IntegerAttr());
   return success();
 }
 
@@ -2463,6 +2532,10 @@ LogicalResult KernelLowering::lowerOp(Operation &op) {
   }
   if (auto store = dyn_cast<LocalStoreOp>(op))
     return lowerLocalStore(store);
+  if (auto copy = dyn_cast<CopyToLocalOp>(op))
+    return lowerCopyToLocal(copy);
+  if (auto wait = dyn_cast<WaitCopiesOp>(op))
+    return lowerWaitCopies(wait);
   if (auto load = dyn_cast<LocalLoadOp>(op))
     return lowerLocalLoad(load);
   if (auto dot = dyn_cast<DotOp>(op))
@@ -2563,6 +2636,8 @@ LogicalResult KernelLowering::lower(func::FuncOp function) {
   lane = arith::RemUIOp::create(b, loc(), thread, waveSize);
   wave = arith::DivUIOp::create(b, loc(), thread, waveSize);
   prologueEnd = wave.getDefiningOp();
+  if (auto size = function->getAttrOfType<IntegerAttr>("tessel.workgroup_size"))
+    workgroupWaves = std::max<int64_t>(1, size.getInt() / chip.defaultWaveSize);
   return lowerBlock(function.getBody().front());
 }
 

@@ -1041,6 +1041,109 @@ tessel::getLdsAccessOffsets(RankedTensorType tile, LdsType buffer,
   return *composed;
 }
 
+FailureOr<LinearLayout>
+tessel::getCopyLayout(LdsType buffer, int64_t waves,
+                      function_ref<InFlightDiagnostic()> emitError) {
+  FailureOr<LinearLayout> memory =
+      getLinearLayout(buffer.getLayout(), buffer.getShape(), emitError);
+  if (failed(memory))
+    return failure();
+  int64_t elementBits = buffer.getElementType().getIntOrFloatBitWidth();
+  int64_t run = kCopyBytesPerLane * 8 / elementBits;
+  int64_t instructionElements = run * kCopyWaveSize * waves;
+  int64_t slot = buffer.getSlotElements();
+  if (waves <= 0 || !llvm::isPowerOf2_64(waves) ||
+      slot % instructionElements != 0)
+    return emitError() << "copies to LDS move " << kCopyWaveSize << " x "
+                       << kCopyBytesPerLane << " bytes per wave and "
+                       << "instruction: a slot of " << slot << " "
+                       << buffer.getElementType() << " is not a whole number "
+                       << "of them for " << waves << " waves";
+  auto bases = [](int64_t count, int64_t first) {
+    SmallVector<SmallVector<int32_t, 4>> result;
+    for (int64_t bit = 0; (int64_t(1) << bit) < count; ++bit)
+      result.push_back({int32_t(first << bit)});
+    return result;
+  };
+  // Registers: the run's elements, then the instructions.
+  SmallVector<SmallVector<int32_t, 4>> registers = bases(run, 1);
+  llvm::append_range(registers,
+                     bases(slot / instructionElements, instructionElements));
+  llvm::Expected<LinearLayout> toOffset = LinearLayout::get(
+      {{std::string(dims::kRegister), registers},
+       {std::string(dims::kLane), bases(kCopyWaveSize, run)},
+       {std::string(dims::kWave), bases(waves, run * kCopyWaveSize)}},
+      {{std::string(dims::kOffset), int32_t(slot)}});
+  if (!toOffset)
+    return emitError() << llvm::toString(toOffset.takeError());
+  llvm::Expected<LinearLayout> composed = toOffset->compose(*memory);
+  if (!composed)
+    return emitError() << llvm::toString(composed.takeError());
+  return *composed;
+}
+
+LogicalResult
+tessel::verifyCopyToLocal(MemRefType memref, LdsType buffer, int64_t waves,
+                          function_ref<InFlightDiagnostic()> emitError) {
+  if (memref.getRank() < 2)
+    return emitError() << "the memref must have rank 2 or more (the tile "
+                          "covers its last two dimensions), got "
+                       << memref;
+  if (memref.getElementType() != buffer.getElementType())
+    return emitError() << "memref element type " << memref.getElementType()
+                       << " differs from the LDS buffer's "
+                       << buffer.getElementType();
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(memref.getStridesAndOffset(strides, offset)))
+    return emitError() << "the memref must have a strided layout";
+  int64_t rank = memref.getRank();
+  std::optional<unsigned> contiguous;
+  for (unsigned d = 0; d < 2; ++d) {
+    int64_t size = memref.getDimSize(rank - 2 + d);
+    if (!ShapedType::isDynamic(size) && size < buffer.getShape()[d])
+      return emitError() << "in_bounds claims a tile of "
+                         << buffer.getShape()[d] << " inside dimension "
+                         << (rank - 2 + d) << " of " << memref
+                         << ", which is smaller";
+    if (strides[rank - 2 + d] == 1)
+      contiguous = d;
+  }
+  if (!contiguous)
+    return emitError() << "one of the tile's dimensions must be contiguous "
+                          "in the memref (unit stride), got "
+                       << memref;
+  int64_t elementBits = buffer.getElementType().getIntOrFloatBitWidth();
+  int64_t run = kCopyBytesPerLane * 8 / elementBits;
+  FailureOr<LinearLayout> layout = getCopyLayout(buffer, waves, emitError);
+  if (failed(layout))
+    return failure();
+  for (int64_t bit = 0; (int64_t(1) << bit) < run; ++bit) {
+    ArrayRef<int32_t> basis = layout->getBasis(dims::kRegister, bit);
+    for (unsigned d = 0; d < 2; ++d)
+      if (basis[d] != (d == *contiguous ? int32_t(1) << bit : 0))
+        return emitError()
+               << "the buffer's layout splits the 16-byte runs of dimension "
+               << (rank - 2 + *contiguous)
+               << " (the memref's contiguous one) that copies move";
+  }
+  return success();
+}
+
+LogicalResult CopyToLocalOp::verify() {
+  if (getIndices().size() != size_t(getSource().getType().getRank()))
+    return emitOpError() << "expected " << getSource().getType().getRank()
+                         << " indices, one per memref dimension, got "
+                         << getIndices().size();
+  if (!getInBounds())
+    return emitOpError() << "copies have no masks: the tile must be in_bounds";
+  // Where a lane's run goes does not depend on the number of waves: one
+  // wave checks the layout (the lowering checks the slot against the
+  // workgroup's waves).
+  return verifyCopyToLocal(getSource().getType(), getBuffer().getType(),
+                           /*waves=*/1, [&] { return emitOpError(); });
+}
+
 LogicalResult LocalLoadOp::verify() {
   if (failed(verifyLocalAccess(*this, getBuffer().getType(),
                                getResult().getType())))

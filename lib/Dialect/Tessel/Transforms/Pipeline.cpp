@@ -418,6 +418,186 @@ static void pipeline(scf::ForOp loop, LoopShape &shape) {
   }
 }
 
+namespace {
+/// A K loop whose operands tessel-promote-lds copies straight into LDS:
+/// barrier; copies; wait_copies; barrier; LDS reads; the rest.
+struct CopyLoopShape {
+  SmallVector<CopyToLocalOp> copies;
+  SmallVector<LocalLoadOp> localLoads; // after the second barrier
+  WaitCopiesOp wait;
+  gpu::BarrierOp before, after;
+};
+} // namespace
+
+/// Recognizes promote-lds' K loop with copies (one slot per buffer).
+static std::optional<CopyLoopShape> matchCopyLoop(scf::ForOp loop) {
+  CopyLoopShape shape;
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    if (auto copy = dyn_cast<CopyToLocalOp>(op)) {
+      SmallVector<Operation *> slice;
+      bool indicesKnown = llvm::all_of(copy.getIndices(), [&](Value index) {
+        return succeeded(collectIndexSlice(index, loop, slice));
+      });
+      if (!shape.before || shape.wait || !indicesKnown ||
+          !definedOutside(copy.getSource(), loop) ||
+          !definedOutside(copy.getBuffer(), loop) ||
+          !definedOutside(copy.getSlot(), loop) ||
+          copy.getBuffer().getType().getSlots() != 1)
+        return std::nullopt;
+      shape.copies.push_back(copy);
+    } else if (auto wait = dyn_cast<WaitCopiesOp>(op)) {
+      if (shape.copies.empty() || shape.wait)
+        return std::nullopt;
+      shape.wait = wait;
+    } else if (auto barrier = dyn_cast<gpu::BarrierOp>(op)) {
+      if (!shape.before)
+        shape.before = barrier;
+      else if (shape.wait && !shape.after)
+        shape.after = barrier;
+      else
+        return std::nullopt;
+    } else if (auto localLoad = dyn_cast<LocalLoadOp>(op)) {
+      if (!shape.after)
+        return std::nullopt;
+      shape.localLoads.push_back(localLoad);
+    } else if (isa<LoadOp, LocalStoreOp>(op)) {
+      return std::nullopt;
+    }
+  }
+  if (!shape.after || shape.localLoads.empty())
+    return std::nullopt;
+  return shape;
+}
+
+/// The copies of `shape` at step `k` into `slot`, in front of `b`'s
+/// insertion point: their index computations cloned with the induction
+/// variable replaced by `k`.
+static void cloneCopiesAt(OpBuilder &b, scf::ForOp loop,
+                          const CopyLoopShape &shape, Value k, Value slot) {
+  for (CopyToLocalOp copy : shape.copies) {
+    SmallVector<Operation *> slice;
+    for (Value index : copy.getIndices())
+      (void)collectIndexSlice(index, loop, slice);
+    IRMapping at;
+    at.map(loop.getInductionVar(), k);
+    at.map(copy.getSlot(), slot);
+    for (Operation *op : slice)
+      b.clone(*op, at);
+    b.clone(*copy, at);
+  }
+}
+
+/// pipeline() for a loop whose operands are copied straight into LDS: the
+/// same two slots and one barrier per step, without registers staging the
+/// tiles:
+///
+///   prologue: copy(slot 0, lb); copy(slot 1, lb + step); wait; barrier
+///             r = local_load(slot 0)
+///   loop:     wait; barrier              step k + 1's slot written by all
+///             r' = local_load(next slot)
+///             copy(this step's slot, k + 2 step)
+///             acc = dot(r, acc)
+///
+/// The copies of step k + 2 are in flight while the MFMAs of steps k and
+/// k + 1's reads run; they rewrite the slot step k was read from, which
+/// every wave finished before the barrier. The reads come before the
+/// copies: the backend makes an LDS read wait for copies in flight that
+/// may write what it reads, and it cannot tell the slots apart.
+static void pipelineCopies(scf::ForOp loop, CopyLoopShape &shape) {
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  Value lb = loop.getLowerBound(), step = loop.getStep();
+  Value iv = loop.getInductionVar();
+  for (CopyToLocalOp copy : shape.copies)
+    doubleSlots(copy.getBuffer());
+  // Copies one and two steps ahead are clamped to the last step (copied
+  // again, never read): the tiles are in bounds only up to it.
+  Value lastStep = arith::SubIOp::create(b, loc, loop.getUpperBound(), step);
+  auto clamp = [&](Value k) -> Value {
+    return arith::MinUIOp::create(b, loc, k, lastStep);
+  };
+  auto loadOperands = [&](Value slot) {
+    SmallVector<Value> operands;
+    for (LocalLoadOp localLoad : shape.localLoads)
+      operands.push_back(LocalLoadOp::create(
+          b, localLoad.getLoc(), localLoad.getType(), localLoad.getBuffer(),
+          slot, localLoad.getTransposed()));
+    return operands;
+  };
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value two = arith::ConstantIndexOp::create(b, loc, 2);
+  // Inside another loop (stream-K's loop over tiles) the previous outer
+  // iteration's last reads of the slots come before these copies.
+  if (loop->getParentOfType<scf::ForOp>())
+    gpu::BarrierOp::create(b, loc);
+  cloneCopiesAt(b, loop, shape, lb, zero);
+  cloneCopiesAt(b, loop, shape,
+                clamp(arith::AddIOp::create(b, loc, lb, step)), one);
+  WaitCopiesOp::create(b, loc);
+  gpu::BarrierOp::create(b, loc);
+  SmallVector<Value> operands = loadOperands(zero);
+
+  SmallVector<Value> inits(loop.getInitArgs());
+  unsigned numOld = inits.size();
+  inits.append(operands);
+  // The slot step k + 1 is in, flipped every step (see pipeline()).
+  inits.push_back(one);
+  auto pipelined =
+      scf::ForOp::create(b, loc, lb, loop.getUpperBound(), step, inits);
+  b.setInsertionPointToStart(pipelined.getBody());
+  Value newIv = pipelined.getInductionVar();
+  ValueRange iters = pipelined.getRegionIterArgs();
+  ValueRange operandIters = iters.slice(numOld, operands.size());
+  Value nextSlot = iters.back();
+  WaitCopiesOp::create(b, loc);
+  gpu::BarrierOp::create(b, loc);
+  SmallVector<Value> nextOperands = loadOperands(nextSlot);
+  Value freeSlot = arith::SubIOp::create(b, loc, one, nextSlot);
+  Value twoSteps = arith::MulIOp::create(b, loc, step, two);
+  cloneCopiesAt(b, loop, shape,
+                clamp(arith::AddIOp::create(b, loc, newIv, twoSteps)),
+                freeSlot);
+
+  IRMapping mapping;
+  mapping.map(iv, newIv);
+  for (unsigned i = 0; i < numOld; ++i)
+    mapping.map(loop.getRegionIterArgs()[i], iters[i]);
+  for (auto [localLoad, value] : llvm::zip(shape.localLoads, operandIters))
+    mapping.map(localLoad.getResult(), value);
+  DenseSet<Operation *> replaced(shape.copies.begin(), shape.copies.end());
+  replaced.insert(shape.localLoads.begin(), shape.localLoads.end());
+  replaced.insert(shape.wait);
+  replaced.insert(shape.before);
+  replaced.insert(shape.after);
+  for (Operation &op : loop.getBody()->without_terminator())
+    if (!replaced.contains(&op))
+      b.clone(op, mapping);
+  SmallVector<Value> yields;
+  for (Value value : loop.getBody()->getTerminator()->getOperands())
+    yields.push_back(mapping.lookupOrDefault(value));
+  yields.append(nextOperands);
+  yields.push_back(freeSlot);
+  scf::YieldOp::create(b, loc, yields);
+  bool even = loop->hasAttr(kEvenTripCountAttrName);
+  bool batched = llvm::any_of(shape.copies, [](CopyToLocalOp copy) {
+    return copy.getSource().getType().getRank() > 2;
+  });
+  loop->replaceAllUsesWith(pipelined->getResults().take_front(numOld));
+  loop.erase();
+  UnrolledFit fit = fitsUnrolled(pipelined, numOld, operands.size(), batched);
+  if (fit == UnrolledFit::None)
+    return;
+  if (fit == UnrolledFit::OperandsInPlace)
+    pipelined->setAttr(kReadsInPlaceAttrName, b.getUnitAttr());
+  FailureOr<UnrolledLoopInfo> unrolled = loopUnrollByFactor(pipelined, 2);
+  if (succeeded(unrolled) && even && unrolled->epilogueLoopOp) {
+    scf::ForOp epilogue = *unrolled->epilogueLoopOp;
+    epilogue->replaceAllUsesWith(epilogue.getInitArgs());
+    epilogue.erase();
+  }
+}
+
 /// Moves the constants of `loop`'s body in front of it.
 static void hoistConstants(scf::ForOp loop) {
   for (Operation &op :
@@ -904,6 +1084,13 @@ struct PipelinePass
       // The tiler leaves the loads' constant indices inside the loop.
       if (attention)
         hoistConstants(loop);
+      if (!attention) {
+        if (std::optional<CopyLoopShape> copyShape = matchCopyLoop(loop)) {
+          pipelineCopies(loop, *copyShape);
+          ++numPipelined;
+          continue;
+        }
+      }
       std::optional<LoopShape> shape = matchLoop(loop);
       if (!shape)
         continue;

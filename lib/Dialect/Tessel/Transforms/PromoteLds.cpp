@@ -245,6 +245,28 @@ static bool isInsideRepeatedLoop(Operation *op) {
   return false;
 }
 
+/// The load whose tile `promotion` copies straight into LDS (buffer
+/// `type`) with tessel.copy_to_local, or null: a matmul kernel (tile
+/// [M, N, K]) on a chip with 16-byte direct loads, an operand loaded
+/// in_bounds for this one conversion inside the K loop, and a layout the
+/// workgroup's waves can copy (verifyCopyToLocal).
+static LoadOp getDirectCopySource(Promotion &promotion, LdsType type,
+                                  const Chip &target, func::FuncOp function) {
+  auto config = function->getAttrOfType<ConfigAttr>("tessel.config");
+  auto size = function->getAttrOfType<IntegerAttr>("tessel.workgroup_size");
+  auto load = promotion.convert.getSource().getDefiningOp<LoadOp>();
+  if (!target.hasLdsDirectLoads16() || !config ||
+      config.getTile().size() != 3 || !size || !load || !load.getInBounds() ||
+      !load->hasOneUse() || promotion.readAtUse ||
+      !isInsideRepeatedLoop(promotion.convert))
+    return nullptr;
+  int64_t waves = size.getInt() / target.defaultWaveSize;
+  if (failed(verifyCopyToLocal(load.getSource().getType(), type, waves,
+                               [] { return InFlightDiagnostic(); })))
+    return nullptr;
+  return load;
+}
+
 void PromoteLdsPass::runOnOperation() {
   chosenSwizzles.clear();
   const Chip *target = lookupChip(chip);
@@ -253,6 +275,8 @@ void PromoteLdsPass::runOnOperation() {
         << "unknown chip '" << chip << "'; known chips: " << knownChipNames();
     return signalPassFailure();
   }
+  // Loads whose tiles are copied straight into LDS (erased at the end).
+  SmallVector<LoadOp> copiedLoads;
   // Promotions grouped by block, in order.
   llvm::MapVector<Block *, SmallVector<Promotion>> byBlock;
   getOperation().walk([&](ConvertLayoutOp convert) {
@@ -307,6 +331,25 @@ void PromoteLdsPass::runOnOperation() {
     Value slot = arith::ConstantIndexOp::create(atStart, loc, 0);
     gpu::BarrierOp::create(b, loc);
     SmallVector<Value> buffers;
+    // Each tile is stored from registers, or copied straight from global
+    // memory where it can be (then the write phase waits for the copies).
+    bool copies = false;
+    auto writeTile = [&](Promotion &promotion, LdsType type,
+                         Value buffer) {
+      LoadOp load = directCopies ? getDirectCopySource(promotion, type,
+                                                       *target, getOperation())
+                                 : nullptr;
+      if (!load) {
+        LocalStoreOp::create(b, loc, promotion.convert.getSource(), buffer,
+                             slot);
+        return;
+      }
+      CopyToLocalOp::create(b, load.getLoc(), load.getSource(),
+                            load.getIndices(), buffer, slot,
+                            /*in_bounds=*/true);
+      copiedLoads.push_back(load);
+      copies = true;
+    };
     for (Promotion &promotion : promotions) {
       SwizzleChoice choice;
       FailureOr<LdsType> type = chooseBuffer(promotion, *target, choice);
@@ -319,8 +362,7 @@ void PromoteLdsPass::runOnOperation() {
       if (reusable != llvm::enumerate(pool).end()) {
         taken[(*reusable).index()] = true;
         Value buffer = (*reusable).value().buffer;
-        LocalStoreOp::create(b, loc, promotion.convert.getSource(), buffer,
-                             slot);
+        writeTile(promotion, *type, buffer);
         buffers.push_back(buffer);
         continue;
       }
@@ -333,7 +375,7 @@ void PromoteLdsPass::runOnOperation() {
       alloc->setAttr("tessel.read_conflicts",
                      atEntry.getF64FloatAttr(choice.read.perAccess()));
       Value buffer = alloc;
-      LocalStoreOp::create(b, loc, promotion.convert.getSource(), buffer, slot);
+      writeTile(promotion, *type, buffer);
       buffers.push_back(buffer);
       bool readInsideLoops =
           promotion.readAtUse &&
@@ -343,6 +385,8 @@ void PromoteLdsPass::runOnOperation() {
       pool.push_back({*type, buffer, readInsideLoops});
       taken.push_back(true);
     }
+    if (copies)
+      WaitCopiesOp::create(b, loc);
     gpu::BarrierOp::create(b, loc);
     // Every read right after the barrier: an operand used later in the
     // block (attention's V^T, after S^T and the softmax) is then in flight
@@ -377,4 +421,6 @@ void PromoteLdsPass::runOnOperation() {
     for (Promotion &promotion : promotions)
       promotion.convert.erase();
   }
+  for (LoadOp load : copiedLoads)
+    load.erase();
 }

@@ -42,6 +42,29 @@ getLdsAccessOffsets(mlir::RankedTensorType tile, LdsType buffer,
                     bool transposed,
                     llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
 
+/// Bytes one lane moves per `tessel.copy_to_local` instruction, and the
+/// lanes of the waves that issue them (gfx950's global_load_lds_dwordx4).
+inline constexpr int64_t kCopyBytesPerLane = 16;
+inline constexpr int64_t kCopyWaveSize = 64;
+
+/// The layout (register/lane/wave -> tile) in which `waves` waves copy a
+/// slot of `buffer` with `tessel.copy_to_local`: registers 0.. of a lane
+/// are the elements of its 16-byte run, the registers above them count
+/// the wave's instructions, and run i of instruction j sits at LDS offset
+/// ((j * waves + wave) * 64 + lane) * run + i of the slot. Fails when the
+/// slot is not a whole number of the waves' 1 KiB instructions.
+llvm::FailureOr<LinearLayout>
+getCopyLayout(LdsType buffer, int64_t waves,
+              llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+
+/// Whether `waves` waves can copy tiles of `memref` into `buffer` with
+/// `tessel.copy_to_local`: a tile dimension contiguous in the memref, whose
+/// 16-byte runs the buffer's layout keeps together, and a slot of whole
+/// instructions (getCopyLayout).
+mlir::LogicalResult
+verifyCopyToLocal(mlir::MemRefType memref, LdsType buffer, int64_t waves,
+                  llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+
 /// The tile type of the statistic `tessel.reduce` computes along `axis` of
 /// `source`: size 1 along `axis`, in a `#tessel.linear` layout that keeps
 /// the source's registers, lanes and waves for the other dimension: the

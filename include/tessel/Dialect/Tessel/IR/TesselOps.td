@@ -387,6 +387,53 @@ def Tessel_LocalStoreOp : Tessel_Op<"local_store"> {
   let hasVerifier = 1;
 }
 
+def Tessel_CopyToLocalOp : Tessel_Op<"copy_to_local"> {
+  let summary = "Copy a tile from global memory straight into an LDS slot";
+  let description = [{
+    Copies the 2-D tile of the buffer's shape whose first element is
+    `source[indices]` into slot `slot` of `buffer` without passing through
+    registers: each lane loads one 16-byte run of the memref's contiguous
+    dimension and the hardware writes a wave's 64 runs to 1 KiB of LDS in
+    lane order (gfx950's `global_load_lds_dwordx4`). A lane loads the run
+    the buffer's layout puts at its position, so the swizzle is applied on
+    the global side; the layout must keep runs of 16 bytes of the memref's
+    contiguous dimension together, and the tile must be a whole number of
+    KiB.
+
+    The copy is asynchronous: its data is in LDS for the issuing wave after
+    `tessel.wait_copies`, and for the whole workgroup after every wave's
+    `tessel.wait_copies` and a barrier. It has no masks: the tile must be
+    `in_bounds` (as on `tessel.load`, the producer's promise).
+
+    ```mlir
+    tessel.copy_to_local %A[%m0, %k0], %lds[%slot] in_bounds
+        : memref<4096x4096xbf16>, !tessel.lds<2 x [256, 32], bf16, #swizzle>
+    ```
+  }];
+  let arguments = (ins Arg<AnyMemRef, "", [MemRead]>:$source,
+                       Variadic<Index>:$indices,
+                       Arg<Tessel_LdsType, "", [MemWrite]>:$buffer,
+                       Index:$slot,
+                       UnitAttr:$in_bounds);
+  let assemblyFormat = [{
+    $source `[` $indices `]` `,` $buffer `[` $slot `]`
+    (`in_bounds` $in_bounds^)? attr-dict `:` type($source) `,`
+    qualified(type($buffer))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tessel_WaitCopiesOp : Tessel_Op<"wait_copies"> {
+  let summary = "Wait until this wave's copies to LDS have landed";
+  let description = [{
+    Waits for every `tessel.copy_to_local` the wave issued before (its
+    vector-memory counter drained). Other waves see the data only after a
+    barrier that follows their own wait as well: a barrier alone does not
+    wait for copies in flight.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 def Tessel_LocalLoadOp : Tessel_Op<"local_load"> {
   let summary = "Load a distributed tile from one slot of an LDS buffer";
   let description = [{
