@@ -513,6 +513,7 @@ FailureOr<GpuModuleBinary> tessel::compileGpuModule(gpu::GPUModuleOp gpuModule,
     readKernelPointersAtEntry(*module);
     xorLdsOffsetsInBytes(*module);
     scalarizeSplatPhis(*module);
+    scopeLdsReadsBesideCopies(*module);
   }
   if (stage == HsacoStage::LLVMIR || options.keepIntermediates)
     llvm::raw_string_ostream(binary.llvmIR) << *module;

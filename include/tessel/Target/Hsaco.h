@@ -115,6 +115,12 @@ void xorLdsOffsetsInBytes(llvm::Module &module);
 /// redundant across a join as a whole vector, one register per lane.
 void scalarizeSplatPhis(llvm::Module &module);
 
+/// Gives the LDS reads of every function that copies global memory straight
+/// into LDS an alias scope of their own (lib/Target/LdsCopyScopes.cpp): the
+/// backend then stops making each of them wait for all copies in flight,
+/// which Tessel orders with its own waits.
+void scopeLdsReadsBesideCopies(llvm::Module &module);
+
 /// Compiles `module` (LLVM/ROCDL dialect) for `chip`. Errors are emitted as
 /// MLIR diagnostics at the module's location.
 mlir::FailureOr<GpuModuleBinary> compileGpuModule(mlir::gpu::GPUModuleOp module,

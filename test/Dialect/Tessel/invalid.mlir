@@ -289,7 +289,7 @@ func.func @config_stream_k_attention_packed(%q: memref<1x8x4x64xf16>, %k: memref
 // -----
 
 func.func @config_options_order(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: memref<64x64xf16>) {
-  // expected-error @+1 {{expected 'instr', 'splits', 'stream_k', 'scores_ahead', 'ping_pong' or 'unrolled' (each once, in this order), got 'splits'}}
+  // expected-error @+1 {{expected 'instr', 'splits', 'stream_k', 'scores_ahead', 'ping_pong', 'unrolled' or 'direct_copies' (each once, in this order), got 'splits'}}
   tessel.matmul ins(%a, %b : memref<64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf16>) {config = #tessel.config<tile = [32, 32, 32], waves = [1, 1], stages = 1, stream_k = 4, splits = 2>}
   return
 }
@@ -297,7 +297,7 @@ func.func @config_options_order(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c
 // -----
 
 func.func @config_scores_ahead_last(%q: memref<1x1x64x64xf16>, %k: memref<1x1x64x64xf16>, %v: memref<1x1x64x64xf16>, %o: memref<1x1x64x64xf16>) {
-  // expected-error @+1 {{expected 'instr', 'splits', 'stream_k', 'scores_ahead', 'ping_pong' or 'unrolled' (each once, in this order), got 'stream_k'}}
+  // expected-error @+1 {{expected 'instr', 'splits', 'stream_k', 'scores_ahead', 'ping_pong', 'unrolled' or 'direct_copies' (each once, in this order), got 'stream_k'}}
   tessel.attention ins(%q, %k, %v : memref<1x1x64x64xf16>, memref<1x1x64x64xf16>, memref<1x1x64x64xf16>) outs(%o : memref<1x1x64x64xf16>) {config = #tessel.config<tile = [64, 32], waves = [2, 1], stages = 2, scores_ahead, stream_k = 4>}
   return
 }
@@ -1366,4 +1366,75 @@ func.func @wave_any_of_floats(%s: tensor<32x32xf32, #acc>) -> i1 {
   // expected-error @+1 {{operand #0 must be ranked tensor of 1-bit signless integer values}}
   %any = tessel.wave_any %s : tensor<32x32xf32, #acc>
   return %any : i1
+}
+
+// -----
+
+func.func @config_direct_copies_attention(%q: memref<1x1x64x64xf16>, %k: memref<1x1x64x64xf16>, %v: memref<1x1x64x64xf16>, %o: memref<1x1x64x64xf16>) {
+  // expected-error @+1 {{direct_copies copies a matmul's K-loop operands into two LDS slots: it takes a matmul tile of [M, N, K] and stages = 2}}
+  tessel.attention ins(%q, %k, %v : memref<1x1x64x64xf16>, memref<1x1x64x64xf16>, memref<1x1x64x64xf16>) outs(%o : memref<1x1x64x64xf16>) {config = #tessel.config<tile = [128, 64], waves = [4, 1], stages = 2, direct_copies>}
+  return
+}
+
+// -----
+
+func.func @config_direct_copies_stages(%a: memref<256x256xbf16>, %b: memref<256x256xbf16>, %c: memref<256x256xbf16>) {
+  // expected-error @+1 {{direct_copies copies a matmul's K-loop operands into two LDS slots: it takes a matmul tile of [M, N, K] and stages = 2}}
+  tessel.matmul ins(%a, %b : memref<256x256xbf16>, memref<256x256xbf16>) outs(%c : memref<256x256xbf16>) {config = #tessel.config<tile = [128, 128, 32], waves = [2, 2], stages = 1, direct_copies>}
+  return
+}
+
+// -----
+
+#swizzle = #tessel.swizzle<vec = 8, perPhase = 4, maxPhase = 4>
+func.func @copy_without_in_bounds(%a: memref<4096x4096xbf16>, %i: index) {
+  %c0 = arith.constant 0 : index
+  %buffer = tessel.local_alloc : !tessel.lds<1 x[256, 32], bf16, #swizzle>
+  // expected-error @+1 {{copies have no masks: the tile must be in_bounds}}
+  tessel.copy_to_local %a[%i, %c0], %buffer[%c0] : memref<4096x4096xbf16>, !tessel.lds<1 x[256, 32], bf16, #swizzle>
+  return
+}
+
+// -----
+
+#swizzle = #tessel.swizzle<vec = 4, perPhase = 1, maxPhase = 8>
+func.func @copy_splitting_runs(%a: memref<4096x4096xbf16>, %i: index) {
+  %c0 = arith.constant 0 : index
+  %buffer = tessel.local_alloc : !tessel.lds<1 x[256, 32], bf16, #swizzle>
+  // expected-error @+1 {{the buffer's layout splits the 16-byte runs of dimension 1 (the memref's contiguous one) that copies move}}
+  tessel.copy_to_local %a[%i, %c0], %buffer[%c0] in_bounds : memref<4096x4096xbf16>, !tessel.lds<1 x[256, 32], bf16, #swizzle>
+  return
+}
+
+// -----
+
+#swizzle = #tessel.swizzle<vec = 8, perPhase = 1, maxPhase = 1>
+func.func @copy_across_runs(%bt: memref<4096x4096xbf16, strided<[1, 4096]>>, %i: index) {
+  %c0 = arith.constant 0 : index
+  %buffer = tessel.local_alloc : !tessel.lds<1 x[32, 256], bf16, #swizzle>
+  // expected-error @+1 {{the buffer's layout splits the 16-byte runs of dimension 0 (the memref's contiguous one) that copies move}}
+  tessel.copy_to_local %bt[%c0, %i], %buffer[%c0] in_bounds : memref<4096x4096xbf16, strided<[1, 4096]>>, !tessel.lds<1 x[32, 256], bf16, #swizzle>
+  return
+}
+
+// -----
+
+#swizzle = #tessel.swizzle<vec = 8, perPhase = 1, maxPhase = 1>
+func.func @copy_part_of_a_wave(%a: memref<4096x4096xbf16>, %i: index) {
+  %c0 = arith.constant 0 : index
+  %buffer = tessel.local_alloc : !tessel.lds<1 x[16, 16], bf16, #swizzle>
+  // expected-error @+1 {{copies to LDS move 64 x 16 bytes per wave and instruction: a slot of 256 'bf16' is not a whole number of them for 1 waves}}
+  tessel.copy_to_local %a[%i, %c0], %buffer[%c0] in_bounds : memref<4096x4096xbf16>, !tessel.lds<1 x[16, 16], bf16, #swizzle>
+  return
+}
+
+// -----
+
+#swizzle = #tessel.swizzle<vec = 8, perPhase = 1, maxPhase = 1>
+func.func @copy_tile_too_large(%a: memref<128x4096xbf16>, %i: index) {
+  %c0 = arith.constant 0 : index
+  %buffer = tessel.local_alloc : !tessel.lds<1 x[256, 32], bf16, #swizzle>
+  // expected-error @+1 {{in_bounds claims a tile of 256 inside dimension 0 of 'memref<128x4096xbf16>', which is smaller}}
+  tessel.copy_to_local %a[%i, %c0], %buffer[%c0] in_bounds : memref<128x4096xbf16>, !tessel.lds<1 x[256, 32], bf16, #swizzle>
+  return
 }

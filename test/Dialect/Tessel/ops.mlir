@@ -279,3 +279,17 @@ func.func @attention_paged(%q: memref<?x8x1x128xbf16>, %k: memref<?x2x16x128xbf1
                    outs(%o : memref<?x8x1x128xbf16>) paged(%table, %lens : memref<?x64xi32>, memref<?xi32>)
   return
 }
+
+// CHECK-LABEL: func @copies_to_lds
+// CHECK: tessel.copy_to_local %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}] in_bounds : memref<4096x4096xbf16>, !tessel.lds<2 x[256, 32], bf16, #swizzle>
+// CHECK: tessel.wait_copies
+// CHECK: direct_copies>
+#swizzle_copies = #tessel.swizzle<vec = 8, perPhase = 4, maxPhase = 4>
+func.func @copies_to_lds(%a: memref<4096x4096xbf16>, %b: memref<4096x4096xbf16>, %c: memref<4096x4096xbf16>, %i: index) {
+  %c1 = arith.constant 1 : index
+  %buffer = tessel.local_alloc : !tessel.lds<2 x[256, 32], bf16, #swizzle_copies>
+  tessel.copy_to_local %a[%i, %i], %buffer[%c1] in_bounds : memref<4096x4096xbf16>, !tessel.lds<2 x[256, 32], bf16, #swizzle_copies>
+  tessel.wait_copies
+  tessel.matmul ins(%a, %b : memref<4096x4096xbf16>, memref<4096x4096xbf16>) outs(%c : memref<4096x4096xbf16>) {config = #tessel.config<tile = [256, 256, 32], waves = [2, 4], stages = 2, instr = "v_mfma_f32_32x32x16_bf16", direct_copies>}
+  return
+}

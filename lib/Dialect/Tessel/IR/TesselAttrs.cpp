@@ -143,18 +143,21 @@ static void printSwizzleOptions(AsmPrinter &printer, ArrayRef<int64_t> order,
 
 /// A config's optional parts after `stages`: `, instr = "..."`,
 /// `, splits = N`, `, stream_k = N` and the flags `, scores_ahead`,
-/// `, ping_pong` and `, unrolled`, each at most once, in this order.
+/// `, ping_pong`, `, unrolled` and `, direct_copies`, each at most once,
+/// in this order.
 static ParseResult parseConfigOptions(AsmParser &parser, StringAttr &instr,
                                       int64_t &splits, int64_t &streamK,
                                       bool &scoresAhead, bool &pingPong,
-                                      bool &unrolled) {
+                                      bool &unrolled, bool &directCopies) {
   splits = 1;
   streamK = 0;
   scoresAhead = false;
   pingPong = false;
   unrolled = false;
-  constexpr StringLiteral kOrder[] = {"instr",        "splits",    "stream_k",
-                                      "scores_ahead", "ping_pong", "unrolled"};
+  directCopies = false;
+  constexpr StringLiteral kOrder[] = {
+      "instr",     "splits",   "stream_k",     "scores_ahead",
+      "ping_pong", "unrolled", "direct_copies"};
   size_t next = 0;
   while (succeeded(parser.parseOptionalComma())) {
     StringRef keyword;
@@ -166,17 +169,19 @@ static ParseResult parseConfigOptions(AsmParser &parser, StringAttr &instr,
     if (found == std::end(kOrder))
       return parser.emitError(loc)
              << "expected 'instr', 'splits', 'stream_k', 'scores_ahead', "
-                "'ping_pong' or 'unrolled' (each once, in this order), got '"
+                "'ping_pong', 'unrolled' or 'direct_copies' (each once, in "
+                "this order), got '"
              << keyword << "'";
     next = found - std::begin(kOrder) + 1;
     if (keyword == "scores_ahead" || keyword == "ping_pong" ||
-        keyword == "unrolled") {
+        keyword == "unrolled" || keyword == "direct_copies") {
       if (succeeded(parser.parseOptionalEqual()))
         return parser.emitError(loc)
                << "'" << keyword << "' is a flag: it takes no value";
       (keyword == "scores_ahead" ? scoresAhead
        : keyword == "ping_pong"  ? pingPong
-                                 : unrolled) = true;
+       : keyword == "unrolled"   ? unrolled
+                                 : directCopies) = true;
       continue;
     }
     if (parser.parseEqual())
@@ -191,7 +196,8 @@ static ParseResult parseConfigOptions(AsmParser &parser, StringAttr &instr,
 
 static void printConfigOptions(AsmPrinter &printer, StringAttr instr,
                                int64_t splits, int64_t streamK,
-                               bool scoresAhead, bool pingPong, bool unrolled) {
+                               bool scoresAhead, bool pingPong, bool unrolled,
+                               bool directCopies) {
   if (instr) {
     printer << ", instr = ";
     printer.printAttribute(instr);
@@ -206,6 +212,8 @@ static void printConfigOptions(AsmPrinter &printer, StringAttr instr,
     printer << ", ping_pong";
   if (unrolled)
     printer << ", unrolled";
+  if (directCopies)
+    printer << ", direct_copies";
 }
 
 #include "tessel/Dialect/Tessel/IR/TesselAttrInterfaces.cpp.inc"
@@ -351,7 +359,8 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  ArrayRef<int64_t> waves, int64_t stages,
                                  StringAttr instr, int64_t splits,
                                  int64_t streamK, bool scoresAhead,
-                                 bool pingPong, bool unrolled) {
+                                 bool pingPong, bool unrolled,
+                                 bool directCopies) {
   if (tile.size() != 2 && tile.size() != 3)
     return emitError() << "tile must have 3 sizes [M, N, K] (matmul) or 2 "
                           "sizes [M, N] (attention), got "
@@ -407,6 +416,10 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                           "two: it takes scores_ahead and stages >= 3, and "
                           "no ping_pong (whose loop is unrolled by its slots "
                           "where that pays)";
+  if (directCopies && (tile.size() != 3 || stages != 2))
+    return emitError() << "direct_copies copies a matmul's K-loop operands "
+                          "into two LDS slots: it takes a matmul tile of "
+                          "[M, N, K] and stages = 2";
   if (instr && !instr.getValue().starts_with("v_mfma_") &&
       !instr.getValue().starts_with("v_wmma_"))
     return emitError() << "instr must name an MFMA or WMMA instruction "

@@ -1118,15 +1118,21 @@ tessel::verifyCopyToLocal(MemRefType memref, LdsType buffer, int64_t waves,
   FailureOr<LinearLayout> layout = getCopyLayout(buffer, waves, emitError);
   if (failed(layout))
     return failure();
-  for (int64_t bit = 0; (int64_t(1) << bit) < run; ++bit) {
-    ArrayRef<int32_t> basis = layout->getBasis(dims::kRegister, bit);
-    for (unsigned d = 0; d < 2; ++d)
-      if (basis[d] != (d == *contiguous ? int32_t(1) << bit : 0))
+  // A lane's run is elements 0..run-1 of the contiguous dimension from an
+  // origin every other input keeps aligned to the run.
+  for (const LinearLayout::InDim &in : layout->getInDims())
+    for (auto [bit, basis] : llvm::enumerate(in.bases)) {
+      bool inRun = in.name == dims::kRegister && (int64_t(1) << bit) < run;
+      bool kept = true;
+      for (unsigned d = 0; d < 2; ++d)
+        kept &= inRun ? basis[d] == (d == *contiguous ? 1 << bit : 0)
+                      : d != *contiguous || basis[d] % run == 0;
+      if (!kept)
         return emitError()
                << "the buffer's layout splits the 16-byte runs of dimension "
                << (rank - 2 + *contiguous)
                << " (the memref's contiguous one) that copies move";
-  }
+    }
   return success();
 }
 

@@ -404,6 +404,10 @@ tessel::checkMatmulConfig(ConfigAttr config, const Chip &chip, Type a, Type b,
     return emitError() << why;
   if (!config.getInstr())
     return emitError() << "the config names no instruction";
+  if (config.getDirectCopies() && !chip.hasLdsDirectLoads16())
+    return emitError() << "direct_copies needs 16-byte loads straight into "
+                          "LDS (global_load_lds_dwordx4, gfx950); "
+                       << chip.name << " has none";
   StringRef name = config.getInstr().getValue();
   const MmaInstr *instr = lookupMma(name, chip);
   if (!instr)

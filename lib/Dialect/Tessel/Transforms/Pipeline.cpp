@@ -494,15 +494,16 @@ static void cloneCopiesAt(OpBuilder &b, scf::ForOp loop,
 ///   prologue: copy(slot 0, lb); copy(slot 1, lb + step); wait; barrier
 ///             r = local_load(slot 0)
 ///   loop:     wait; barrier              step k + 1's slot written by all
-///             r' = local_load(next slot)
 ///             copy(this step's slot, k + 2 step)
+///             r' = local_load(next slot)
 ///             acc = dot(r, acc)
 ///
-/// The copies of step k + 2 are in flight while the MFMAs of steps k and
-/// k + 1's reads run; they rewrite the slot step k was read from, which
-/// every wave finished before the barrier. The reads come before the
-/// copies: the backend makes an LDS read wait for copies in flight that
-/// may write what it reads, and it cannot tell the slots apart.
+/// The copies of step k + 2 are issued first and are in flight while the
+/// MFMAs of step k and the reads of step k + 1 run; they rewrite the slot
+/// step k was read from, which every wave finished before the barrier.
+/// (The backend would make each read wait for the copies in flight, which
+/// it cannot tell apart from the slot read; scopeLdsReadsBesideCopies in
+/// lib/Target stops that.)
 static void pipelineCopies(scf::ForOp loop, CopyLoopShape &shape) {
   OpBuilder b(loop);
   Location loc = loop.getLoc();
@@ -552,12 +553,12 @@ static void pipelineCopies(scf::ForOp loop, CopyLoopShape &shape) {
   Value nextSlot = iters.back();
   WaitCopiesOp::create(b, loc);
   gpu::BarrierOp::create(b, loc);
-  SmallVector<Value> nextOperands = loadOperands(nextSlot);
   Value freeSlot = arith::SubIOp::create(b, loc, one, nextSlot);
   Value twoSteps = arith::MulIOp::create(b, loc, step, two);
   cloneCopiesAt(b, loop, shape,
                 clamp(arith::AddIOp::create(b, loc, newIv, twoSteps)),
                 freeSlot);
+  SmallVector<Value> nextOperands = loadOperands(nextSlot);
 
   IRMapping mapping;
   mapping.map(iv, newIv);

@@ -246,8 +246,9 @@ static bool isInsideRepeatedLoop(Operation *op) {
 }
 
 /// The load whose tile `promotion` copies straight into LDS (buffer
-/// `type`) with tessel.copy_to_local, or null: a matmul kernel (tile
-/// [M, N, K]) on a chip with 16-byte direct loads, an operand loaded
+/// `type`) with tessel.copy_to_local, or null: a matmul kernel whose
+/// config asks for direct_copies, on a chip with 16-byte direct loads, an
+/// operand loaded
 /// in_bounds for this one conversion inside the K loop, and a layout the
 /// workgroup's waves can copy (verifyCopyToLocal).
 static LoadOp getDirectCopySource(Promotion &promotion, LdsType type,
@@ -255,7 +256,7 @@ static LoadOp getDirectCopySource(Promotion &promotion, LdsType type,
   auto config = function->getAttrOfType<ConfigAttr>("tessel.config");
   auto size = function->getAttrOfType<IntegerAttr>("tessel.workgroup_size");
   auto load = promotion.convert.getSource().getDefiningOp<LoadOp>();
-  if (!target.hasLdsDirectLoads16() || !config ||
+  if (!target.hasLdsDirectLoads16() || !config || !config.getDirectCopies() ||
       config.getTile().size() != 3 || !size || !load || !load.getInBounds() ||
       !load->hasOneUse() || promotion.readAtUse ||
       !isInsideRepeatedLoop(promotion.convert))
@@ -336,9 +337,8 @@ void PromoteLdsPass::runOnOperation() {
     bool copies = false;
     auto writeTile = [&](Promotion &promotion, LdsType type,
                          Value buffer) {
-      LoadOp load = directCopies ? getDirectCopySource(promotion, type,
-                                                       *target, getOperation())
-                                 : nullptr;
+      LoadOp load =
+          getDirectCopySource(promotion, type, *target, getOperation());
       if (!load) {
         LocalStoreOp::create(b, loc, promotion.convert.getSource(), buffer,
                              slot);

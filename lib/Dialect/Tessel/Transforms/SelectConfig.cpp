@@ -134,10 +134,12 @@ struct SelectConfigPass
           matmul.emitOpError() << explainUnsupportedTypes(*target, a, b);
           return WalkResult::interrupt();
         }
-        config = ConfigAttr::get(&getContext(), config.getTile(),
-                                 config.getWaves(), config.getStages(),
-                                 StringAttr::get(&getContext(), instr->name),
-                                 config.getSplits(), config.getStreamK());
+        config = ConfigAttr::get(
+            &getContext(), config.getTile(), config.getWaves(),
+            config.getStages(), StringAttr::get(&getContext(), instr->name),
+            config.getSplits(), config.getStreamK(), config.getScoresAhead(),
+            config.getPingPong(), config.getUnrolled(),
+            config.getDirectCopies());
         matmul.setConfigAttr(config);
       }
       if (failed(checkMatmulConfig(config, *target, a, b,

@@ -72,6 +72,13 @@ def Tessel_ConfigAttr : Tessel_Attr<"Config", "config"> {
       registers instead of being copied into the loop-carried ones every
       block (32 registers a lane with 64-key blocks). Same restrictions on
       the cache as `ping_pong`.
+    * `direct_copies`: optional, `tessel.matmul` with `stages = 2`, on a
+      chip that loads 16 bytes a lane straight into LDS (gfx950): the K
+      loop's operands are copied from global memory into their LDS slots
+      (`tessel.copy_to_local`, `global_load_lds_dwordx4`) instead of
+      passing through registers, where their tiles are in bounds and the
+      chosen LDS layout keeps the copies' 16-byte runs together; other
+      operands keep the register path.
 
     Every tile size is a power of two and each tile dimension is divisible by
     the number of waves along it. A matmul's K tile is a multiple of one
@@ -94,12 +101,13 @@ def Tessel_ConfigAttr : Tessel_Attr<"Config", "config"> {
                         DefaultValuedParameter<"int64_t", "0">:$stream_k,
                         DefaultValuedParameter<"bool", "false">:$scores_ahead,
                         DefaultValuedParameter<"bool", "false">:$ping_pong,
-                        DefaultValuedParameter<"bool", "false">:$unrolled);
+                        DefaultValuedParameter<"bool", "false">:$unrolled,
+                        DefaultValuedParameter<"bool", "false">:$direct_copies);
   let assemblyFormat = [{
     `<` `tile` `=` `[` $tile `]` `,` `waves` `=` `[` $waves `]` `,`
         `stages` `=` $stages ``
         custom<ConfigOptions>($instr, $splits, $stream_k, $scores_ahead,
-                             $ping_pong, $unrolled)
+                             $ping_pong, $unrolled, $direct_copies)
     `>`
   }];
   let builders = [
@@ -110,7 +118,7 @@ def Tessel_ConfigAttr : Tessel_Attr<"Config", "config"> {
                      "int64_t":$stream_k), [{
       return $_get($_ctxt, tile, waves, stages, instr, splits, stream_k,
                    /*scores_ahead=*/false, /*ping_pong=*/false,
-                   /*unrolled=*/false);
+                   /*unrolled=*/false, /*direct_copies=*/false);
     }]>,
     // Without ping_pong.
     AttrBuilder<(ins "::llvm::ArrayRef<int64_t>":$tile,
@@ -118,7 +126,8 @@ def Tessel_ConfigAttr : Tessel_Attr<"Config", "config"> {
                      "::mlir::StringAttr":$instr, "int64_t":$splits,
                      "int64_t":$stream_k, "bool":$scores_ahead), [{
       return $_get($_ctxt, tile, waves, stages, instr, splits, stream_k,
-                   scores_ahead, /*ping_pong=*/false, /*unrolled=*/false);
+                   scores_ahead, /*ping_pong=*/false, /*unrolled=*/false,
+                   /*direct_copies=*/false);
     }]>,
     // Without unrolled.
     AttrBuilder<(ins "::llvm::ArrayRef<int64_t>":$tile,
@@ -127,7 +136,17 @@ def Tessel_ConfigAttr : Tessel_Attr<"Config", "config"> {
                      "int64_t":$stream_k, "bool":$scores_ahead,
                      "bool":$ping_pong), [{
       return $_get($_ctxt, tile, waves, stages, instr, splits, stream_k,
-                   scores_ahead, ping_pong, /*unrolled=*/false);
+                   scores_ahead, ping_pong, /*unrolled=*/false,
+                   /*direct_copies=*/false);
+    }]>,
+    // Without direct_copies.
+    AttrBuilder<(ins "::llvm::ArrayRef<int64_t>":$tile,
+                     "::llvm::ArrayRef<int64_t>":$waves, "int64_t":$stages,
+                     "::mlir::StringAttr":$instr, "int64_t":$splits,
+                     "int64_t":$stream_k, "bool":$scores_ahead,
+                     "bool":$ping_pong, "bool":$unrolled), [{
+      return $_get($_ctxt, tile, waves, stages, instr, splits, stream_k,
+                   scores_ahead, ping_pong, unrolled, /*direct_copies=*/false);
     }]>
   ];
   let genVerifyDecl = 1;

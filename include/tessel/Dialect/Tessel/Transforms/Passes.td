@@ -101,20 +101,17 @@ def TesselPromoteLdsPass
     `tessel.tile_loop` (a stream-K workgroup's loop over its tiles or query
     blocks, each iteration one tile's program) counts as the top level.
 
-    On a chip that loads 16 bytes a lane straight into LDS (gfx950), a
-    matmul operand loaded `in_bounds` inside the K loop is copied with
-    `tessel.copy_to_local` instead of passing through registers, where the
-    chosen layout keeps the copies' 16-byte runs together and the tile is a
-    whole number of the waves' 1 KiB copies; `tessel.wait_copies` precedes
-    the barrier that ends the write phase. `direct-copies=false` keeps
-    every operand on the register path.
+    A matmul whose config has `direct_copies`, on a chip that loads 16
+    bytes a lane straight into LDS (gfx950), copies each operand loaded
+    `in_bounds` inside the K loop with `tessel.copy_to_local` instead of
+    passing it through registers, where the chosen layout keeps the
+    copies' 16-byte runs together and the tile is a whole number of the
+    waves' 1 KiB copies; `tessel.wait_copies` precedes the barrier that
+    ends the write phase. Other operands keep the register path.
   }];
   let options = [
     Option<"chip", "chip", "std::string", "\"gfx942\"",
            "Chip whose LDS banking to optimize for">,
-    Option<"directCopies", "direct-copies", "bool", "true",
-           "Copy matmul operands straight into LDS where the chip can "
-           "(tessel.copy_to_local)">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::arith::ArithDialect"];
