@@ -691,9 +691,9 @@ LogicalResult KernelLowering::lowerRocdlOp(Operation *op) {
     Type i8 = IntegerType::get(ctx(), 8);
     Type data = IntegerType::get(ctx(), 8 * size);
     Type stored = IntegerType::get(ctx(), 8 * std::max<int64_t>(size, 4));
-    Value source = LLVM::GEPOp::create(
-        b, loc, copy.getGlobalPtr().getType(), i8, copy.getGlobalPtr(),
-        ArrayRef<LLVM::GEPArg>{int32_t(offset)});
+    Value source = LLVM::GEPOp::create(b, loc, copy.getGlobalPtr().getType(),
+                                       i8, copy.getGlobalPtr(),
+                                       ArrayRef<LLVM::GEPArg>{int32_t(offset)});
     auto load = LLVM::LoadOp::create(b, loc, data, source, /*alignment=*/1);
     instrumentAccess(load, source, data, 1, /*isWrite=*/false);
     Value value = load;
@@ -705,14 +705,13 @@ LogicalResult KernelLowering::lowerRocdlOp(Operation *op) {
          {spill(b, loc, copy.getLdsPtr()), base,
           constI32(b, loc, sizeOf(ldsPointer)), constI32(b, loc, -1)});
     Value allLanes = constI32(b, loc, -1);
-    Value laneId = call(
-        b, loc, "mbcnt", i32(),
-        {constI32(b, loc, 1), allLanes,
-         call(b, loc, "mbcnt", i32(),
-              {constI32(b, loc, 0), allLanes, constI32(b, loc, 0)})});
+    Value laneId =
+        call(b, loc, "mbcnt", i32(),
+             {constI32(b, loc, 1), allLanes,
+              call(b, loc, "mbcnt", i32(),
+                   {constI32(b, loc, 0), allLanes, constI32(b, loc, 0)})});
     Value byteOffset = LLVM::AddOp::create(
-        b, loc,
-        LLVM::MulOp::create(b, loc, laneId, constI32(b, loc, stride)),
+        b, loc, LLVM::MulOp::create(b, loc, laneId, constI32(b, loc, stride)),
         constI32(b, loc, offset));
     Value target = LLVM::GEPOp::create(
         b, loc, ldsPointer, i8, LLVM::LoadOp::create(b, loc, ldsPointer, base),

@@ -963,10 +963,10 @@ LogicalResult KernelLowering::lowerLocalStore(LocalStoreOp op) {
 LogicalResult KernelLowering::lowerCopyToLocal(CopyToLocalOp op) {
   emitPendingZeroAccumulators();
   if (!chip.hasLdsDirectLoads16())
-    return op.emitOpError()
-           << "copies to LDS need 16-byte direct loads (global_load_lds_dwordx4, "
-              "gfx950); "
-           << chip.name << " has none";
+    return op.emitOpError() << "copies to LDS need 16-byte direct loads "
+                               "(global_load_lds_dwordx4, "
+                               "gfx950); "
+                            << chip.name << " has none";
   LdsType buffer = op.getBuffer().getType();
   auto emitError = [&] { return op.emitOpError(); };
   FailureOr<LinearLayout> layout =
@@ -1008,8 +1008,7 @@ LogicalResult KernelLowering::lowerCopyToLocal(CopyToLocalOp op) {
     SmallVector<Value> indices(base.begin(), base.end() - 2);
     for (unsigned d = 0; d < 2; ++d)
       indices.push_back(arith::AddIOp::create(
-          b, loc(), base[rank - 2 + d],
-          xorIndex(laneCoords[d], regCoords[d])));
+          b, loc(), base[rank - 2 + d], xorIndex(laneCoords[d], regCoords[d])));
     Value ldsIndex =
         arith::AddIOp::create(b, loc(), waveStart, constIndex(first));
     amdgpu::GatherToLDSOp::create(b, loc(), memref, indices, memory,

@@ -155,9 +155,9 @@ static ParseResult parseConfigOptions(AsmParser &parser, StringAttr &instr,
   pingPong = false;
   unrolled = false;
   directCopies = false;
-  constexpr StringLiteral kOrder[] = {
-      "instr",     "splits",   "stream_k",     "scores_ahead",
-      "ping_pong", "unrolled", "direct_copies"};
+  constexpr StringLiteral kOrder[] = {"instr",        "splits",    "stream_k",
+                                      "scores_ahead", "ping_pong", "unrolled",
+                                      "direct_copies"};
   size_t next = 0;
   while (succeeded(parser.parseOptionalComma())) {
     StringRef keyword;

@@ -533,8 +533,8 @@ static void pipelineCopies(scf::ForOp loop, CopyLoopShape &shape) {
   if (loop->getParentOfType<scf::ForOp>())
     gpu::BarrierOp::create(b, loc);
   cloneCopiesAt(b, loop, shape, lb, zero);
-  cloneCopiesAt(b, loop, shape,
-                clamp(arith::AddIOp::create(b, loc, lb, step)), one);
+  cloneCopiesAt(b, loop, shape, clamp(arith::AddIOp::create(b, loc, lb, step)),
+                one);
   WaitCopiesOp::create(b, loc);
   gpu::BarrierOp::create(b, loc);
   SmallVector<Value> operands = loadOperands(zero);

@@ -335,8 +335,7 @@ void PromoteLdsPass::runOnOperation() {
     // Each tile is stored from registers, or copied straight from global
     // memory where it can be (then the write phase waits for the copies).
     bool copies = false;
-    auto writeTile = [&](Promotion &promotion, LdsType type,
-                         Value buffer) {
+    auto writeTile = [&](Promotion &promotion, LdsType type, Value buffer) {
       LoadOp load =
           getDirectCopySource(promotion, type, *target, getOperation());
       if (!load) {
