@@ -282,6 +282,37 @@ static UnrolledFit fitsUnrolled(scf::ForOp loop, unsigned numOld,
   return UnrolledFit::None;
 }
 
+/// Unrolls a pipelined K loop by two where its registers fit
+/// (fitsUnrolled), marking it tessel.reads_in_place where only that fits.
+/// `numOld` loop values come first, then `numOperands` operand tiles.
+static void unrollPipelinedLoop(scf::ForOp pipelined, unsigned numOld,
+                                unsigned numOperands, bool batched, bool even) {
+  UnrolledFit fit = fitsUnrolled(pipelined, numOld, numOperands, batched);
+  if (fit == UnrolledFit::None)
+    return;
+  if (fit == UnrolledFit::OperandsInPlace)
+    pipelined->setAttr(kReadsInPlaceAttrName,
+                       UnitAttr::get(pipelined.getContext()));
+  FailureOr<UnrolledLoopInfo> unrolled = loopUnrollByFactor(pipelined, 2);
+  // An even trip count leaves the loop for an odd last step empty.
+  if (succeeded(unrolled) && even && unrolled->epilogueLoopOp) {
+    scf::ForOp epilogue = *unrolled->epilogueLoopOp;
+    epilogue->replaceAllUsesWith(epilogue.getInitArgs());
+    epilogue.erase();
+  }
+}
+
+/// The LDS reads `localLoads` again, from `slot`.
+static SmallVector<Value>
+readOperandsAt(OpBuilder &b, ArrayRef<LocalLoadOp> localLoads, Value slot) {
+  SmallVector<Value> operands;
+  for (LocalLoadOp localLoad : localLoads)
+    operands.push_back(LocalLoadOp::create(
+        b, localLoad.getLoc(), localLoad.getType(), localLoad.getBuffer(), slot,
+        localLoad.getTransposed()));
+  return operands;
+}
+
 static void pipeline(scf::ForOp loop, LoopShape &shape) {
   bool even = loop->hasAttr(kEvenTripCountAttrName);
   bool batched = llvm::any_of(shape.loads, [](LoadOp load) {
@@ -329,12 +360,7 @@ static void pipeline(scf::ForOp loop, LoopShape &shape) {
     }
   };
   auto loadOperands = [&](Value slot) {
-    SmallVector<Value> operands;
-    for (LocalLoadOp localLoad : shape.localLoads)
-      operands.push_back(LocalLoadOp::create(
-          b, localLoad.getLoc(), localLoad.getType(), localLoad.getBuffer(),
-          slot, localLoad.getTransposed()));
-    return operands;
+    return readOperandsAt(b, shape.localLoads, slot);
   };
   // Inside another loop (stream-K's loop over tiles) the previous outer
   // iteration's last reads of the slots come before this store.
@@ -404,18 +430,7 @@ static void pipeline(scf::ForOp loop, LoopShape &shape) {
   scf::YieldOp::create(b, loc, yields);
   loop->replaceAllUsesWith(pipelined->getResults().take_front(numOld));
   loop.erase();
-  UnrolledFit fit = fitsUnrolled(pipelined, numOld, operands.size(), batched);
-  if (fit == UnrolledFit::None)
-    return;
-  if (fit == UnrolledFit::OperandsInPlace)
-    pipelined->setAttr(kReadsInPlaceAttrName, b.getUnitAttr());
-  FailureOr<UnrolledLoopInfo> unrolled = loopUnrollByFactor(pipelined, 2);
-  // An even trip count leaves the loop for an odd last step empty.
-  if (succeeded(unrolled) && even && unrolled->epilogueLoopOp) {
-    scf::ForOp epilogue = *unrolled->epilogueLoopOp;
-    epilogue->replaceAllUsesWith(epilogue.getInitArgs());
-    epilogue.erase();
-  }
+  unrollPipelinedLoop(pipelined, numOld, operands.size(), batched, even);
 }
 
 namespace {
@@ -518,12 +533,7 @@ static void pipelineCopies(scf::ForOp loop, CopyLoopShape &shape) {
     return arith::MinUIOp::create(b, loc, k, lastStep);
   };
   auto loadOperands = [&](Value slot) {
-    SmallVector<Value> operands;
-    for (LocalLoadOp localLoad : shape.localLoads)
-      operands.push_back(LocalLoadOp::create(
-          b, localLoad.getLoc(), localLoad.getType(), localLoad.getBuffer(),
-          slot, localLoad.getTransposed()));
-    return operands;
+    return readOperandsAt(b, shape.localLoads, slot);
   };
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
@@ -586,17 +596,7 @@ static void pipelineCopies(scf::ForOp loop, CopyLoopShape &shape) {
   });
   loop->replaceAllUsesWith(pipelined->getResults().take_front(numOld));
   loop.erase();
-  UnrolledFit fit = fitsUnrolled(pipelined, numOld, operands.size(), batched);
-  if (fit == UnrolledFit::None)
-    return;
-  if (fit == UnrolledFit::OperandsInPlace)
-    pipelined->setAttr(kReadsInPlaceAttrName, b.getUnitAttr());
-  FailureOr<UnrolledLoopInfo> unrolled = loopUnrollByFactor(pipelined, 2);
-  if (succeeded(unrolled) && even && unrolled->epilogueLoopOp) {
-    scf::ForOp epilogue = *unrolled->epilogueLoopOp;
-    epilogue->replaceAllUsesWith(epilogue.getInitArgs());
-    epilogue.erase();
-  }
+  unrollPipelinedLoop(pipelined, numOld, operands.size(), batched, even);
 }
 
 /// Moves the constants of `loop`'s body in front of it.
