@@ -78,6 +78,10 @@ private:
   LogicalResult lowerLdsGlobals();
   void lowerPrivateAllocas();
   LogicalResult lowerRocdlOp(Operation *op);
+  /// The LDS side of a lane's copy to LDS: `value` (its bytes) written at
+  /// the wave's LDS address `ldsPointer` plus `offset` in lane order.
+  void storeCopyToLds(OpBuilder &b, Location loc, Value ldsPointer, Value value,
+                      int64_t offset);
   /// The AMDGPU intrinsics the lowering calls by name
   /// (`llvm.call_intrinsic`): `llvm.amdgcn.fdot2` (v_dot2_f32_f16) as host
   /// arithmetic; any other is an error, not a call the host cannot make.
@@ -578,6 +582,48 @@ LogicalResult KernelLowering::lowerIntrinsicCall(LLVM::CallIntrinsicOp op) {
   return success();
 }
 
+/// The byte counts of a lane's copy to LDS (load.to.lds and the buffer
+/// form).
+static bool isCopySize(int64_t size) {
+  return llvm::is_contained({1, 2, 4, 12, 16}, size);
+}
+
+void KernelLowering::storeCopyToLds(OpBuilder &b, Location loc,
+                                    Value ldsPointer, Value value,
+                                    int64_t offset) {
+  // The wave's data goes to LDS in lane order from the first lane's LDS
+  // address plus the offset (M0 + offset + lane x size; 1 and 2 bytes are
+  // widened to 4, 12 to 16), checked like any access. The copy lands at
+  // once: tessel.wait_copies orders it for the issuing wave, and the
+  // emulator's LDS race check sees a copy into a slot other waves still
+  // read.
+  int64_t size = sizeOf(value.getType());
+  int64_t stride = size < 4 ? 4 : size == 12 ? 16 : size;
+  Type stored = IntegerType::get(ctx(), 8 * std::max<int64_t>(size, 4));
+  if (stored != value.getType())
+    value = LLVM::ZExtOp::create(b, loc, stored, value);
+  Type pointerType = ldsPointer.getType();
+  Value base = slot(b, loc, pointerType);
+  call(b, loc, "readlane", voidType(),
+       {spill(b, loc, ldsPointer), base, constI32(b, loc, sizeOf(pointerType)),
+        constI32(b, loc, -1)});
+  Value allLanes = constI32(b, loc, -1);
+  Value laneId =
+      call(b, loc, "mbcnt", i32(),
+           {constI32(b, loc, 1), allLanes,
+            call(b, loc, "mbcnt", i32(),
+                 {constI32(b, loc, 0), allLanes, constI32(b, loc, 0)})});
+  Value byteOffset = LLVM::AddOp::create(
+      b, loc, LLVM::MulOp::create(b, loc, laneId, constI32(b, loc, stride)),
+      constI32(b, loc, offset));
+  Value target =
+      LLVM::GEPOp::create(b, loc, pointerType, IntegerType::get(ctx(), 8),
+                          LLVM::LoadOp::create(b, loc, pointerType, base),
+                          ArrayRef<LLVM::GEPArg>{byteOffset});
+  auto store = LLVM::StoreOp::create(b, loc, value, target, /*alignment=*/4);
+  instrumentAccess(store, target, stored, 4, /*isWrite=*/true);
+}
+
 LogicalResult KernelLowering::lowerRocdlOp(Operation *op) {
   StringRef name = op->getName().getStringRef();
   StringRef rest = name.drop_front(strlen("rocdl."));
@@ -676,48 +722,42 @@ LogicalResult KernelLowering::lowerRocdlOp(Operation *op) {
     return replaceWith(LLVM::LoadOp::create(b, loc, type, result));
   }
   if (auto copy = dyn_cast<ROCDL::LoadToLDSOp>(op)) {
-    // The lane loads `size` bytes at its address plus the offset; the wave's
-    // data goes to LDS in lane order from the first lane's LDS address plus
-    // the offset (M0 + offset + lane x size; 1 and 2 bytes are widened to
-    // 4, 12 to 16). Both sides are checked like any access. The copy lands
-    // at once: tessel.wait_copies orders it for the issuing wave, and the
-    // emulator's LDS race check sees a copy into a slot other waves still
-    // read.
+    // The lane loads `size` bytes at its address plus the offset
+    // (storeCopyToLds for the LDS side).
     int64_t size = copy.getSize(), offset = copy.getOffset();
-    if (!llvm::is_contained({1, 2, 4, 12, 16}, size))
+    if (!isCopySize(size))
       return op->emitError() << "'" << name << "' of " << size
                              << " bytes is not supported by the emulator";
-    int64_t stride = size < 4 ? 4 : size == 12 ? 16 : size;
-    Type i8 = IntegerType::get(ctx(), 8);
     Type data = IntegerType::get(ctx(), 8 * size);
-    Type stored = IntegerType::get(ctx(), 8 * std::max<int64_t>(size, 4));
-    Value source = LLVM::GEPOp::create(b, loc, copy.getGlobalPtr().getType(),
-                                       i8, copy.getGlobalPtr(),
-                                       ArrayRef<LLVM::GEPArg>{int32_t(offset)});
+    Value source = LLVM::GEPOp::create(
+        b, loc, copy.getGlobalPtr().getType(), IntegerType::get(ctx(), 8),
+        copy.getGlobalPtr(), ArrayRef<LLVM::GEPArg>{int32_t(offset)});
     auto load = LLVM::LoadOp::create(b, loc, data, source, /*alignment=*/1);
     instrumentAccess(load, source, data, 1, /*isWrite=*/false);
-    Value value = load;
-    if (stored != data)
-      value = LLVM::ZExtOp::create(b, loc, stored, value);
-    Type ldsPointer = copy.getLdsPtr().getType();
-    Value base = slot(b, loc, ldsPointer);
-    call(b, loc, "readlane", voidType(),
-         {spill(b, loc, copy.getLdsPtr()), base,
-          constI32(b, loc, sizeOf(ldsPointer)), constI32(b, loc, -1)});
-    Value allLanes = constI32(b, loc, -1);
-    Value laneId =
-        call(b, loc, "mbcnt", i32(),
-             {constI32(b, loc, 1), allLanes,
-              call(b, loc, "mbcnt", i32(),
-                   {constI32(b, loc, 0), allLanes, constI32(b, loc, 0)})});
-    Value byteOffset = LLVM::AddOp::create(
-        b, loc, LLVM::MulOp::create(b, loc, laneId, constI32(b, loc, stride)),
-        constI32(b, loc, offset));
-    Value target = LLVM::GEPOp::create(
-        b, loc, ldsPointer, i8, LLVM::LoadOp::create(b, loc, ldsPointer, base),
-        ArrayRef<LLVM::GEPArg>{byteOffset});
-    auto store = LLVM::StoreOp::create(b, loc, value, target, /*alignment=*/4);
-    instrumentAccess(store, target, stored, 4, /*isWrite=*/true);
+    storeCopyToLds(b, loc, copy.getLdsPtr(), load, offset);
+    op->erase();
+    return success();
+  }
+  if (auto copy = dyn_cast<ROCDL::RawPtrBufferLoadLdsOp>(op)) {
+    // The lane loads `size` bytes through the buffer resource at the
+    // vector offset plus the scalar one plus the instruction's, zeros out
+    // of range as buffer loads read; the instruction's offset applies to
+    // the LDS side too (storeCopyToLds).
+    std::optional<int64_t> size = getConstantInt(copy.getSize());
+    std::optional<int64_t> offset = getConstantInt(copy.getOffset());
+    if (!size || !offset || !isCopySize(*size))
+      return op->emitError() << "'" << name
+                             << "' needs a constant size of 1, 2, 4, 12 or 16 "
+                                "bytes and a constant offset in the emulator";
+    Type data = IntegerType::get(ctx(), 8 * *size);
+    Value result = slot(b, loc, data);
+    Value laneOffset = LLVM::AddOp::create(b, loc, copy.getVoffset(),
+                                           constI32(b, loc, *offset));
+    call(b, loc, "buffer_load", voidType(),
+         {toFlatPointer(b, loc, copy.getRsrc()), laneOffset, copy.getSoffset(),
+          result, constI32(b, loc, *size)});
+    storeCopyToLds(b, loc, copy.getLdsPtr(),
+                   LLVM::LoadOp::create(b, loc, data, result), *offset);
     op->erase();
     return success();
   }

@@ -11,9 +11,14 @@
 // vector-memory wait, before the barrier that publishes a slot), so the
 // rewrite gives every LDS read of a function that copies an alias scope of
 // its own. A scope that no access lists as `noalias` claims nothing to
-// alias analysis; it only gives the reads alias metadata, and the backend
-// (LLVM 21 and later) then waits only for the copies it finds aliasing
-// them, which carry no scope: none.
+// alias analysis; it only gives the accesses alias metadata, which the
+// backend (LLVM 21 and later) needs to match reads against copies at all.
+// What LLVM 22 does with it, measured on gfx950's K loops: copies through
+// a global address need a scope of their own too (without one every LDS
+// read waited for them, `s_waitcnt vmcnt(2)`); copies through a buffer
+// resource must have none (their LDS address is an integer made a
+// pointer, which alias analysis cannot tell apart from any read: with a
+// scope each read waited, `s_waitcnt vmcnt(0)`).
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,19 +32,28 @@
 
 using namespace llvm;
 
-/// Whether `instruction` copies global memory into LDS.
-static bool copiesToLds(Instruction &instruction) {
+/// Whether `instruction` copies global memory into LDS through a global
+/// address (the buffer form, llvm.amdgcn.raw.ptr.buffer.load.lds, is not
+/// one of them: see below).
+static bool copiesToLdsFromGlobalAddress(Instruction &instruction) {
   auto *call = dyn_cast<IntrinsicInst>(&instruction);
   if (!call)
     return false;
   switch (call->getIntrinsicID()) {
   case Intrinsic::amdgcn_load_to_lds:
   case Intrinsic::amdgcn_global_load_lds:
-  case Intrinsic::amdgcn_raw_ptr_buffer_load_lds:
     return true;
   default:
     return false;
   }
+}
+
+/// Whether `instruction` copies global memory into LDS in either form.
+static bool copiesToLds(Instruction &instruction) {
+  auto *call = dyn_cast<IntrinsicInst>(&instruction);
+  return copiesToLdsFromGlobalAddress(instruction) ||
+         (call &&
+          call->getIntrinsicID() == Intrinsic::amdgcn_raw_ptr_buffer_load_lds);
 }
 
 /// Whether `instruction` reads LDS (a load or a transposing LDS read).
@@ -68,7 +82,7 @@ void tessel::scopeLdsReadsBesideCopies(Module &module) {
         continue;
       if (readsLds(instruction))
         instruction.setMetadata(LLVMContext::MD_alias_scope, reads);
-      else if (copiesToLds(instruction))
+      else if (copiesToLdsFromGlobalAddress(instruction))
         instruction.setMetadata(LLVMContext::MD_alias_scope, copies);
     }
   }

@@ -49,3 +49,29 @@ func.func @scalar(%x: memref<4xf32>, %y: memref<4xf16>) attributes {tessel.workg
   memref.store %h, %y[%c0] : memref<4xf16>
   return
 }
+
+// -----
+
+// An add marked tessel.paired_add (attention's bf16 rounding, whose sums
+// never carry out of 32 bits) adds the lane's registers two at a time as
+// 64-bit integers (v_lshl_add_u64 on gfx942): 32 values a lane are 16 adds
+// of i64, the addend's pairs folded to one constant. Without the mark the
+// add stays one of i32.
+#acc = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [1, 2]>
+// CHECK-LABEL: gpu.func @paired_add
+// CHECK: %[[ADDEND:.*]] = arith.constant dense<140737488388096> : vector<16xi64>
+// CHECK: %[[PAIRS:.*]] = vector.bitcast %{{.*}} : vector<32xi32> to vector<16xi64>
+// CHECK: %[[SUM:.*]] = arith.addi %[[PAIRS]], %[[ADDEND]] : vector<16xi64>
+// CHECK: vector.bitcast %[[SUM]] : vector<16xi64> to vector<32xi32>
+// CHECK: arith.addi %{{.*}}, %{{.*}} : vector<32xi32>
+// CHECK: gpu.return
+func.func @paired_add(%x: memref<64x64xi32>, %y: memref<64x64xi32>, %z: memref<64x64xi32>) attributes {tessel.workgroup_size = 128 : i64} {
+  %c0 = arith.constant 0 : index
+  %half = arith.constant dense<32768> : tensor<64x64xi32, #acc>
+  %t = tessel.load %x[%c0, %c0] : memref<64x64xi32> -> tensor<64x64xi32, #acc>
+  %paired = arith.addi %t, %half {tessel.paired_add} : tensor<64x64xi32, #acc>
+  tessel.store %paired, %y[%c0, %c0] : tensor<64x64xi32, #acc>, memref<64x64xi32>
+  %plain = arith.addi %t, %half : tensor<64x64xi32, #acc>
+  tessel.store %plain, %z[%c0, %c0] : tensor<64x64xi32, #acc>, memref<64x64xi32>
+  return
+}

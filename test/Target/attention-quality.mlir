@@ -273,9 +273,11 @@
 // DOUBLE: loop +0x{{[0-9a-f]+}}..+0x{{[0-9a-f]+}}: {{[0-9]+}} instructions (32 matrix, {{[0-9]+}} VALU, {{[0-9]+}} LDS, 6 global, 1 barrier)
 
 // bf16 on gfx942 (no conversion instruction): the key loop rounds P to
-// nearest, ties away, with one v_add_u32 of 0x8000 a value (no v_add3_u32
-// of the lowest kept bit) and no NaN test (the f32 row sum carries a NaN);
-// O's rounding after the loop, to nearest even, keeps it. The key loop is
+// nearest, ties away, adding 0x8000 to two values at once as one 64-bit
+// integer (v_lshl_add_u64 of a register pair and 0x0000800000008000, no
+// v_add_u32 a value nor v_add3_u32 of the lowest kept bit) and with no NaN
+// test (the f32 row sum carries a NaN); O's rounding after the loop, to
+// nearest even, keeps it. The key loop is
 // unrolled by two (`unrolled`, chooseAttentionUnroll): each of its two
 // blocks starts with the slot's base after the lazy rescale's test, the
 // first block's test being the loop's header.
@@ -283,14 +285,14 @@
 // BF16: [[HEAD:\.LBB0_[0-9]+]]:{{[[:space:]]+}}{{(v_mul_f32_e32 .*[[:space:]]+)?}}v_add_f32_e32 {{v[0-9]+}}, 0x41000000,
 // BF16: s_cbranch_vccnz .LBB0_{{[0-9]+}}
 // BF16-NEXT: .LBB0_{{[0-9]+}}:{{[[:space:]]+}}{{(s_mov_b64 s\[[0-9]+:[0-9]+\], s\[[0-9]+:[0-9]+\][[:space:]]+)?}}s_and_b32 {{s[0-9]+}}, {{s[0-9]+}}, 0x1000
-// BF16-NOT: {{v_cmp_[ou]_f32|v_add3_u32}}
-// BF16: v_add_u32_e32 {{v[0-9]+}}, 0x8000, {{v[0-9]+}}
-// BF16-NOT: {{v_cmp_[ou]_f32|v_add3_u32}}
+// BF16-NOT: {{v_cmp_[ou]_f32|v_add3_u32|v_add_u32_e32 v[0-9]+, 0x8000}}
+// BF16: v_lshl_add_u64 v[{{[0-9]+:[0-9]+}}], v[{{[0-9]+:[0-9]+}}], 0, s[{{[0-9]+:[0-9]+}}]
+// BF16-NOT: {{v_cmp_[ou]_f32|v_add3_u32|v_add_u32_e32 v[0-9]+, 0x8000}}
 // BF16: s_cbranch_vccnz .LBB0_{{[0-9]+}}
 // BF16-NEXT: .LBB0_{{[0-9]+}}:{{[[:space:]]+}}{{(s_mov_b64 s\[[0-9]+:[0-9]+\], s\[[0-9]+:[0-9]+\][[:space:]]+)?}}s_and_b32 {{s[0-9]+}}, {{s[0-9]+}}, 0x1000
-// BF16-NOT: {{v_cmp_[ou]_f32|v_add3_u32}}
-// BF16: v_add_u32_e32 {{v[0-9]+}}, 0x8000, {{v[0-9]+}}
-// BF16-NOT: {{v_cmp_[ou]_f32|v_add3_u32}}
+// BF16-NOT: {{v_cmp_[ou]_f32|v_add3_u32|v_add_u32_e32 v[0-9]+, 0x8000}}
+// BF16: v_lshl_add_u64 v[{{[0-9]+:[0-9]+}}], v[{{[0-9]+:[0-9]+}}], 0, s[{{[0-9]+:[0-9]+}}]
+// BF16-NOT: {{v_cmp_[ou]_f32|v_add3_u32|v_add_u32_e32 v[0-9]+, 0x8000}}
 // BF16: s_cbranch_vcc{{n?}}z [[HEAD]]
 // BF16: v_cmp_{{[ou]}}_f32
 

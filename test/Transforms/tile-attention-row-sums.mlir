@@ -33,12 +33,14 @@
 // F32: tessel.reduce "add" %[[P]] along 0
 
 // bf16 P on gfx942 (no conversion instruction): rounded to nearest with
-// ties away, the bits plus 0x8000, the top 16 kept.
+// ties away, the bits plus 0x8000 (tessel.paired_add: no sum carries out of
+// 32 bits, so tessel-lower-to-gpu adds two registers at once), the top 16
+// kept.
 // BF16-LABEL: func.func @attention
 // BF16: %[[P:.*]] = math.exp2 %{{.*}} fastmath<afn> : tensor<{{[0-9]+}}x{{[0-9]+}}xf32, #mma>
 // BF16: %[[BITS:.*]] = arith.bitcast %[[P]]
 // BF16: %[[HALF:.*]] = arith.constant dense<32768>
-// BF16: %[[SUM:.*]] = arith.addi %[[BITS]], %[[HALF]]
+// BF16: %[[SUM:.*]] = arith.addi %[[BITS]], %[[HALF]] {tessel.paired_add}
 // BF16: %[[SIXTEEN:.*]] = arith.constant dense<16>
 // BF16: %[[TOP:.*]] = arith.shrui %[[SUM]], %[[SIXTEEN]]
 // BF16: arith.trunci %[[TOP]]

@@ -66,6 +66,9 @@ struct Chip {
   /// Whether the chip converts f32 to bf16 in one instruction
   /// (v_cvt_pk_bf16_f32, gfx950); elsewhere the backend rounds in software.
   bool convertsToBf16() const { return isCDNA() && isaVersion() >= 9500; }
+  /// Whether a VALU instruction adds 64-bit integers of register pairs
+  /// (v_lshl_add_u64, gfx942 and gfx950; gfx90a takes a carry chain of two).
+  bool hasVectorAdd64() const { return isCDNA() && isaVersion() >= 9400; }
   /// Whether LDS reads can transpose 16-bit data on the way to the lanes
   /// (ds_read_b64_tr_b16, gfx950; docs/hardware.md §7b).
   bool hasLdsTransposeReads() const { return isCDNA() && isaVersion() >= 9500; }

@@ -211,6 +211,13 @@ private:
   LogicalResult lowerLocalStore(LocalStoreOp op);
   LogicalResult lowerCopyToLocal(CopyToLocalOp op);
   LogicalResult lowerWaitCopies(WaitCopiesOp op);
+  /// A raw buffer resource over `memref` (usesBufferResource's kind), built
+  /// once after the lane computations, for the instructions the amdgpu
+  /// dialect has no op for (buffer loads into LDS).
+  Value bufferResourceOf(Value memref);
+  /// The LDS address of element `index` of the workgroup memref `memory`
+  /// as an LLVM pointer (the LDS side of a buffer load into LDS).
+  Value ldsPointerAt(Value memory, Value index, Type element);
   LogicalResult lowerLocalLoad(LocalLoadOp op);
   LogicalResult lowerDot(DotOp op);
   vector::FromElementsOp loweredNextStepRead(DotOp dot, Value operand,
@@ -260,6 +267,9 @@ private:
   LogicalResult lowerPhaseBarrier(PhaseBarrierOp op);
   LogicalResult lowerIota(IotaOp op);
   LogicalResult lowerElementwise(Operation &op);
+  /// `lhs + rhs` (lane vectors of i32) as 64-bit adds of register pairs
+  /// (kPairedAddAttrName), or null for vectors it does not take.
+  Value lowerPairedAdd(Value lhs, Value rhs);
   LogicalResult lowerNativeTranscendental(Operation *op);
   FailureOr<bool> lowerIotaBound(arith::CmpIOp op);
   bool lowerSelectOnIotaBound(arith::SelectOp op);
@@ -999,8 +1009,49 @@ LogicalResult KernelLowering::lowerCopyToLocal(CopyToLocalOp op) {
       arith::MulIOp::create(b, loc(), uniformWave,
                             constIndex(run * kCopyWaveSize)));
   Value memory = ldsMemory.lookup(op.getBuffer());
-  auto transferType = VectorType::get({run}, element);
   int64_t rank = cast<MemRefType>(memref.getType()).getRank();
+  // Through a buffer resource (a kernel argument of static shape, or a
+  // transposed view of one): each lane's offset is its coordinates' alone,
+  // loop-invariant, and the origin's part, wave-uniform, goes into the
+  // scalar offset. A K loop's copies then take no VALU instruction, where
+  // a 64-bit global address took three (docs/performance.md, "Direct copies
+  // into LDS").
+  if (usesBufferResource(memref, buffer.getShape(), /*throughViews=*/true)) {
+    int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
+    auto i32Constant = [&](int64_t value) -> Value {
+      return arith::ConstantIntOp::create(b, loc(), b.getI32Type(), value);
+    };
+    Value rsrc = bufferResourceOf(memref);
+    Value scalarOffset = arith::MulIOp::create(
+        b, loc(), originOffset(memref, base), i32Constant(elementBytes));
+    SmallVector<int64_t> strides;
+    int64_t memrefOffset;
+    (void)cast<MemRefType>(memref.getType())
+        .getStridesAndOffset(strides, memrefOffset);
+    for (int64_t first = 0, end = buffer.getSlotElements(); first < end;
+         first += instructionElements) {
+      int64_t r = first / instructionElements * run;
+      SmallVector<int32_t, 4> regCoords = layout->apply({int32_t(r), 0, 0});
+      Value laneOffset = constIndex(0);
+      for (unsigned d = 0; d < 2; ++d)
+        laneOffset = arith::AddIOp::create(
+            b, loc(), laneOffset,
+            arith::MulIOp::create(
+                b, loc(), xorIndex(laneCoords[d], regCoords[d]),
+                constIndex(strides[rank - 2 + d] * elementBytes)));
+      Value ldsIndex =
+          arith::AddIOp::create(b, loc(), waveStart, constIndex(first));
+      ROCDL::RawPtrBufferLoadLdsOp::create(
+          b, loc(), rsrc, ldsPointerAt(memory, ldsIndex, element),
+          i32Constant(kCopyBytesPerLane),
+          arith::IndexCastOp::create(b, loc(), b.getI32Type(), laneOffset),
+          scalarOffset, i32Constant(0), i32Constant(0),
+          /*alias_scopes=*/nullptr, /*noalias_scopes=*/nullptr,
+          /*tbaa=*/nullptr);
+    }
+    return success();
+  }
+  auto transferType = VectorType::get({run}, element);
   for (int64_t first = 0, end = buffer.getSlotElements(); first < end;
        first += instructionElements) {
     int64_t r = first / instructionElements * run;
@@ -1015,6 +1066,50 @@ LogicalResult KernelLowering::lowerCopyToLocal(CopyToLocalOp op) {
                                   ValueRange{ldsIndex}, transferType);
   }
   return success();
+}
+
+Value KernelLowering::bufferResourceOf(Value memref) {
+  auto type = cast<MemRefType>(memref.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  (void)type.getStridesAndOffset(strides, offset);
+  // The bytes from the first element to past the last (static sizes).
+  int64_t extent = 1;
+  for (auto [size, stride] : llvm::zip_equal(type.getShape(), strides))
+    extent += (size - 1) * stride;
+  int64_t bytes = extent * type.getElementTypeBitWidth() / 8;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointAfter(prologueEnd);
+  Value address = arith::IndexCastOp::create(
+      b, loc(), b.getI64Type(),
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc(), memref));
+  Value base = LLVM::IntToPtrOp::create(
+      b, loc(), LLVM::LLVMPointerType::get(b.getContext(), 1), address,
+      /*dereferenceable=*/nullptr);
+  // Word 3 as MLIR's amdgpu lowering sets it on gfx9: a raw buffer (stride
+  // 0, no thread-id term) whose data format is 32 bits of float, since
+  // gfx9 treats the invalid format 0 as no data.
+  constexpr int64_t kGfx9RawBufferFlags = (7 << 12) | (4 << 15);
+  Value rsrc = ROCDL::MakeBufferRsrcOp::create(
+      b, loc(), LLVM::LLVMPointerType::get(b.getContext(), 8), base,
+      arith::ConstantIntOp::create(b, loc(), b.getI16Type(), 0),
+      arith::ConstantIntOp::create(b, loc(), b.getI64Type(), bytes),
+      arith::ConstantIntOp::create(b, loc(), b.getI32Type(),
+                                   kGfx9RawBufferFlags));
+  prologueEnd = rsrc.getDefiningOp();
+  return rsrc;
+}
+
+Value KernelLowering::ldsPointerAt(Value memory, Value index, Type element) {
+  Value address = arith::AddIOp::create(
+      b, loc(),
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc(), memory),
+      arith::MulIOp::create(b, loc(), index,
+                            constIndex(element.getIntOrFloatBitWidth() / 8)));
+  return LLVM::IntToPtrOp::create(
+      b, loc(), LLVM::LLVMPointerType::get(b.getContext(), 3),
+      arith::IndexCastOp::create(b, loc(), b.getI64Type(), address),
+      /*dereferenceable=*/nullptr);
 }
 
 /// The wave's copies have landed once its vector-memory counter is 0.
@@ -2462,6 +2557,18 @@ bool KernelLowering::lowerSelectOnIotaBound(arith::SelectOp op) {
   return true;
 }
 
+Value KernelLowering::lowerPairedAdd(Value lhs, Value rhs) {
+  auto type = dyn_cast<VectorType>(lhs.getType());
+  if (!type || type.getRank() != 1 || type.getNumElements() % 2 ||
+      !type.getElementType().isInteger(32))
+    return {};
+  auto pairs = VectorType::get({type.getNumElements() / 2}, b.getI64Type());
+  Value sum = arith::AddIOp::create(
+      b, loc(), vector::BitCastOp::create(b, loc(), pairs, lhs),
+      vector::BitCastOp::create(b, loc(), pairs, rhs));
+  return vector::BitCastOp::create(b, loc(), type, sum);
+}
+
 LogicalResult KernelLowering::lowerElementwise(Operation &op) {
   std::optional<Attribute> layout;
   for (Value operand : op.getOperands())
@@ -2490,6 +2597,13 @@ LogicalResult KernelLowering::lowerElementwise(Operation &op) {
   if (auto select = dyn_cast<arith::SelectOp>(op))
     if (lowerSelectOnIotaBound(select))
       return success();
+  if (auto add = dyn_cast<arith::AddIOp>(op);
+      add && add->hasAttr(kPairedAddAttrName) && chip.hasVectorAdd64())
+    if (Value sum = lowerPairedAdd(mapping.lookup(add.getLhs()),
+                                   mapping.lookup(add.getRhs()))) {
+      mapping.map(add.getResult(), sum);
+      return success();
+    }
   OperationState state(op.getLoc(), op.getName());
   for (Value operand : op.getOperands())
     state.addOperands(mapping.lookup(operand));

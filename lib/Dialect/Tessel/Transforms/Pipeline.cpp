@@ -527,10 +527,11 @@ static void pipelineCopies(scf::ForOp loop, CopyLoopShape &shape) {
   for (CopyToLocalOp copy : shape.copies)
     doubleSlots(copy.getBuffer());
   // Copies one and two steps ahead are clamped to the last step (copied
-  // again, never read): the tiles are in bounds only up to it.
+  // again, never read): the tiles are in bounds only up to it. In 32 bits:
+  // a scalar compare where the index one was a VALU one.
   Value lastStep = arith::SubIOp::create(b, loc, loop.getUpperBound(), step);
   auto clamp = [&](Value k) -> Value {
-    return arith::MinUIOp::create(b, loc, k, lastStep);
+    return minIndexIn32Bits(b, loc, k, lastStep);
   };
   auto loadOperands = [&](Value slot) {
     return readOperandsAt(b, shape.localLoads, slot);

@@ -683,7 +683,10 @@ private:
     };
     RankedTensorType bits32 = like(b.getI32Type());
     Value bits = arith::BitcastOp::create(b, loc, bits32, p);
-    Value rounded = arith::AddIOp::create(b, loc, bits, splat(bits32, 0x8000));
+    auto rounded = arith::AddIOp::create(b, loc, bits, splat(bits32, 0x8000));
+    // A probability is at most 2^8 or NaN: only a negative NaN carries out
+    // of 32 bits, and the row's sum shows it anyway.
+    rounded->setAttr(kPairedAddAttrName, b.getUnitAttr());
     Value top = arith::TruncIOp::create(
         b, loc, like(b.getI16Type()),
         arith::ShRUIOp::create(b, loc, rounded, splat(bits32, 16)));

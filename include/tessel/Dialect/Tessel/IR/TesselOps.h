@@ -120,6 +120,14 @@ inline constexpr llvm::StringLiteral kConstantRowOffsetsAttrName =
 inline constexpr llvm::StringLiteral kScalarOriginAttrName =
     "tessel.scalar_origin";
 
+/// A unit attribute on an `arith.addi` of i32 tiles whose sums never carry
+/// out of 32 bits (every element plus the addend stays below 2^32):
+/// tessel-lower-to-gpu adds each lane's registers two at a time as 64-bit
+/// integers, one v_lshl_add_u64 for two v_add_u32 (Chip::hasVectorAdd64).
+/// Set by tessel-tile on the rounding of attention's probabilities to bf16
+/// (docs/performance.md, "bf16 P rounded by pairs").
+inline constexpr llvm::StringLiteral kPairedAddAttrName = "tessel.paired_add";
+
 /// A unit attribute on a K loop (`scf.for`) unrolled by two whose steps
 /// share one set of operand registers: tessel-lower-to-gpu reads each
 /// register of the next step from LDS right after the last MFMA of this
