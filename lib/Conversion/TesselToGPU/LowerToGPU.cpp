@@ -1014,8 +1014,8 @@ LogicalResult KernelLowering::lowerCopyToLocal(CopyToLocalOp op) {
   // transposed view of one): each lane's offset is its coordinates' alone,
   // loop-invariant, and the origin's part, wave-uniform, goes into the
   // scalar offset. A K loop's copies then take no VALU instruction, where
-  // a 64-bit global address took three (docs/performance.md, "Direct copies
-  // into LDS").
+  // a 64-bit global address took three (docs/performance.md, "Built, not
+  // chosen yet: direct copies into LDS").
   if (usesBufferResource(memref, buffer.getShape(), /*throughViews=*/true)) {
     int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
     auto i32Constant = [&](int64_t value) -> Value {

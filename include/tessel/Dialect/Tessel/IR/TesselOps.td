@@ -394,7 +394,8 @@ def Tessel_CopyToLocalOp : Tessel_Op<"copy_to_local"> {
     `source[indices]` into slot `slot` of `buffer` without passing through
     registers: each lane loads one 16-byte run of the memref's contiguous
     dimension and the hardware writes a wave's 64 runs to 1 KiB of LDS in
-    lane order (gfx950's `global_load_lds_dwordx4`). A lane loads the run
+    lane order (gfx950's `buffer_load_dwordx4 ... lds` through a buffer
+    resource, or `global_load_lds_dwordx4`). A lane loads the run
     the buffer's layout puts at its position, so the swizzle is applied on
     the global side; the layout must keep runs of 16 bytes of the memref's
     contiguous dimension together, and the tile must be a whole number of
