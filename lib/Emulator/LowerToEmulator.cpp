@@ -78,10 +78,10 @@ private:
   LogicalResult lowerLdsGlobals();
   void lowerPrivateAllocas();
   LogicalResult lowerRocdlOp(Operation *op);
-  /// The LDS side of a lane's copy to LDS: `value` (its bytes) written at
-  /// the wave's LDS address `ldsPointer` plus `offset` in lane order.
+  /// The LDS side of a lane's copy to LDS: `value` (`size` bytes) written
+  /// at the wave's LDS address `ldsPointer` plus `offset` in lane order.
   void storeCopyToLds(OpBuilder &b, Location loc, Value ldsPointer, Value value,
-                      int64_t offset);
+                      int64_t size, int64_t offset);
   /// The AMDGPU intrinsics the lowering calls by name
   /// (`llvm.call_intrinsic`): `llvm.amdgcn.fdot2` (v_dot2_f32_f16) as host
   /// arithmetic; any other is an error, not a call the host cannot make.
@@ -589,7 +589,7 @@ static bool isCopySize(int64_t size) {
 }
 
 void KernelLowering::storeCopyToLds(OpBuilder &b, Location loc,
-                                    Value ldsPointer, Value value,
+                                    Value ldsPointer, Value value, int64_t size,
                                     int64_t offset) {
   // The wave's data goes to LDS in lane order from the first lane's LDS
   // address plus the offset (M0 + offset + lane x size; 1 and 2 bytes are
@@ -597,7 +597,6 @@ void KernelLowering::storeCopyToLds(OpBuilder &b, Location loc,
   // once: tessel.wait_copies orders it for the issuing wave, and the
   // emulator's LDS race check sees a copy into a slot other waves still
   // read.
-  int64_t size = sizeOf(value.getType());
   int64_t stride = size < 4 ? 4 : size == 12 ? 16 : size;
   Type stored = IntegerType::get(ctx(), 8 * std::max<int64_t>(size, 4));
   if (stored != value.getType())
@@ -734,7 +733,7 @@ LogicalResult KernelLowering::lowerRocdlOp(Operation *op) {
         copy.getGlobalPtr(), ArrayRef<LLVM::GEPArg>{int32_t(offset)});
     auto load = LLVM::LoadOp::create(b, loc, data, source, /*alignment=*/1);
     instrumentAccess(load, source, data, 1, /*isWrite=*/false);
-    storeCopyToLds(b, loc, copy.getLdsPtr(), load, offset);
+    storeCopyToLds(b, loc, copy.getLdsPtr(), load, size, offset);
     op->erase();
     return success();
   }
@@ -757,7 +756,7 @@ LogicalResult KernelLowering::lowerRocdlOp(Operation *op) {
          {toFlatPointer(b, loc, copy.getRsrc()), laneOffset, copy.getSoffset(),
           result, constI32(b, loc, *size)});
     storeCopyToLds(b, loc, copy.getLdsPtr(),
-                   LLVM::LoadOp::create(b, loc, data, result), *offset);
+                   LLVM::LoadOp::create(b, loc, data, result), *size, *offset);
     op->erase();
     return success();
   }
