@@ -54,3 +54,34 @@
 // CHECK: tessel.phase_barrier half 0
 // CHECK-NOT: tessel.phase_barrier
 // CHECK: return
+
+// On gfx950 (16-deep instructions) at head dim 64 the loop takes the
+// weights first: it carries no block maximum; its softmax phase computes
+// the block's weights against the running maximum and their sum, and the
+// rescale's branch tests the sum (more than 2^15) or an empty running
+// maximum; only the branch takes the block's maximum and computes the
+// weights again. It yields m, l, O, the rounded weights and their sum.
+// RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 512 -d 64 -t f16 --config='#tessel.config<tile = [256, 64], waves = [8, 1], stages = 3, instr = "v_mfma_f32_32x32x16_f16", scores_ahead, ping_pong>' | tessel-opt --tessel-tile=chip=gfx950 | FileCheck %s --check-prefix=WEIGHTS
+
+// WEIGHTS-LABEL: func.func @attention
+// WEIGHTS: tessel.phase_barrier half 1
+// WEIGHTS: scf.for %{{.*}} iter_args(%[[M:[^ ]*]] = %{{[^,]*}}, %[[L:[^ ]*]] = %{{[^,]*}}, %[[O:[^ ]*]] = %{{[^,]*}}, %[[S:[^ ]*]] = %{{[^)]*}}) -> (tensor<1x256xf32, #linear>, tensor<1x256xf32, #linear>, tensor<64x256xf32, #mma>, tensor<64x256xf32, #mma>)
+// WEIGHTS-NOT: tessel.reduce "max"
+// WEIGHTS: %[[P:.*]] = math.exp2 %{{.*}} fastmath<afn> : tensor<64x256xf32, #mma>
+// WEIGHTS: %[[PLOW:.*]] = arith.truncf %[[P]]
+// WEIGHTS: %[[SUM:.*]] = tessel.reduce "add" %[[P]] along 0
+// WEIGHTS: %[[LIMIT:.*]] = arith.constant dense<3.276800e+04>
+// WEIGHTS: %[[BIG:.*]] = arith.cmpf ogt, %[[SUM]], %[[LIMIT]]
+// WEIGHTS: %[[EMPTY:.*]] = arith.cmpf oeq, %[[M]]
+// WEIGHTS: %[[EITHER:.*]] = arith.ori %[[BIG]], %[[EMPTY]]
+// WEIGHTS: %[[ANY:.*]] = tessel.wave_any %[[EITHER]]
+// WEIGHTS: %[[R:.*]]:5 = scf.if %[[ANY]]
+// WEIGHTS-NEXT: tessel.reduce "max" %[[S]] along 0
+// WEIGHTS: math.exp2 %{{.*}} fastmath<afn> : tensor<64x256xf32, #mma>
+// WEIGHTS: scf.yield
+// WEIGHTS-NEXT: } else {
+// WEIGHTS-NEXT: scf.yield %[[M]], %[[L]], %[[O]], %[[PLOW]], %[[SUM]]
+// WEIGHTS: %[[LNEW:.*]] = arith.addf %[[R]]#1, %[[R]]#4
+// WEIGHTS-NEXT: tessel.phase_barrier matrix
+// WEIGHTS-NOT: tessel.reduce "max"
+// WEIGHTS: scf.yield %[[R]]#0, %[[LNEW]]

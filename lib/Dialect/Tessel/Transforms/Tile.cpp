@@ -886,6 +886,10 @@ private:
   /// How far (log2 units) a block's maximum may exceed a query's running
   /// maximum before the lazy rescale updates it: weights stay at most 2^8.
   static constexpr double kLazyRescaleThreshold = 8.0;
+  /// The weights-first lazy rescale (lazyWeights): a block whose weights
+  /// against the running maximum sum to more than this for some query is
+  /// rescaled. Every weight then stays below 2^15, which f16 holds.
+  static constexpr double kLazyRescaleSumLimit = 32768.0;
 
   AttentionOp op;
   ConfigAttr config;
@@ -1824,6 +1828,15 @@ LogicalResult AttentionTiler::run() {
   bool lazyRescale = element.isF16() || element.isBF16();
   // checkAttentionConfig admits ping_pong with lazy rescaling only.
   bool pingPong = config.getPingPong() && lazyRescale;
+  // A ping-pong loop of 16-deep instructions (gfx950) at padded head dim
+  // 64 takes the weights first (lazyWeights): its softmax phase binds (32
+  // quarter-rate exponentials a 64-key block) and the block maximum, carried
+  // an iteration ahead for the test, was 21 VALU instructions of it; the
+  // maximum is now taken only where the rescale is. Elsewhere the test on
+  // the carried maximum measured faster (docs/performance.md, "Weights
+  // first: the lazy rescale without the block maximum").
+  bool weightsFirst = pingPong && instr.k >= 16 &&
+                      getPaddedHeadDim(std::max(headDim, headDimV)) <= 64;
   auto rowMax = [&](Value s) -> Value {
     Value blockMax = ReduceOp::create(
         b, loc, *statType, s, b.getI64IntegerAttr(0), b.getStringAttr("max"));
@@ -1835,6 +1848,19 @@ LogicalResult AttentionTiler::run() {
     if (foldScale)
       return s;
     return arith::MulFOp::create(b, loc, s, scoreScale);
+  };
+  // m, l and O moved from the maximum m to mNew: l and O times exp2(m -
+  // mNew), which is 0 where m was -inf (no key yet).
+  auto rescaleTo = [&](Value m, Value mNew, Value l, ArrayRef<Value> accs) {
+    Value alpha = math::Exp2Op::create(
+        b, loc, arith::SubFOp::create(b, loc, m, exponentBase(mNew)),
+        arith::FastMathFlags::afn);
+    SmallVector<Value> rescaled = {mNew,
+                                   arith::MulFOp::create(b, loc, l, alpha)};
+    Value alphaTile = BroadcastOp::create(b, loc, oType, alpha);
+    for (Value acc : accs)
+      rescaled.push_back(arith::MulFOp::create(b, loc, acc, alphaTile));
+    return rescaled;
   };
   // Where some query's block maximum `blockMax` exceeds its running m by
   // more than the threshold: m becomes max(m, blockMax) and l and O are
@@ -1854,17 +1880,9 @@ LogicalResult AttentionTiler::run() {
     rescale->setAttr(kUnlikelyAttrName, b.getUnitAttr());
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(rescale.thenBlock());
-    Value mNew = arith::MaxNumFOp::create(b, loc, m, blockMax);
-    Value mSafe = exponentBase(mNew);
-    Value alpha =
-        math::Exp2Op::create(b, loc, arith::SubFOp::create(b, loc, m, mSafe),
-                             arith::FastMathFlags::afn);
-    SmallVector<Value> rescaled = {mNew,
-                                   arith::MulFOp::create(b, loc, l, alpha)};
-    Value alphaTile = BroadcastOp::create(b, loc, oType, alpha);
-    for (Value acc : accs)
-      rescaled.push_back(arith::MulFOp::create(b, loc, acc, alphaTile));
-    scf::YieldOp::create(b, loc, rescaled);
+    scf::YieldOp::create(
+        b, loc,
+        rescaleTo(m, arith::MaxNumFOp::create(b, loc, m, blockMax), l, accs));
     b.setInsertionPointToStart(rescale.elseBlock());
     SmallVector<Value> kept = {m, l};
     kept.append(accs.begin(), accs.end());
@@ -1873,8 +1891,7 @@ LogicalResult AttentionTiler::run() {
   };
   // Block n0's weights against the running m (no new maximum), rounded
   // for the second product, and l with their sum added.
-  auto blockWeights = [&](Value s, Value m,
-                          Value l) -> std::pair<Value, Value> {
+  auto roundedWeightsAndSum = [&](Value s, Value m) -> std::pair<Value, Value> {
     Value mSafe = exponentBase(m);
     Value minusMax = BroadcastOp::create(b, loc, sType,
                                          arith::NegFOp::create(b, loc, mSafe));
@@ -1886,6 +1903,11 @@ LogicalResult AttentionTiler::run() {
     Value blockSum =
         ReduceOp::create(b, loc, *statType, summedProbabilities(p, pLow),
                          b.getI64IntegerAttr(0), b.getStringAttr("add"));
+    return {pLow, blockSum};
+  };
+  auto blockWeights = [&](Value s, Value m,
+                          Value l) -> std::pair<Value, Value> {
+    auto [pLow, blockSum] = roundedWeightsAndSum(s, m);
     return {pLow, arith::AddFOp::create(b, loc, l, blockSum)};
   };
   // O^T += V^T P^T, chunk by chunk.
@@ -1905,15 +1927,74 @@ LogicalResult AttentionTiler::run() {
     llvm::append_range(results, secondProduct(pLow, vTChunks, accs));
     return results;
   };
+  // Weights first: block n0's weights against the running m, and the
+  // rescale only where some query's block sum exceeds kLazyRescaleSumLimit
+  // (every weight then stays below it) or the query had no key before (m
+  // still -inf). The unlikely branch takes the block's maximum, rescales l
+  // and O to it and computes the weights again. Returns m, l (the block's
+  // sum added), O and the rounded weights.
+  auto lazyWeights = [&](Value s, Value m, Value l, ArrayRef<Value> accs) {
+    auto [pLow, blockSum] = roundedWeightsAndSum(s, m);
+    Value big =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, blockSum,
+                              splat(*statType, kLazyRescaleSumLimit));
+    Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, m,
+                                        splat(*statType, negInf));
+    Value anyGrown = WaveAnyOp::create(
+        b, loc, b.getI1Type(), arith::OrIOp::create(b, loc, big, empty));
+    SmallVector<Type> types = {m.getType(), l.getType()};
+    for (Value acc : accs)
+      types.push_back(acc.getType());
+    types.push_back(pLow.getType());
+    types.push_back(blockSum.getType());
+    auto rescale = scf::IfOp::create(b, loc, types, anyGrown,
+                                     /*withElseRegion=*/true);
+    rescale->setAttr(kUnlikelyAttrName, b.getUnitAttr());
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(rescale.thenBlock());
+      Value mNew = arith::MaxNumFOp::create(b, loc, m, rowMax(s));
+      SmallVector<Value> rescaled = rescaleTo(m, mNew, l, accs);
+      auto [pLowNew, sumNew] = roundedWeightsAndSum(s, mNew);
+      rescaled.push_back(pLowNew);
+      rescaled.push_back(sumNew);
+      scf::YieldOp::create(b, loc, rescaled);
+      b.setInsertionPointToStart(rescale.elseBlock());
+      SmallVector<Value> kept = {m, l};
+      kept.append(accs.begin(), accs.end());
+      kept.push_back(pLow);
+      kept.push_back(blockSum);
+      scf::YieldOp::create(b, loc, kept);
+    }
+    SmallVector<Value> results(rescale.getResults().drop_back(2));
+    results[1] =
+        arith::AddFOp::create(b, loc, results[1], rescale.getResults().back());
+    results.push_back(rescale.getResults()[types.size() - 2]);
+    return results;
+  };
   // The lazy update without the scores ahead over whole, unmasked blocks:
   // the block's S^T, its maximum, the unlikely rescale, then its weights
   // against the kept m.
+  // lazyWeights and O^T += V^T P^T: m, l and O.
+  auto weightsFirstStep = [&](Value s, ArrayRef<Value> vTChunks, Value m,
+                              Value l, ArrayRef<Value> accs) {
+    SmallVector<Value> state = lazyWeights(s, m, l, accs);
+    Value pLow = state.pop_back_val();
+    SmallVector<Value> results = {state[0], state[1]};
+    llvm::append_range(
+        results,
+        secondProduct(pLow, vTChunks, ArrayRef<Value>(state).drop_front(2)));
+    return results;
+  };
   auto lazyKeyLoop = [&](Value begin, Value end, ValueRange inits) {
     return blockLoop(begin, end, inits, [&](Value n0, ValueRange iters) {
       BlockSource from = sourceOf(n0);
       SmallVector<Value> kChunks = loadKeys(from, /*masked=*/false);
       SmallVector<Value> vTChunks = loadValues(from, /*masked=*/false);
       Value scores = scaledScores(scoresOf(kChunks));
+      if (weightsFirst)
+        return weightsFirstStep(scores, vTChunks, iters[0], iters[1],
+                                SmallVector<Value>(iters.drop_front(2)));
       ValueRange state = rescaleIfGrown(iters[0], iters[1],
                                         SmallVector<Value>(iters.drop_front(2)),
                                         rowMax(scores));
@@ -1950,7 +2031,7 @@ LogicalResult AttentionTiler::run() {
       first = maskScores(begin, first);
     SmallVector<Value> loopInits(inits);
     loopInits.push_back(first);
-    if (lazyRescale)
+    if (lazyRescale && !weightsFirst)
       loopInits.push_back(rowMax(first));
     // The upper half of a ping-pong workgroup's waves starts a phase
     // behind (tessel-pipeline puts the loop's prologue in front of this
@@ -1963,19 +2044,28 @@ LogicalResult AttentionTiler::run() {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPoint(nested.getInsertionBlock(),
                               nested.getInsertionPoint());
-          ValueRange state = iters.drop_back(lazyRescale ? 2 : 1);
+          SmallVector<Value> state(
+              iters.drop_back(lazyRescale && !weightsFirst ? 2 : 1));
           Value scores = iters[state.size()];
-          if (lazyRescale)
-            state = rescaleIfGrown(state[0], state[1],
-                                   SmallVector<Value>(state.drop_front(2)),
-                                   iters.back());
+          if (lazyRescale && !weightsFirst)
+            state = llvm::to_vector_of<Value>(rescaleIfGrown(
+                state[0], state[1],
+                SmallVector<Value>(ArrayRef(state).drop_front(2)),
+                iters.back()));
           // Ping-pong: the softmax phase (the block's weights), then the
           // matrix phase (the next block's S^T and this block's second
           // product, with the LDS reads and writes), a phase barrier after
           // each.
           Value pLow, lNew;
           if (pingPong) {
-            std::tie(pLow, lNew) = blockWeights(scores, state[0], state[1]);
+            if (weightsFirst) {
+              state = lazyWeights(scores, state[0], state[1],
+                                  ArrayRef<Value>(state).drop_front(2));
+              pLow = state.pop_back_val();
+              lNew = state[1];
+            } else {
+              std::tie(pLow, lNew) = blockWeights(scores, state[0], state[1]);
+            }
             PhaseBarrierOp::create(b, loc, IntegerAttr(), b.getUnitAttr());
           }
           Value ahead = arith::AddIOp::create(b, loc, n0, constIndex(blockN));
@@ -1997,15 +2087,16 @@ LogicalResult AttentionTiler::run() {
           if (pingPong) {
             results = {state[0], lNew};
             llvm::append_range(
-                results,
-                secondProduct(pLow, vTChunks,
-                              SmallVector<Value>(state.drop_front(2))));
+                results, secondProduct(pLow, vTChunks,
+                                       ArrayRef<Value>(state).drop_front(2)));
             PhaseBarrierOp::create(b, loc, IntegerAttr(), UnitAttr());
           } else {
+            SmallVector<Value> accs(ArrayRef<Value>(state).drop_front(2));
             results =
-                lazyRescale
-                    ? accumulateStep(scores, vTChunks, state[0], state[1],
-                                     SmallVector<Value>(state.drop_front(2)))
+                weightsFirst ? weightsFirstStep(scores, vTChunks, state[0],
+                                                state[1], accs)
+                : lazyRescale
+                    ? accumulateStep(scores, vTChunks, state[0], state[1], accs)
                     : finishStep(n0, scores, vTChunks, state, masked);
           }
           if (lazyRescale && !maskAhead) {
@@ -2014,7 +2105,7 @@ LogicalResult AttentionTiler::run() {
               nextScores = maskScores(next, nextScores);
           }
           results.push_back(nextScores);
-          if (lazyRescale)
+          if (lazyRescale && !weightsFirst)
             results.push_back(rowMax(nextScores));
           scf::YieldOp::create(b, loc, results);
         });
