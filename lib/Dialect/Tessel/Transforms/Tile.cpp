@@ -1834,7 +1834,8 @@ LogicalResult AttentionTiler::run() {
   // an iteration ahead for the test, was 21 VALU instructions of it; the
   // maximum is now taken only where the rescale is. Elsewhere the test on
   // the carried maximum measured faster (docs/performance.md, "Weights
-  // first: the lazy rescale without the block maximum").
+  // first: the lazy rescale without the block maximum"). (Ping-pong loops
+  // are scores-ahead loops only.)
   bool weightsFirst = pingPong && instr.k >= 16 &&
                       getPaddedHeadDim(std::max(headDim, headDimV)) <= 64;
   auto rowMax = [&](Value s) -> Value {
@@ -1890,7 +1891,7 @@ LogicalResult AttentionTiler::run() {
     return rescale.getResults();
   };
   // Block n0's weights against the running m (no new maximum), rounded
-  // for the second product, and l with their sum added.
+  // for the second product, and their sum.
   auto roundedWeightsAndSum = [&](Value s, Value m) -> std::pair<Value, Value> {
     Value mSafe = exponentBase(m);
     Value minusMax = BroadcastOp::create(b, loc, sType,
@@ -1905,6 +1906,7 @@ LogicalResult AttentionTiler::run() {
                          b.getI64IntegerAttr(0), b.getStringAttr("add"));
     return {pLow, blockSum};
   };
+  // The same, and l with their sum added.
   auto blockWeights = [&](Value s, Value m,
                           Value l) -> std::pair<Value, Value> {
     auto [pLow, blockSum] = roundedWeightsAndSum(s, m);
@@ -1975,26 +1977,12 @@ LogicalResult AttentionTiler::run() {
   // The lazy update without the scores ahead over whole, unmasked blocks:
   // the block's S^T, its maximum, the unlikely rescale, then its weights
   // against the kept m.
-  // lazyWeights and O^T += V^T P^T: m, l and O.
-  auto weightsFirstStep = [&](Value s, ArrayRef<Value> vTChunks, Value m,
-                              Value l, ArrayRef<Value> accs) {
-    SmallVector<Value> state = lazyWeights(s, m, l, accs);
-    Value pLow = state.pop_back_val();
-    SmallVector<Value> results = {state[0], state[1]};
-    llvm::append_range(
-        results,
-        secondProduct(pLow, vTChunks, ArrayRef<Value>(state).drop_front(2)));
-    return results;
-  };
   auto lazyKeyLoop = [&](Value begin, Value end, ValueRange inits) {
     return blockLoop(begin, end, inits, [&](Value n0, ValueRange iters) {
       BlockSource from = sourceOf(n0);
       SmallVector<Value> kChunks = loadKeys(from, /*masked=*/false);
       SmallVector<Value> vTChunks = loadValues(from, /*masked=*/false);
       Value scores = scaledScores(scoresOf(kChunks));
-      if (weightsFirst)
-        return weightsFirstStep(scores, vTChunks, iters[0], iters[1],
-                                SmallVector<Value>(iters.drop_front(2)));
       ValueRange state = rescaleIfGrown(iters[0], iters[1],
                                         SmallVector<Value>(iters.drop_front(2)),
                                         rowMax(scores));
@@ -2091,13 +2079,11 @@ LogicalResult AttentionTiler::run() {
                                        ArrayRef<Value>(state).drop_front(2)));
             PhaseBarrierOp::create(b, loc, IntegerAttr(), UnitAttr());
           } else {
-            SmallVector<Value> accs(ArrayRef<Value>(state).drop_front(2));
-            results =
-                weightsFirst ? weightsFirstStep(scores, vTChunks, state[0],
-                                                state[1], accs)
-                : lazyRescale
-                    ? accumulateStep(scores, vTChunks, state[0], state[1], accs)
-                    : finishStep(n0, scores, vTChunks, state, masked);
+            results = lazyRescale
+                          ? accumulateStep(scores, vTChunks, state[0], state[1],
+                                           SmallVector<Value>(
+                                               ArrayRef(state).drop_front(2)))
+                          : finishStep(n0, scores, vTChunks, state, masked);
           }
           if (lazyRescale && !maskAhead) {
             nextScores = scaledScores(nextScores);
