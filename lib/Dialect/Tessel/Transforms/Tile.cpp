@@ -684,8 +684,8 @@ private:
     RankedTensorType bits32 = like(b.getI32Type());
     Value bits = arith::BitcastOp::create(b, loc, bits32, p);
     auto rounded = arith::AddIOp::create(b, loc, bits, splat(bits32, 0x8000));
-    // A probability is at most 2^8 or NaN: only a negative NaN carries out
-    // of 32 bits, and the row's sum shows it anyway.
+    // A probability is not negative (or NaN): its bits plus 0x8000 stay
+    // below 2^32 but for a negative NaN, which the row's sum shows anyway.
     rounded->setAttr(kPairedAddAttrName, b.getUnitAttr());
     Value top = arith::TruncIOp::create(
         b, loc, like(b.getI16Type()),
