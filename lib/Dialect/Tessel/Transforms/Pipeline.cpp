@@ -302,6 +302,33 @@ static void unrollPipelinedLoop(scf::ForOp pipelined, unsigned numOld,
   }
 }
 
+/// Clones the ops of `loop`'s body other than `replaced` and the LDS reads
+/// `localLoads` into `pipelined` at `b`'s insertion point, on its induction
+/// variable, its first `numOld` loop values and the operands a step earlier
+/// (`operandIters`, in place of the reads' results). Returns the values
+/// `loop` yielded, as cloned.
+static SmallVector<Value> cloneRestOfStep(OpBuilder &b, scf::ForOp loop,
+                                          scf::ForOp pipelined, unsigned numOld,
+                                          ArrayRef<LocalLoadOp> localLoads,
+                                          ValueRange operandIters,
+                                          DenseSet<Operation *> replaced) {
+  IRMapping mapping;
+  mapping.map(loop.getInductionVar(), pipelined.getInductionVar());
+  for (unsigned i = 0; i < numOld; ++i)
+    mapping.map(loop.getRegionIterArgs()[i], pipelined.getRegionIterArgs()[i]);
+  for (auto [index, value] : llvm::enumerate(operandIters)) {
+    LocalLoadOp localLoad = localLoads[index];
+    mapping.map(localLoad.getResult(), value);
+    replaced.insert(localLoad);
+  }
+  for (Operation &op : loop.getBody()->without_terminator())
+    if (!replaced.contains(&op))
+      b.clone(op, mapping);
+  return llvm::map_to_vector(
+      loop.getBody()->getTerminator()->getOperands(),
+      [&](Value value) { return mapping.lookupOrDefault(value); });
+}
+
 /// The LDS reads `localLoads` again, from `slot`.
 static SmallVector<Value>
 readOperandsAt(OpBuilder &b, ArrayRef<LocalLoadOp> localLoads, Value slot) {
@@ -322,7 +349,6 @@ static void pipeline(scf::ForOp loop, LoopShape &shape) {
   OpBuilder b(loop);
   Location loc = loop.getLoc();
   Value lb = loop.getLowerBound(), step = loop.getStep();
-  Value iv = loop.getInductionVar();
   for (LocalStoreOp store : shape.stores)
     doubleSlots(store.getBuffer());
 
@@ -403,27 +429,15 @@ static void pipeline(scf::ForOp loop, LoopShape &shape) {
   SmallVector<Value> nextOperands = loadOperands(nextSlot);
 
   // The rest of the body computes on the operands loaded a step earlier.
-  IRMapping mapping;
-  mapping.map(iv, newIv);
-  for (unsigned i = 0; i < numOld; ++i)
-    mapping.map(loop.getRegionIterArgs()[i], iters[i]);
-  for (auto [localLoad, value] : llvm::zip(shape.localLoads, operandIters))
-    mapping.map(localLoad.getResult(), value);
   DenseSet<Operation *> replaced;
   for (LoadOp load : shape.loads)
     replaced.insert(load);
   for (LocalStoreOp store : shape.stores)
     replaced.insert(store);
-  for (LocalLoadOp localLoad : shape.localLoads)
-    replaced.insert(localLoad);
   replaced.insert(shape.before);
   replaced.insert(shape.after);
-  for (Operation &op : loop.getBody()->without_terminator())
-    if (!replaced.contains(&op))
-      b.clone(op, mapping);
-  SmallVector<Value> yields;
-  for (Value value : loop.getBody()->getTerminator()->getOperands())
-    yields.push_back(mapping.lookupOrDefault(value));
+  SmallVector<Value> yields = cloneRestOfStep(
+      b, loop, pipelined, numOld, shape.localLoads, operandIters, replaced);
   yields.append(nextOperands);
   yields.append(nextTiles);
   yields.push_back(arith::SubIOp::create(b, loc, one, nextSlot));
@@ -523,7 +537,6 @@ static void pipelineCopies(scf::ForOp loop, CopyLoopShape &shape) {
   OpBuilder b(loop);
   Location loc = loop.getLoc();
   Value lb = loop.getLowerBound(), step = loop.getStep();
-  Value iv = loop.getInductionVar();
   for (CopyToLocalOp copy : shape.copies)
     doubleSlots(copy.getBuffer());
   // Copies one and two steps ahead are clamped to the last step (copied
@@ -571,23 +584,12 @@ static void pipelineCopies(scf::ForOp loop, CopyLoopShape &shape) {
                 freeSlot);
   SmallVector<Value> nextOperands = loadOperands(nextSlot);
 
-  IRMapping mapping;
-  mapping.map(iv, newIv);
-  for (unsigned i = 0; i < numOld; ++i)
-    mapping.map(loop.getRegionIterArgs()[i], iters[i]);
-  for (auto [localLoad, value] : llvm::zip(shape.localLoads, operandIters))
-    mapping.map(localLoad.getResult(), value);
   DenseSet<Operation *> replaced(shape.copies.begin(), shape.copies.end());
-  replaced.insert(shape.localLoads.begin(), shape.localLoads.end());
   replaced.insert(shape.wait);
   replaced.insert(shape.before);
   replaced.insert(shape.after);
-  for (Operation &op : loop.getBody()->without_terminator())
-    if (!replaced.contains(&op))
-      b.clone(op, mapping);
-  SmallVector<Value> yields;
-  for (Value value : loop.getBody()->getTerminator()->getOperands())
-    yields.push_back(mapping.lookupOrDefault(value));
+  SmallVector<Value> yields = cloneRestOfStep(
+      b, loop, pipelined, numOld, shape.localLoads, operandIters, replaced);
   yields.append(nextOperands);
   yields.push_back(freeSlot);
   scf::YieldOp::create(b, loc, yields);
