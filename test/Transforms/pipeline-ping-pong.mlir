@@ -12,9 +12,10 @@
 // 0 and 1) and a barrier follows them (the lower half reads its first K
 // before any barrier the upper half waits at); the slots rotate as two
 // loop-carried indices (the read slot, the written one); the block's K is
-// read at the top of the iteration, in the softmax phase, V^T after the
-// barrier that opens the matrix phase; the carried tiles go to the written
-// slot, which the next iteration reads two iterations later.
+// read at the top of the iteration, in the softmax phase (a scheduling
+// barrier keeps it there), V^T after the barrier that opens the matrix
+// phase; the carried tiles go to the written slot, which the next
+// iteration reads two iterations later.
 // RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 512 -d 64 -t f16 --config='#tessel.config<tile = [256, 64], waves = [8, 1], stages = 4, instr = "v_mfma_f32_32x32x8_f16", scores_ahead, ping_pong>' | tessel-opt --tessel-tile=chip=gfx942 --tessel-select-mfma=chip=gfx942 --tessel-promote-lds=chip=gfx942 --tessel-pipeline | FileCheck %s --check-prefix=SLOTS3
 // Causal: the diagonal's phased loop continues the first loop's pipeline,
 // and the halves stay a phase apart from one loop into the other (the
@@ -85,6 +86,7 @@
 // SLOTS3-NEXT:   %[[WRAPS:.*]] = arith.cmpi eq, %[[AFTER]], %c3
 // SLOTS3-NEXT:   %[[ROTATED:.*]] = arith.select %[[WRAPS]], %[[S0]], %[[AFTER]] : index
 // SLOTS3-NEXT:   %[[K:.*]] = tessel.local_load %[[KBUF]][%[[READ]]]
+// SLOTS3-NEXT:   amdgpu.sched_barrier allow = <none>
 // SLOTS3-NOT:    tessel.local_load
 // SLOTS3:        tessel.phase_barrier matrix
 // SLOTS3:        tessel.local_load %[[VBUF]][%[[READ]]]
