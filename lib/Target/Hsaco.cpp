@@ -28,6 +28,7 @@
 #include "llvm/IRReader/IRReader.h"
 #include "llvm/Linker/Linker.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/PassRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FileSystem.h"
@@ -342,14 +343,14 @@ static void readKernelPointersAtEntry(llvm::Module &module) {
   }
 }
 
-/// Whether every kernel of `gpuModule` is marked
-/// kSkipLoopStrengthReductionAttrName (and there is one).
-static bool skipsLoopStrengthReduction(gpu::GPUModuleOp gpuModule) {
+/// Whether every kernel of `gpuModule` carries the unit attribute `mark`
+/// (and there is one).
+static bool allKernelsMarked(gpu::GPUModuleOp gpuModule, llvm::StringRef mark) {
   bool anyKernel = false;
   for (auto function : gpuModule.getOps<LLVM::LLVMFuncOp>()) {
     if (function.isExternal())
       continue;
-    if (!function->hasAttr(kSkipLoopStrengthReductionAttrName))
+    if (!function->hasAttr(mark))
       return false;
     anyKernel = true;
   }
@@ -357,22 +358,36 @@ static bool skipsLoopStrengthReduction(gpu::GPUModuleOp gpuModule) {
 }
 
 namespace {
-/// Keeps the code generator's loop strength reduction from running (an
-/// LLVMContext's pass gate, which the legacy pass manager's loop passes
-/// ask; a context belongs to one compile, so compiles on other threads are
-/// not affected). The GEMM kernels address their operands through buffer
-/// offsets the lowering already steps once per K step: without the pass
-/// the K loops of 20 GEMM kernels on gfx942 and gfx950 keep their length
-/// within 5 instructions and their llvm-mca density within -0.5..+6.7
-/// points (docs/performance.md, "JIT compile latency"), and it took about a
-/// sixth of their code generation time. Attention's key loops do gain from
-/// it (gfx942 head dim 128: 86.7 % without it against 89.1 % by the
-/// model), so they keep it.
-class SkipLoopStrengthReduction : public llvm::OptPassGate {
+/// Keeps code generation passes from running (an LLVMContext's pass gate,
+/// which the legacy pass manager's passes ask; a context belongs to one
+/// compile, so compiles on other threads are not affected).
+///
+/// Loop strength reduction, for GEMM kernels: they address their operands
+/// through buffer offsets the lowering already steps once per K step.
+/// Without the pass the K loops of 20 GEMM kernels on gfx942 and gfx950
+/// keep their length within 5 instructions and their llvm-mca density
+/// within -0.5..+6.7 points (docs/performance.md, "JIT compile latency"),
+/// and it took about a sixth of their code generation time. Attention's
+/// key loops do gain from it (gfx942 head dim 128: 86.7 % without it
+/// against 89.1 % by the model), so they keep it.
+///
+/// Machine sinking, for attention kernels with an unlikely rescale branch
+/// in their key loops: the pass moved the LDS reads the lowering issues
+/// ahead of the branch into the block after it, where the scheduler then
+/// spread them over the softmax phase (docs/performance.md, "K read in the
+/// softmax phase").
+class SkippedCodegenPasses : public llvm::OptPassGate {
 public:
-  bool isEnabled() const override { return true; }
+  bool loopStrengthReduction = false;
+  bool machineSinking = false;
+
+  bool isEnabled() const override {
+    return loopStrengthReduction || machineSinking;
+  }
   bool shouldRunPass(llvm::StringRef pass, llvm::StringRef) const override {
-    return pass != getLoopStrengthReductionName();
+    if (loopStrengthReduction && pass == getLoopStrengthReductionName())
+      return false;
+    return !(machineSinking && isMachineSinking(pass));
   }
 
 private:
@@ -383,6 +398,15 @@ private:
       return pass->getPassName().str();
     }();
     return name;
+  }
+  /// A machine function pass reports its command-line argument
+  /// ("machine-sink"); the registry knows it once code generation runs.
+  static bool isMachineSinking(llvm::StringRef pass) {
+    const llvm::PassInfo *info =
+        llvm::PassRegistry::getPassRegistry()->getPassInfo(
+            &llvm::MachineSinkingLegacyID);
+    return info &&
+           (pass == info->getPassArgument() || pass == info->getPassName());
   }
 };
 } // namespace
@@ -475,10 +499,14 @@ FailureOr<GpuModuleBinary> tessel::compileGpuModule(gpu::GPUModuleOp gpuModule,
   if (failed(machine))
     return failure();
 
-  SkipLoopStrengthReduction skipLoopStrengthReduction;
+  SkippedCodegenPasses skippedPasses;
+  skippedPasses.loopStrengthReduction =
+      allKernelsMarked(gpuModule, kSkipLoopStrengthReductionAttrName);
+  skippedPasses.machineSinking =
+      allKernelsMarked(gpuModule, kSkipMachineSinkingAttrName);
   llvm::LLVMContext llvmContext;
-  if (skipsLoopStrengthReduction(gpuModule))
-    llvmContext.setOptPassGate(skipLoopStrengthReduction);
+  if (skippedPasses.isEnabled())
+    llvmContext.setOptPassGate(skippedPasses);
   LLVMErrorCollector collector;
   llvmContext.setDiagnosticHandlerCallBack(&LLVMErrorCollector::handle,
                                            &collector);

@@ -45,6 +45,13 @@ constexpr unsigned kDefaultCodeObjectVersion = 5;
 inline constexpr llvm::StringLiteral kSkipLoopStrengthReductionAttrName =
     "tessel.skip_loop_strength_reduction";
 
+/// Marks a kernel (gpu.func or llvm.func, unit attribute) whose loads the
+/// code generator's machine sinking must leave where the lowering put them:
+/// the pass is skipped for a gpu.module whose kernels all carry it (see
+/// compileGpuModule).
+inline constexpr llvm::StringLiteral kSkipMachineSinkingAttrName =
+    "tessel.skip_machine_sinking";
+
 /// Whether LLVM can emit code object version `version` (4, 5 or 6).
 bool isSupportedCodeObjectVersion(unsigned version);
 

@@ -3072,6 +3072,20 @@ struct LowerToGPUPass
       if (config && config.getTile().size() == 3)
         kernel->setAttr(kSkipLoopStrengthReductionAttrName,
                         inModule.getUnitAttr());
+      // An attention key loop's lazy rescale is an unlikely branch near the
+      // top of each block, behind the LDS reads issued ahead of it: the
+      // code generator's machine sinking moved those reads into the block
+      // after the branch (docs/performance.md, "K read in the softmax
+      // phase").
+      bool unlikelyBranch = function
+                                .walk([](scf::IfOp branch) {
+                                  return branch->hasAttr(kUnlikelyAttrName)
+                                             ? WalkResult::interrupt()
+                                             : WalkResult::advance();
+                                })
+                                .wasInterrupted();
+      if (unlikelyBranch)
+        kernel->setAttr(kSkipMachineSinkingAttrName, inModule.getUnitAttr());
       if (failed(KernelLowering(kernel, *target).lower(function)))
         return signalPassFailure();
       function.erase();
