@@ -107,10 +107,10 @@
 // MFMA), a barrier without a wait in front of it (the K reads are waited
 // for behind it), then the matrix phase at wave priority 1: the 16 MFMAs
 // of both products in one cluster, no K read among them, the next blocks'
-// LDS stores and buffer loads after them (the first copy's loads sink past
-// its barrier into the next softmax phase), and a barrier. No LDS address
-// is computed in the loop (no v_xor, v_add_lshl or v_lshlrev). After the
-// loop the lower half waits at one barrier.
+// buffer loads and LDS stores after the first product's 8 (they complete
+// under the second product's), and a barrier right after the last MFMA.
+// No LDS address is computed in the loop (no v_xor, v_add_lshl or
+// v_lshlrev). After the loop the lower half waits at one barrier.
 // The bias of each block's exponentials (minus the row maximum, which only
 // the lazy rescale's unlikely branch changes) stays one register broadcast
 // by op_sel_hi, not a vector of copies carried across that branch.
@@ -133,12 +133,17 @@
 // LOOP950-NEXT: s_waitcnt lgkmcnt(0)
 // LOOP950-NEXT: s_setprio 1
 // LOOP950-NOT: {{s_barrier|v_exp_f32|ds_write|buffer_load|ds_read_b128}}
-// LOOP950-COUNT-16: v_mfma_f32_32x32x16_f16
-// LOOP950-NEXT: s_setprio 0
-// LOOP950-NOT: {{v_mfma|v_exp_f32|v_xor_b32|v_add_lshl_u32|v_lshlrev_b32}}
+// LOOP950-COUNT-8: v_mfma_f32_32x32x16_f16
+// LOOP950-NOT: {{s_barrier|s_setprio|v_exp_f32|ds_read_b128|v_xor_b32|v_add_lshl_u32|v_lshlrev_b32}}
+// LOOP950-COUNT-2: buffer_load_dwordx4 v[{{[0-9]+:[0-9]+}}], v{{[0-9]+}}, s[{{[0-9]+:[0-9]+}}], s{{[0-9]+}} offen
+// LOOP950-NOT: {{s_barrier|s_setprio|v_exp_f32}}
 // LOOP950-COUNT-2: ds_write_b128
-// LOOP950-NOT: {{v_mfma|v_exp_f32|v_xor_b32|v_add_lshl_u32|v_lshlrev_b32}}
-// LOOP950: s_barrier
+// LOOP950-NOT: {{s_barrier|s_setprio|v_exp_f32}}
+// LOOP950: v_mfma_f32_32x32x16_f16
+// LOOP950-NOT: {{s_barrier|v_exp_f32|ds_write|buffer_load}}
+// LOOP950: s_setprio 0
+// LOOP950-NEXT: s_waitcnt lgkmcnt(0)
+// LOOP950-NEXT: s_barrier
 // LOOP950-NOT: {{v_mfma|v_xor_b32|v_add_lshl_u32|v_lshlrev_b32}}
 // LOOP950-COUNT-8: ds_read_b128 v[{{[0-9]+:[0-9]+}}], v{{[0-9]+}} offset:32768
 // LOOP950-NOT: {{v_mfma|ds_read_b128|s_waitcnt lgkmcnt\(0\)|v_xor_b32|v_add_lshl_u32|v_lshlrev_b32}}
@@ -146,14 +151,17 @@
 // LOOP950-NEXT: s_waitcnt lgkmcnt(0)
 // LOOP950-NEXT: s_setprio 1
 // LOOP950-NOT: {{s_barrier|v_exp_f32|ds_write|buffer_load|ds_read_b128}}
-// LOOP950-COUNT-16: v_mfma_f32_32x32x16_f16
-// LOOP950-NEXT: s_setprio 0
-// LOOP950-NOT: {{v_mfma|v_exp_f32|v_xor_b32|v_add_lshl_u32|v_lshlrev_b32}}
+// LOOP950-COUNT-8: v_mfma_f32_32x32x16_f16
+// LOOP950-NOT: {{s_barrier|s_setprio|v_exp_f32|ds_read_b128|v_xor_b32|v_add_lshl_u32|v_lshlrev_b32}}
 // LOOP950-COUNT-2: buffer_load_dwordx4 v[{{[0-9]+:[0-9]+}}], v{{[0-9]+}}, s[{{[0-9]+:[0-9]+}}], s{{[0-9]+}} offen
-// LOOP950-NOT: {{v_mfma|v_exp_f32}}
+// LOOP950-NOT: {{s_barrier|s_setprio|v_exp_f32}}
 // LOOP950-COUNT-2: ds_write_b128
-// LOOP950-NOT: {{v_mfma|v_exp_f32|v_xor_b32|v_add_lshl_u32|v_lshlrev_b32}}
-// LOOP950: s_barrier
+// LOOP950-NOT: {{s_barrier|s_setprio|v_exp_f32}}
+// LOOP950: v_mfma_f32_32x32x16_f16
+// LOOP950-NOT: {{s_barrier|v_exp_f32|ds_write|buffer_load}}
+// LOOP950: s_setprio 0
+// LOOP950-NEXT: s_waitcnt lgkmcnt(0)
+// LOOP950-NEXT: s_barrier
 // LOOP950-NOT: {{v_mfma|v_xor_b32|v_add_lshl_u32|v_lshlrev_b32}}
 // LOOP950-COUNT-8: ds_read_b128 v[{{[0-9]+:[0-9]+}}], v{{[0-9]+}} offset:40960
 // LOOP950-NOT: {{v_mfma|ds_read_b128|s_waitcnt lgkmcnt\(0\)|v_xor_b32|v_add_lshl_u32|v_lshlrev_b32}}
@@ -161,14 +169,17 @@
 // LOOP950-NEXT: s_waitcnt lgkmcnt(0)
 // LOOP950-NEXT: s_setprio 1
 // LOOP950-NOT: {{s_barrier|v_exp_f32|ds_write|buffer_load|ds_read_b128}}
-// LOOP950-COUNT-16: v_mfma_f32_32x32x16_f16
-// LOOP950-NEXT: s_setprio 0
-// LOOP950-NOT: {{v_mfma|v_exp_f32|v_xor_b32|v_add_lshl_u32|v_lshlrev_b32}}
+// LOOP950-COUNT-8: v_mfma_f32_32x32x16_f16
+// LOOP950-NOT: {{s_barrier|s_setprio|v_exp_f32|ds_read_b128|v_xor_b32|v_add_lshl_u32|v_lshlrev_b32}}
 // LOOP950-COUNT-2: buffer_load_dwordx4 v[{{[0-9]+:[0-9]+}}], v{{[0-9]+}}, s[{{[0-9]+:[0-9]+}}], s{{[0-9]+}} offen
-// LOOP950-NOT: {{v_mfma|v_exp_f32}}
+// LOOP950-NOT: {{s_barrier|s_setprio|v_exp_f32}}
 // LOOP950-COUNT-2: ds_write_b128
-// LOOP950-NOT: {{v_mfma|v_exp_f32|v_xor_b32|v_add_lshl_u32|v_lshlrev_b32}}
-// LOOP950: s_barrier
+// LOOP950-NOT: {{s_barrier|s_setprio|v_exp_f32}}
+// LOOP950: v_mfma_f32_32x32x16_f16
+// LOOP950-NOT: {{s_barrier|v_exp_f32|ds_write|buffer_load}}
+// LOOP950: s_setprio 0
+// LOOP950-NEXT: s_waitcnt lgkmcnt(0)
+// LOOP950-NEXT: s_barrier
 // LOOP950-NOT: {{v_mfma|s_barrier|v_xor_b32|v_add_lshl_u32|v_lshlrev_b32}}
 // LOOP950: s_cbranch_vccz [[HEAD]]
 // LOOP950: v_readfirstlane_b32 [[WAVE2:s[0-9]+]],

@@ -14,8 +14,9 @@
 // loop-carried indices (the read slot, the written one); the block's K is
 // read at the top of the iteration, in the softmax phase (a scheduling
 // barrier keeps it there), V^T after the barrier that opens the matrix
-// phase; the carried tiles go to the written slot, which the next
-// iteration reads two iterations later.
+// phase; the carried tiles go to the written slot between the two
+// products (behind a scheduling barrier), and the next iteration reads
+// that slot two iterations later.
 // RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 512 -d 64 -t f16 --config='#tessel.config<tile = [256, 64], waves = [8, 1], stages = 4, instr = "v_mfma_f32_32x32x8_f16", scores_ahead, ping_pong>' | tessel-opt --tessel-tile=chip=gfx942 --tessel-select-mfma=chip=gfx942 --tessel-promote-lds=chip=gfx942 --tessel-pipeline | FileCheck %s --check-prefix=SLOTS3
 // Causal: the diagonal's phased loop continues the first loop's pipeline,
 // and the halves stay a phase apart from one loop into the other (the
@@ -89,10 +90,13 @@
 // SLOTS3-NEXT:   amdgpu.sched_barrier allow = <none>
 // SLOTS3-NOT:    tessel.local_load
 // SLOTS3:        tessel.phase_barrier matrix
-// SLOTS3:        tessel.local_load %[[VBUF]][%[[READ]]]
-// SLOTS3:        tessel.local_store %{{.*}}, %[[KBUF]][%[[WRITE]]]
-// SLOTS3:        tessel.local_store %{{.*}}, %[[VBUF]][%[[WRITE]]]
-// SLOTS3:        tessel.phase_barrier
+// SLOTS3:        %[[VT:.*]] = tessel.local_load %[[VBUF]][%[[READ]]]
+// SLOTS3-NEXT:   tessel.dot %[[K]]
+// SLOTS3-NEXT:   amdgpu.sched_barrier allow = <none>
+// SLOTS3-NEXT:   tessel.local_store %{{.*}}, %[[KBUF]][%[[WRITE]]]
+// SLOTS3-NEXT:   tessel.local_store %{{.*}}, %[[VBUF]][%[[WRITE]]]
+// SLOTS3:        tessel.dot %[[VT]]
+// SLOTS3-NEXT:   tessel.phase_barrier
 // SLOTS3:        scf.yield {{.*}}, %[[ROTATED]], %[[READ]] :
 
 // UNROLL-LABEL: func.func @attention

@@ -645,6 +645,18 @@ static Operation *getFirstOperandUse(scf::ForOp loop, LoopShape &shape) {
   return shape.after;
 }
 
+/// The last matrix product of a ping-pong loop's first product (the next
+/// block's S^T: a dot whose B operand, Q, stays in registers for the whole
+/// loop), or null.
+static Operation *getLastFirstProductDot(scf::ForOp loop) {
+  Operation *last = nullptr;
+  for (Operation &op : loop.getBody()->without_terminator())
+    if (auto dot = dyn_cast<DotOp>(op))
+      if (loop.isDefinedOutsideOfLoop(dot.getB()))
+        last = &op;
+  return last;
+}
+
 /// Ends `pipelined`'s body with `loop`'s yields (mapped by `mapping`) and
 /// the carried `next` tiles, and replaces `loop` by it.
 static void replacePipelinedLoop(OpBuilder &b, scf::ForOp loop,
@@ -999,14 +1011,23 @@ static SmallVector<Value> doubleBufferKeyLoop(scf::ForOp loop, LoopShape &shape,
   mapping.map(iv, newIv);
   for (unsigned i = 0; i < numOld; ++i)
     mapping.map(loop.getRegionIterArgs()[i], iters[i]);
-  // A ping-pong loop writes and loads at the end of its matrix phase, after
-  // the second product: the phase's MFMAs then run as one cluster, and the
-  // stores and the loads' address arithmetic do not hold it up.
+  // A ping-pong loop writes and loads in its matrix phase. With two slots
+  // at its end, after the second product: the phase's MFMAs then run as one
+  // cluster, and the stores and the loads' address arithmetic do not hold
+  // it up. With three, the phase reads only V^T from LDS (its K was read in
+  // the softmax phase), and the stores go between the two products: they
+  // complete under the second product's MFMAs instead of holding up the
+  // barrier that closes the phase (docs/performance.md, "Ping-pong stores
+  // between the products"). The slot written is read by neither half until
+  // a later phase either way.
   Operation *writePoint = getFirstOperandUse(loop, shape);
   if (phased) {
     auto barriers = loop.getBody()->getOps<PhaseBarrierOp>();
     Operation *last = *std::prev(barriers.end());
     writePoint = last->getPrevNode();
+    if (slots > 2)
+      if (Operation *firstProductEnd = getLastFirstProductDot(loop))
+        writePoint = firstProductEnd;
   }
   auto cloneRead = [&](LocalLoadOp localLoad) {
     auto read = LocalLoadOp::create(b, localLoad.getLoc(), localLoad.getType(),
