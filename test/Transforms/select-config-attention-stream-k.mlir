@@ -11,14 +11,29 @@
 // next block's S^T ahead, scores_ahead).
 
 // 2 x 16 x 32 = 1024 query blocks on 304 CUs x 2 = 608 slots: 84 % of two
-// rounds. gfx950's 256 CUs x 2 take them in two full rounds (its kernel
-// takes the scores ahead in 32-key blocks at head dim 128 too).
+// rounds. In whole blocks of 256 queries gfx942 takes the ping-pong form
+// (chooseAttentionPingPong: 512 blocks of 256 on 304 CUs, 84 %), with
+// stream-K over one workgroup per CU. gfx950's 256 CUs take them in two
+// full rounds (its kernel takes the scores ahead in 32-key blocks at head
+// dim 128 too).
 // CHECK-LABEL: func.func @full_d128
-// CHECK: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x8_f16", stream_k = 608, scores_ahead>
+// CHECK: config = #tessel.config<tile = [256, 32], waves = [8, 1], stages = 4, instr = "v_mfma_f32_32x32x8_f16", stream_k = 304, scores_ahead, ping_pong>
 // GFX950-LABEL: func.func @full_d128
 // GFX950: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x16_f16", scores_ahead>
 func.func @full_d128(%q: memref<2x16x4096x128xf16>, %k: memref<2x16x4096x128xf16>, %v: memref<2x16x4096x128xf16>, %o: memref<2x16x4096x128xf16>) {
   tessel.attention ins(%q, %k, %v : memref<2x16x4096x128xf16>, memref<2x16x4096x128xf16>, memref<2x16x4096x128xf16>) outs(%o : memref<2x16x4096x128xf16>)
+  return
+}
+
+// -----
+
+// The four-wave form's stream-K where the sequence is not whole blocks of
+// 256 queries: 2 x 16 x 31 = 992 query blocks of 128 on 608 slots (82 %
+// of two rounds).
+// CHECK-LABEL: func.func @full_d128_four_waves
+// CHECK: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x8_f16", stream_k = 608, scores_ahead>
+func.func @full_d128_four_waves(%q: memref<2x16x3968x128xf16>, %k: memref<2x16x3968x128xf16>, %v: memref<2x16x3968x128xf16>, %o: memref<2x16x3968x128xf16>) {
+  tessel.attention ins(%q, %k, %v : memref<2x16x3968x128xf16>, memref<2x16x3968x128xf16>, memref<2x16x3968x128xf16>) outs(%o : memref<2x16x3968x128xf16>)
   return
 }
 
@@ -33,8 +48,10 @@ func.func @full_d128(%q: memref<2x16x4096x128xf16>, %k: memref<2x16x4096x128xf16
 // queries, longest first on 304 CUs, leave more than a tenth of the
 // slots idle, so its workgroups share the key blocks (its masks' selects
 // on the complement keep the SGPRs within bounds: 80, no spills).
+// (gfx942 at head dim 128 now takes the ping-pong form there too, in
+// stream-K.)
 // CHECK-LABEL: func.func @causal_d128
-// CHECK: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x8_bf16", stream_k = 608, scores_ahead, unrolled>
+// CHECK: config = #tessel.config<tile = [256, 32], waves = [8, 1], stages = 4, instr = "v_mfma_f32_32x32x8_bf16", stream_k = 304, scores_ahead, ping_pong>
 func.func @causal_d128(%q: memref<2x16x4096x128xbf16>, %k: memref<2x16x4096x128xbf16>, %v: memref<2x16x4096x128xbf16>, %o: memref<2x16x4096x128xbf16>) {
   tessel.attention ins(%q, %k, %v : memref<2x16x4096x128xbf16>, memref<2x16x4096x128xbf16>, memref<2x16x4096x128xbf16>) outs(%o : memref<2x16x4096x128xbf16>) {causal}
   return
@@ -64,9 +81,10 @@ func.func @full_d64(%q: memref<2x16x4096x64xbf16>, %k: memref<2x16x4096x64xbf16>
 // -----
 
 // A small grid (2 x 8 x 8 = 128 query blocks) with enough key blocks for
-// every slot (4096 steps, at least 4 per workgroup) takes stream-K too.
+// every slot (4096 steps, at least 4 per workgroup) takes stream-K too
+// (the ping-pong form's, one workgroup per CU).
 // CHECK-LABEL: func.func @small_grid
-// CHECK: stream_k = 608
+// CHECK: stream_k = 304
 func.func @small_grid(%q: memref<2x8x1024x128xf16>, %k: memref<2x2x1024x128xf16>, %v: memref<2x2x1024x128xf16>, %o: memref<2x8x1024x128xf16>) {
   tessel.attention ins(%q, %k, %v : memref<2x8x1024x128xf16>, memref<2x2x1024x128xf16>, memref<2x2x1024x128xf16>) outs(%o : memref<2x8x1024x128xf16>)
   return

@@ -169,29 +169,45 @@ func.func @attention_default(%q: memref<2x8x1024x128xf16>, %k: memref<2x2x1024x1
 
 // -----
 
-// Without the mask: 64-key blocks, one workgroup per query block where the
-// query blocks fill the chip's rounds (4 x 32 x 32 = 4096 blocks in 7
-// rounds of 304 CUs x 2: 96 %; attention-stream-k.mlir has the other
+// Without the mask, at a sequence that is not whole blocks of 256 queries
+// (no ping-pong form): 64-key blocks, one workgroup per query block where
+// the query blocks fill the chip's rounds (4 x 32 x 31 = 3968 blocks in 7
+// rounds of 304 CUs x 2: 93 %; attention-stream-k.mlir has the other
 // cases). Their two LDS slots would take 64 KiB, a whole CU's: one slot.
 // CHECK-LABEL: func.func @attention_default_full
 // CHECK: tessel.attention
 // CHECK-SAME: config = #tessel.config<tile = [128, 64], waves = [4, 1], stages = 1, instr = "v_mfma_f32_32x32x8_f16">
-func.func @attention_default_full(%q: memref<4x32x4096x128xf16>, %k: memref<4x8x4096x128xf16>, %v: memref<4x8x4096x128xf16>, %o: memref<4x32x4096x128xf16>) {
+func.func @attention_default_full(%q: memref<4x32x3968x128xf16>, %k: memref<4x8x3968x128xf16>, %v: memref<4x8x3968x128xf16>, %o: memref<4x32x3968x128xf16>) {
+  tessel.attention ins(%q, %k, %v : memref<4x32x3968x128xf16>, memref<4x8x3968x128xf16>, memref<4x8x3968x128xf16>) outs(%o : memref<4x32x3968x128xf16>)
+  return
+}
+
+// -----
+
+// In whole blocks of 256 queries, head dim 128 takes the ping-pong form
+// (chooseAttentionPingPong): 8 waves, 32-key blocks, three LDS slots (4 x
+// 32 x 16 = 2048 blocks in 7 rounds of 304 CUs: 96 %, one workgroup per
+// block).
+// CHECK-LABEL: func.func @attention_default_ping_pong
+// CHECK: tessel.attention
+// CHECK-SAME: config = #tessel.config<tile = [256, 32], waves = [8, 1], stages = 4, instr = "v_mfma_f32_32x32x8_f16", scores_ahead, ping_pong>
+func.func @attention_default_ping_pong(%q: memref<4x32x4096x128xf16>, %k: memref<4x8x4096x128xf16>, %v: memref<4x8x4096x128xf16>, %o: memref<4x32x4096x128xf16>) {
   tessel.attention ins(%q, %k, %v : memref<4x32x4096x128xf16>, memref<4x8x4096x128xf16>, memref<4x8x4096x128xf16>) outs(%o : memref<4x32x4096x128xf16>)
   return
 }
 
 // -----
 
-// bf16 on gfx942 rounds P in software: 32-key blocks, which past head dim
+// bf16 on gfx942 rounds P in software (again not whole blocks of 256
+// queries): 32-key blocks, which past head dim
 // 64 double-buffer K and V and compute the next block's S^T ahead, the
 // loop unrolled by two (chooseAttentionUnroll: the VALU binds, and the
 // unrolled loop does not copy the next S^T into the carried registers).
 // CHECK-LABEL: func.func @attention_default_bf16
 // CHECK: tessel.attention
 // CHECK-SAME: config = #tessel.config<tile = [128, 32], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x8_bf16", scores_ahead, unrolled>
-func.func @attention_default_bf16(%q: memref<4x32x4096x128xbf16>, %k: memref<4x8x4096x128xbf16>, %v: memref<4x8x4096x128xbf16>, %o: memref<4x32x4096x128xbf16>) {
-  tessel.attention ins(%q, %k, %v : memref<4x32x4096x128xbf16>, memref<4x8x4096x128xbf16>, memref<4x8x4096x128xbf16>) outs(%o : memref<4x32x4096x128xbf16>)
+func.func @attention_default_bf16(%q: memref<4x32x3968x128xbf16>, %k: memref<4x8x3968x128xbf16>, %v: memref<4x8x3968x128xbf16>, %o: memref<4x32x3968x128xbf16>) {
+  tessel.attention ins(%q, %k, %v : memref<4x32x3968x128xbf16>, memref<4x8x3968x128xbf16>, memref<4x8x3968x128xbf16>) outs(%o : memref<4x32x3968x128xbf16>)
   return
 }
 

@@ -789,16 +789,18 @@ static double causalLongestFirstGridEfficiency(int64_t queryBlocks,
 
 /// The keys per block of the ping-pong form of a kernel with these facts
 /// (0: the form does not pay), by the model's predictions (batch 2 x 16
-/// heads x 4096, docs/performance.md, "Ping-pong attention"): gfx950 (its
-/// 16-deep instructions) at head dim 128, without masks and causal, with
-/// 32-key blocks (64 would spill), and head dim 64 with 64-key blocks on
-/// gfx942 and gfx950. Everywhere else the four-wave kernels predict as fast
-/// or faster (gfx942 head dim 128: 78-89 % against 63-66 %).
+/// heads x 4096, docs/performance.md, "Ping-pong attention"): head dim 128
+/// on gfx942 and gfx950, without masks and causal, with 32-key blocks (64
+/// would spill), and head dim 64 with 64-key blocks on gfx942 and gfx950.
+/// Everywhere else the four-wave kernels predict as fast or faster.
+/// (gfx942's head dim 128 took four waves while its ping-pong loop kept two
+/// LDS slots: 63-66 % against 85-89 %; with three, docs/performance.md,
+/// "Ping-pong stores between the products", 88-97 %.)
 static int64_t getPingPongKeyBlock(const Chip &chip, const MmaInstr &instr,
                                    Type element, int64_t headDim) {
   if (!chip.isCDNA() || chip.isaVersion() < 9400 || instr.m != 32)
     return 0;
-  if (instr.k >= 16 && headDim == 128)
+  if (headDim == 128)
     return 32;
   // gfx942's f16 kernel at head dim 64 predicts as fast with four waves and
   // the key loop unrolled (chooseAttentionUnroll: 75.8 against 75.7 %
@@ -810,13 +812,13 @@ static int64_t getPingPongKeyBlock(const Chip &chip, const MmaInstr &instr,
 }
 
 /// The pipeline depth of the ping-pong form: 4 (three LDS slots, each
-/// block's K read in the softmax phase) where the matrix phase binds, at
-/// gfx950's head dim 128 (docs/performance.md, "K read in the softmax
-/// phase": 70.1 -> 75.7 % f16, causal 67.4 -> 70.2 %); 3 elsewhere, where
-/// the softmax phase binds and the reads would lengthen it (gfx942 head
-/// dim 64: 75.3 -> 58.9 %).
-static int64_t getPingPongStages(const MmaInstr &instr, int64_t headDim) {
-  return instr.k >= 16 && headDim == 128 ? 4 : 3;
+/// block's K read in the softmax phase, the stores between the products)
+/// where the matrix phase binds, at head dim 128 (docs/performance.md, "K
+/// read in the softmax phase": gfx950 70.1 -> 75.7 % f16, causal 67.4 ->
+/// 70.2 %); 3 at head dim 64, where the softmax phase binds and the reads
+/// would lengthen it (gfx942: 75.3 -> 58.9 %).
+static int64_t getPingPongStages(int64_t headDim) {
+  return headDim == 128 ? 4 : 3;
 }
 
 ConfigAttr tessel::chooseAttentionPingPong(AttentionOp op, ConfigAttr config,
@@ -853,11 +855,10 @@ ConfigAttr tessel::chooseAttentionPingPong(AttentionOp op, ConfigAttr config,
     return config;
   MLIRContext *context = op.getContext();
   auto form = [&](int64_t streamK) {
-    return ConfigAttr::get(context, {kPingPongQueryRows, blockN},
-                           {kPingPongQueryRows / 32, 1},
-                           getPingPongStages(*instr, headDim),
-                           config.getInstr(), /*splits=*/1, streamK,
-                           /*scores_ahead=*/true, /*ping_pong=*/true);
+    return ConfigAttr::get(
+        context, {kPingPongQueryRows, blockN}, {kPingPongQueryRows / 32, 1},
+        getPingPongStages(headDim), config.getInstr(), /*splits=*/1, streamK,
+        /*scores_ahead=*/true, /*ping_pong=*/true);
   };
   // One workgroup a CU. A causal grid must give every CU one (its
   // workgroups run for different times, longest first). Where the last
