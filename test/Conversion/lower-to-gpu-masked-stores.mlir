@@ -26,9 +26,12 @@
 // CHECK: amdgpu.raw_buffer_store %{{.*}} -> %{{.*}}[%[[ROW32]], %{{.*}}] : bf16 -> memref<40x36xbf16>, i32, i32
 // CHECK-NOT: scf.if
 // CHECK: gpu.return
+// gfx950 converts in hardware, a pair of values a conversion
+// (splitBf16Truncation: one v_cvt_pk_bf16_f32 each).
 // GFX950-LABEL: gpu.func @static_shape
 // GFX950-NOT: arith.cmpf
-// GFX950: arith.truncf %{{.*}} : vector<16xf32> to vector<16xbf16>
+// GFX950-COUNT-8: arith.truncf %{{.*}} : vector<2xf32> to vector<2xbf16>
+// GFX950-NOT: arith.truncf
 // GFX950: amdgpu.raw_buffer_store
 func.func @static_shape(%x: memref<40x36xf32>, %y: memref<40x36xbf16>) attributes {tessel.workgroup_size = 64 : i64} {
   %c0 = arith.constant 0 : index

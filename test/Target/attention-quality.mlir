@@ -44,6 +44,7 @@
 // RUN: tesselc %t.full.mlir --chip=gfx942 --emit=report | FileCheck %s --check-prefix=PP942
 // RUN: tesselc %t.causal.mlir --chip=gfx942 --emit=report | FileCheck %s --check-prefix=PP942
 // RUN: tesselc %t.full.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=LOOP942
+// RUN: tessel-gen attention -b 1 -h 32 --seq-q 4096 --seq-kv 4096 -d 128 -t bf16 | tesselc --chip=gfx950 --emit=isa | FileCheck %s --check-prefix=CVT950
 
 // Four waves of 32 queries; K and V only in LDS (gfx942: one slot of
 // 32-key blocks without the mask, 16 KiB, two with it, 32 KiB; gfx950: two
@@ -145,6 +146,23 @@
 // LOOP942: s_setprio 0
 // LOOP942-NEXT: s_waitcnt lgkmcnt(0)
 // LOOP942-NEXT: s_barrier
+
+// gfx950's bf16 ping-pong kernel converts each block's probabilities in
+// its softmax phase, a pair a `v_cvt_pk_bf16_f32`, all eight before the
+// barrier that opens the matrix phase and none among the MFMAs
+// (splitBf16Truncation; a whole vector's conversion was emitted with the
+// second product's operand halves, behind the barrier).
+// CVT950-LABEL: attention:
+// CVT950: ds_read_b128 v[{{[0-9]+:[0-9]+}}], v{{[0-9]+}} offset:24576
+// CVT950: s_cbranch_vccnz
+// CVT950-NOT: {{s_barrier|v_mfma}}
+// CVT950-COUNT-8: v_cvt_pk_bf16_f32
+// CVT950-NOT: {{v_mfma|v_cvt_pk_bf16_f32}}
+// CVT950: s_barrier
+// CVT950-NEXT: s_waitcnt lgkmcnt(0)
+// CVT950-NEXT: s_setprio 1
+// CVT950-NOT: {{v_cvt_pk_bf16_f32|s_barrier}}
+// CVT950: s_setprio 0
 
 // Its key loop: the upper half of the waves (wave index >= 4, read into a
 // scalar register) waits at one barrier in front of it, so the halves run

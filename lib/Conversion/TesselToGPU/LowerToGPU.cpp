@@ -2950,6 +2950,46 @@ static void expandBf16Truncation(gpu::GPUModuleOp module, const Chip &chip) {
   }
 }
 
+/// Splits a vector conversion from f32 to bf16 into one conversion per
+/// pair of values (one `v_cvt_pk_bf16_f32` each) where the chip converts in
+/// hardware (gfx950). The backend combines a whole vector's conversion with
+/// the slices its users take and emits each slice's conversion where it is
+/// used: an attention loop's probabilities, converted in the softmax phase,
+/// were converted in the matrix phase, among the second product's MFMAs
+/// that take them in two halves (docs/performance.md, "Ping-pong stores
+/// between the products"). Pairs stay where they are.
+static void splitBf16Truncation(gpu::GPUModuleOp module, const Chip &chip) {
+  if (!chip.convertsToBf16())
+    return;
+  SmallVector<arith::TruncFOp> truncations;
+  module.walk([&](arith::TruncFOp op) {
+    auto vectorType = dyn_cast<VectorType>(op.getIn().getType());
+    if (vectorType && vectorType.getRank() == 1 &&
+        vectorType.getNumElements() > 2 &&
+        vectorType.getNumElements() % 2 == 0 &&
+        vectorType.getElementType().isF32() &&
+        getElementTypeOrSelf(op.getType()).isBF16() &&
+        !op.getRoundingmodeAttr())
+      truncations.push_back(op);
+  });
+  for (arith::TruncFOp op : truncations) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    auto pairType = VectorType::get({2}, b.getBF16Type());
+    Value result = LLVM::PoisonOp::create(b, loc, op.getType());
+    int64_t count = cast<VectorType>(op.getIn().getType()).getNumElements();
+    for (int64_t index = 0; index < count; index += 2) {
+      Value slice = vector::ShuffleOp::create(
+          b, loc, op.getIn(), op.getIn(), ArrayRef<int64_t>{index, index + 1});
+      Value pair = arith::TruncFOp::create(b, loc, pairType, slice);
+      result = vector::InsertStridedSliceOp::create(
+          b, loc, pair, result, ArrayRef<int64_t>{index}, ArrayRef<int64_t>{1});
+    }
+    op.replaceAllUsesWith(result);
+    op.erase();
+  }
+}
+
 /// Rounds f32 to f16 toward zero where the tile program asks for it
 /// (attention's probabilities on gfx90a and gfx942, whose row sums add the
 /// rounded values, tessel-tile): two values a `v_cvt_pkrtz_f16_f32`, where
@@ -3116,6 +3156,7 @@ struct LowerToGPUPass
       return signalPassFailure();
     sinkElementwiseIntoExtracts(gpuModule);
     lowerTowardZeroF16Truncation(gpuModule);
+    splitBf16Truncation(gpuModule, *target);
     if (failed(cleanUp()))
       return signalPassFailure();
     expandBf16Truncation(gpuModule, *target);
