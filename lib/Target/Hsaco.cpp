@@ -343,6 +343,22 @@ static void readKernelPointersAtEntry(llvm::Module &module) {
   }
 }
 
+/// Runs every kernel with the mode register's IEEE bit clear
+/// ("amdgpu-ieee"="false"). With the bit set, `v_max_f32`/`v_min_f32`
+/// quiet a signaling NaN input, and the backend makes every operand of a
+/// maxnum it cannot prove quiet canonical first (a `v_max_f32 x, x`): four
+/// to six extra VALU instructions per key block of an attention loop's
+/// row maxima. Without it a signaling NaN among the inputs of a maximum is
+/// ignored like a quiet one; NaN still reaches every result that
+/// arithmetic makes from it (attention's sums and output through its
+/// exp2), and no Tessel kernel tells the two kinds of NaN apart.
+static void clearIeeeMode(llvm::Module &module) {
+  for (llvm::Function &function : module)
+    if (!function.isDeclaration() &&
+        function.getCallingConv() == llvm::CallingConv::AMDGPU_KERNEL)
+      function.addFnAttr("amdgpu-ieee", "false");
+}
+
 /// Whether every kernel of `gpuModule` carries the unit attribute `mark`
 /// (and there is one).
 static bool allKernelsMarked(gpu::GPUModuleOp gpuModule, llvm::StringRef mark) {
@@ -538,6 +554,9 @@ FailureOr<GpuModuleBinary> tessel::compileGpuModule(gpu::GPUModuleOp gpuModule,
   if (failed(collector.flush(loc, "LLVM optimization")))
     return failure();
   if (options.optLevel > 0) {
+    // After inlining (the device libraries' functions were compiled for
+    // the default mode).
+    clearIeeeMode(*module);
     readKernelPointersAtEntry(*module);
     xorLdsOffsetsInBytes(*module);
     scalarizeSplatPhis(*module);

@@ -22,6 +22,16 @@
 // CHECK-NEXT: %[[ANY:.*]] = arith.cmpi ne, %[[BALLOT]], %c0_i64 : i64
 // CHECK-NEXT: %[[EXPECTED:.*]] = llvm.intr.expect %[[ANY]], %false : i1
 // CHECK-NEXT: scf.if %[[EXPECTED]] -> (vector<16xf32>)
+// A wave_any of scores compared with a limit broadcast from one value per
+// column (the lazy rescale's test): each lane takes the maximum of its 16
+// registers, which all share its column's limit, and compares once; no
+// per-register compare is ORed.
+// CHECK-LABEL: gpu.func @scores_above
+// CHECK-NOT: vector.reduction <or>
+// CHECK-COUNT-15: arith.maxnumf %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: %[[ABOVE:.*]] = arith.cmpf ogt, %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: rocdl.ballot %[[ABOVE]] : i64
+// CHECK-NOT: arith.maxnumf
 #mma = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [1, 1]>
 #column = #tessel.linear<lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 0]]>
 module {
@@ -57,6 +67,24 @@ module {
       scf.yield %scaled : tensor<32x32xf32, #mma>
     } else {
       scf.yield %acc : tensor<32x32xf32, #mma>
+    } {tessel.unlikely}
+    tessel.store %r, %out[%c0, %c0] in_bounds : tensor<32x32xf32, #mma>, memref<32x32xf32>
+    return
+  }
+
+  func.func @scores_above(%s: memref<32x32xf32>, %m: memref<1x32xf32>, %out: memref<32x32xf32>) attributes {tessel.workgroup_size = 64 : i64, tessel.tile = array<i64: 32, 32>} {
+    %c0 = arith.constant 0 : index
+    %scores = tessel.load %s[%c0, %c0] in_bounds : memref<32x32xf32> -> tensor<32x32xf32, #mma>
+    %limit = tessel.load %m[%c0, %c0] in_bounds : memref<1x32xf32> -> tensor<1x32xf32, #column>
+    %limits = tessel.broadcast %limit : tensor<1x32xf32, #column> -> tensor<32x32xf32, #mma>
+    %above = arith.cmpf ogt, %scores, %limits : tensor<32x32xf32, #mma>
+    %any = tessel.wave_any %above : tensor<32x32xi1, #mma>
+    %half = arith.constant dense<5.000000e-01> : tensor<32x32xf32, #mma>
+    %r = scf.if %any -> (tensor<32x32xf32, #mma>) {
+      %scaled = arith.mulf %scores, %half : tensor<32x32xf32, #mma>
+      scf.yield %scaled : tensor<32x32xf32, #mma>
+    } else {
+      scf.yield %scores : tensor<32x32xf32, #mma>
     } {tessel.unlikely}
     tessel.store %r, %out[%c0, %c0] in_bounds : tensor<32x32xf32, #mma>, memref<32x32xf32>
     return

@@ -110,7 +110,9 @@
 // gfx942's default at head dim 128 is the ping-pong form too (f16, causal
 // and not; stream-K over one workgroup per CU): 8 waves, 48 KiB of LDS
 // (three slots), no spills. Its key loop (not unrolled by its slots on
-// gfx942): the block's eight K reads, then the lazy rescale's test; the
+// gfx942): the block's eight K reads, then the lazy rescale's test (the
+// maximum of the lane's scores against (m + 8) over the score scale: no
+// exchange between lanes, which on gfx942 is an LDS permute); the
 // matrix phase at wave priority 1 with the next S^T's 16 MFMAs first,
 // then the next blocks' LDS stores (K, and V^T transposed in 8-byte
 // writes) and buffer loads among the second product's MFMAs, and the
@@ -126,8 +128,11 @@
 // LOOP942-LABEL: attention:
 // LOOP942-COUNT-8: ds_read_b128
 // LOOP942-NOT: v_mfma
-// LOOP942: v_add_f32_e32 [[LIMIT:v[0-9]+]], 0x41000000,
-// LOOP942-NEXT: v_cmp_gt_f32_e32 vcc, v{{[0-9]+}}, [[LIMIT]]
+// LOOP942: v_add_f32_e32 [[GROWN:v[0-9]+]], 0x41000000,
+// LOOP942-NEXT: v_mul_f32_e32 [[LIMIT:v[0-9]+]], 0x{{[0-9a-f]+}}, [[GROWN]]
+// LOOP942-NEXT: v_max_f32_e32 [[MAX:v[0-9]+]], v{{[0-9]+}}, v{{[0-9]+}}
+// LOOP942-COUNT-7: v_max3_f32 [[MAX]], [[MAX]], v{{[0-9]+}}, v{{[0-9]+}}
+// LOOP942-NEXT: v_cmp_gt_f32_e32 vcc, [[MAX]], [[LIMIT]]
 // LOOP942-NEXT: s_cbranch_vccnz
 // LOOP942-NOT: v_mfma
 // LOOP942: s_barrier

@@ -22,10 +22,14 @@
 // MATMUL-NOT: tessel.skip_machine_sinking
 
 // The key loop starts with the block's eight K reads, then the rescale
-// test and its branch.
+// test (the limit m + 8 over the score scale, the maximum of the lane's 16
+// scores, one compare: no exchange between lanes) and its branch.
 // ISA-LABEL: attention:
 // ISA: .LBB0_3:
 // ISA-COUNT-8: ds_read_b128 v[{{[0-9]+:[0-9]+}}], v{{[0-9]+}} offset:24576
-// ISA-NEXT: v_add_f32_e32 [[LIMIT:v[0-9]+]], 0x41000000,
-// ISA-NEXT: v_cmp_gt_f32_e32 vcc, v{{[0-9]+}}, [[LIMIT]]
+// ISA-NEXT: v_add_f32_e32 [[GROWN:v[0-9]+]], 0x41000000,
+// ISA-NEXT: v_mul_f32_e32 [[LIMIT:v[0-9]+]], 0x{{[0-9a-f]+}}, [[GROWN]]
+// ISA-NEXT: v_max_f32_e32 [[MAX:v[0-9]+]], v{{[0-9]+}}, v{{[0-9]+}}
+// ISA-COUNT-7: v_max3_f32 [[MAX]], [[MAX]], v{{[0-9]+}}, v{{[0-9]+}}
+// ISA-NEXT: v_cmp_gt_f32_e32 vcc, [[MAX]], [[LIMIT]]
 // ISA-NEXT: s_cbranch_vccnz

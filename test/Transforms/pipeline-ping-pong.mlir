@@ -66,9 +66,9 @@
 
 // CAUSAL-LABEL: func.func @attention
 // CAUSAL:      tessel.phase_barrier half 1
-// CAUSAL-NEXT: %[[FIRST:.*]]:9 = scf.for
+// CAUSAL-NEXT: %[[FIRST:.*]]:8 = scf.for
 // CAUSAL-NOT:  tessel.phase_barrier half
-// CAUSAL:      scf.for %{{.*}} iter_args({{.*}}, %{{[^ ]*}} = %[[FIRST]]#5, %{{[^ ]*}} = %[[FIRST]]#6, %{{[^ ]*}} = %[[FIRST]]#7, %{{[^ ]*}} = %[[FIRST]]#8)
+// CAUSAL:      scf.for %{{.*}} iter_args({{.*}}, %{{[^ ]*}} = %[[FIRST]]#4, %{{[^ ]*}} = %[[FIRST]]#5, %{{[^ ]*}} = %[[FIRST]]#6, %{{[^ ]*}} = %[[FIRST]]#7)
 // CAUSAL-NOT:  tessel.phase_barrier half
 // CAUSAL:      tessel.phase_barrier half 0
 // CAUSAL-NOT:  tessel.phase_barrier half
@@ -104,7 +104,7 @@
 // UNROLL-DAG:   %[[VBUF:.*]] = tessel.local_alloc {{.*}} : !tessel.lds<3 x[128, 32], f16, #swizzle>
 // UNROLL-DAG:   %[[KBUF:.*]] = tessel.local_alloc {{.*}} : !tessel.lds<3 x[32, 128], f16, #swizzle1>
 // UNROLL:       tessel.phase_barrier half 1
-// UNROLL:       %[[MAIN:.*]]:7 = scf.for %{{.*}} = %c0 to %[[SPLIT:.*]] step %c96
+// UNROLL:       %[[MAIN:.*]]:6 = scf.for %{{.*}} = %c0 to %[[SPLIT:.*]] step %c96
 // UNROLL-NEXT:    tessel.local_load %[[KBUF]][%c0]
 // UNROLL:         tessel.phase_barrier matrix
 // UNROLL:         tessel.local_load %[[VBUF]][%c0] transposed

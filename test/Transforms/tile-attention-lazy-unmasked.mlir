@@ -1,8 +1,10 @@
 // The key loop without the scores ahead rescales lazily where the kernel
 // has no masked loop at padded head dim 64 (rescalesUnmaskedKeyLoopLazily):
-// each iteration computes its block's S^T and maximum, rescales O and l
-// behind an unlikely branch on tessel.wave_any only where some query's
-// maximum grew past the kept one by more than 8 (log2 units), then adds the
+// each iteration computes its block's S^T, rescales O and l behind an
+// unlikely branch on tessel.wave_any only where some query's score grew
+// past the kept maximum by more than 8 (log2 units: the scores are compared
+// with (m + 8) over the score scale, one limit per query broadcast over the
+// block), takes the block's maximum in that branch only, then adds the
 // block's weights against the kept maximum.
 // RUN: tessel-gen attention -b 1 -h 2 --seq-q 128 --seq-kv 256 -d 64 -t bf16 --config='#tessel.config<tile = [128, 64], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_bf16">' | tessel-opt --tessel-tile=chip=gfx942 | FileCheck %s --check-prefix=LAZY
 // A masked loop (causal), another head dim, or 8-bit P keep the exact
@@ -14,11 +16,14 @@
 // LAZY-LABEL: func.func @attention
 // LAZY: scf.for %{{.*}} iter_args(%[[M:[^ ]*]] = %{{[^,]*}}, %[[L:[^ ]*]] = %{{[^,]*}}, %[[O:[^ ]*]] = %{{[^)]*}})
 // LAZY: %[[S:.*]] = tessel.dot
-// LAZY: %[[BMAX:.*]] = tessel.reduce "max" %[[S]] along 0
-// LAZY: %[[LIMIT:.*]] = arith.addf %[[M]], %{{.*}}
-// LAZY: %[[GROWN:.*]] = arith.cmpf ogt, %{{.*}}, %[[LIMIT]]
-// LAZY: %[[ANY:.*]] = tessel.wave_any %[[GROWN]]
-// LAZY: %[[STATE:.*]]:3 = scf.if %[[ANY]]
+// LAZY-NOT: tessel.reduce
+// LAZY: %[[SUM:.*]] = arith.addf %[[M]], %{{.*}}
+// LAZY: %[[LIMIT:.*]] = arith.mulf %[[SUM]], %{{.*}}
+// LAZY-NEXT: %[[LIMITS:.*]] = tessel.broadcast %[[LIMIT]]
+// LAZY-NEXT: %[[GROWN:.*]] = arith.cmpf ogt, %[[S]], %[[LIMITS]]
+// LAZY-NEXT: %[[ANY:.*]] = tessel.wave_any %[[GROWN]]
+// LAZY-NEXT: %[[STATE:.*]]:3 = scf.if %[[ANY]]
+// LAZY-NEXT: %[[BMAX:.*]] = tessel.reduce "max" %[[S]] along 0
 // LAZY: arith.maxnumf %[[M]]
 // LAZY: } else {
 // LAZY-NEXT: scf.yield %[[M]], %[[L]], %[[O]]

@@ -264,6 +264,7 @@ private:
   Value sumHalvesByPairs(Value halves, ArrayRef<int64_t> registers);
   LogicalResult lowerBroadcast(BroadcastOp op);
   LogicalResult lowerWaveAny(WaveAnyOp op);
+  Value anyAboveBroadcastLimit(arith::CmpFOp cmp);
   LogicalResult lowerPhaseBarrier(PhaseBarrierOp op);
   LogicalResult lowerIota(IotaOp op);
   LogicalResult lowerElementwise(Operation &op);
@@ -2106,12 +2107,62 @@ Value KernelLowering::sumHalvesByPairs(Value halves,
   return total;
 }
 
+/// Whether any of a lane's registers of `cmp`'s i1 tile is true, where the
+/// tile compares x > limit (or >=) with a limit broadcast from one value per
+/// row or column: each lane takes the maximum of the registers of x that
+/// share a limit and compares it once (maxnum ignores NaN, which compares
+/// false either way). For attention's lazy rescale test on a block's scores
+/// that is the block maximum without the exchange between the lanes that
+/// share a query. Null where the tile has another form.
+Value KernelLowering::anyAboveBroadcastLimit(arith::CmpFOp cmp) {
+  auto predicate = cmp.getPredicate();
+  if (predicate != arith::CmpFPredicate::OGT &&
+      predicate != arith::CmpFPredicate::OGE)
+    return Value();
+  if (!cmp.getRhs().getDefiningOp<BroadcastOp>())
+    return Value();
+  Value x = mapping.lookup(cmp.getLhs());
+  auto limits =
+      mapping.lookup(cmp.getRhs()).getDefiningOp<vector::FromElementsOp>();
+  if (!x || !limits)
+    return Value();
+  // The broadcast's registers are extracts of the limit's registers: those
+  // extracting the same one share a limit.
+  llvm::MapVector<std::pair<Value, int64_t>, SmallVector<int64_t>> groups;
+  for (auto [r, element] : llvm::enumerate(limits.getElements())) {
+    auto extract = element.getDefiningOp<vector::ExtractOp>();
+    if (!extract || extract.hasDynamicPosition() ||
+        extract.getStaticPosition().size() != 1)
+      return Value();
+    groups[{extract.getSource(), extract.getStaticPosition()[0]}].push_back(r);
+  }
+  Value any;
+  for (auto &[limit, registers] : groups) {
+    Value maximum;
+    for (int64_t r : registers) {
+      Value value =
+          vector::ExtractOp::create(b, loc(), x, ArrayRef<int64_t>{r});
+      maximum =
+          maximum
+              ? arith::MaxNumFOp::create(b, loc(), maximum, value).getResult()
+              : value;
+    }
+    Value above = arith::CmpFOp::create(
+        b, loc(), predicate, maximum, limits.getElements()[registers.front()]);
+    any = any ? arith::OrIOp::create(b, loc(), any, above).getResult() : above;
+  }
+  return any;
+}
+
 /// Each lane ORs its registers; the wave's ballot is nonzero where any lane
 /// held a true element.
 LogicalResult KernelLowering::lowerWaveAny(WaveAnyOp op) {
-  Value registers = mapping.lookup(op.getSource());
-  Value lane = vector::ReductionOp::create(b, loc(), vector::CombiningKind::OR,
-                                           registers);
+  Value lane;
+  if (auto cmp = op.getSource().getDefiningOp<arith::CmpFOp>())
+    lane = anyAboveBroadcastLimit(cmp);
+  if (!lane)
+    lane = vector::ReductionOp::create(b, loc(), vector::CombiningKind::OR,
+                                       mapping.lookup(op.getSource()));
   Type mask = b.getIntegerType(chip.defaultWaveSize);
   Value ballot = ROCDL::BallotOp::create(b, loc(), mask, lane);
   Value none = arith::ConstantIntOp::create(b, loc(), mask, 0);

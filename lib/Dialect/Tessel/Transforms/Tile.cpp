@@ -1812,10 +1812,11 @@ LogicalResult AttentionTiler::run() {
   // under them. The first block's S^T is computed in front of the loop
   // (masked loads: the loop may run no iteration).
   //
-  // Where P is a 16-bit float, the loop also rescales lazily: it carries
-  // each block's maximum (computed with its S^T, an iteration ahead) and
-  // keeps a query's running maximum m until a block's exceeds it by more
-  // than kLazyRescaleThreshold (log2 units). The weights exp2(s - m) then
+  // Where P is a 16-bit float, the loop also rescales lazily: it keeps a
+  // query's running maximum m until a block's scores exceed it by more
+  // than kLazyRescaleThreshold (log2 units; rescaleIfGrown; a four-wave loop
+  // carries each block's maximum, computed with its S^T an iteration
+  // ahead, for the test). The weights exp2(s - m) then
   // stay at most 2^8, which f16 and bf16 hold at full precision, and l and O
   // stay exact relative to the m they were summed against. The rescale of
   // O and l (one multiply per accumulator register) runs only in a wave
@@ -1830,14 +1831,19 @@ LogicalResult AttentionTiler::run() {
   bool pingPong = config.getPingPong() && lazyRescale;
   // A ping-pong loop of 16-deep instructions (gfx950) at padded head dim
   // 64 takes the weights first (lazyWeights): its softmax phase binds (32
-  // quarter-rate exponentials a 64-key block) and the block maximum, carried
-  // an iteration ahead for the test, was 21 VALU instructions of it; the
-  // maximum is now taken only where the rescale is. Elsewhere the test on
-  // the carried maximum measured faster (docs/performance.md, "Weights
-  // first: the lazy rescale without the block maximum"). (Ping-pong loops
+  // quarter-rate exponentials a 64-key block) and its test, on the block's
+  // sums, which the block needs anyway, takes no maximum at all. Elsewhere
+  // the test on the block's maximum measured faster (docs/performance.md,
+  // "Weights first: the lazy rescale without the block maximum"); the other
+  // ping-pong loops now test the scores (rescaleIfGrown). (Ping-pong loops
   // are scores-ahead loops only.)
   bool weightsFirst = pingPong && instr.k >= 16 &&
                       getPaddedHeadDim(std::max(headDim, headDimV)) <= 64;
+  // A four-wave scores-ahead loop carries each block's maximum, computed an
+  // iteration ahead under the next block's MFMAs, for its test; testing the
+  // scores instead measured mixed there (-7 to +12 points over 40 problems)
+  // and spilled gfx942's bf16 head-dim-128 causal kernel on 128x32 tiles.
+  bool carriesMax = lazyRescale && !weightsFirst && !pingPong;
   auto rowMax = [&](Value s) -> Value {
     Value blockMax = ReduceOp::create(
         b, loc, *statType, s, b.getI64IntegerAttr(0), b.getStringAttr("max"));
@@ -1863,15 +1869,32 @@ LogicalResult AttentionTiler::run() {
       rescaled.push_back(arith::MulFOp::create(b, loc, acc, alphaTile));
     return rescaled;
   };
-  // Where some query's block maximum `blockMax` exceeds its running m by
-  // more than the threshold: m becomes max(m, blockMax) and l and O are
-  // scaled to it. Returns m, l and O.
+  // Where some query's block maximum exceeds its running m by more than the
+  // threshold: m becomes the larger and l and O are scaled to it. Returns m,
+  // l and O. The test compares the block's (unmasked or masked) scores
+  // themselves with one limit per query (a score above it is a maximum
+  // above it): tessel-lower-to-gpu then takes each lane's maximum of its
+  // registers and compares once, with no exchange between the lanes that
+  // share a query (on gfx942 an LDS permute and a wait for it); the
+  // maximum itself is taken only in the unlikely branch.
+  // With `blockMax` (the block's maximum, carried), the test compares it.
   auto rescaleIfGrown = [&](Value m, Value l, ArrayRef<Value> accs,
-                            Value blockMax) {
+                            Value scores, Value blockMax = Value()) {
     Value limit = arith::AddFOp::create(
         b, loc, m, splat(*statType, kLazyRescaleThreshold));
-    Value grown = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
-                                        blockMax, limit);
+    Value grown;
+    if (blockMax) {
+      grown = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, blockMax,
+                                    limit);
+    } else {
+      // s * scaleLog2 > limit where s > limit / scaleLog2 (scaleLog2 > 0;
+      // the threshold need not be exact to the last bit).
+      if (foldScale)
+        limit = arith::MulFOp::create(b, loc, limit,
+                                      splat(*statType, 1.0 / scaleLog2));
+      grown = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, scores,
+                                    BroadcastOp::create(b, loc, sType, limit));
+    }
     Value anyGrown = WaveAnyOp::create(b, loc, b.getI1Type(), grown);
     SmallVector<Type> types = {m.getType(), l.getType()};
     for (Value acc : accs)
@@ -1883,7 +1906,10 @@ LogicalResult AttentionTiler::run() {
     b.setInsertionPointToStart(rescale.thenBlock());
     scf::YieldOp::create(
         b, loc,
-        rescaleTo(m, arith::MaxNumFOp::create(b, loc, m, blockMax), l, accs));
+        rescaleTo(m,
+                  arith::MaxNumFOp::create(
+                      b, loc, m, blockMax ? blockMax : rowMax(scores)),
+                  l, accs));
     b.setInsertionPointToStart(rescale.elseBlock());
     SmallVector<Value> kept = {m, l};
     kept.append(accs.begin(), accs.end());
@@ -1983,9 +2009,8 @@ LogicalResult AttentionTiler::run() {
       SmallVector<Value> kChunks = loadKeys(from, /*masked=*/false);
       SmallVector<Value> vTChunks = loadValues(from, /*masked=*/false);
       Value scores = scaledScores(scoresOf(kChunks));
-      ValueRange state = rescaleIfGrown(iters[0], iters[1],
-                                        SmallVector<Value>(iters.drop_front(2)),
-                                        rowMax(scores));
+      ValueRange state = rescaleIfGrown(
+          iters[0], iters[1], SmallVector<Value>(iters.drop_front(2)), scores);
       return accumulateStep(scores, vTChunks, state[0], state[1],
                             SmallVector<Value>(state.drop_front(2)));
     });
@@ -2019,7 +2044,7 @@ LogicalResult AttentionTiler::run() {
       first = maskScores(begin, first);
     SmallVector<Value> loopInits(inits);
     loopInits.push_back(first);
-    if (lazyRescale && !weightsFirst)
+    if (carriesMax)
       loopInits.push_back(rowMax(first));
     // The upper half of a ping-pong workgroup's waves starts a phase
     // behind (tessel-pipeline puts the loop's prologue in front of this
@@ -2032,14 +2057,13 @@ LogicalResult AttentionTiler::run() {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPoint(nested.getInsertionBlock(),
                               nested.getInsertionPoint());
-          SmallVector<Value> state(
-              iters.drop_back(lazyRescale && !weightsFirst ? 2 : 1));
+          SmallVector<Value> state(iters.drop_back(carriesMax ? 2 : 1));
           Value scores = iters[state.size()];
           if (lazyRescale && !weightsFirst)
             state = llvm::to_vector_of<Value>(rescaleIfGrown(
                 state[0], state[1],
-                SmallVector<Value>(ArrayRef(state).drop_front(2)),
-                iters.back()));
+                SmallVector<Value>(ArrayRef(state).drop_front(2)), scores,
+                carriesMax ? iters.back() : Value()));
           // Ping-pong: the softmax phase (the block's weights), then the
           // matrix phase (the next block's S^T and this block's second
           // product, with the LDS reads and writes), a phase barrier after
@@ -2091,7 +2115,7 @@ LogicalResult AttentionTiler::run() {
               nextScores = maskScores(next, nextScores);
           }
           results.push_back(nextScores);
-          if (lazyRescale && !weightsFirst)
+          if (carriesMax)
             results.push_back(rowMax(nextScores));
           scf::YieldOp::create(b, loc, results);
         });
