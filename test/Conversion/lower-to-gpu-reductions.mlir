@@ -29,6 +29,35 @@ func.func @rows(%x: memref<32x32xf32>, %y: memref<32x64xf32>, %z: memref<32x32xi
 
 // -----
 
+// A column sum within lanes: the 16 registers fold into one and no value
+// crosses lanes (no shuffle, no v_permlane32_swap on gfx950); the plain sum
+// of the [2, 32] result after it is the half-waves' one exchange.
+#mma2 = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [1, 1]>
+#halves = #tessel.linear<lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [1, 0]]>
+#columns2 = #tessel.linear<lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 0]]>
+// CHECK-LABEL: gpu.func @columns_within_lanes
+// CHECK-COUNT-15: arith.addf %{{.*}}, %{{.*}} : f32
+// CHECK-NOT: {{gpu.shuffle|rocdl.permlane32.swap}}
+// CHECK: amdgpu.raw_buffer_store %{{.*}} : f32 -> memref<2x32xf32>
+// CHECK: gpu.shuffle  xor %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK-NOT: gpu.shuffle
+// GFX950-LABEL: gpu.func @columns_within_lanes
+// GFX950-NOT: rocdl.permlane32.swap
+// GFX950: amdgpu.raw_buffer_store %{{.*}} : f32 -> memref<2x32xf32>
+// GFX950: rocdl.permlane32.swap
+// GFX950-NOT: rocdl.permlane32.swap
+func.func @columns_within_lanes(%x: memref<32x32xf32>, %y: memref<2x32xf32>, %z: memref<1x32xf32>) attributes {tessel.workgroup_size = 64 : i64} {
+  %c0 = arith.constant 0 : index
+  %t = tessel.load %x[%c0, %c0] : memref<32x32xf32> -> tensor<32x32xf32, #mma2>
+  %p = tessel.reduce "add" %t along 0 within_lanes : tensor<32x32xf32, #mma2> -> tensor<2x32xf32, #halves>
+  tessel.store %p, %y[%c0, %c0] : tensor<2x32xf32, #halves>, memref<2x32xf32>
+  %l = tessel.reduce "add" %p along 0 : tensor<2x32xf32, #halves> -> tensor<1x32xf32, #columns2>
+  tessel.store %l, %z[%c0, %c0] : tensor<1x32xf32, #columns2>, memref<1x32xf32>
+  return
+}
+
+// -----
+
 // Column reductions of the same tile stay in the lane: its 16 registers
 // fold into one (15 adds), then one shuffle joins the two half-waves that
 // hold the column's other rows; the [1, 32] result is one register, stored

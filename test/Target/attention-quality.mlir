@@ -134,8 +134,10 @@
 // LOOP942-COUNT-7: v_max3_f32 [[MAX]], [[MAX]], v{{[0-9]+}}, v{{[0-9]+}}
 // LOOP942-NEXT: v_cmp_gt_f32_e32 vcc, [[MAX]], [[LIMIT]]
 // LOOP942-NEXT: s_cbranch_vccnz
-// LOOP942-NOT: v_mfma
+// The row sum stays within each lane (no LDS permute between the halves).
+// LOOP942-NOT: {{v_mfma|ds_bpermute}}
 // LOOP942: s_barrier
+// LOOP942-NEXT: s_waitcnt lgkmcnt(0)
 // LOOP942-NEXT: s_setprio 1
 // LOOP942-NOT: {{s_barrier|v_exp_f32|ds_write|buffer_load}}
 // LOOP942-COUNT-16: v_mfma_f32_32x32x8_f16
@@ -255,9 +257,9 @@
 // LOOP950: s_cbranch_vccz [[HEAD]]
 // LOOP950: v_readfirstlane_b32 [[WAVE2:s[0-9]+]],
 // LOOP950-NEXT: s_cmp_gt_u32 [[WAVE2]], 3
-// LOOP950-NEXT: s_cbranch_scc0 [[WAIT:\.LBB0_[0-9]+]]
-// LOOP950: [[WAIT]]:
+// LOOP950-NEXT: s_cbranch_scc1 [[PAST:\.LBB0_[0-9]+]]
 // LOOP950-NEXT: s_barrier
+// LOOP950-NEXT: [[PAST]]:
 // The softmax phase's 16 exps and their sum as 7 + 1 packed adds, all
 // before the barrier that opens the matrix phase.
 // SUM950-LABEL: attention:

@@ -32,8 +32,8 @@
 // CHECK-NOT: {{tessel.phase_barrier|tessel.dot|tessel.load}}
 // CHECK: %[[PLOW:.*]] = arith.truncf %[[P]]
 // CHECK-NOT: {{tessel.phase_barrier|tessel.dot|tessel.load}}
-// CHECK: %[[SUM:.*]] = tessel.reduce "add"
-// CHECK-NEXT: %[[LNEW:.*]] = arith.addf %[[R]]#1, %[[SUM]]
+// CHECK: %[[SUM:.*]] = tessel.reduce "add" %{{.*}} along 0 within_lanes
+// CHECK-NEXT: %[[LNEW:.*]] = arith.addf %[[R]]#1, %[[SUM]] : tensor<2x256xf32
 // CHECK-NEXT: tessel.phase_barrier matrix
 // CHECK-NOT: tessel.phase_barrier
 // CHECK: %[[AHEAD:.*]] = arith.addi %[[N0]], %c64
@@ -60,26 +60,31 @@
 // CHECK-NEXT: scf.yield {{.*}}, %[[MASKED]] :
 // CHECK: tessel.phase_barrier half 0
 // CHECK-NOT: tessel.phase_barrier
+// The half-waves' parts of l added once, after the loops.
+// CHECK: tessel.reduce "add" %{{.*}} along 0 : tensor<2x256xf32, #{{.*}}> -> tensor<1x256xf32, #linear>
+// CHECK-NOT: tessel.phase_barrier
 // CHECK: return
 
 // On gfx950 (16-deep instructions) at head dim 64 the loop takes the
 // weights first: it carries no block maximum; its softmax phase computes
-// the block's weights against the running maximum and their sum, and the
-// rescale's branch tests the sum (more than 2^15) or an empty running
+// the block's weights against the running maximum and their sums within
+// lanes (l is kept as the two half-waves' parts, 2 x 256), and the
+// rescale's branch tests those sums (more than 2^15) or an empty running
 // maximum; only the branch takes the block's maximum and computes the
-// weights again. It yields m, l, O, the rounded weights and their sum.
+// weights again. It yields m, l, O, the rounded weights and their sums.
 // RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 512 -d 64 -t f16 --config='#tessel.config<tile = [256, 64], waves = [8, 1], stages = 3, instr = "v_mfma_f32_32x32x16_f16", scores_ahead, ping_pong>' | tessel-opt --tessel-tile=chip=gfx950 | FileCheck %s --check-prefix=WEIGHTS
 
 // WEIGHTS-LABEL: func.func @attention
 // WEIGHTS: tessel.phase_barrier half 1
-// WEIGHTS: scf.for %{{.*}} iter_args(%[[M:[^ ]*]] = %{{[^,]*}}, %[[L:[^ ]*]] = %{{[^,]*}}, %[[O:[^ ]*]] = %{{[^,]*}}, %[[S:[^ ]*]] = %{{[^)]*}}) -> (tensor<1x256xf32, #linear>, tensor<1x256xf32, #linear>, tensor<64x256xf32, #mma>, tensor<64x256xf32, #mma>)
+// WEIGHTS: scf.for %{{.*}} iter_args(%[[M:[^ ]*]] = %{{[^,]*}}, %[[L:[^ ]*]] = %{{[^,]*}}, %[[O:[^ ]*]] = %{{[^,]*}}, %[[S:[^ ]*]] = %{{[^)]*}}) -> (tensor<1x256xf32, #linear>, tensor<2x256xf32, #[[SUMS:linear[0-9]*]]>, tensor<64x256xf32, #mma>, tensor<64x256xf32, #mma>)
 // WEIGHTS-NOT: tessel.reduce "max"
 // WEIGHTS: %[[P:.*]] = math.exp2 %{{.*}} fastmath<afn> : tensor<64x256xf32, #mma>
 // WEIGHTS: %[[PLOW:.*]] = arith.truncf %[[P]]
-// WEIGHTS: %[[SUM:.*]] = tessel.reduce "add" %[[P]] along 0
+// WEIGHTS: %[[SUM:.*]] = tessel.reduce "add" %[[P]] along 0 within_lanes : tensor<64x256xf32, #mma> -> tensor<2x256xf32, #[[SUMS]]>
 // WEIGHTS: %[[LIMIT:.*]] = arith.constant dense<3.276800e+04>
 // WEIGHTS: %[[BIG:.*]] = arith.cmpf ogt, %[[SUM]], %[[LIMIT]]
-// WEIGHTS: %[[EMPTY:.*]] = arith.cmpf oeq, %[[M]]
+// WEIGHTS: %[[EMPTY1:.*]] = arith.cmpf oeq, %[[M]]
+// WEIGHTS-NEXT: %[[EMPTY:.*]] = tessel.broadcast %[[EMPTY1]] : tensor<1x256xi1, #linear> -> tensor<2x256xi1, #[[SUMS]]>
 // WEIGHTS: %[[EITHER:.*]] = arith.ori %[[BIG]], %[[EMPTY]]
 // WEIGHTS: %[[ANY:.*]] = tessel.wave_any %[[EITHER]]
 // WEIGHTS: %[[R:.*]]:5 = scf.if %[[ANY]]

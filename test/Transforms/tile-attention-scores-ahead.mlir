@@ -42,7 +42,8 @@
 // CHECK-NEXT: %[[R:.*]]:3 = scf.if %[[ANY]]
 // CHECK-NEXT: %[[MNEW:.*]] = arith.maxnumf %[[M]], %[[BMAX]]
 // CHECK:     %[[ALPHA:.*]] = math.exp2
-// CHECK:     arith.mulf %[[L]], %[[ALPHA]]
+// CHECK:     %[[ALPHAL:.*]] = tessel.broadcast %[[ALPHA]] : tensor<1x128xf32, #linear> -> tensor<2x128xf32
+// CHECK-NEXT: arith.mulf %[[L]], %[[ALPHAL]]
 // CHECK:     %[[ALPHAS:.*]] = tessel.broadcast %[[ALPHA]]
 // CHECK:     arith.mulf %[[O]], %[[ALPHAS]]
 // CHECK:   } else {

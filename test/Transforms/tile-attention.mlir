@@ -14,6 +14,9 @@
 // i mod (heads x batch).
 // CHECK-DAG: #[[$MMA:mma[0-9]*]] = #tessel.mma<"v_mfma_f32_32x32x8_bf16", waves = [1, 2]>
 // CHECK-DAG: #[[$STAT:linear[0-9]*]] = #tessel.linear<lane = {{\[}}[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 0]], wave = {{\[}}[0, 32]]>
+// The key loops keep l as the sums of the two half-waves (lane bit 5 holds
+// keys): one row per half.
+// CHECK-DAG: #[[$SUMS:linear[0-9]*]] = #tessel.linear<lane = {{\[}}[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [1, 0]], wave = {{\[}}[0, 32]]>
 // CHECK-LABEL: func.func @attention
 // CHECK-SAME: (%[[Q:.*]]: memref<1x4x?x64xbf16>, %[[K:.*]]: memref<1x2x?x64xbf16>, %[[V:.*]]: memref<1x2x?x64xbf16>, %[[O:.*]]: memref<1x4x?x64xbf16>, %[[LSE:.*]]: memref<1x4x?xf32>)
 // CHECK-SAME: tessel.longest_first
@@ -42,7 +45,7 @@
 // CHECK: %[[TQ:.*]] = tessel.load %[[QT]][%[[B]], %[[H]], %{{.*}}, %[[M0]]]
 // CHECK: %[[VT:.*]] = memref.transpose %[[V]] (d0, d1, d2, d3) -> (d0, d1, d3, d2)
 // CHECK: %[[END:.*]] = arith.minsi
-// CHECK: %[[FIRST:.*]]:3 = scf.for %[[N0:.*]] = %{{.*}} to %[[MASKED:.*]] step %{{.*}} iter_args(%[[M:.*]] = %{{.*}}, %[[L:.*]] = %{{.*}}, %[[ACC:.*]] = %{{.*}}) -> (tensor<1x64xf32, #[[$STAT]]>, tensor<1x64xf32, #[[$STAT]]>, tensor<64x64xf32, #[[$MMA]]>)
+// CHECK: %[[FIRST:.*]]:3 = scf.for %[[N0:.*]] = %{{.*}} to %[[MASKED:.*]] step %{{.*}} iter_args(%[[M:.*]] = %{{.*}}, %[[L:.*]] = %{{.*}}, %[[ACC:.*]] = %{{.*}}) -> (tensor<1x64xf32, #[[$STAT]]>, tensor<2x64xf32, #[[$SUMS]]>, tensor<64x64xf32, #[[$MMA]]>)
 // The whole blocks' K and V^T loads are in bounds; their origin moves with
 // the key block while each lane's coordinates stay (tessel.scalar_origin);
 // the masked loop's loads below carry neither.
@@ -58,7 +61,7 @@
 // CHECK:   math.exp2 %{{.*}} fastmath<afn> : tensor<64x64xf32, #[[$MMA]]>
 // CHECK:   math.exp2 %{{.*}} fastmath<afn> : tensor<1x64xf32, #[[$STAT]]>
 // CHECK:   %[[P:.*]] = arith.truncf %{{.*}} to tensor<64x64xbf16, #[[$MMA]]>
-// CHECK:   tessel.reduce "add" %{{.*}} along 0
+// CHECK:   tessel.reduce "add" %{{.*}} along 0 within_lanes : tensor<64x64xf32, #[[$MMA]]> -> tensor<2x64xf32, #[[$SUMS]]>
 // CHECK:   %[[ALPHA:.*]] = tessel.broadcast %{{.*}} : tensor<1x64xf32, #[[$STAT]]> -> tensor<64x64xf32, #[[$MMA]]>
 // CHECK:   arith.mulf %[[ACC]], %[[ALPHA]]
 // CHECK:   tessel.dot %[[TV]], %[[P]]
@@ -75,7 +78,9 @@
 // CHECK-NOT: arith.cmpi
 // CHECK:   arith.select %[[VALID]]
 // CHECK:   tessel.reduce "max"
-// One reciprocal per query, O^T stored through a transposed view.
+// One reciprocal per query (of the halves' sums added), O^T stored through
+// a transposed view.
+// CHECK: tessel.reduce "add" %{{.*}} along 0 : tensor<2x64xf32, #[[$SUMS]]> -> tensor<1x64xf32, #[[$STAT]]>
 // CHECK: arith.divf %{{.*}} : tensor<1x64xf32, #[[$STAT]]>
 // CHECK: %[[OT:.*]] = memref.transpose %[[O]]
 // CHECK: tessel.store %{{.*}}, %[[OT]][%[[B]], %[[H]], %{{.*}}, %[[M0]]]
@@ -109,14 +114,17 @@ func.func @attention_head_dim_96(%q: memref<1x2x256x96xf16>, %k: memref<1x2x256x
 
 // Local attention (keys p - 100 .. p + 20 around query position p) with
 // sinks: the head's sink logit (times log2 e) starts each row's max and a
-// sum of 1; the keys run from the block holding the first query's first
+// sum of 1 (in the first half-wave's part of it); the keys run from the block holding the first query's first
 // key, in three loops: the left edge masked (the key offset compared with
 // each query's first and last key), the blocks every query sees without
 // masks, then the right edge and tail masked.
 // CHECK-LABEL: func.func @attention_window_sinks
 // CHECK: %[[SINK:.*]] = tessel.load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] in_bounds : memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>> -> tensor<1x64xf32
 // CHECK: %[[M0:.*]] = arith.mulf %[[SINK]], %{{.*}} : tensor<1x64xf32
-// CHECK: %[[L0:.*]] = arith.select %{{.*}} : tensor<1x64xi1, {{.*}}>, tensor<1x64xf32
+// CHECK: %[[HALF:.*]] = tessel.iota 0 : tensor<2x64xi32
+// CHECK: %[[FIRSTHALF:.*]] = arith.cmpi eq, %[[HALF]], %{{.*}} : tensor<2x64xi32
+// CHECK: %[[ONE:.*]] = arith.select %[[FIRSTHALF]], %{{.*}} : tensor<2x64xi1, {{.*}}>, tensor<2x64xf32
+// CHECK: %[[L0:.*]] = arith.select %{{.*}}, %{{.*}}, %[[ONE]] : tensor<2x64xi1, {{.*}}>, tensor<2x64xf32
 // CHECK: %[[LEFT:.*]]:3 = scf.for {{.*}} iter_args(%{{.*}} = %[[M0]], %{{.*}} = %[[L0]],
 // CHECK: arith.cmpi slt
 // CHECK: arith.cmpi sge

@@ -61,7 +61,7 @@
 // CHUNK: gpu.barrier
 // CHUNK-COUNT-3: tessel.local_store {{.*}} : tensor<64x64xf16
 // CHUNK-NEXT: gpu.barrier
-// CHUNK: scf.for {{.*}} -> (tensor<1x64xf32, #linear>, tensor<1x64xf32, #linear>, tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>)
+// CHUNK: scf.for {{.*}} -> (tensor<1x64xf32, #linear>, tensor<2x64xf32, #linear1>, tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>)
 // CHUNK-COUNT-3: tessel.load %arg1{{.*}} in_bounds {tessel.lds_read_at_use, tessel.scalar_origin} : memref<1x2x64x192xf16> -> tensor<16x64xf16
 // CHUNK-COUNT-2: tessel.load %transpose{{.*}} in_bounds {tessel.lds_read_at_use, tessel.scalar_origin} : {{.*}} -> tensor<64x16xf16
 // CHUNK: gpu.barrier

@@ -2024,10 +2024,11 @@ KernelLowering::finishReduce(ReduceOp op, const LinearLayout &layout,
                              llvm::function_ref<Value(Value, Value)> combine) {
   RankedTensorType type = op.getSource().getType();
   unsigned axis = op.getAxis();
-  // Then across the lanes holding the rest of the axis: a butterfly.
+  // Then across the lanes holding the rest of the axis: a butterfly (none
+  // within lanes: each lane keeps its part).
   int32_t waveSize = chip.defaultWaveSize;
   for (int32_t bit = 0; bit < layout.getInDimSizeLog2(dims::kLane); ++bit) {
-    if (layout.getBasis(dims::kLane, bit)[axis] == 0)
+    if (layout.getBasis(dims::kLane, bit)[axis] == 0 || op.getWithinLanes())
       continue;
     bool halves = waveSize == 64 && (1 << bit) == 32 && chip.name == "gfx950";
     for (auto &[representative, value] : partial) {

@@ -1064,6 +1064,26 @@ func.func @reduce_wrong_result(%s: tensor<32x32xf32, #acc>) {
 // -----
 
 #acc = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [1, 1]>
+#column = #tessel.linear<lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 0]]>
+func.func @reduce_within_lanes_wrong_result(%s: tensor<32x32xf32, #acc>) {
+  // expected-error @+1 {{result must be 'tensor<2x32xf32, #tessel.linear<lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [1, 0]]>>': one position along the reduced dimension per group of lanes that held it}}
+  %m = tessel.reduce "add" %s along 0 within_lanes : tensor<32x32xf32, #acc> -> tensor<1x32xf32, #column>
+  return
+}
+
+// -----
+
+#split = #tessel.linear<lane = [[0, 1]], wave = [[1, 0]]>
+#halves = #tessel.linear<lane = [[0, 1]], wave = [[1, 0]]>
+func.func @reduce_within_lanes_across_waves(%s: tensor<2x2xf32, #split>) {
+  // expected-error @+1 {{a reduction within lanes needs the reduced dimension within each wave}}
+  %m = tessel.reduce "add" %s along 0 within_lanes : tensor<2x2xf32, #split> -> tensor<2x2xf32, #halves>
+  return
+}
+
+// -----
+
+#acc = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [1, 1]>
 func.func @reduce_kind(%s: tensor<32x32xf32, #acc>) {
   // expected-error @+1 {{kind must be max or add, got 'min'}}
   %m = tessel.reduce "min" %s along 1 : tensor<32x32xf32, #acc> -> tensor<32x32xf32, #acc>

@@ -212,6 +212,21 @@ func.func @reduce_and_broadcast(%s: tensor<32x32xf32, #acc>) -> tensor<64x32xf32
   return %w : tensor<64x32xf32, #acc>
 }
 
+// A column sum within lanes: the two half-waves that hold a column's rows
+// keep their parts (row 0 of the result in lanes 0-31, row 1 in 32-63); a
+// plain reduction of it finishes the sum.
+// CHECK-LABEL: func.func @reduce_within_lanes
+// CHECK: %[[P:.*]] = tessel.reduce "add" %{{.*}} along 0 within_lanes : tensor<32x32xf32, #mma> -> tensor<2x32xf32, #linear1>
+// CHECK: tessel.reduce "add" %[[P]] along 0 : tensor<2x32xf32, #linear1> -> tensor<1x32xf32, #linear>
+#acc2 = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [1, 1]>
+#column2 = #tessel.linear<lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 0]]>
+#halves = #tessel.linear<lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [1, 0]]>
+func.func @reduce_within_lanes(%s: tensor<32x32xf32, #acc2>) -> tensor<1x32xf32, #column2> {
+  %p = tessel.reduce "add" %s along 0 within_lanes : tensor<32x32xf32, #acc2> -> tensor<2x32xf32, #halves>
+  %l = tessel.reduce "add" %p along 0 : tensor<2x32xf32, #halves> -> tensor<1x32xf32, #column2>
+  return %l : tensor<1x32xf32, #column2>
+}
+
 // Whether any element a wave holds is true (attention's lazy rescale asks
 // it of a column statistic).
 // The barriers of a ping-pong loop: the upper half of the waves one in

@@ -905,16 +905,19 @@ tessel::getTileLayout(RankedTensorType type,
 
 FailureOr<RankedTensorType>
 tessel::getReducedTileType(RankedTensorType source, unsigned axis,
-                           function_ref<InFlightDiagnostic()> emitError) {
+                           function_ref<InFlightDiagnostic()> emitError,
+                           bool withinLanes) {
   FailureOr<LinearLayout> layout = getTileLayout(source, emitError);
   if (failed(layout))
     return failure();
   if (source.getRank() != 2 || axis > 1)
     return emitError() << "reduces a 2-D tile along dimension 0 or 1";
   // Each input's bases, flattened: registers along the axis are dropped,
-  // lanes and waves along it become copies (zero bases).
+  // lanes and waves along it become copies (zero bases), or, within lanes,
+  // the lanes along it count the groups (bases 1, 2, 4, ... along it).
   SmallVector<int64_t> bases[3];
   StringRef names[3] = {dims::kRegister, dims::kLane, dims::kWave};
+  int64_t groups = 1;
   for (auto [name, flat] : llvm::zip(names, bases)) {
     for (int32_t bit = 0; bit < layout->getInDimSizeLog2(name); ++bit) {
       ArrayRef<int32_t> basis = layout->getBasis(name, bit);
@@ -923,12 +926,20 @@ tessel::getReducedTileType(RankedTensorType source, unsigned axis,
                               "along one dimension each";
       if (basis[axis] != 0 && name == dims::kRegister)
         continue;
-      flat.push_back(axis == 0 ? 0 : basis[0]);
-      flat.push_back(axis == 1 ? 0 : basis[1]);
+      int64_t along = 0;
+      if (basis[axis] != 0 && withinLanes) {
+        if (name == dims::kWave)
+          return emitError() << "a reduction within lanes needs the reduced "
+                                "dimension within each wave";
+        along = groups;
+        groups *= 2;
+      }
+      flat.push_back(axis == 0 ? along : basis[0]);
+      flat.push_back(axis == 1 ? along : basis[1]);
     }
   }
   SmallVector<int64_t> shape(source.getShape());
-  shape[axis] = 1;
+  shape[axis] = groups;
   auto reduced = LinearAttr::get(source.getContext(), /*rank=*/2, bases[0],
                                  bases[1], bases[2], {}, {});
   return RankedTensorType::get(shape, source.getElementType(), reduced);
@@ -1219,8 +1230,8 @@ LogicalResult ReduceOp::verify() {
     return emitOpError() << "kind must be max or add, got '" << getKind()
                          << "'";
   auto emitError = [&] { return emitOpError(); };
-  FailureOr<RankedTensorType> expected =
-      getReducedTileType(getSource().getType(), getAxis(), emitError);
+  FailureOr<RankedTensorType> expected = getReducedTileType(
+      getSource().getType(), getAxis(), emitError, getWithinLanes());
   if (failed(expected))
     return failure();
   RankedTensorType result = getResult().getType();
@@ -1229,10 +1240,15 @@ LogicalResult ReduceOp::verify() {
     return failure();
   if (result.getShape() != expected->getShape() ||
       result.getElementType() != expected->getElementType() ||
-      *resultLayout != *getTileLayout(*expected, emitError))
+      *resultLayout != *getTileLayout(*expected, emitError)) {
+    if (getWithinLanes())
+      return emitOpError() << "result must be " << *expected
+                           << ": one position along the reduced dimension "
+                              "per group of lanes that held it";
     return emitOpError() << "result must be " << *expected
                          << ": size 1 along the reduced dimension, held by "
                             "the lanes that held its rows or columns";
+  }
   return success();
 }
 

@@ -1505,20 +1505,60 @@ LogicalResult AttentionTiler::run() {
       getReducedTileType(sType, 0, [&] { return op.emitOpError(); });
   if (failed(statType))
     return failure();
+  // The key loops keep each query's sum l as the sums of the lane groups
+  // that hold its keys (`tessel.reduce ... within_lanes`): a block's weights
+  // are summed within each lane, and the lanes' parts are added once after
+  // the last loop (laneSumsTotal), not once a block (on gfx942 an LDS
+  // permute and a wait for it, on gfx950 a v_permlane32_swap and two adds).
+  FailureOr<RankedTensorType> sumType = getReducedTileType(
+      sType, 0, [&] { return op.emitOpError(); }, /*withinLanes=*/true);
+  if (failed(sumType))
+    return failure();
   double negInf = -std::numeric_limits<double>::infinity();
   Value mInit = splat(*statType, negInf);
-  Value lInit = splat(*statType, 0.0);
+  Value lInit = splat(*sumType, 0.0);
   Value accInit = splat(oType, 0.0);
   if (op.getSinks() && mode != Mode::Split) {
     // The sink is a key with no value: it starts every row's max and sum
-    // (exp2(sink - sink) = 1, or 0 for a -inf sink). Splits leave it to
-    // the combine, which adds it once.
+    // (exp2(sink - sink) = 1, or 0 for a -inf sink), in the first lane
+    // group's part of the sum. Splits leave it to the combine, which adds
+    // it once.
     mInit = sinkTile(*statType, head, /*rowsDim=*/1);
-    Value noSink = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                         mInit, splat(*statType, negInf));
-    lInit = arith::SelectOp::create(b, loc, noSink, splat(*statType, 0.0),
-                                    splat(*statType, 1.0));
+    Value noSink = arith::CmpFOp::create(
+        b, loc, arith::CmpFPredicate::OEQ,
+        BroadcastOp::create(b, loc, *sumType, mInit), splat(*sumType, negInf));
+    Value group = IotaOp::create(b, loc,
+                                 RankedTensorType::get(sumType->getShape(),
+                                                       b.getI32Type(),
+                                                       sumType->getEncoding()),
+                                 b.getI64IntegerAttr(0));
+    Value first = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, group,
+        arith::ConstantOp::create(
+            b, loc,
+            DenseElementsAttr::get(
+                RankedTensorType::get(sumType->getShape(), b.getI32Type(),
+                                      sumType->getEncoding()),
+                b.getI32IntegerAttr(0))));
+    Value one = arith::SelectOp::create(b, loc, first, splat(*sumType, 1.0),
+                                        splat(*sumType, 0.0));
+    lInit = arith::SelectOp::create(b, loc, noSink, splat(*sumType, 0.0), one);
   }
+  // The lane groups' parts of l added up: the sum itself.
+  auto laneSumsTotal = [&](Value l) -> Value {
+    return ReduceOp::create(b, loc, *statType, l, b.getI64IntegerAttr(0),
+                            b.getStringAttr("add"), UnitAttr());
+  };
+  // A block's weights `p` summed within each lane (a part of l).
+  auto laneSums = [&](Value p) -> Value {
+    return ReduceOp::create(b, loc, *sumType, p, b.getI64IntegerAttr(0),
+                            b.getStringAttr("add"), b.getUnitAttr());
+  };
+  // l times one factor per query.
+  auto scaleSums = [&](Value l, Value factor) -> Value {
+    return arith::MulFOp::create(b, loc, l,
+                                 BroadcastOp::create(b, loc, *sumType, factor));
+  };
 
   // Masks (KeyWindow): query i sits at key position i + shift (aligned to
   // the bottom-right corner) and sees keys [i + shift - left, i + shift +
@@ -1757,11 +1797,8 @@ LogicalResult AttentionTiler::run() {
         b, loc, arith::SubFOp::create(b, loc, m, mSafe), approximate);
     Value pLow = roundProbabilities(p, tile({blockN, blockM}, element, mma),
                                     std::max(headDim, headDimV));
-    Value blockSum =
-        ReduceOp::create(b, loc, *statType, summedProbabilities(p, pLow),
-                         b.getI64IntegerAttr(0), b.getStringAttr("add"));
-    Value lNew = arith::AddFOp::create(
-        b, loc, arith::MulFOp::create(b, loc, l, alpha), blockSum);
+    Value blockSum = laneSums(summedProbabilities(p, pLow));
+    Value lNew = arith::AddFOp::create(b, loc, scaleSums(l, alpha), blockSum);
     Value alphaTile = BroadcastOp::create(b, loc, oType, alpha);
     for (Value &acc : accs)
       acc = arith::MulFOp::create(b, loc, acc, alphaTile);
@@ -1862,8 +1899,7 @@ LogicalResult AttentionTiler::run() {
     Value alpha = math::Exp2Op::create(
         b, loc, arith::SubFOp::create(b, loc, m, exponentBase(mNew)),
         arith::FastMathFlags::afn);
-    SmallVector<Value> rescaled = {mNew,
-                                   arith::MulFOp::create(b, loc, l, alpha)};
+    SmallVector<Value> rescaled = {mNew, scaleSums(l, alpha)};
     Value alphaTile = BroadcastOp::create(b, loc, oType, alpha);
     for (Value acc : accs)
       rescaled.push_back(arith::MulFOp::create(b, loc, acc, alphaTile));
@@ -1917,7 +1953,7 @@ LogicalResult AttentionTiler::run() {
     return rescale.getResults();
   };
   // Block n0's weights against the running m (no new maximum), rounded
-  // for the second product, and their sum.
+  // for the second product, and their sums within lanes (laneSums).
   auto roundedWeightsAndSum = [&](Value s, Value m) -> std::pair<Value, Value> {
     Value mSafe = exponentBase(m);
     Value minusMax = BroadcastOp::create(b, loc, sType,
@@ -1927,10 +1963,7 @@ LogicalResult AttentionTiler::run() {
     Value p = math::Exp2Op::create(b, loc, exponent, arith::FastMathFlags::afn);
     Value pLow = roundProbabilities(p, tile({blockN, blockM}, element, mma),
                                     std::max(headDim, headDimV));
-    Value blockSum =
-        ReduceOp::create(b, loc, *statType, summedProbabilities(p, pLow),
-                         b.getI64IntegerAttr(0), b.getStringAttr("add"));
-    return {pLow, blockSum};
+    return {pLow, laneSums(summedProbabilities(p, pLow))};
   };
   // The same, and l with their sum added.
   auto blockWeights = [&](Value s, Value m,
@@ -1956,18 +1989,23 @@ LogicalResult AttentionTiler::run() {
     return results;
   };
   // Weights first: block n0's weights against the running m, and the
-  // rescale only where some query's block sum exceeds kLazyRescaleSumLimit
-  // (every weight then stays below it) or the query had no key before (m
-  // still -inf). The unlikely branch takes the block's maximum, rescales l
-  // and O to it and computes the weights again. Returns m, l (the block's
-  // sum added), O and the rounded weights.
+  // rescale only where some lane's part of a query's block sum exceeds
+  // kLazyRescaleSumLimit (every weight is in one part, so all then stay
+  // below it) or the query had no key before (m still -inf). The unlikely
+  // branch takes the block's maximum, rescales l and O to it and computes the
+  // weights again. Returns m, l (the block's sum added), O and the rounded
+  // weights.
   auto lazyWeights = [&](Value s, Value m, Value l, ArrayRef<Value> accs) {
     auto [pLow, blockSum] = roundedWeightsAndSum(s, m);
     Value big =
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, blockSum,
-                              splat(*statType, kLazyRescaleSumLimit));
-    Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, m,
-                                        splat(*statType, negInf));
+                              splat(*sumType, kLazyRescaleSumLimit));
+    Value empty = BroadcastOp::create(
+        b, loc,
+        RankedTensorType::get(sumType->getShape(), b.getI1Type(),
+                              sumType->getEncoding()),
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, m,
+                              splat(*statType, negInf)));
     Value anyGrown = WaveAnyOp::create(
         b, loc, b.getI1Type(), arith::OrIOp::create(b, loc, big, empty));
     SmallVector<Type> types = {m.getType(), l.getType()};
@@ -2183,7 +2221,7 @@ LogicalResult AttentionTiler::run() {
   }
   if (!wholeBlocksOnly && !maskedDone)
     loopResults = keyLoop(maskStart, kvEnd, loopResults, true).getResults();
-  Value m = loopResults[0], l = loopResults[1];
+  Value m = loopResults[0], l = laneSumsTotal(loopResults[1]);
   ValueRange accs = loopResults.drop_front(2);
 
   // O = acc / l (times V's descale), 0 for a query that saw no key (l ==

@@ -70,10 +70,13 @@ verifyCopyToLocal(mlir::MemRefType memref, LdsType buffer, int64_t waves,
 /// the source's registers, lanes and waves for the other dimension: the
 /// registers that held the reduced dimension are gone, and the lanes and
 /// waves that held it hold copies. Fails (through `emitError`) for layouts
-/// whose bases mix the two dimensions.
+/// whose bases mix the two dimensions. With `withinLanes`, the lanes that
+/// held the reduced dimension keep their part of it instead (one position
+/// per lane group along the axis: `tessel.reduce ... within_lanes`).
 llvm::FailureOr<mlir::RankedTensorType>
 getReducedTileType(mlir::RankedTensorType source, unsigned axis,
-                   llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+                   llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
+                   bool withinLanes = false);
 
 /// A unit attribute on a `tessel.load` whose tile becomes a dot operand
 /// through LDS: tessel-promote-lds reads the operand from LDS right before

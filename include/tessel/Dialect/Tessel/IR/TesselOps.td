@@ -499,15 +499,26 @@ def Tessel_ReduceOp : Tessel_Op<"reduce", [Pure]> {
     lanes with a butterfly of shuffles; the reduced dimension must not be
     split across waves.
 
+    With `within_lanes`, each lane reduces its own registers only: the
+    result keeps one value per group of lanes that held the reduced
+    dimension (element (g, c) of a column reduction is the reduction of the
+    elements (r, c) held by lane group g), its size along the axis is the
+    number of groups, and those lanes keep their part of it
+    (`getReducedTileType`). A plain reduction of that tile along the same
+    axis finishes the job, so a sum accumulated over many tiles (attention's
+    row sum over the key blocks) exchanges values between lanes once, at
+    the end.
+
     ```mlir
     %m = tessel.reduce "max" %s along 1 : tensor<64x64xf32, #mma> -> tensor<64x1xf32, #rows>
+    %l = tessel.reduce "add" %p along 0 within_lanes : tensor<32x128xf32, #mma> -> tensor<2x128xf32, #halves>
     ```
   }];
   let arguments = (ins Tessel_Tile:$source,
                        ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<1>]>:$axis,
-                       StrAttr:$kind);
+                       StrAttr:$kind, UnitAttr:$within_lanes);
   let results = (outs Tessel_Tile:$result);
-  let assemblyFormat = "$kind $source `along` $axis attr-dict `:` type($source) `->` type($result)";
+  let assemblyFormat = "$kind $source `along` $axis (`within_lanes` $within_lanes^)? attr-dict `:` type($source) `->` type($result)";
   let hasVerifier = 1;
 }
 
