@@ -31,8 +31,10 @@
 
 using namespace tessel;
 
-/// Instructions (lines of the printed code) between two MFMAs of one
-/// cluster at most.
+/// Vector and memory instructions (lines of the printed code) between two
+/// MFMAs of one cluster at most. Scalar instructions (a block's clamped
+/// buffer offsets, waits) do not count: they do not keep the other wave
+/// of the SIMD from issuing.
 static constexpr size_t kClusterGap = 12;
 
 llvm::SmallVector<std::pair<size_t, size_t>>
@@ -42,23 +44,29 @@ tessel::findMatrixClusters(llvm::ArrayRef<CodeLine> lines) {
     if (line.definesLabel >= 0)
       labels[line.definesLabel] = index;
   // Clusters of MFMAs inside loops (a label and a later branch back to it):
-  // runs in which consecutive MFMAs are at most kClusterGap lines apart.
+  // runs in which consecutive MFMAs are at most kClusterGap vector or memory
+  // lines apart.
   llvm::SmallVector<std::pair<size_t, size_t>> clusters;
   for (auto [end, line] : llvm::enumerate(lines)) {
     auto it = line.branchesTo < 0 ? labels.end() : labels.find(line.branchesTo);
     if (it == labels.end() || it->second >= end)
       continue;
     std::optional<std::pair<size_t, size_t>> cluster;
+    size_t gap = 0; // non-scalar lines since the cluster's last MFMA
     for (size_t index = it->second; index < end; ++index) {
-      if (!lines[index].isMatrix)
+      if (!lines[index].isMatrix) {
+        gap += !lines[index].isScalar;
         continue;
-      if (cluster && index - cluster->second <= kClusterGap) {
+      }
+      if (cluster && gap < kClusterGap) {
         cluster->second = index;
+        gap = 0;
         continue;
       }
       if (cluster)
         clusters.push_back(*cluster);
       cluster = {index, index};
+      gap = 0;
     }
     if (cluster)
       clusters.push_back(*cluster);
@@ -108,6 +116,31 @@ static bool isMatrixInstruction(const llvm::TargetInstrInfo &info,
   return name.starts_with("V_MFMA") || name.starts_with("V_SMFMAC");
 }
 
+/// A scalar instruction that lets the other wave issue (SALU, waits): not
+/// a barrier, where the workgroup meets.
+static bool isScalarInstruction(const llvm::TargetInstrInfo &info,
+                                const llvm::MachineInstr &instr) {
+  llvm::StringRef name = info.getName(instr.getOpcode());
+  return name.starts_with("S_") && !name.starts_with("S_BARRIER");
+}
+
+/// Whether the instruction printed before `position` in its block is an
+/// s_setprio of `priority` (the phase barriers of a ping-pong loop raise
+/// the priority themselves; scheduling barriers between print nothing).
+static bool followsSetPriority(const llvm::TargetInstrInfo &info,
+                               llvm::MachineBasicBlock &block,
+                               llvm::MachineBasicBlock::instr_iterator position,
+                               unsigned setPriority, int64_t priority) {
+  while (position != block.instr_begin()) {
+    const llvm::MachineInstr &before = *--position;
+    if (before.isBundle() || info.getInstSizeInBytes(before) == 0)
+      continue;
+    return before.getOpcode() == setPriority && before.getOperand(0).isImm() &&
+           before.getOperand(0).getImm() == priority;
+  }
+  return false;
+}
+
 /// The block a branch instruction targets, or null.
 static const llvm::MachineBasicBlock *
 branchTarget(const llvm::MachineInstr &instr) {
@@ -142,7 +175,8 @@ bool MatrixClusterPriority::runOnMachineFunction(
         continue;
       const llvm::MachineBasicBlock *target = branchTarget(instr);
       lines.push_back({isMatrixInstruction(info, instr), -1,
-                       target ? target->getNumber() : -1});
+                       target ? target->getNumber() : -1,
+                       isScalarInstruction(info, instr)});
       instrs.push_back(&instr);
     }
   }
@@ -165,6 +199,8 @@ bool MatrixClusterPriority::runOnMachineFunction(
     llvm::MachineBasicBlock::instr_iterator position = at->getIterator();
     if (after)
       ++position;
+    if (followsSetPriority(info, block, position, *setPriority, priority))
+      return;
     llvm::BuildMI(block, position, llvm::DebugLoc(), info.get(*setPriority))
         .addImm(priority);
   };

@@ -139,8 +139,9 @@
 // LOOP942: s_barrier
 // LOOP942-NEXT: s_waitcnt lgkmcnt(0)
 // LOOP942-NEXT: s_setprio 1
-// LOOP942-NOT: {{s_barrier|v_exp_f32|ds_write|buffer_load}}
-// LOOP942-COUNT-16: v_mfma_f32_32x32x8_f16
+// LOOP942-NEXT: v_mfma_f32_32x32x8_f16
+// LOOP942-NOT: {{s_barrier|s_setprio|v_exp_f32|ds_write|buffer_load}}
+// LOOP942-COUNT-15: v_mfma_f32_32x32x8_f16
 // LOOP942-NOT: {{s_barrier|s_setprio|v_exp_f32}}
 // LOOP942: ds_write_b128
 // LOOP942-NOT: {{s_barrier|s_setprio|v_exp_f32}}
@@ -205,8 +206,9 @@
 // LOOP950: s_barrier
 // LOOP950-NEXT: s_waitcnt lgkmcnt(0)
 // LOOP950-NEXT: s_setprio 1
-// LOOP950-NOT: {{s_barrier|v_exp_f32|ds_write|buffer_load|ds_read_b128}}
-// LOOP950-COUNT-8: v_mfma_f32_32x32x16_f16
+// LOOP950-NEXT: v_mfma_f32_32x32x16_f16
+// LOOP950-NOT: {{s_barrier|s_setprio|v_exp_f32|ds_write|buffer_load|ds_read_b128}}
+// LOOP950-COUNT-7: v_mfma_f32_32x32x16_f16
 // LOOP950-NOT: {{s_barrier|s_setprio|v_exp_f32|ds_read_b128|v_xor_b32|v_add_lshl_u32|v_lshlrev_b32}}
 // LOOP950-COUNT-2: buffer_load_dwordx4 v[{{[0-9]+:[0-9]+}}], v{{[0-9]+}}, s[{{[0-9]+:[0-9]+}}], s{{[0-9]+}} offen
 // LOOP950-NOT: {{s_barrier|s_setprio|v_exp_f32}}
@@ -223,8 +225,9 @@
 // LOOP950: s_barrier
 // LOOP950-NEXT: s_waitcnt lgkmcnt(0)
 // LOOP950-NEXT: s_setprio 1
-// LOOP950-NOT: {{s_barrier|v_exp_f32|ds_write|buffer_load|ds_read_b128}}
-// LOOP950-COUNT-8: v_mfma_f32_32x32x16_f16
+// LOOP950-NEXT: v_mfma_f32_32x32x16_f16
+// LOOP950-NOT: {{s_barrier|s_setprio|v_exp_f32|ds_write|buffer_load|ds_read_b128}}
+// LOOP950-COUNT-7: v_mfma_f32_32x32x16_f16
 // LOOP950-NOT: {{s_barrier|s_setprio|v_exp_f32|ds_read_b128|v_xor_b32|v_add_lshl_u32|v_lshlrev_b32}}
 // LOOP950-COUNT-2: buffer_load_dwordx4 v[{{[0-9]+:[0-9]+}}], v{{[0-9]+}}, s[{{[0-9]+:[0-9]+}}], s{{[0-9]+}} offen
 // LOOP950-NOT: {{s_barrier|s_setprio|v_exp_f32}}
@@ -241,8 +244,9 @@
 // LOOP950: s_barrier
 // LOOP950-NEXT: s_waitcnt lgkmcnt(0)
 // LOOP950-NEXT: s_setprio 1
-// LOOP950-NOT: {{s_barrier|v_exp_f32|ds_write|buffer_load|ds_read_b128}}
-// LOOP950-COUNT-8: v_mfma_f32_32x32x16_f16
+// LOOP950-NEXT: v_mfma_f32_32x32x16_f16
+// LOOP950-NOT: {{s_barrier|s_setprio|v_exp_f32|ds_write|buffer_load|ds_read_b128}}
+// LOOP950-COUNT-7: v_mfma_f32_32x32x16_f16
 // LOOP950-NOT: {{s_barrier|s_setprio|v_exp_f32|ds_read_b128|v_xor_b32|v_add_lshl_u32|v_lshlrev_b32}}
 // LOOP950-COUNT-2: buffer_load_dwordx4 v[{{[0-9]+:[0-9]+}}], v{{[0-9]+}}, s[{{[0-9]+:[0-9]+}}], s{{[0-9]+}} offen
 // LOOP950-NOT: {{s_barrier|s_setprio|v_exp_f32}}

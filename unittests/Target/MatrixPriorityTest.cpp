@@ -18,6 +18,7 @@ CodeLine label(int block) { return {false, block, -1}; }
 CodeLine other() { return {false, -1, -1}; }
 CodeLine mfma() { return {true, -1, -1}; }
 CodeLine branch(int block) { return {false, -1, block}; }
+CodeLine scalar() { return {false, -1, -1, /*isScalar=*/true}; }
 
 using Clusters = llvm::SmallVector<std::pair<size_t, size_t>>;
 
@@ -45,6 +46,24 @@ TEST(MatrixPriority, ClusterGap) {
   lines.push_back(mfma()); // 26: 13 after the MFMA at 13
   lines.push_back(branch(0));
   EXPECT_EQ(findMatrixClusters(lines), (Clusters{{1, 13}, {26, 26}}));
+}
+
+// Scalar lines (address arithmetic, waits) between two MFMAs do not count
+// toward the gap: eleven vector lines and any number of scalar ones keep a
+// cluster together.
+TEST(MatrixPriority, ScalarLinesDoNotSplit) {
+  std::vector<CodeLine> lines = {label(0), mfma()};
+  for (int i = 0; i < 11; ++i)
+    lines.push_back(other());
+  for (int i = 0; i < 6; ++i)
+    lines.push_back(scalar());
+  lines.push_back(mfma()); // 19: 11 vector lines after the MFMA at 1
+  for (int i = 0; i < 12; ++i)
+    lines.push_back(other());
+  lines.push_back(scalar());
+  lines.push_back(mfma()); // 33: 12 vector lines after the MFMA at 19
+  lines.push_back(branch(0));
+  EXPECT_EQ(findMatrixClusters(lines), (Clusters{{1, 19}, {33, 33}}));
 }
 
 // A nested loop's clusters are found for the inner loop and again for the

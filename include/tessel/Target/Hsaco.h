@@ -95,11 +95,14 @@ struct CodeLine {
   bool isMatrix = false; // an MFMA (or SMFMAC)
   int definesLabel = -1; // the number of the block whose label this is
   int branchesTo = -1;   // the number of the block a branch here targets
+  bool isScalar = false; // a scalar ALU or wait instruction (s_*)
 };
 
 /// The clusters of matrix instructions inside loops (a label and a later
 /// branch back to it) as (first, last) line indices: runs of MFMAs at most
-/// 12 lines apart. A line may open or close clusters of several loops.
+/// 12 vector or memory instructions apart (scalar ones, which take no VALU
+/// issue slot from the other wave, do not count). A line may open or close
+/// clusters of several loops.
 llvm::SmallVector<std::pair<size_t, size_t>>
 findMatrixClusters(llvm::ArrayRef<CodeLine> lines);
 
