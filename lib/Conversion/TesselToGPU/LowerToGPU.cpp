@@ -2125,7 +2125,7 @@ Value KernelLowering::anyAboveBroadcastLimit(arith::CmpFOp cmp) {
   Value x = mapping.lookup(cmp.getLhs());
   auto limits =
       mapping.lookup(cmp.getRhs()).getDefiningOp<vector::FromElementsOp>();
-  if (!x || !limits)
+  if (!limits)
     return Value();
   // The broadcast's registers are extracts of the limit's registers: those
   // extracting the same one share a limit.

@@ -1527,19 +1527,11 @@ LogicalResult AttentionTiler::run() {
     Value noSink = arith::CmpFOp::create(
         b, loc, arith::CmpFPredicate::OEQ,
         BroadcastOp::create(b, loc, *sumType, mInit), splat(*sumType, negInf));
-    Value group = IotaOp::create(b, loc,
-                                 RankedTensorType::get(sumType->getShape(),
-                                                       b.getI32Type(),
-                                                       sumType->getEncoding()),
-                                 b.getI64IntegerAttr(0));
-    Value first = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::eq, group,
-        arith::ConstantOp::create(
-            b, loc,
-            DenseElementsAttr::get(
-                RankedTensorType::get(sumType->getShape(), b.getI32Type(),
-                                      sumType->getEncoding()),
-                b.getI32IntegerAttr(0))));
+    RankedTensorType groupType =
+        tile(sumType->getShape(), b.getI32Type(), sumType->getEncoding());
+    Value group = IotaOp::create(b, loc, groupType, b.getI64IntegerAttr(0));
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, group,
+                                        splat(groupType, 0));
     Value one = arith::SelectOp::create(b, loc, first, splat(*sumType, 1.0),
                                         splat(*sumType, 0.0));
     lInit = arith::SelectOp::create(b, loc, noSink, splat(*sumType, 0.0), one);
@@ -2002,8 +1994,7 @@ LogicalResult AttentionTiler::run() {
                               splat(*sumType, kLazyRescaleSumLimit));
     Value empty = BroadcastOp::create(
         b, loc,
-        RankedTensorType::get(sumType->getShape(), b.getI1Type(),
-                              sumType->getEncoding()),
+        tile(sumType->getShape(), b.getI1Type(), sumType->getEncoding()),
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, m,
                               splat(*statType, negInf)));
     Value anyGrown = WaveAnyOp::create(
