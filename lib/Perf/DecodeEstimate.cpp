@@ -33,6 +33,19 @@ static constexpr double kValuPerSoftwareBf16 = 5;
 static constexpr unsigned kWavesPerSimd = 2;
 /// 16-byte loads per lane the lowering keeps in flight before waiting.
 static constexpr double kLoadsInFlight = 8;
+/// The merge of the splits' partials: its loops over the splits run
+/// unrolled by kMergeUnroll (one load latency per group of splits). Per
+/// split, a lane spends about kMergeValuPerRow VALU instructions per row it
+/// holds on the row's weight (its log2-sum-exp loaded, the exponent taken
+/// against the maximum, the running sum), kMergeValuPerElement per element
+/// of a chunk on the multiply-add, and kMergeValuPerSplit on addresses;
+/// kMergeClocksPerValu clocks each (issue and the dependences between them:
+/// fitted to the ISA-level model of gfx942's one-wave decode merges, batch
+/// 1, 1 and 8 queries of 4 packed heads, 32 splits: 15.3k and 60.6k clocks
+/// against 15.7k and 61.2k here).
+static constexpr int64_t kMergeUnroll = 4;
+static constexpr double kMergeValuPerRow = 8, kMergeValuPerElement = 0.75,
+                        kMergeValuPerSplit = 6, kMergeClocksPerValu = 5.5;
 
 DecodeEstimate tessel::estimateDecode(const Chip &chip,
                                       const DecodeShape &shape, int64_t splits,
@@ -106,14 +119,30 @@ DecodeEstimate tessel::estimateDecode(const Chip &chip,
       (std::max(latencyClocks, bandwidthClocks) + fixedClocks) / clock;
   if (splits > 1) {
     // The last split of each query block to arrive (in the same kernel)
-    // reads every split's partial rows (f32 O and log-sum-exp) and writes
-    // O: a tail after the last key block, at one CU's vector-memory rate,
-    // behind a write and a read latency.
-    double partials =
-        double(shape.blockM) * double(splits) * (headDimV + 1) * 4;
-    double outputs = double(shape.blockM) * headDimV * shape.elementBytes;
+    // merges every split's partials (f32 O and log2-sum-exp) and writes O:
+    // a tail after the last key block, behind the partial's store and the
+    // arrival's latency. A pass over the rows' statistics, then one over
+    // the weighted partials per chunk of head-dim columns.
+    double rows = double(shape.mergeRows > 0 ? shape.mergeRows : shape.blockM);
+    double columns = double(shape.mergeColumns > 0 ? shape.mergeColumns
+                                                   : std::min(headDimV, 32.0));
+    double lanes = 64.0 * double(std::max<int64_t>(1, shape.waves));
+    double elementsPerLane = std::max(1.0, rows * columns / lanes);
+    // Lanes hold 4 consecutive columns of a row.
+    double rowsPerLane = std::max(1.0, elementsPerLane / 4);
+    double chunks = std::ceil(headDimV / columns);
+    double groups = splits % kMergeUnroll == 0 ? double(splits / kMergeUnroll)
+                                               : double(splits);
+    double weightValu = rowsPerLane * kMergeValuPerRow;
+    double valu =
+        double(splits) *
+        (weightValu +
+         chunks * (weightValu + elementsPerLane * kMergeValuPerElement +
+                   kMergeValuPerSplit));
+    double outputs = rows * headDimV * shape.elementBytes;
     estimate.combineSeconds =
-        ((partials + outputs) / parameters.l1BytesPerClock +
+        (groups * (1 + chunks) * parameters.globalLoadLatency +
+         valu * kMergeClocksPerValu + outputs / parameters.l1BytesPerClock +
          2 * parameters.globalLoadLatency) /
         clock;
   }

@@ -1326,11 +1326,22 @@ tessel::analyzeKernel(const KernelCode &input, const KernelMetadata &metadata,
     remainder = withMatrix[1];
     remainderTrips = std::max(1.0, std::round(0.5 * work.kLoopEntries));
   }
-  size_t matrixLoop = 0;
+  size_t matrixLoop = 0, mergeLoop = 0;
+  bool mergesKnown =
+      !work.mergeLoopIterations.empty() &&
+      work.mergeLoopIterations.size() ==
+          report.loops.size() -
+              size_t(llvm::count_if(report.loops, [](const LoopReport &l) {
+                return l.matrixFlopsPerIteration > 0;
+              }));
   for (LoopReport &loop : report.loops) {
     if (parameters.tripCount) {
       loop.tripCount = *parameters.tripCount;
       loop.tripCountSource = "given";
+    } else if (mergesKnown && loop.matrixFlopsPerIteration == 0) {
+      loop.tripCount =
+          uint64_t(std::llround(work.mergeLoopIterations[mergeLoop++]));
+      loop.tripCountSource = "the merge of the splits";
     } else if (iterationsKnown && loop.matrixFlopsPerIteration > 0) {
       loop.tripCount =
           uint64_t(std::llround(codeWork.loopIterations[matrixLoop++]));

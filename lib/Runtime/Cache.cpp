@@ -107,7 +107,9 @@ std::string tessel::serializeCompiledModule(const CompiledModule &entry,
         {"stream_k", kernel.grid.streamK},
         {"packed_heads", kernel.grid.packedHeads},
         {"longest_first", kernel.grid.longestFirst},
-        {"key_loop_unroll", kernel.grid.keyLoopUnroll}});
+        {"key_loop_unroll", kernel.grid.keyLoopUnroll},
+        {"merge_loop_iterations",
+         llvm::json::Array(kernel.grid.mergeLoopIterations)}});
   }
   // The launch facts as one JSON line, then the two large sections raw (no
   // escaping or base64 to undo on a hit).
@@ -217,6 +219,11 @@ static bool readKernel(const llvm::json::Object &object,
   kernel.grid.longestFirst = object.getBoolean("longest_first").value_or(false);
   kernel.grid.keyLoopUnroll = std::clamp<int64_t>(
       object.getInteger("key_loop_unroll").value_or(1), 1, 16);
+  if (const llvm::json::Array *merges =
+          object.getArray("merge_loop_iterations"))
+    for (const llvm::json::Value &merge : *merges)
+      if (std::optional<int64_t> iterations = merge.getAsInteger())
+        kernel.grid.mergeLoopIterations.push_back(*iterations);
   const llvm::json::Array *arguments = object.getArray("arguments");
   std::optional<int64_t> problemArguments =
       object.getInteger("problem_arguments");

@@ -399,6 +399,10 @@ collectLaunchFacts(ModuleOp module,
     if (auto unroll =
             function->getAttrOfType<IntegerAttr>(kKeyLoopUnrollAttrName))
       kernel.grid.keyLoopUnroll = std::max<int64_t>(1, unroll.getInt());
+    if (auto merges = function->getAttrOfType<DenseI64ArrayAttr>(
+            kMergeLoopIterationsAttrName))
+      kernel.grid.mergeLoopIterations.assign(merges.asArrayRef().begin(),
+                                             merges.asArrayRef().end());
     ProblemFacts facts = kinds.lookup(problem);
     kernel.grid.kind = facts.kind;
     kernel.problem = facts.op;

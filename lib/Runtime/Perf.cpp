@@ -60,12 +60,15 @@ static double windowPairs(int64_t seqQ, int64_t seqKV, KeyWindow window) {
 /// Iterations of the attention kernel's key loops for each query block, in
 /// code order: with a left window edge, the masked blocks before the ones
 /// every query of the block sees; those whole, visible blocks; then the
-/// masked ones (right edge or causal diagonal, sequence tail). Mirrors the
-/// loop bounds tessel-tile builds (AttentionTiler).
+/// masked ones (right edge or causal diagonal, sequence tail). With
+/// `splits` > 1 (split-KV), those of split `split` of the block's keys: a
+/// whole number of key blocks each, ceil(keys / splits) rounded up to
+/// blocks. Mirrors the loop bounds tessel-tile builds (AttentionTiler).
 static std::vector<std::vector<double>>
 attentionBlockLoopIterations(int64_t seqQ, int64_t seqKV, int64_t blockM,
                              int64_t blockN, int64_t packedHeads,
-                             KeyWindow window) {
+                             KeyWindow window, int64_t splits = 1,
+                             int64_t split = 0) {
   if (seqQ <= 0 || seqKV <= 0 || blockM <= 0 || blockN <= 0)
     return {};
   int64_t shift = seqKV - seqQ;
@@ -87,6 +90,13 @@ attentionBlockLoopIterations(int64_t seqQ, int64_t seqKV, int64_t blockM,
       end = clampKeys(last + window.right + 1);
       visibleEnd =
           std::min(visibleEnd, alignDown(clampKeys(first + window.right + 1)));
+    }
+    if (splits > 1) {
+      int64_t perSplit =
+          llvm::divideCeil(std::max<int64_t>(0, end - begin), splits);
+      int64_t chunk = llvm::divideCeil(perSplit, blockN) * blockN;
+      begin += split * chunk;
+      end = std::min(end, begin + chunk);
     }
     int64_t unmaskedBegin = begin;
     if (window.hasLeft()) {
@@ -213,6 +223,39 @@ attentionGradBlockLoopIterations(int64_t seqQ, int64_t seqKV, int64_t own,
   return perBlock;
 }
 
+/// A split-KV attention kernel's loop iterations (ProblemWork): each
+/// workgroup runs its split's share of its query block's key blocks, and
+/// the merge that ends the (query block, head) loops over all splits. The
+/// grid's x counts query blocks, y heads (or groups of packed heads), z
+/// batch x splits, split fastest.
+static void setSplitKeyLoopIterations(ProblemWork &work, const GridRule &grid,
+                                      int64_t seqQ, int64_t seqKV,
+                                      uint64_t heads, uint64_t batch,
+                                      KeyWindow window) {
+  int64_t splits = grid.splits;
+  std::vector<std::vector<std::vector<double>>> perSplit;
+  for (int64_t split = 0; split < splits; ++split)
+    perSplit.push_back(
+        attentionBlockLoopIterations(seqQ, seqKV, grid.tile[0], grid.tile[1],
+                                     grid.packedHeads, window, splits, split));
+  std::vector<std::vector<double>> all;
+  for (const std::vector<std::vector<double>> &blocks : perSplit)
+    all.insert(all.end(), blocks.begin(), blocks.end());
+  work.loopIterations = averageIterations(all);
+  if (all.empty() || llvm::all_equal(all))
+    return;
+  for (const std::vector<std::vector<double>> &blocks : perSplit)
+    for (uint64_t head = 0; head < heads; ++head)
+      for (const std::vector<double> &iterations : blocks) {
+        if (!work.workgroupRuns.empty() &&
+            work.workgroupRuns.back().iterations == iterations)
+          ++work.workgroupRuns.back().count;
+        else
+          work.workgroupRuns.push_back({iterations, 1});
+      }
+  work.workgroupRunRepeats = batch;
+}
+
 /// Whether the kernel reads or writes argument `index` at all: a stage of a
 /// plan leaves some of the problem's arrays to the others.
 static bool touchesInHbm(const CompiledKernel &kernel, size_t index) {
@@ -272,6 +315,14 @@ ProblemWork tessel::getProblemWork(const CompiledKernel &kernel,
       // S = Q K^T over the scores' head dim, O = P V over the values'.
       work.flops = 2 * size("batch") * size("heads") * pairs *
                    (size("head_dim") + size("head_dim_v", size("head_dim")));
+      work.mergeLoopIterations.assign(kernel.grid.mergeLoopIterations.begin(),
+                                      kernel.grid.mergeLoopIterations.end());
+      if (kernel.grid.splits > 1 && !sizes.count("page_size") &&
+          !sizes.count("total_q"))
+        setSplitKeyLoopIterations(
+            work, kernel.grid, int64_t(size("seq_q")), int64_t(keys),
+            uint64_t(size("heads") / double(kernel.grid.packedHeads)),
+            uint64_t(size("batch", 1)), window);
       if (kernel.grid.splits <= 1) {
         std::vector<std::vector<double>> perBlock =
             attentionBlockLoopIterations(

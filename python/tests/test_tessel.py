@@ -631,3 +631,27 @@ def test_wmma_chips(chip):
     k = rng.standard_normal((1, 1, 50, 64)).astype(np.float16)
     o = tessel.attention(q, k, k, causal=True, scale=0.125, chip=chip)
     assert np.abs(o - reference_attention(q, k, k, True, 0.125)).max() < 1e-2
+
+
+@pytest.mark.parametrize("chip", ["gfx942", "gfx950"])
+def test_split_decode_propagates_nan(chip):
+    # A grouped-query decode whose keys the model splits (one batch, two
+    # key/value heads: few workgroups): the last split to arrive merges the
+    # splits' partials. A NaN in a key makes NaN the rows of every query
+    # head of its group (all see it), whichever split holds it; a NaN query
+    # only its own row; the other group stays finite and right.
+    rng = np.random.default_rng(11)
+    sq, skv, d = 2, 3000, 64
+    q = rng.standard_normal((1, 8, sq, d)).astype(np.float16)
+    k = rng.standard_normal((1, 2, skv, d)).astype(np.float16)
+    v = rng.standard_normal((1, 2, skv, d)).astype(np.float16)
+    k[0, 0, 2000, 5] = np.nan
+    q[0, 5, 1, 0] = np.nan
+    o = tessel.attention(q, k, v, chip=chip).astype(np.float32)[0]
+    with np.errstate(invalid="ignore"):
+        expected = reference_attention(q, k, v, False, 1 / np.sqrt(d))[0]
+    nan_rows = np.isnan(expected).all(-1)
+    assert nan_rows[:4].all() and nan_rows[5, 1] and not nan_rows[5, 0]
+    assert np.array_equal(np.isnan(o).all(-1), nan_rows)
+    assert not np.isnan(o[~nan_rows]).any()
+    assert np.abs(o[~nan_rows] - expected[~nan_rows]).max() < 1e-2

@@ -4,7 +4,7 @@
 // arguments: each split (z = batch x splits) walks its share of the query
 // block's keys and stores its partial O and log2-sum-exp; the last split
 // of the block to arrive (tessel.split_arrive on the arrivals) merges the
-// shares, 32 head-dim columns at a time, and writes O and the logsumexp.
+// shares and writes O and the logsumexp.
 // CHECK-LABEL: func.func @decode
 // CHECK-SAME: %[[WO:[a-z0-9]+]]: memref<1x2x4x8x64xf32>, %[[WL:[a-z0-9]+]]: memref<1x2x4x8xf32>, %[[ARRIVALS:[a-z0-9]+]]: memref<1x2x1xi32>
 // CHECK-SAME: tessel.splits = 4 : i64
@@ -24,17 +24,39 @@
 // CHECK: tessel.store %{{.*}} : tensor<1x32xf32, #linear>
 // CHECK: %[[LAST:.*]] = tessel.split_arrive %[[ARRIVALS]][%[[B]], %{{.*}}, %[[X]]] splits = 4
 // CHECK: scf.if %[[LAST]] {
+// The rows' statistics first, once, in one pass over the splits: the
+// running maximum of the log2-sum-exps (maxnum) and the sum of the weights
+// against it, one value per row of the output (8 queries, not the block's
+// 32 rows); a loop of four splits is unrolled whole.
+// CHECK-COUNT-4: arith.maxnumf {{.*}} : tensor<8x1xf32
+// CHECK-NOT: scf.for
+// CHECK: tessel.store %{{.*}} : tensor<8x1xf32
+// Then the weighted partials, a chunk of 8 x 64 columns at a time.
 // CHECK: scf.for %[[D0:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK: scf.for
-// CHECK: arith.maximumf
-// CHECK: scf.for
-// CHECK: math.exp2
+// CHECK-COUNT-4: math.exp2 {{.*}} : tensor<8x1xf32
 // The merged sum is at least 1 (the largest share weighs 1): divided by
 // with the reciprocal instruction.
-// CHECK: arith.divf %{{.*}}, %{{.*}} fastmath<afn>
-// CHECK: tessel.store %{{.*}}, %arg3[%[[B]], %{{.*}}, %{{.*}}, %[[D0]]] : tensor<32x32xf16
+// CHECK: arith.divf %{{.*}}, %{{.*}} fastmath<afn> : tensor<8x64xf32
+// CHECK: tessel.store %{{.*}}, %arg3[%[[B]], %{{.*}}, %{{.*}}, %[[D0]]] : tensor<8x64xf16
 // CHECK-NOT: func.func
 func.func @decode(%q: memref<1x2x8x64xf16>, %k: memref<1x2x300x64xf16>, %v: memref<1x2x300x64xf16>, %o: memref<1x2x8x64xf16>, %lse: memref<1x2x8xf32>) {
   tessel.attention ins(%q, %k, %v : memref<1x2x8x64xf16>, memref<1x2x300x64xf16>, memref<1x2x300x64xf16>) outs(%o : memref<1x2x8x64xf16>) lse(%lse : memref<1x2x8xf32>) {config = #tessel.config<tile = [32, 64], waves = [1, 1], stages = 1, instr = "v_mfma_f32_32x32x8_f16", splits = 4>}
+  return
+}
+
+// Eight splits: the merge's loops over them run unrolled by four (the loads
+// of four partials in flight at once), and the kernel records their trip
+// counts for the performance model: 2 for the statistics, 2 per chunk of
+// 32 columns (32 rows on one wave) for the partials.
+// CHECK-LABEL: func.func @decode_eight_splits
+// CHECK-SAME: tessel.merge_loop_iterations = array<i64: 2, 4>
+// CHECK: scf.if
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c8{{.*}} step %c4
+// CHECK-COUNT-4: arith.maxnumf {{.*}} : tensor<32x1xf32
+// CHECK: scf.for
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c8{{.*}} step %c4
+// CHECK-COUNT-4: tessel.load {{.*}} -> tensor<32x32xf32
+func.func @decode_eight_splits(%q: memref<1x2x32x64xf16>, %k: memref<1x2x4096x64xf16>, %v: memref<1x2x4096x64xf16>, %o: memref<1x2x32x64xf16>) {
+  tessel.attention ins(%q, %k, %v : memref<1x2x32x64xf16>, memref<1x2x4096x64xf16>, memref<1x2x4096x64xf16>) outs(%o : memref<1x2x32x64xf16>) {config = #tessel.config<tile = [32, 64], waves = [1, 1], stages = 1, instr = "v_mfma_f32_32x32x8_f16", splits = 8>}
   return
 }

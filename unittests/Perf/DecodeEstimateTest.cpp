@@ -11,7 +11,9 @@ namespace {
 const Chip &gfx942() { return *lookupChip("gfx942"); }
 
 /// A bf16 grouped-query decode on gfx942: 32 query heads on 8 key/value
-/// heads, the group of four stacked in one 32-row, one-wave block.
+/// heads, the group of four stacked in one 32-row, one-wave block, whose
+/// merge works on the 4 rows its queries fill, 128 columns at a time
+/// (getAttentionMergeTile).
 DecodeShape decode(int64_t batch, int64_t seqKV) {
   DecodeShape shape;
   shape.batch = batch;
@@ -24,6 +26,8 @@ DecodeShape decode(int64_t batch, int64_t seqKV) {
   shape.packedHeads = 4;
   shape.matrixOpsPerClockPerSimd = 512;
   shape.softwareBf16 = true;
+  shape.mergeRows = 4;
+  shape.mergeColumns = 128;
   return shape;
 }
 
@@ -43,6 +47,22 @@ TEST(DecodeEstimate, FewWorkgroupsSplit) {
   EXPECT_GT(split.combineSeconds, 0);
   EXPECT_LT(split.combineSeconds, split.splitSeconds);
   EXPECT_LT(split.seconds, whole.seconds / 10);
+}
+
+// The merge's tail grows with the splits and with the rows merged: with
+// all 32 rows of the block to merge (8 queries of each packed head), the
+// model stops at fewer splits than with 4.
+TEST(DecodeEstimate, MergeCostLimitsSplits) {
+  DecodeShape few = decode(1, 32768);
+  DecodeShape many = few;
+  many.seqQ = 8;
+  many.mergeRows = 32;
+  many.mergeColumns = 32;
+  int64_t fewSplits = chooseDecodeSplits(gfx942(), few);
+  int64_t manySplits = chooseDecodeSplits(gfx942(), many);
+  EXPECT_LT(manySplits, fewSplits);
+  EXPECT_GT(estimateDecode(gfx942(), many, fewSplits).combineSeconds,
+            2 * estimateDecode(gfx942(), few, fewSplits).combineSeconds);
 }
 
 // 64 x 8 workgroups already keep enough loads in flight to reach the HBM

@@ -57,6 +57,11 @@ struct ProblemWork {
   /// the tail). Empty, or not one per such loop: trip counts come from the
   /// FLOPs, every matrix loop assumed to run equally often.
   std::vector<double> loopIterations;
+  /// Iterations of the loops without matrix instructions, in code order,
+  /// where the compiler knows them: a split-KV attention kernel's merge of
+  /// the splits' partial results. Empty, or not one per such loop: they
+  /// are assumed to run once.
+  std::vector<double> mergeLoopIterations;
   /// Workgroups whose loops run different numbers of iterations (attention
   /// with a causal or window mask: query blocks see different numbers of
   /// keys), in the order their ids are dispatched: runs of `count`

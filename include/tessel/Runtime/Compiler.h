@@ -78,6 +78,9 @@ struct GridRule {
   /// a rolled loop after it running the blocks left over (1: not
   /// unrolled). The performance model gives each its iterations.
   int64_t keyLoopUnroll = 1;
+  /// Split-KV attention: the iterations of the loops that merge the
+  /// splits' partials, in code order (kMergeLoopIterationsAttrName).
+  std::vector<int64_t> mergeLoopIterations;
 };
 
 /// The sizes a grid rule needs; unused ones stay 0. The runtime derives

@@ -3153,7 +3153,7 @@ struct LowerToGPUPass
                "tessel.packed_heads", "tessel.grid_over_keys",
                "tessel.longest_first", "tessel.workspace_dims",
                "tessel.zeroed_workspaces", kWavesPerSimdAttrName,
-               kKeyLoopUnrollAttrName})
+               kKeyLoopUnrollAttrName, kMergeLoopIterationsAttrName})
         if (Attribute attr = function->getAttr(name))
           kernel->setAttr(name, attr);
       // A matmul's K loop steps its operands' buffer offsets itself: the

@@ -213,6 +213,20 @@ MatmulProblemSizes tessel::getMatmulProblemSizes(MatmulOp matmul) {
   return sizes;
 }
 
+/// The registers a lane of a matmul config may plan for. Workgroups of one
+/// wave per SIMD on chips with AGPRs get the whole unified file: the
+/// backend then keeps part of the accumulators in AGPRs, which its MFMAs
+/// write directly, and its operand registers beside them (gfx942 bf16
+/// 256x256x32 tiles of 2x2 waves: 256 VGPRs and 171 AGPRs, no spills;
+/// docs/performance.md, "One wave per SIMD with the whole register file").
+/// Other workgroups keep to the architectural VGPRs, past which the
+/// backend spills.
+static int64_t getMatmulRegisterLimit(const Chip &chip, int64_t waves) {
+  if (chip.isCDNA() && waves == int64_t(chip.simdsPerCU))
+    return chip.maxArchVgprs + chip.maxAccVgprs;
+  return chip.maxArchVgprs;
+}
+
 std::vector<RankedMatmulConfig>
 tessel::rankMatmulConfigs(MLIRContext *context, const Chip &chip, Type a,
                           Type b, Type c, MatmulProblemSizes sizes) {
@@ -272,10 +286,9 @@ tessel::rankMatmulConfigs(MLIRContext *context, const Chip &chip, Type a,
                                     instrName, splits, /*streamK=*/0);
                 MatmulResources resources =
                     estimateMatmulResources(config, a, b, chip.defaultWaveSize);
-                // The lowering keeps accumulators in architectural VGPRs:
-                // past them the backend spills.
                 if (resources.ldsBytes > chip.maxLdsBytesPerWorkgroup ||
-                    resources.totalVgprs() > chip.maxArchVgprs)
+                    resources.totalVgprs() >
+                        getMatmulRegisterLimit(chip, wavesM * wavesN))
                   continue;
                 MatmulCandidate candidate;
                 candidate.tileM = tileM;
@@ -357,6 +370,10 @@ tessel::rankMatmulConfigs(MLIRContext *context, const Chip &chip, Type a,
           return x.config.getNumWaves() < y.config.getNumWaves();
         return waveAspect(x.config) < waveAspect(y.config);
       });
+  if (getenv("XDBG"))
+    for (auto [i, r] : llvm::enumerate(ranked))
+      llvm::errs() << i << " " << r.config << " " << r.estimate.seconds * 1e6
+                   << " " << r.estimate.limit << "\n";
   return ranked;
 }
 
@@ -1020,6 +1037,21 @@ int64_t tessel::getAttentionKeyCapacity(AttentionOp op) {
   return op.getK().getType().getDimSize(2);
 }
 
+AttentionMergeTile tessel::getAttentionMergeTile(int64_t blockM,
+                                                 int64_t blockRows,
+                                                 int64_t headDimV,
+                                                 int64_t lanes) {
+  constexpr int64_t kElementsPerLane = 16;
+  AttentionMergeTile tile;
+  tile.rows = blockM;
+  if (!ShapedType::isDynamic(blockRows) && blockRows < blockM)
+    tile.rows = int64_t(llvm::PowerOf2Ceil(std::max<int64_t>(1, blockRows)));
+  tile.columns = std::clamp<int64_t>(
+      int64_t(llvm::bit_floor(uint64_t(kElementsPerLane * lanes / tile.rows))),
+      std::min<int64_t>(headDimV, 32), headDimV);
+  return tile;
+}
+
 int64_t tessel::chooseAttentionSplits(AttentionOp op, ConfigAttr config,
                                       const Chip &chip) {
   MemRefType q = op.getQ().getType();
@@ -1046,6 +1078,12 @@ int64_t tessel::chooseAttentionSplits(AttentionOp op, ConfigAttr config,
   shape.blockM = config.getTile()[0];
   shape.blockN = config.getTile()[1];
   shape.packedHeads = getPackedQueryHeads(op, config);
+  shape.waves = config.getNumWaves();
+  AttentionMergeTile merge =
+      getAttentionMergeTile(shape.blockM, shape.seqQ * shape.packedHeads,
+                            shape.headDimV, chip.defaultWaveSize * shape.waves);
+  shape.mergeRows = merge.rows;
+  shape.mergeColumns = merge.columns;
   shape.softwareBf16 = q.getElementType().isBF16() && !chip.convertsToBf16();
   std::optional<MatrixType> type = getMatrixType(config.getInstr().getValue());
   if (type)

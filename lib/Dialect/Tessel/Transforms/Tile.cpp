@@ -7,6 +7,7 @@
 #include "tessel/Target/Chip.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -1037,38 +1038,73 @@ void AttentionTiler::viewOperands() {
   }
 }
 
+/// The merge loops over partials run unrolled by this factor where their
+/// trip count is a static multiple of it: each iteration loads a partial
+/// and waits for it, so unrolled, the loads of several partials are in
+/// flight at once (one wave merges all the splits of its rows).
+constexpr int64_t kCombineUnroll = 4;
+
+/// The unroll factor of a merge loop and its trip count once unrolled,
+/// where its trip count is static.
+static std::optional<std::pair<int64_t, int64_t>>
+getCombineUnroll(scf::ForOp loop) {
+  std::optional<int64_t> begin = getConstantIntValue(loop.getLowerBound());
+  std::optional<int64_t> end = getConstantIntValue(loop.getUpperBound());
+  if (!begin || !end)
+    return std::nullopt;
+  int64_t trips = *end - *begin;
+  if (trips < kCombineUnroll || trips % kCombineUnroll)
+    return std::make_pair(int64_t(1), trips);
+  return std::make_pair(kCombineUnroll, trips / kCombineUnroll);
+}
+
+/// Unrolls a merge loop by getCombineUnroll's factor. Done once the loop's
+/// results have all their uses: a loop of as many iterations as the factor
+/// is replaced by its body.
+static void unrollCombineLoop(scf::ForOp loop) {
+  if (auto unroll = getCombineUnroll(loop); unroll && unroll->first > 1)
+    (void)loopUnrollByFactor(loop, uint64_t(unroll->first));
+}
+
 void AttentionTiler::buildCombine(Value batch, Value head, Value m0,
                                   unsigned numWaves,
                                   const PartialRange &partials) {
   MLIRContext *context = b.getContext();
-  int64_t blockM = config.getTile()[0];
-  // The rows of O: the values' head dim, merged 32 columns at a time so
-  // that the merge needs few registers next to the split kernel's own.
+  // The block's rows, or only as many as its queries fill where they are
+  // fewer (a decode's few queries, of each packed head: the one-wave
+  // decode blocks of 32 rows often hold 4), merged in chunks of the head
+  // dim (getAttentionMergeTile): the merge's work is per row.
+  int64_t seqQ = op.getQ().getType().getDimSize(2);
   int64_t headDim = getPaddedHeadDim(op.getV().getType().getDimSize(3));
-  int64_t columns = std::min<int64_t>(headDim, 32);
+  AttentionMergeTile merge = getAttentionMergeTile(
+      config.getTile()[0],
+      ShapedType::isDynamic(seqQ) ? seqQ : seqQ * packedHeads, headDim,
+      target.waveSize * numWaves);
+  int64_t blockM = merge.rows, columns = merge.columns;
   Type f32 = b.getF32Type();
   // Elementwise work only: a coalesced layout over [rows, columns].
   auto layout = getCoalescedLayout(context, {blockM, columns}, 1, 4, numWaves,
                                    target.waveSize);
   auto type = tile({blockM, columns}, f32, layout);
   Value zero = constIndex(0);
-  auto chunks = scf::ForOp::create(b, loc, zero, constIndex(headDim),
-                                   constIndex(columns));
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(chunks.getBody()->getTerminator());
-  Value d0 = chunks.getInductionVar();
-  // Each row's partial log2-sum-exp, repeated along the head dimension
-  // (read from column 0: the chunk's own columns may lie past the real
-  // head dim).
-  int64_t rankO = cast<MemRefType>(workspaceO.getType()).getRank();
-  Value lseRows = rowView(workspaceLse, dim(workspaceO, rankO - 1));
+  // The rows' statistics: one value per row a lane holds (the chunks'
+  // tile reduced along its columns), broadcast to the chunks' tiles.
+  FailureOr<RankedTensorType> statType =
+      getReducedTileType(type, 1, [&] { return op.emitOpError(); });
+  if (failed(statType))
+    return;
+  auto stat = [&](double value) { return splat(*statType, value); };
+  auto broadcast = [&](Value rows) -> Value {
+    return BroadcastOp::create(b, loc, type, rows);
+  };
+  Value lseRows = rowView(workspaceLse, {});
   auto indices = [&](Value s, Value column) {
     SmallVector<Value> result = partials.prefix(s);
     result.append({partials.row, column});
     return result;
   };
   auto partialLse = [&](Value s) {
-    return LoadOp::create(b, loc, type, lseRows, indices(s, zero));
+    return LoadOp::create(b, loc, *statType, lseRows, indices(s, zero));
   };
   double negInf = -std::numeric_limits<double>::infinity();
   auto forSplits = [&](ValueRange inits, auto body) {
@@ -1081,52 +1117,91 @@ void AttentionTiler::buildCombine(Value batch, Value head, Value m0,
           scf::YieldOp::create(b, loc, body(s, iters));
         });
   };
-  // A sink joins the max and the sum once, as one more split with no value.
-  Value sink = sinks ? sinkTile(type, head, /*rowsDim=*/0) : Value();
-  auto maxLoop =
-      forSplits(ValueRange{sink ? sink : splat(type, negInf)},
-                [&](Value s, ValueRange iters) {
-                  return SmallVector<Value>{arith::MaximumFOp::create(
-                      b, loc, iters[0], partialLse(s))};
-                });
-  Value max = maxLoop.getResult(0);
-  Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, max,
-                                     splat(type, negInf));
-  Value maxSafe = arith::SelectOp::create(b, loc, none, splat(type, 0.0), max);
-  Value sumInit = sink ? weightOf(arith::SubFOp::create(b, loc, sink, maxSafe))
-                       : splat(type, 0.0);
-  auto sumLoop = forSplits(
-      ValueRange{splat(type, 0.0), sumInit}, [&](Value s, ValueRange iters) {
-        Value weight =
-            weightOf(arith::SubFOp::create(b, loc, partialLse(s), maxSafe));
-        Value partial =
-            LoadOp::create(b, loc, type, workspaceO, indices(s, d0));
-        Value acc = arith::AddFOp::create(
-            b, loc, iters[0], arith::MulFOp::create(b, loc, weight, partial));
-        Value sum = arith::AddFOp::create(b, loc, iters[1], weight);
-        return SmallVector<Value>{acc, sum};
+  // A maximum that is -inf (no key seen yet) counts as 0 in the weights'
+  // exponents, so that -inf - -inf gives no NaN.
+  auto safeMax = [&](Value max) -> Value {
+    Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, max,
+                                       stat(negInf));
+    return arith::SelectOp::create(b, loc, none, stat(0.0), max);
+  };
+  // Once for all chunks and in one pass over the partials: the running
+  // maximum of their log2-sum-exps and the sum of their weights against
+  // it, rescaled as the maximum grows. A sink joins them as one more split
+  // with no value. The maximum ignores a NaN (maxnum: one instruction); the
+  // NaN's weight still makes the sum, and so every output of the row, NaN.
+  Value sink = sinks ? sinkTile(*statType, head, /*rowsDim=*/0) : Value();
+  Value maxInit = sink ? sink : stat(negInf);
+  Value sumInit =
+      sink ? weightOf(arith::SubFOp::create(b, loc, sink, safeMax(sink)))
+           : stat(0.0);
+  auto statistics =
+      forSplits(ValueRange{maxInit, sumInit}, [&](Value s, ValueRange iters) {
+        Value lse = partialLse(s);
+        Value max = arith::MaxNumFOp::create(b, loc, iters[0], lse);
+        Value maxSafe = safeMax(max);
+        Value rescaled = arith::MulFOp::create(
+            b, loc, iters[1],
+            weightOf(arith::SubFOp::create(b, loc, iters[0], maxSafe)));
+        Value sum = arith::AddFOp::create(
+            b, loc, rescaled,
+            weightOf(arith::SubFOp::create(b, loc, lse, maxSafe)));
+        return SmallVector<Value>{max, sum};
       });
-  Value acc = sumLoop.getResult(0), sum = sumLoop.getResult(1);
-  Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, sum,
-                                      splat(type, 0.0));
+
+  Value max = statistics.getResult(0), sum = statistics.getResult(1);
+  Value maxSafe = safeMax(max);
+  if (logsumexp)
+    StoreOp::create(b, loc, naturalLogSumExp(max, sum, *statType),
+                    rowView(logsumexp, {}), ValueRange{batch, head, m0, zero});
   // The sum holds a weight of 1 (the largest split's), so it is at least 1:
   // acc * v_rcp_f32(sum) (`afn`, 1 ulp) instead of the correctly rounded
-  // division's nine-instruction expansion, per element.
+  // division's nine-instruction expansion, per element. A row that saw no
+  // key (sum 0) gets 0.
+  Value sums = broadcast(sum);
+  Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, sums,
+                                      splat(type, 0.0));
+  auto chunks = scf::ForOp::create(b, loc, zero, constIndex(headDim),
+                                   constIndex(columns));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(chunks.getBody()->getTerminator());
+  Value d0 = chunks.getInductionVar();
+  auto accLoop =
+      forSplits(ValueRange{splat(type, 0.0)}, [&](Value s, ValueRange iters) {
+        Value weight = broadcast(
+            weightOf(arith::SubFOp::create(b, loc, partialLse(s), maxSafe)));
+        Value partial =
+            LoadOp::create(b, loc, type, workspaceO, indices(s, d0));
+        return SmallVector<Value>{arith::AddFOp::create(
+            b, loc, iters[0], arith::MulFOp::create(b, loc, weight, partial))};
+      });
+  // The model's trip counts of the merge's innermost loops (a static split
+  // count): the statistics', and the partials' once per chunk. A loop
+  // unrolled whole is no loop; the chunks' then is the innermost.
+  auto statisticsUnroll = getCombineUnroll(statistics);
+  auto accUnroll = getCombineUnroll(accLoop);
+  if (statisticsUnroll && accUnroll) {
+    int64_t numChunks = llvm::divideCeil(headDim, columns);
+    SmallVector<int64_t> trips;
+    if (statisticsUnroll->second > 1)
+      trips.push_back(statisticsUnroll->second);
+    if (accUnroll->second > 1)
+      trips.push_back(accUnroll->second * numChunks);
+    else if (numChunks > 1)
+      trips.push_back(numChunks);
+    chunks->getParentOfType<FunctionOpInterface>()->setAttr(
+        kMergeLoopIterationsAttrName, b.getDenseI64ArrayAttr(trips));
+  }
   Value out = arith::SelectOp::create(
       b, loc, empty, splat(type, 0.0),
-      arith::DivFOp::create(b, loc, acc, sum, arith::FastMathFlags::afn));
+      arith::DivFOp::create(b, loc, accLoop.getResult(0), sums,
+                            arith::FastMathFlags::afn));
   Type oElement = op.getO().getType().getElementType();
   if (oElement != f32)
     out = arith::TruncFOp::create(
         b, loc, tile({blockM, columns}, oElement, layout), out);
   StoreOp::create(b, loc, out, output, ValueRange{batch, head, m0, d0});
-  if (logsumexp) {
-    // Every chunk has the rows' whole statistics: each stores the same
-    // logsumexp (to column 0 of a [.., rows, 1] view).
-    Value lseTile = naturalLogSumExp(max, sum, type);
-    StoreOp::create(b, loc, lseTile, rowView(logsumexp, {}),
-                    ValueRange{batch, head, m0, zero});
-  }
+  unrollCombineLoop(accLoop);
+  unrollCombineLoop(statistics);
 }
 
 Value AttentionTiler::firstStepOf(Value w) {

@@ -181,6 +181,14 @@ inline constexpr llvm::StringLiteral kFreshLanesAttrName = "tessel.fresh_lanes";
 inline constexpr llvm::StringLiteral kKeyLoopUnrollAttrName =
     "tessel.key_loop_unroll";
 
+/// An i64 array attribute on a split-KV attention kernel function: the
+/// iterations of the loops without matrix instructions that merge the
+/// splits' partials, in code order, counting those of a loop nested in
+/// another (over chunks of the head dim) once per outer iteration. The
+/// performance model takes them as those loops' trip counts.
+inline constexpr llvm::StringLiteral kMergeLoopIterationsAttrName =
+    "tessel.merge_loop_iterations";
+
 /// A unit attribute on a K loop (`scf.for`) whose trip count is even on
 /// every entry (stream-K's pieces are whole pairs of K steps):
 /// tessel-pipeline unrolls it by two without a loop for an odd last step.

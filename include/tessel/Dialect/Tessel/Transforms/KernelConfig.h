@@ -242,6 +242,19 @@ mlir::LogicalResult checkAttentionGradConfig(
 /// is never stored.
 int64_t getPaddedHeadDim(int64_t headDim);
 
+/// The tile a split-KV attention kernel merges its splits' partials on:
+/// the block's `blockM` rows, or as many as its queries fill where they are
+/// fewer (`blockRows`, a decode's queries times the packed heads; dynamic:
+/// all), rounded up to a power of two; and chunks of the values' padded
+/// head dim `headDimV` that give each of the `lanes` lanes 16 elements (32
+/// columns at least), so that the merge needs few registers and a few rows
+/// take few chunks.
+struct AttentionMergeTile {
+  int64_t rows = 0, columns = 0;
+};
+AttentionMergeTile getAttentionMergeTile(int64_t blockM, int64_t blockRows,
+                                         int64_t headDimV, int64_t lanes);
+
 /// The head dims an attention kernel on `instr` computes at a time, for a
 /// padded head dim `headDim` (the larger of the scores' and the values'):
 /// all of them where a wave holds its queries' Q and O and a key block's K
