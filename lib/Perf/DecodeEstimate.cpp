@@ -34,7 +34,7 @@ static constexpr unsigned kWavesPerSimd = 2;
 /// 16-byte loads per lane the lowering keeps in flight before waiting.
 static constexpr double kLoadsInFlight = 8;
 /// The merge of the splits' partials: its loops over the splits run
-/// unrolled by kMergeUnroll (one load latency per group of splits). Per
+/// unrolled (getMergeUnroll: one load latency per group of splits). Per
 /// split, a lane spends about kMergeValuPerRow VALU instructions per row it
 /// holds on the row's weight (its log2-sum-exp loaded, the exponent taken
 /// against the maximum, the running sum), kMergeValuPerElement per element
@@ -43,9 +43,18 @@ static constexpr double kLoadsInFlight = 8;
 /// fitted to the ISA-level model of gfx942's one-wave decode merges, batch
 /// 1, 1 and 8 queries of 4 packed heads, 32 splits: 15.3k and 60.6k clocks
 /// against 15.7k and 61.2k here).
-static constexpr int64_t kMergeUnroll = 4;
 static constexpr double kMergeValuPerRow = 8, kMergeValuPerElement = 0.75,
                         kMergeValuPerSplit = 6, kMergeClocksPerValu = 5.5;
+
+int64_t tessel::getMergeUnroll(int64_t splits, int64_t elementsPerLane) {
+  constexpr int64_t kMaxUnroll = 8, kRegistersInFlight = 64;
+  int64_t factor = kMaxUnroll;
+  while (factor > 1 &&
+         (factor * std::max<int64_t>(1, elementsPerLane) > kRegistersInFlight ||
+          splits % factor))
+    factor /= 2;
+  return factor;
+}
 
 DecodeEstimate tessel::estimateDecode(const Chip &chip,
                                       const DecodeShape &shape, int64_t splits,
@@ -131,8 +140,8 @@ DecodeEstimate tessel::estimateDecode(const Chip &chip,
     // Lanes hold 4 consecutive columns of a row.
     double rowsPerLane = std::max(1.0, elementsPerLane / 4);
     double chunks = std::ceil(headDimV / columns);
-    double groups = splits % kMergeUnroll == 0 ? double(splits / kMergeUnroll)
-                                               : double(splits);
+    double groups = double(
+        splits / getMergeUnroll(splits, int64_t(std::ceil(elementsPerLane))));
     double weightValu = rowsPerLane * kMergeValuPerRow;
     double valu =
         double(splits) *

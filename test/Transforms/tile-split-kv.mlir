@@ -44,19 +44,21 @@ func.func @decode(%q: memref<1x2x8x64xf16>, %k: memref<1x2x300x64xf16>, %v: memr
   return
 }
 
-// Eight splits: the merge's loops over them run unrolled by four (the loads
-// of four partials in flight at once), and the kernel records their trip
-// counts for the performance model: 2 for the statistics, 2 per chunk of
-// 32 columns (32 rows on one wave) for the partials.
-// CHECK-LABEL: func.func @decode_eight_splits
-// CHECK-SAME: tessel.merge_loop_iterations = array<i64: 2, 4>
+// Sixteen splits: the merge's loops over them run unrolled (the loads of
+// several partials in flight at once, at most 64 registers a lane of
+// them): by eight for the statistics (4 values a lane), by four for the
+// partials (16), and the kernel records their trip counts for the
+// performance model: 2 for the statistics, 4 per chunk of 32 columns (32
+// rows on one wave) for the partials.
+// CHECK-LABEL: func.func @decode_sixteen_splits
+// CHECK-SAME: tessel.merge_loop_iterations = array<i64: 2, 8>
 // CHECK: scf.if
-// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c8{{.*}} step %c4
-// CHECK-COUNT-4: arith.maxnumf {{.*}} : tensor<32x1xf32
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c16{{.*}} step %c8
+// CHECK-COUNT-8: arith.maxnumf {{.*}} : tensor<32x1xf32
 // CHECK: scf.for
-// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c8{{.*}} step %c4
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c16{{.*}} step %c4
 // CHECK-COUNT-4: tessel.load {{.*}} -> tensor<32x32xf32
-func.func @decode_eight_splits(%q: memref<1x2x32x64xf16>, %k: memref<1x2x4096x64xf16>, %v: memref<1x2x4096x64xf16>, %o: memref<1x2x32x64xf16>) {
-  tessel.attention ins(%q, %k, %v : memref<1x2x32x64xf16>, memref<1x2x4096x64xf16>, memref<1x2x4096x64xf16>) outs(%o : memref<1x2x32x64xf16>) {config = #tessel.config<tile = [32, 64], waves = [1, 1], stages = 1, instr = "v_mfma_f32_32x32x8_f16", splits = 8>}
+func.func @decode_sixteen_splits(%q: memref<1x2x32x64xf16>, %k: memref<1x2x4096x64xf16>, %v: memref<1x2x4096x64xf16>, %o: memref<1x2x32x64xf16>) {
+  tessel.attention ins(%q, %k, %v : memref<1x2x32x64xf16>, memref<1x2x4096x64xf16>, memref<1x2x4096x64xf16>) outs(%o : memref<1x2x32x64xf16>) {config = #tessel.config<tile = [32, 64], waves = [1, 1], stages = 1, instr = "v_mfma_f32_32x32x8_f16", splits = 16>}
   return
 }

@@ -65,6 +65,18 @@ TEST(DecodeEstimate, MergeCostLimitsSplits) {
             2 * estimateDecode(gfx942(), few, fewSplits).combineSeconds);
 }
 
+// The merge's loops over the splits unroll by the largest power of two up
+// to 8 that divides the split count and keeps 64 registers a lane of
+// partials in flight.
+TEST(DecodeEstimate, MergeUnroll) {
+  EXPECT_EQ(getMergeUnroll(32, 8), 8);
+  EXPECT_EQ(getMergeUnroll(32, 16), 4);
+  EXPECT_EQ(getMergeUnroll(12, 4), 4);
+  EXPECT_EQ(getMergeUnroll(6, 4), 2);
+  EXPECT_EQ(getMergeUnroll(5, 1), 1);
+  EXPECT_EQ(getMergeUnroll(64, 128), 1);
+}
+
 // 64 x 8 workgroups already keep enough loads in flight to reach the HBM
 // floor: a split would only add the combine.
 TEST(DecodeEstimate, LargeBatchKeepsOneKernel) {

@@ -44,6 +44,12 @@ struct DecodeEstimate {
   std::string limit;          ///< "HBM bandwidth" or "memory latency"
 };
 
+/// The factor a split-KV kernel's merge unrolls its loops over `splits`
+/// splits by, each iteration loading `elementsPerLane` f32 values a lane:
+/// the largest power of two up to 8 that divides the count and keeps at
+/// most 64 registers a lane of loads in flight (1: rolled).
+int64_t getMergeUnroll(int64_t splits, int64_t elementsPerLane);
+
 /// The time of the decode with `splits` splits (1: one kernel).
 DecodeEstimate estimateDecode(const Chip &chip, const DecodeShape &shape,
                               int64_t splits,

@@ -4,6 +4,7 @@
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 #include "tessel/Dialect/Tessel/Transforms/KernelConfig.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
+#include "tessel/Perf/DecodeEstimate.h"
 #include "tessel/Target/Chip.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -1038,31 +1039,28 @@ void AttentionTiler::viewOperands() {
   }
 }
 
-/// The merge loops over partials run unrolled by this factor where their
-/// trip count is a static multiple of it: each iteration loads a partial
-/// and waits for it, so unrolled, the loads of several partials are in
-/// flight at once (one wave merges all the splits of its rows).
-constexpr int64_t kCombineUnroll = 4;
-
-/// The unroll factor of a merge loop and its trip count once unrolled,
-/// where its trip count is static.
+/// The factor a merge loop over partials is unrolled by (getMergeUnroll:
+/// each iteration loads a partial and waits for it; unrolled, the loads of
+/// several are in flight at once) and its trip count once unrolled, where
+/// its trip count is static. `elementsPerLane`: the f32 values a lane loads
+/// per iteration.
 static std::optional<std::pair<int64_t, int64_t>>
-getCombineUnroll(scf::ForOp loop) {
+getCombineUnroll(scf::ForOp loop, int64_t elementsPerLane) {
   std::optional<int64_t> begin = getConstantIntValue(loop.getLowerBound());
   std::optional<int64_t> end = getConstantIntValue(loop.getUpperBound());
-  if (!begin || !end)
+  if (!begin || !end || *end <= *begin)
     return std::nullopt;
   int64_t trips = *end - *begin;
-  if (trips < kCombineUnroll || trips % kCombineUnroll)
-    return std::make_pair(int64_t(1), trips);
-  return std::make_pair(kCombineUnroll, trips / kCombineUnroll);
+  int64_t factor = getMergeUnroll(trips, elementsPerLane);
+  return std::make_pair(factor, trips / factor);
 }
 
 /// Unrolls a merge loop by getCombineUnroll's factor. Done once the loop's
 /// results have all their uses: a loop of as many iterations as the factor
 /// is replaced by its body.
-static void unrollCombineLoop(scf::ForOp loop) {
-  if (auto unroll = getCombineUnroll(loop); unroll && unroll->first > 1)
+static void unrollCombineLoop(scf::ForOp loop, int64_t elementsPerLane) {
+  if (auto unroll = getCombineUnroll(loop, elementsPerLane);
+      unroll && unroll->first > 1)
     (void)loopUnrollByFactor(loop, uint64_t(unroll->first));
 }
 
@@ -1081,6 +1079,9 @@ void AttentionTiler::buildCombine(Value batch, Value head, Value m0,
       ShapedType::isDynamic(seqQ) ? seqQ : seqQ * packedHeads, headDim,
       target.waveSize * numWaves);
   int64_t blockM = merge.rows, columns = merge.columns;
+  int64_t elementsPerLane = std::max<int64_t>(
+      1, blockM * columns / (int64_t(target.waveSize) * numWaves));
+  int64_t rowsPerLane = std::max<int64_t>(1, elementsPerLane / 4);
   Type f32 = b.getF32Type();
   // Elementwise work only: a coalesced layout over [rows, columns].
   auto layout = getCoalescedLayout(context, {blockM, columns}, 1, 4, numWaves,
@@ -1177,8 +1178,8 @@ void AttentionTiler::buildCombine(Value batch, Value head, Value m0,
   // The model's trip counts of the merge's innermost loops (a static split
   // count): the statistics', and the partials' once per chunk. A loop
   // unrolled whole is no loop; the chunks' then is the innermost.
-  auto statisticsUnroll = getCombineUnroll(statistics);
-  auto accUnroll = getCombineUnroll(accLoop);
+  auto statisticsUnroll = getCombineUnroll(statistics, rowsPerLane);
+  auto accUnroll = getCombineUnroll(accLoop, elementsPerLane);
   if (statisticsUnroll && accUnroll) {
     int64_t numChunks = llvm::divideCeil(headDim, columns);
     SmallVector<int64_t> trips;
@@ -1200,8 +1201,8 @@ void AttentionTiler::buildCombine(Value batch, Value head, Value m0,
     out = arith::TruncFOp::create(
         b, loc, tile({blockM, columns}, oElement, layout), out);
   StoreOp::create(b, loc, out, output, ValueRange{batch, head, m0, d0});
-  unrollCombineLoop(accLoop);
-  unrollCombineLoop(statistics);
+  unrollCombineLoop(accLoop, elementsPerLane);
+  unrollCombineLoop(statistics, rowsPerLane);
 }
 
 Value AttentionTiler::firstStepOf(Value w) {
