@@ -35,16 +35,18 @@ static constexpr unsigned kWavesPerSimd = 2;
 static constexpr double kLoadsInFlight = 8;
 /// The merge of the splits' partials: its loops over the splits run
 /// unrolled (getMergeUnroll: one load latency per group of splits). Per
-/// split, a lane spends about kMergeValuPerRow VALU instructions per row it
-/// holds on the row's weight (its log2-sum-exp loaded, the exponent taken
-/// against the maximum, the running sum), kMergeValuPerElement per element
-/// of a chunk on the multiply-add, and kMergeValuPerSplit on addresses;
+/// split, a lane spends about kMergeMaxValuPerRow VALU instructions per row
+/// it holds on the rows' maximum, then per chunk kMergeValuPerRow per row
+/// on the row's weight (its log2-sum-exp loaded, the exponent taken
+/// against the maximum, the sum), kMergeValuPerElement per element on the
+/// multiply-add, and kMergeValuPerSplit on addresses in each loop;
 /// kMergeClocksPerValu clocks each (issue and the dependences between them:
 /// fitted to the ISA-level model of gfx942's one-wave decode merges, batch
-/// 1, 1 and 8 queries of 4 packed heads, 32 splits: 15.3k and 60.6k clocks
-/// against 15.7k and 61.2k here).
-static constexpr double kMergeValuPerRow = 8, kMergeValuPerElement = 0.75,
-                        kMergeValuPerSplit = 6, kMergeClocksPerValu = 5.5;
+/// 1, 8 queries of 4 packed heads, 32 splits: 53.7k clocks against 55.7k
+/// here).
+static constexpr double kMergeMaxValuPerRow = 2, kMergeValuPerRow = 8,
+                        kMergeValuPerElement = 0.75, kMergeValuPerSplit = 6,
+                        kMergeClocksPerValu = 5.5;
 
 int64_t tessel::getMergeUnroll(int64_t splits, int64_t elementsPerLane) {
   constexpr int64_t kMaxUnroll = 8, kRegistersInFlight = 64;
@@ -77,15 +79,16 @@ DecodeEstimate tessel::estimateDecode(const Chip &chip,
   if (workgroups == 0)
     return estimate;
   // One wave's iteration: the key and value block's latency, then its two
-  // products and softmax (32 query columns per wave).
+  // products and softmax (32 query columns per wave, 16 in a 16-row block).
+  double waveRows = double(std::min<int64_t>(shape.blockM, 32));
   double headDimV = double(shape.headDimV > 0 ? shape.headDimV : shape.headDim);
   double headDims = double(shape.headDim) + headDimV;
-  double flops = 2.0 * double(shape.blockN) * 32 * headDims;
+  double flops = 2.0 * double(shape.blockN) * waveRows * headDims;
   double matrixClocks = shape.matrixOpsPerClockPerSimd > 0
                             ? flops / shape.matrixOpsPerClockPerSimd
                             : 0;
-  double scoresPerLane = double(shape.blockN) * 32 / 64;
-  double outputsPerLane = headDimV * 32 / 64;
+  double scoresPerLane = double(shape.blockN) * waveRows / 64;
+  double outputsPerLane = headDimV * waveRows / 64;
   double valuPerScore =
       kValuPerScore + (shape.softwareBf16 ? kValuPerSoftwareBf16 : 0);
   double valuClocks =
@@ -142,12 +145,11 @@ DecodeEstimate tessel::estimateDecode(const Chip &chip,
     double chunks = std::ceil(headDimV / columns);
     double groups = double(
         splits / getMergeUnroll(splits, int64_t(std::ceil(elementsPerLane))));
-    double weightValu = rowsPerLane * kMergeValuPerRow;
-    double valu =
-        double(splits) *
-        (weightValu +
-         chunks * (weightValu + elementsPerLane * kMergeValuPerElement +
-                   kMergeValuPerSplit));
+    double valu = double(splits) *
+                  (rowsPerLane * kMergeMaxValuPerRow + kMergeValuPerSplit +
+                   chunks * (rowsPerLane * kMergeValuPerRow +
+                             elementsPerLane * kMergeValuPerElement +
+                             kMergeValuPerSplit));
     double outputs = rows * headDimV * shape.elementBytes;
     estimate.combineSeconds =
         (groups * (1 + chunks) * parameters.globalLoadLatency +

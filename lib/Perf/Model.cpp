@@ -980,6 +980,20 @@ static double loopCyclesWithResidents(const LoopReport &loop, unsigned resident,
       std::max(loop.singleWaveCycles, loop.sharedCycles * resident / perCU));
 }
 
+/// The merge loops' trip counts (ProblemWork::mergeLoopIterations) for
+/// the `inCode` loops without matrix instructions the code has: the code
+/// generator unrolls short loops whole, so where it has fewer, the loops
+/// of the fewest iterations are the ones missing (their bodies counted
+/// once, as code outside the loops). Empty if the code has more.
+static std::vector<double> mergeLoopsInCode(std::vector<double> merges,
+                                            size_t inCode) {
+  if (merges.size() < inCode || inCode == 0)
+    return {};
+  while (merges.size() > inCode)
+    merges.erase(llvm::min_element(merges));
+  return merges;
+}
+
 /// `work` with the tile program's loops that the code can lack left out,
 /// where the code has `matrixLoops` matrix loops and the tile program
 /// more: a loop of a static trip count of 0 or 1 on every workgroup (the
@@ -1327,21 +1341,21 @@ tessel::analyzeKernel(const KernelCode &input, const KernelMetadata &metadata,
     remainderTrips = std::max(1.0, std::round(0.5 * work.kLoopEntries));
   }
   size_t matrixLoop = 0, mergeLoop = 0;
-  bool mergesKnown =
-      !work.mergeLoopIterations.empty() &&
-      work.mergeLoopIterations.size() ==
-          report.loops.size() -
-              size_t(llvm::count_if(report.loops, [](const LoopReport &l) {
-                return l.matrixFlopsPerIteration > 0;
-              }));
+  std::vector<double> merges = mergeLoopsInCode(
+      work.mergeLoopIterations,
+      report.loops.size() -
+          size_t(llvm::count_if(report.loops, [](const LoopReport &l) {
+            return l.matrixFlopsPerIteration > 0;
+          })));
+  bool mergesKnown = !merges.empty();
   for (LoopReport &loop : report.loops) {
     if (parameters.tripCount) {
       loop.tripCount = *parameters.tripCount;
       loop.tripCountSource = "given";
     } else if (mergesKnown && loop.matrixFlopsPerIteration == 0) {
-      loop.tripCount =
-          uint64_t(std::llround(work.mergeLoopIterations[mergeLoop++]));
+      loop.tripCount = uint64_t(std::llround(merges[mergeLoop++]));
       loop.tripCountSource = "the merge of the splits";
+      loop.merge = true;
     } else if (iterationsKnown && loop.matrixFlopsPerIteration > 0) {
       loop.tripCount =
           uint64_t(std::llround(codeWork.loopIterations[matrixLoop++]));
@@ -1374,9 +1388,16 @@ tessel::analyzeKernel(const KernelCode &input, const KernelMetadata &metadata,
   }
 
   // Time per round of workgroups, then the grid, then the memory floors.
+  // A split-KV kernel's merge runs once per block, in the last split to
+  // arrive, once all of the block's splits have streamed their keys: one
+  // wave's time after the rest, not part of every workgroup's round.
   double loopCycles = 0, matrixCyclesPerWave = outsideTimeline.matrixBusy;
-  double globalBytesPerWave = outsideTimeline.globalBytes;
+  double globalBytesPerWave = outsideTimeline.globalBytes, mergeCycles = 0;
   for (const LoopReport &loop : report.loops) {
+    if (loop.merge) {
+      mergeCycles += loop.tripCount * loop.singleWaveCycles;
+      continue;
+    }
     loopCycles += loop.tripCount * loop.sharedCycles;
     matrixCyclesPerWave += loop.tripCount * loop.matrixCyclesPerIteration;
     globalBytesPerWave += loop.tripCount * loop.globalBytesPerIteration;
@@ -1406,21 +1427,23 @@ tessel::analyzeKernel(const KernelCode &input, const KernelMetadata &metadata,
         hbmBytes / (chip.memoryBandwidthTBs * 1e12 * parameters.hbmEfficiency);
   else
     report.notes.push_back("unique bytes not given: no HBM floor (--bytes)");
-  report.predictedSeconds = std::max({report.computeSeconds, report.l2Seconds,
-                                      report.hbmSeconds, report.llcSeconds});
-  if (report.predictedSeconds == report.computeSeconds)
+  double floor = std::max({report.computeSeconds, report.l2Seconds,
+                           report.hbmSeconds, report.llcSeconds});
+  report.mergeTailSeconds = mergeCycles / clockHz;
+  report.predictedSeconds = floor + report.mergeTailSeconds;
+  if (floor == report.computeSeconds)
     report.bindingLimit = report.loops.empty()
                               ? "compute"
                               : "compute: " + report.loops.front().limit;
-  else if (report.predictedSeconds == report.hbmSeconds)
+  else if (floor == report.hbmSeconds)
     report.bindingLimit = "HBM bandwidth";
-  else if (report.predictedSeconds == report.llcSeconds)
+  else if (floor == report.llcSeconds)
     report.bindingLimit = "last-level cache bandwidth (the L2s' fill)";
   else
     report.bindingLimit = "L2 bandwidth";
   for (const LoopReport &loop : report.loops)
     if (loop.tripCount * loop.sharedCycles > 0.5 * loopCycles &&
-        report.predictedSeconds == report.computeSeconds)
+        floor == report.computeSeconds)
       report.bindingLimit = "compute: " + loop.limit;
 
   // Structural efficiency: the matrix pipes' busy share of all SIMD clocks.

@@ -47,6 +47,9 @@ void tessel::printPerfReport(llvm::raw_ostream &os, const PerfReport &report) {
     os << llvm::formatv(" (after a {0} launch gap behind the plan's previous "
                         "stage)",
                         formatSeconds(report.launchGapSeconds));
+  if (report.mergeTailSeconds > 0)
+    os << llvm::formatv(" (of which {0}: the merge of the splits, after them)",
+                        formatSeconds(report.mergeTailSeconds));
   os << "\n";
   if (report.work.flops > 0 && report.percentOfPeak == 0)
     os << llvm::formatv("  predicted throughput  {0:F1} TFLOP/s\n",
@@ -175,6 +178,7 @@ llvm::json::Value tessel::perfReportToJSON(const PerfReport &report) {
       {"unique_bytes", report.work.uniqueBytes},
       {"problem_bytes", report.work.problemBytes},
       {"launch_gap_seconds", report.launchGapSeconds},
+      {"merge_tail_seconds", report.mergeTailSeconds},
       {"predicted_seconds", report.predictedSeconds},
       {"compute_seconds", report.computeSeconds},
       {"l2_seconds", report.l2Seconds},

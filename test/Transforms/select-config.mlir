@@ -289,13 +289,15 @@ func.func @attention_head_dim_256(%q: memref<1x1x64x256xbf16>, %k: memref<1x1x64
 // -----
 
 // Decode: one query of four query heads sharing a key/value head, 1000
-// keys. The four heads stack in one 32-row block (a one-wave workgroup:
-// 32-key blocks); two such workgroups would leave the chip's memory latency
-// uncovered, so the decode model splits the keys 16 ways (two blocks each;
-// 32 ways would double the last split's merge for one block less).
+// keys. The four heads stack in one block of 16 rows, the 16x16
+// instructions' (a one-wave workgroup: 32-key blocks; a 32-row block would
+// compute twice the rows); two such workgroups would leave the chip's
+// memory latency uncovered, so the decode model splits the keys 16 ways
+// (two blocks each; 32 ways would double the last split's merge for one
+// block less).
 // CHECK-LABEL: func.func @attention_decode
 // CHECK: tessel.attention
-// CHECK-SAME: config = #tessel.config<tile = [32, 32], waves = [1, 1], stages = 1, instr = "v_mfma_f32_32x32x8_bf16", splits = 16>
+// CHECK-SAME: config = #tessel.config<tile = [16, 32], waves = [1, 1], stages = 1, instr = "v_mfma_f32_16x16x16_bf16", splits = 16>
 func.func @attention_decode(%q: memref<2x4x1x128xbf16>, %k: memref<2x1x1000x128xbf16>, %v: memref<2x1x1000x128xbf16>, %o: memref<2x4x1x128xbf16>) {
   tessel.attention ins(%q, %k, %v : memref<2x4x1x128xbf16>, memref<2x1x1000x128xbf16>, memref<2x1x1000x128xbf16>) outs(%o : memref<2x4x1x128xbf16>) {causal}
   return
@@ -308,7 +310,7 @@ func.func @attention_decode(%q: memref<2x4x1x128xbf16>, %k: memref<2x1x1000x128x
 // keeps one kernel (no split, no combine).
 // CHECK-LABEL: func.func @attention_decode_large_batch
 // CHECK: tessel.attention
-// CHECK-SAME: config = #tessel.config<tile = [32, 32], waves = [1, 1], stages = 1, instr = "v_mfma_f32_32x32x8_bf16">
+// CHECK-SAME: config = #tessel.config<tile = [16, 32], waves = [1, 1], stages = 1, instr = "v_mfma_f32_16x16x16_bf16">
 func.func @attention_decode_large_batch(%q: memref<64x32x1x128xbf16>, %k: memref<64x8x4096x128xbf16>, %v: memref<64x8x4096x128xbf16>, %o: memref<64x32x1x128xbf16>) {
   tessel.attention ins(%q, %k, %v : memref<64x32x1x128xbf16>, memref<64x8x4096x128xbf16>, memref<64x8x4096x128xbf16>) outs(%o : memref<64x32x1x128xbf16>)
   return

@@ -1,7 +1,8 @@
 // RUN: tessel-opt %s --pass-pipeline='builtin.module(func.func(tessel-select-config{chip=gfx942}),tessel-tile{chip=gfx942})' | FileCheck %s
 
-// Paged KV decode: 16-key pages take the 16-row MFMA and 16-key blocks
-// (one page each), split over workgroups. Each key block finds its page
+// Paged KV decode: 16-key pages take the 16x16 MFMA and 16-key blocks
+// (one page each), split over workgroups; the four heads' one query each
+// fill a block of 16 rows. Each key block finds its page
 // in the block table (its column clamped to the table, the page to the
 // cache), views the page's rows before
 // the sequence's end (static strides kept) and reads its K and V^T at the
@@ -14,7 +15,7 @@ func.func @paged(%q: memref<2x4x1x64xf16>, %k: memref<?x1x16x64xf16, strided<[10
 
 // CHECK-LABEL: func.func @paged
 // CHECK-SAME: (%{{[^:]*}}: memref<2x4x1x64xf16>, %[[K:[^:]*]]: memref<?x1x16x64xf16, strided<[1024, 64, 64, 1]>>, %[[V:[^:]*]]: {{.*}}, %{{[^:]*}}: {{.*}}, %[[TABLE:[^:]*]]: memref<2x8xi32>, %[[LENS:[^:]*]]: memref<2xi32>
-// CHECK-SAME: tessel.config = #tessel.config<tile = [32, 16], waves = [1, 1], stages = 1, instr = "v_mfma_f32_16x16x16_f16", splits = {{[0-9]+}}>
+// CHECK-SAME: tessel.config = #tessel.config<tile = [16, 16], waves = [1, 1], stages = 1, instr = "v_mfma_f32_16x16x16_f16", splits = {{[0-9]+}}>
 // CHECK: %[[Z:.*]] = tessel.program_id 2
 // CHECK: %[[B:.*]] = arith.divui %[[Z]]
 // CHECK: %[[LENRAW:.*]] = memref.load %[[LENS]][%[[B]]] : memref<2xi32>

@@ -24,16 +24,15 @@
 // CHECK: tessel.store %{{.*}} : tensor<1x32xf32, #linear>
 // CHECK: %[[LAST:.*]] = tessel.split_arrive %[[ARRIVALS]][%[[B]], %{{.*}}, %[[X]]] splits = 4
 // CHECK: scf.if %[[LAST]] {
-// The rows' statistics first, once, in one pass over the splits: the
-// running maximum of the log2-sum-exps (maxnum) and the sum of the weights
-// against it, one value per row of the output (8 queries, not the block's
-// 32 rows); a loop of four splits is unrolled whole.
+// The rows' largest log2-sum-exp first, once for all chunks (maxnum), one
+// value per row of the output (8 queries, not the block's 32 rows); a
+// loop of four splits is unrolled whole.
 // CHECK-COUNT-4: arith.maxnumf {{.*}} : tensor<8x1xf32
-// CHECK-NOT: scf.for
-// CHECK: tessel.store %{{.*}} : tensor<8x1xf32
-// Then the weighted partials, a chunk of 8 x 64 columns at a time.
+// Then the weighted partials and the weights' sum, a chunk of 8 x 64
+// columns at a time, and the logsumexp.
 // CHECK: scf.for %[[D0:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-COUNT-4: math.exp2 {{.*}} : tensor<8x1xf32
+// CHECK: tessel.store %{{.*}} : tensor<8x1xf32
 // The merged sum is at least 1 (the largest share weighs 1): divided by
 // with the reciprocal instruction.
 // CHECK: arith.divf %{{.*}}, %{{.*}} fastmath<afn> : tensor<8x64xf32

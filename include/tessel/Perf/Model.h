@@ -125,6 +125,10 @@ struct LoopReport {
   std::string limit;               ///< what binds the loop
   uint64_t tripCount = 0;
   std::string tripCountSource;      ///< "given", "from FLOPs", "assumed"
+  /// A split-KV kernel's merge of the splits' partials
+  /// (ProblemWork::mergeLoopIterations): run by the last split of each
+  /// block to arrive, after every split has streamed its keys.
+  bool merge = false;
   std::vector<CycleSource> sources; ///< ranked, largest first
 };
 
@@ -157,6 +161,10 @@ struct PerfReport {
   /// A later stage of a plan: the gap before it starts (not part of
   /// predictedSeconds; a whole plan's time adds it).
   double launchGapSeconds = 0;
+  /// A split-KV kernel's merge loops, one wave's time: a tail after the
+  /// splits' compute and memory floors, which they cannot overlap (part of
+  /// predictedSeconds).
+  double mergeTailSeconds = 0;
   bool l2FillFromHbm = false; ///< the chip has no last-level cache
   unsigned xcds = 1;
   double predictedSeconds = 0;

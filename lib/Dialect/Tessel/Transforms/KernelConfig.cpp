@@ -604,6 +604,9 @@ static bool getAttentionScoresAhead(const Chip &chip, const MmaInstr &instr,
          ((headDim == 64 && !window.hasLeft()) || blockN == 32);
 }
 
+/// The rows of the decode blocks that take the 16x16 instructions.
+constexpr int64_t kSmallDecodeRows = 16;
+
 ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
                                              const Chip &chip, Type element,
                                              int64_t seqQ, int64_t seqKV,
@@ -686,6 +689,22 @@ ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
     blockM = std::max<int64_t>(blockM, 64);
   if (readsAttentionQueriesFromLds(*instr, headDim))
     blockM = std::min<int64_t>(blockM, 64);
+  // A decode block of at most 16 rows (one query of up to 16 packed heads,
+  // a few queries of fewer) takes the 16x16 instructions: a 32-row block
+  // would compute, exponentiate and merge twice the rows it has (gfx942,
+  // b1, 32 heads on 8, 1 query, 32768 keys: 71.3 -> 82.5 % of HBM by the
+  // model). A larger group stays in one 32-row block, whose K and V one
+  // workgroup reads rather than two (8 queries of 4 heads in two 16-row
+  // blocks: 78.8 -> 34.7 % at batch 8).
+  if (decode && chip.isCDNA() && !wave32 && !chunked &&
+      rows <= kSmallDecodeRows) {
+    if (const MmaInstr *small =
+            chooseMmaInstr(chip, element, element, kSmallDecodeRows,
+                           /*xf32=*/false, kMaxAttentionOperandElements)) {
+      instr = small;
+      blockM = queriesPerWave = kSmallDecodeRows;
+    }
+  }
   SmallVector<int64_t> tile = {blockM, blockN};
   SmallVector<int64_t> waves = {blockM / queriesPerWave, 1};
   // Decode (a few queries): one query block per head leaves most CUs idle,

@@ -1125,32 +1125,42 @@ void AttentionTiler::buildCombine(Value batch, Value head, Value m0,
                                        stat(negInf));
     return arith::SelectOp::create(b, loc, none, stat(0.0), max);
   };
-  // Once for all chunks and in one pass over the partials: the running
-  // maximum of their log2-sum-exps and the sum of their weights against
-  // it, rescaled as the maximum grows. A sink joins them as one more split
-  // with no value. The maximum ignores a NaN (maxnum: one instruction); the
-  // NaN's weight still makes the sum, and so every output of the row, NaN.
+  // The rows' largest partial log2-sum-exp, once for all chunks (a sink
+  // joins as one more split with no value). The maximum ignores a NaN
+  // (maxnum: one instruction); the NaN's weight still makes the sum, and
+  // so every output of the row, NaN.
   Value sink = sinks ? sinkTile(*statType, head, /*rowsDim=*/0) : Value();
-  Value maxInit = sink ? sink : stat(negInf);
-  Value sumInit =
-      sink ? weightOf(arith::SubFOp::create(b, loc, sink, safeMax(sink)))
-           : stat(0.0);
-  auto statistics =
-      forSplits(ValueRange{maxInit, sumInit}, [&](Value s, ValueRange iters) {
-        Value lse = partialLse(s);
-        Value max = arith::MaxNumFOp::create(b, loc, iters[0], lse);
-        Value maxSafe = safeMax(max);
-        Value rescaled = arith::MulFOp::create(
-            b, loc, iters[1],
-            weightOf(arith::SubFOp::create(b, loc, iters[0], maxSafe)));
-        Value sum = arith::AddFOp::create(
-            b, loc, rescaled,
-            weightOf(arith::SubFOp::create(b, loc, lse, maxSafe)));
-        return SmallVector<Value>{max, sum};
+  auto statistics = forSplits(
+      ValueRange{sink ? sink : stat(negInf)}, [&](Value s, ValueRange iters) {
+        return SmallVector<Value>{
+            arith::MaxNumFOp::create(b, loc, iters[0], partialLse(s))};
       });
-
-  Value max = statistics.getResult(0), sum = statistics.getResult(1);
+  Value max = statistics.getResult(0);
   Value maxSafe = safeMax(max);
+  Value sumInit =
+      sink ? weightOf(arith::SubFOp::create(b, loc, sink, maxSafe)) : stat(0.0);
+  auto chunks = scf::ForOp::create(b, loc, zero, constIndex(headDim),
+                                   constIndex(columns));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(chunks.getBody()->getTerminator());
+  Value d0 = chunks.getInductionVar();
+  // Per chunk, the weighted partials and the rows' sum of the weights (one
+  // exponent per row and split, the same in every chunk).
+  auto accLoop = forSplits(
+      ValueRange{splat(type, 0.0), sumInit}, [&](Value s, ValueRange iters) {
+        Value weight =
+            weightOf(arith::SubFOp::create(b, loc, partialLse(s), maxSafe));
+        Value partial =
+            LoadOp::create(b, loc, type, workspaceO, indices(s, d0));
+        return SmallVector<Value>{
+            arith::AddFOp::create(
+                b, loc, iters[0],
+                arith::MulFOp::create(b, loc, broadcast(weight), partial)),
+            arith::AddFOp::create(b, loc, iters[1], weight)};
+      });
+  Value sum = accLoop.getResult(1);
+  // Every chunk has the rows' whole statistics: each stores the same
+  // logsumexp.
   if (logsumexp)
     StoreOp::create(b, loc, naturalLogSumExp(max, sum, *statType),
                     rowView(logsumexp, {}), ValueRange{batch, head, m0, zero});
@@ -1161,20 +1171,6 @@ void AttentionTiler::buildCombine(Value batch, Value head, Value m0,
   Value sums = broadcast(sum);
   Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, sums,
                                       splat(type, 0.0));
-  auto chunks = scf::ForOp::create(b, loc, zero, constIndex(headDim),
-                                   constIndex(columns));
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(chunks.getBody()->getTerminator());
-  Value d0 = chunks.getInductionVar();
-  auto accLoop =
-      forSplits(ValueRange{splat(type, 0.0)}, [&](Value s, ValueRange iters) {
-        Value weight = broadcast(
-            weightOf(arith::SubFOp::create(b, loc, partialLse(s), maxSafe)));
-        Value partial =
-            LoadOp::create(b, loc, type, workspaceO, indices(s, d0));
-        return SmallVector<Value>{arith::AddFOp::create(
-            b, loc, iters[0], arith::MulFOp::create(b, loc, weight, partial))};
-      });
   // The model's trip counts of the merge's innermost loops (a static split
   // count): the statistics', and the partials' once per chunk. A loop
   // unrolled whole is no loop; the chunks' then is the innermost.
