@@ -227,11 +227,13 @@ attentionGradBlockLoopIterations(int64_t seqQ, int64_t seqKV, int64_t own,
 /// workgroup runs its split's share of its query block's key blocks, and
 /// the merge that ends the (query block, head) loops over all splits. The
 /// grid's x counts query blocks, y heads (or groups of packed heads), z
-/// batch x splits, split fastest.
+/// batch x splits, split fastest. `runs`: the workgroups' iterations in
+/// dispatch order too, where they differ (not for varlen and paged grids,
+/// whose sequences' lengths are run-time values).
 static void setSplitKeyLoopIterations(ProblemWork &work, const GridRule &grid,
                                       int64_t seqQ, int64_t seqKV,
                                       uint64_t heads, uint64_t batch,
-                                      KeyWindow window) {
+                                      KeyWindow window, bool runs) {
   int64_t splits = grid.splits;
   std::vector<std::vector<std::vector<double>>> perSplit;
   for (int64_t split = 0; split < splits; ++split)
@@ -242,7 +244,7 @@ static void setSplitKeyLoopIterations(ProblemWork &work, const GridRule &grid,
   for (const std::vector<std::vector<double>> &blocks : perSplit)
     all.insert(all.end(), blocks.begin(), blocks.end());
   work.loopIterations = averageIterations(all);
-  if (all.empty() || llvm::all_equal(all))
+  if (!runs || all.empty() || llvm::all_equal(all))
     return;
   for (const std::vector<std::vector<double>> &blocks : perSplit)
     for (uint64_t head = 0; head < heads; ++head)
@@ -317,12 +319,12 @@ ProblemWork tessel::getProblemWork(const CompiledKernel &kernel,
                    (size("head_dim") + size("head_dim_v", size("head_dim")));
       work.mergeLoopIterations.assign(kernel.grid.mergeLoopIterations.begin(),
                                       kernel.grid.mergeLoopIterations.end());
-      if (kernel.grid.splits > 1 && !sizes.count("page_size") &&
-          !sizes.count("total_q"))
+      if (kernel.grid.splits > 1)
         setSplitKeyLoopIterations(
             work, kernel.grid, int64_t(size("seq_q")), int64_t(keys),
             uint64_t(size("heads") / double(kernel.grid.packedHeads)),
-            uint64_t(size("batch", 1)), window);
+            uint64_t(size("batch", 1)), window,
+            /*runs=*/!sizes.count("page_size") && !sizes.count("total_q"));
       if (kernel.grid.splits <= 1) {
         std::vector<std::vector<double>> perBlock =
             attentionBlockLoopIterations(
