@@ -213,20 +213,6 @@ MatmulProblemSizes tessel::getMatmulProblemSizes(MatmulOp matmul) {
   return sizes;
 }
 
-/// The registers a lane of a matmul config may plan for. Workgroups of one
-/// wave per SIMD on chips with AGPRs get the whole unified file: the
-/// backend then keeps part of the accumulators in AGPRs, which its MFMAs
-/// write directly, and its operand registers beside them (gfx942 bf16
-/// 256x256x32 tiles of 2x2 waves: 256 VGPRs and 171 AGPRs, no spills;
-/// docs/performance.md, "One wave per SIMD with the whole register file").
-/// Other workgroups keep to the architectural VGPRs, past which the
-/// backend spills.
-static int64_t getMatmulRegisterLimit(const Chip &chip, int64_t waves) {
-  if (chip.isCDNA() && waves == int64_t(chip.simdsPerCU))
-    return chip.maxArchVgprs + chip.maxAccVgprs;
-  return chip.maxArchVgprs;
-}
-
 std::vector<RankedMatmulConfig>
 tessel::rankMatmulConfigs(MLIRContext *context, const Chip &chip, Type a,
                           Type b, Type c, MatmulProblemSizes sizes) {
@@ -286,9 +272,10 @@ tessel::rankMatmulConfigs(MLIRContext *context, const Chip &chip, Type a,
                                     instrName, splits, /*streamK=*/0);
                 MatmulResources resources =
                     estimateMatmulResources(config, a, b, chip.defaultWaveSize);
+                // The lowering keeps accumulators in architectural VGPRs:
+                // past them the backend spills.
                 if (resources.ldsBytes > chip.maxLdsBytesPerWorkgroup ||
-                    resources.totalVgprs() >
-                        getMatmulRegisterLimit(chip, wavesM * wavesN))
+                    resources.totalVgprs() > chip.maxArchVgprs)
                   continue;
                 MatmulCandidate candidate;
                 candidate.tileM = tileM;
@@ -370,10 +357,6 @@ tessel::rankMatmulConfigs(MLIRContext *context, const Chip &chip, Type a,
           return x.config.getNumWaves() < y.config.getNumWaves();
         return waveAspect(x.config) < waveAspect(y.config);
       });
-  if (getenv("XDBG"))
-    for (auto [i, r] : llvm::enumerate(ranked))
-      llvm::errs() << i << " " << r.config << " " << r.estimate.seconds * 1e6
-                   << " " << r.estimate.limit << "\n";
   return ranked;
 }
 
@@ -692,10 +675,11 @@ ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
   // A decode block of at most 16 rows (one query of up to 16 packed heads,
   // a few queries of fewer) takes the 16x16 instructions: a 32-row block
   // would compute, exponentiate and merge twice the rows it has (gfx942,
-  // b1, 32 heads on 8, 1 query, 32768 keys: 71.3 -> 82.5 % of HBM by the
-  // model). A larger group stays in one 32-row block, whose K and V one
-  // workgroup reads rather than two (8 queries of 4 heads in two 16-row
-  // blocks: 78.8 -> 34.7 % at batch 8).
+  // b1, 32 heads on 8, 1 query, 32768 keys: 68.2 -> 73.7 % of HBM by the
+  // model, each at its best split count). A larger group stays in one
+  // 32-row block, whose K and V one workgroup reads rather than two (8
+  // queries of 4 heads at batch 8, 4096 keys, 8 splits: 68.0 % in one
+  // block, 44.7 % in two of 16 rows).
   if (decode && chip.isCDNA() && !wave32 && !chunked &&
       rows <= kSmallDecodeRows) {
     if (const MmaInstr *small =
