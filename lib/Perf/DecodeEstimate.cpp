@@ -140,8 +140,9 @@ DecodeEstimate tessel::estimateDecode(const Chip &chip,
                                                    : std::min(headDimV, 32.0));
     double lanes = 64.0 * double(std::max<int64_t>(1, shape.waves));
     double elementsPerLane = std::max(1.0, rows * columns / lanes);
-    // Lanes hold 4 consecutive columns of a row.
-    double rowsPerLane = std::max(1.0, elementsPerLane / 4);
+    // A lane holds one row where the lanes outnumber the rows
+    // (the merge's layout puts the lanes along the rows first).
+    double rowsPerLane = std::max(1.0, rows / lanes);
     double chunks = std::ceil(headDimV / columns);
     double groups = double(
         splits / getMergeUnroll(splits, int64_t(std::ceil(elementsPerLane))));

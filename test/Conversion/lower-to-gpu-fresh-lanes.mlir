@@ -23,7 +23,7 @@
 // CHECK-NEXT: %[[LANE:.*]] = gpu.lane_id
 // CHECK-NEXT: %[[START:.*]] = arith.subi %[[T]], %[[LANE]] : index
 // CHECK-NEXT: %{{.*}} = arith.divui %[[START]], %c64 : index
-// CHECK-NEXT: %{{.*}} = arith.shrui %[[LANE]], %{{.*}} : index
+// CHECK: %{{.*}} = arith.shrui %[[LANE]], %{{.*}} : index
 // The merges use none of the entry's ids.
 // CHECK-NOT: %[[LANE0]]{{[^0-9_]}}
 // CHECK-NOT: %[[WAVE0]]{{[^0-9_]}}

@@ -49,11 +49,12 @@ TEST(DecodeEstimate, FewWorkgroupsSplit) {
   EXPECT_LT(split.seconds, whole.seconds / 10);
 }
 
-// The merge's tail grows with the splits and with the rows merged: with
-// all 32 rows of the block to merge (8 queries of each packed head), the
-// model stops at fewer splits than with 4.
+// The merge's tail grows with the splits and with the rows merged: all 32
+// rows of the block (8 queries of each packed head) in 4 chunks cost more
+// than 4 rows in one, and the model stops at fewer splits for them at 4096
+// keys.
 TEST(DecodeEstimate, MergeCostLimitsSplits) {
-  DecodeShape few = decode(1, 32768);
+  DecodeShape few = decode(1, 4096);
   DecodeShape many = few;
   many.seqQ = 8;
   many.mergeRows = 32;

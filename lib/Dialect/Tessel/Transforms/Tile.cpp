@@ -1055,6 +1055,49 @@ getCombineUnroll(scf::ForOp loop, int64_t elementsPerLane) {
   return std::make_pair(factor, trips / factor);
 }
 
+/// The layout a split-KV merge works on, [rows, columns] over `waves` waves
+/// of `waveSize` lanes: the lanes' low bits along the rows, so that a lane
+/// holds as few rows as the tile allows (each row's weight is an
+/// exponential a lane takes for every row it holds), the other lane bits
+/// and the waves along the columns, and each lane's registers a run of
+/// consecutive columns (16-byte loads and stores).
+static Attribute getMergeLayout(MLIRContext *context, int64_t rows,
+                                int64_t columns, int64_t waves,
+                                int64_t waveSize) {
+  SmallVector<int64_t> registerBases, laneBases, waveBases;
+  int64_t rowBits = llvm::Log2_64(rows), columnBits = llvm::Log2_64(columns);
+  int64_t laneBits = llvm::Log2_64(waveSize), waveBits = llvm::Log2_64(waves);
+  int64_t row = 0, column = 0;
+  auto nextBasis = [&](SmallVector<int64_t> &bases) {
+    // Rows first, then columns; past the tile, copies (zero bases).
+    if (row < rowBits) {
+      bases.append({int64_t(1) << row++, 0});
+    } else if (column < columnBits) {
+      bases.append({0, int64_t(1) << column++});
+    } else {
+      bases.append({0, 0});
+    }
+  };
+  // The registers take the columns' low bits (a run per lane) where the
+  // lanes and waves leave columns to them.
+  int64_t laneAndWaveColumns =
+      std::max<int64_t>(0, laneBits + waveBits - rowBits);
+  int64_t registerColumns =
+      std::max<int64_t>(0, columnBits - laneAndWaveColumns);
+  for (int64_t bit = 0; bit < registerColumns; ++bit)
+    registerBases.append({0, int64_t(1) << column++});
+  for (int64_t bit = 0; bit < laneBits; ++bit)
+    nextBasis(laneBases);
+  for (int64_t bit = 0; bit < waveBits; ++bit)
+    nextBasis(waveBases);
+  while (row < rowBits)
+    registerBases.append({int64_t(1) << row++, 0});
+  while (column < columnBits)
+    registerBases.append({0, int64_t(1) << column++});
+  return LinearAttr::get(context, /*rank=*/2, registerBases, laneBases,
+                         waveBases, {}, {});
+}
+
 /// Unrolls a merge loop by getCombineUnroll's factor. Done once the loop's
 /// results have all their uses: a loop of as many iterations as the factor
 /// is replaced by its body.
@@ -1081,11 +1124,11 @@ void AttentionTiler::buildCombine(Value batch, Value head, Value m0,
   int64_t blockM = merge.rows, columns = merge.columns;
   int64_t elementsPerLane = std::max<int64_t>(
       1, blockM * columns / (int64_t(target.waveSize) * numWaves));
-  int64_t rowsPerLane = std::max<int64_t>(1, elementsPerLane / 4);
+  int64_t rowsPerLane =
+      std::max<int64_t>(1, blockM / (int64_t(target.waveSize) * numWaves));
   Type f32 = b.getF32Type();
-  // Elementwise work only: a coalesced layout over [rows, columns].
-  auto layout = getCoalescedLayout(context, {blockM, columns}, 1, 4, numWaves,
-                                   target.waveSize);
+  auto layout =
+      getMergeLayout(context, blockM, columns, numWaves, target.waveSize);
   auto type = tile({blockM, columns}, f32, layout);
   Value zero = constIndex(0);
   // The rows' statistics: one value per row a lane holds (the chunks'
