@@ -815,8 +815,8 @@ private:
   };
   /// Merges the partial O and log2-sum-exp of the query block at row m0
   /// into O (and the logsumexp), on `numWaves` waves.
-  void buildCombine(Value batch, Value head, Value m0, unsigned numWaves,
-                    const PartialRange &partials);
+  LogicalResult buildCombine(Value batch, Value head, Value m0,
+                             unsigned numWaves, const PartialRange &partials);
   /// Stream-K: the steps [begin, end) of this workgroup and the first and
   /// last query blocks (in unit order) they reach.
   struct StreamKRange {
@@ -855,7 +855,8 @@ private:
       function_ref<void()> storeLogSumExp);
   /// Stream-K, after the loop over the query blocks: merges the pieces of
   /// the first and the last of them where this workgroup's arrived last.
-  void mergeStreamKPieces(const StreamKPiece &piece, unsigned numWaves);
+  LogicalResult mergeStreamKPieces(const StreamKPiece &piece,
+                                   unsigned numWaves);
   /// Stream-K: the workspace slot (0 or 1) of `workgroup`'s piece of the
   /// query block of `piece`.
   Value streamKSlotOf(const StreamKPiece &piece, Value workgroup);
@@ -1107,9 +1108,9 @@ static void unrollCombineLoop(scf::ForOp loop, int64_t elementsPerLane) {
     (void)loopUnrollByFactor(loop, uint64_t(unroll->first));
 }
 
-void AttentionTiler::buildCombine(Value batch, Value head, Value m0,
-                                  unsigned numWaves,
-                                  const PartialRange &partials) {
+LogicalResult AttentionTiler::buildCombine(Value batch, Value head, Value m0,
+                                           unsigned numWaves,
+                                           const PartialRange &partials) {
   MLIRContext *context = b.getContext();
   // The block's rows, or only as many as its queries fill where they are
   // fewer (a decode's few queries, of each packed head: the one-wave
@@ -1136,7 +1137,7 @@ void AttentionTiler::buildCombine(Value batch, Value head, Value m0,
   FailureOr<RankedTensorType> statType =
       getReducedTileType(type, 1, [&] { return op.emitOpError(); });
   if (failed(statType))
-    return;
+    return failure();
   auto stat = [&](double value) { return splat(*statType, value); };
   auto broadcast = [&](Value rows) -> Value {
     return BroadcastOp::create(b, loc, type, rows);
@@ -1242,6 +1243,7 @@ void AttentionTiler::buildCombine(Value batch, Value head, Value m0,
   StoreOp::create(b, loc, out, output, ValueRange{batch, head, m0, d0});
   unrollCombineLoop(accLoop, elementsPerLane);
   unrollCombineLoop(statistics, rowsPerLane);
+  return success();
 }
 
 Value AttentionTiler::firstStepOf(Value w) {
@@ -1399,8 +1401,8 @@ Value AttentionTiler::streamKSlotOf(const StreamKPiece &piece,
   return select(later, one, constIndex(0));
 }
 
-void AttentionTiler::mergeStreamKPieces(const StreamKPiece &piece,
-                                        unsigned numWaves) {
+LogicalResult AttentionTiler::mergeStreamKPieces(const StreamKPiece &piece,
+                                                 unsigned numWaves) {
   // The merges run after the loop over the query blocks, for at most its
   // first and its last: inside it, their registers would add to the key
   // loop's (the backend hoists their lane addresses out of the loop over
@@ -1440,7 +1442,7 @@ void AttentionTiler::mergeStreamKPieces(const StreamKPiece &piece,
         return SmallVector<Value>{owner, streamKSlotOf(cut, toScalar(owner))};
       },
       constIndex(0)};
-  buildCombine(cut.batch, cut.head, m0, numWaves, owners);
+  return buildCombine(cut.batch, cut.head, m0, numWaves, owners);
 }
 
 LogicalResult AttentionTiler::run() {
@@ -2386,7 +2388,8 @@ LogicalResult AttentionTiler::run() {
     merges = arith::OrIOp::create(b, loc, merges, lastBit);
     scf::YieldOp::create(b, loc, merges);
     b.setInsertionPointAfter(piece->loop);
-    mergeStreamKPieces(*piece, numWaves);
+    if (failed(mergeStreamKPieces(*piece, numWaves)))
+      return failure();
   } else if (mode == Mode::Split) {
     // This split's normalized O and log2-sum-exp (in the exp2 domain).
     storeOutput(workspaceO, {batch, head, split}, f32, m0);
@@ -2404,7 +2407,8 @@ LogicalResult AttentionTiler::run() {
                                  return SmallVector<Value>{batch, head, s};
                                },
                                m0};
-    buildCombine(batch, head, m0, numWaves, splitPartials);
+    if (failed(buildCombine(batch, head, m0, numWaves, splitPartials)))
+      return failure();
     b.setInsertionPointAfter(lastSplit);
   } else {
     storeOutput(output, {batch, head}, op.getO().getType().getElementType(),
