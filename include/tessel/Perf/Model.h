@@ -124,7 +124,7 @@ struct LoopReport {
   double structuralEfficiency = 0; ///< matrix-pipe busy fraction
   std::string limit;               ///< what binds the loop
   uint64_t tripCount = 0;
-  std::string tripCountSource;      ///< "given", "from FLOPs", "assumed"
+  std::string tripCountSource; ///< "given", "from FLOPs", "assumed"
   /// A split-KV kernel's merge of the splits' partials
   /// (ProblemWork::mergeLoopIterations): run by the last split of each
   /// block to arrive, after every split has streamed its keys.
