@@ -45,17 +45,28 @@ static constexpr double kLoadsInFlight = 8;
 /// 1, 8 queries of 4 packed heads, 32 splits: 53.7k clocks against 55.7k
 /// here).
 static constexpr double kMergeMaxValuPerRow = 2, kMergeValuPerRow = 8,
-                        kMergeValuPerElement = 0.75, kMergeValuPerSplit = 6,
+                        kMergeValuPerElement = 0.5, kMergeValuPerSplit = 6,
                         kMergeClocksPerValu = 5.5;
 
 int64_t tessel::getMergeUnroll(int64_t splits, int64_t elementsPerLane) {
-  constexpr int64_t kMaxUnroll = 8, kRegistersInFlight = 64;
+  constexpr int64_t kMaxUnroll = 8, kRegistersInFlight = 128;
   int64_t factor = kMaxUnroll;
   while (factor > 1 &&
          (factor * std::max<int64_t>(1, elementsPerLane) > kRegistersInFlight ||
           splits % factor))
     factor /= 2;
   return factor;
+}
+
+int64_t tessel::getMergeGroup(int64_t splits) {
+  constexpr int64_t kOneLevelSplits = 8;
+  if (splits <= kOneLevelSplits)
+    return 1;
+  int64_t group = int64_t(std::ceil(std::sqrt(double(splits))));
+  for (; group <= splits / 2; ++group)
+    if (splits % group == 0)
+      return group;
+  return 1;
 }
 
 DecodeEstimate tessel::estimateDecode(const Chip &chip,
@@ -144,19 +155,31 @@ DecodeEstimate tessel::estimateDecode(const Chip &chip,
     // (the merge's layout puts the lanes along the rows first).
     double rowsPerLane = std::max(1.0, rows / lanes);
     double chunks = std::ceil(headDimV / columns);
-    double groups = double(
-        splits / getMergeUnroll(splits, int64_t(std::ceil(elementsPerLane))));
-    double valu = double(splits) *
-                  (rowsPerLane * kMergeMaxValuPerRow + kMergeValuPerSplit +
-                   chunks * (rowsPerLane * kMergeValuPerRow +
-                             elementsPerLane * kMergeValuPerElement +
-                             kMergeValuPerSplit));
+    // One merge of `partials` partials: each unrolled group of them one
+    // load latency per pass, and the VALU.
+    auto mergeClocks = [&](int64_t partials) {
+      double latencies =
+          double(partials /
+                 getMergeUnroll(partials, int64_t(std::ceil(elementsPerLane))));
+      double valu = double(partials) *
+                    (rowsPerLane * kMergeMaxValuPerRow + kMergeValuPerSplit +
+                     chunks * (rowsPerLane * kMergeValuPerRow +
+                               elementsPerLane * kMergeValuPerElement +
+                               kMergeValuPerSplit));
+      return latencies * (1 + chunks) * parameters.globalLoadLatency +
+             valu * kMergeClocksPerValu;
+    };
+    // Two levels (getMergeGroup, one-wave blocks): the last group's merge,
+    // its partial's store and arrival, then the groups'.
+    int64_t group = shape.waves == 1 ? getMergeGroup(splits) : 1;
+    double merges = group > 1 ? mergeClocks(group) +
+                                    2 * parameters.globalLoadLatency +
+                                    mergeClocks(splits / group)
+                              : mergeClocks(splits);
     double outputs = rows * headDimV * shape.elementBytes;
-    estimate.combineSeconds =
-        (groups * (1 + chunks) * parameters.globalLoadLatency +
-         valu * kMergeClocksPerValu + outputs / parameters.l1BytesPerClock +
-         2 * parameters.globalLoadLatency) /
-        clock;
+    estimate.combineSeconds = (merges + outputs / parameters.l1BytesPerClock +
+                               2 * parameters.globalLoadLatency) /
+                              clock;
   }
   estimate.seconds = estimate.splitSeconds + estimate.combineSeconds;
   return estimate;

@@ -36,27 +36,48 @@
 // The merged sum is at least 1 (the largest share weighs 1): divided by
 // with the reciprocal instruction.
 // CHECK: arith.divf %{{.*}}, %{{.*}} fastmath<afn> : tensor<8x64xf32
-// CHECK: tessel.store %{{.*}}, %arg3[%[[B]], %{{.*}}, %{{.*}}, %[[D0]]] : tensor<8x64xf16
+// O holds whole merge tiles (8 rows, 64 columns): no masks.
+// CHECK: tessel.store %{{.*}}, %arg3[%[[B]], %{{.*}}, %{{.*}}, %[[D0]]] in_bounds : tensor<8x64xf16
 // CHECK-NOT: func.func
 func.func @decode(%q: memref<1x2x8x64xf16>, %k: memref<1x2x300x64xf16>, %v: memref<1x2x300x64xf16>, %o: memref<1x2x8x64xf16>, %lse: memref<1x2x8xf32>) {
   tessel.attention ins(%q, %k, %v : memref<1x2x8x64xf16>, memref<1x2x300x64xf16>, memref<1x2x300x64xf16>) outs(%o : memref<1x2x8x64xf16>) lse(%lse : memref<1x2x8xf32>) {config = #tessel.config<tile = [32, 64], waves = [1, 1], stages = 1, instr = "v_mfma_f32_32x32x8_f16", splits = 4>}
   return
 }
 
-// Sixteen splits: the merge's loops over them run unrolled (the loads of
-// several partials in flight at once, at most 64 registers a lane of
-// them): by eight for the statistics (4 values a lane), by four for the
-// partials (16), and the kernel records their trip counts for the
-// performance model: 2 for the statistics, 4 per chunk of 32 columns (32
-// rows on one wave) for the partials.
+// Sixteen splits merge in two levels (groups of 4, then the 4 groups),
+// with a fourth dimension of the arrivals: a counter per group and one of
+// the groups. The last split of each group merges the group's partials
+// (statistics and partials loops unrolled whole: 4 of them) into the
+// group's first slot, a barrier before each store (the slot is also read,
+// by other lanes too); then the last group merges the groups' partials
+// and writes O. The kernel records the trip counts of the loops left for
+// the performance model: each level's 2 chunks of 32 columns (32 rows on
+// one wave).
 // CHECK-LABEL: func.func @decode_sixteen_splits
-// CHECK-SAME: tessel.merge_loop_iterations = array<i64: 2, 8>
-// CHECK: scf.if
-// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c16{{.*}} step %c8
-// CHECK-COUNT-8: arith.maxnumf {{.*}} : tensor<32x1xf32
+// CHECK-SAME: %arg6: memref<1x2x1x5xi32>
+// CHECK-SAME: tessel.merge_loop_iterations = array<i64: 2, 2>
+// CHECK: %[[Z:.*]] = tessel.program_id 2
+// CHECK: %[[S:.*]] = arith.remui %[[Z]], %{{.*}} : index
+// CHECK: %[[GROUP:.*]] = arith.divui %[[S]], %c4
+// CHECK: %[[FIRST:.*]] = arith.muli %[[GROUP]], %c4
+// CHECK: %[[IN_GROUP:.*]] = tessel.split_arrive %arg6[%{{.*}}, %{{.*}}, %{{.*}}, %[[GROUP]]] splits = 4
+// CHECK: scf.if %[[IN_GROUP]] {
+// CHECK-COUNT-4: arith.maxnumf {{.*}} : tensor<32x1xf32
 // CHECK: scf.for
-// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c16{{.*}} step %c4
-// CHECK-COUNT-4: tessel.load {{.*}} -> tensor<32x32xf32
+// CHECK-COUNT-4: tessel.load %arg4{{.*}} in_bounds {{.*}} -> tensor<32x32xf32
+// CHECK: gpu.barrier
+// CHECK: tessel.store %{{.*}}, %arg4[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] in_bounds : tensor<32x32xf32
+// CHECK: scf.yield
+// CHECK: math.log2
+// CHECK: gpu.barrier
+// CHECK: tessel.store {{.*}} : tensor<32x1xf32
+// CHECK: %[[ALL:.*]] = tessel.split_arrive %arg6[%{{.*}}, %{{.*}}, %{{.*}}, %c4{{.*}}] splits = 4
+// CHECK: scf.if %[[ALL]] {
+// CHECK-COUNT-4: arith.maxnumf {{.*}} : tensor<32x1xf32
+// CHECK: scf.for
+// CHECK-COUNT-4: tessel.load %arg4{{.*}} in_bounds {{.*}} -> tensor<32x32xf32
+// CHECK-NOT: gpu.barrier
+// CHECK: tessel.store %{{.*}}, %{{.*}} in_bounds : tensor<32x32xf16
 func.func @decode_sixteen_splits(%q: memref<1x2x32x64xf16>, %k: memref<1x2x4096x64xf16>, %v: memref<1x2x4096x64xf16>, %o: memref<1x2x32x64xf16>) {
   tessel.attention ins(%q, %k, %v : memref<1x2x32x64xf16>, memref<1x2x4096x64xf16>, memref<1x2x4096x64xf16>) outs(%o : memref<1x2x32x64xf16>) {config = #tessel.config<tile = [32, 64], waves = [1, 1], stages = 1, instr = "v_mfma_f32_32x32x8_f16", splits = 16>}
   return

@@ -60,18 +60,34 @@ TEST(DecodeEstimate, MergeCostLimitsSplits) {
   many.mergeRows = 32;
   many.mergeColumns = 32;
   int64_t fewSplits = chooseDecodeSplits(gfx942(), few);
-  int64_t manySplits = chooseDecodeSplits(gfx942(), many);
-  EXPECT_LT(manySplits, fewSplits);
   EXPECT_GT(estimateDecode(gfx942(), many, fewSplits).combineSeconds,
             2 * estimateDecode(gfx942(), few, fewSplits).combineSeconds);
+  // Two levels of merges cost less than one over every split.
+  DecodeShape twoWaves = many;
+  twoWaves.waves = 2;
+  EXPECT_LT(estimateDecode(gfx942(), many, 64).combineSeconds,
+            estimateDecode(gfx942(), twoWaves, 64).combineSeconds);
+}
+
+// More than 8 splits merge in groups: the smallest divisor from the split
+// count's square root up that leaves two groups or more.
+TEST(DecodeEstimate, MergeGroup) {
+  EXPECT_EQ(getMergeGroup(8), 1);
+  EXPECT_EQ(getMergeGroup(16), 4);
+  EXPECT_EQ(getMergeGroup(32), 8);
+  EXPECT_EQ(getMergeGroup(64), 8);
+  EXPECT_EQ(getMergeGroup(12), 4);
+  EXPECT_EQ(getMergeGroup(9), 3);
+  EXPECT_EQ(getMergeGroup(13), 1);
 }
 
 // The merge's loops over the splits unroll by the largest power of two up
-// to 8 that divides the split count and keeps 64 registers a lane of
+// to 8 that divides the split count and keeps 128 registers a lane of
 // partials in flight.
 TEST(DecodeEstimate, MergeUnroll) {
   EXPECT_EQ(getMergeUnroll(32, 8), 8);
-  EXPECT_EQ(getMergeUnroll(32, 16), 4);
+  EXPECT_EQ(getMergeUnroll(32, 16), 8);
+  EXPECT_EQ(getMergeUnroll(32, 32), 4);
   EXPECT_EQ(getMergeUnroll(12, 4), 4);
   EXPECT_EQ(getMergeUnroll(6, 4), 2);
   EXPECT_EQ(getMergeUnroll(5, 1), 1);

@@ -47,8 +47,17 @@ struct DecodeEstimate {
 /// The factor a split-KV kernel's merge unrolls its loops over `splits`
 /// splits by, each iteration loading `elementsPerLane` f32 values a lane:
 /// the largest power of two up to 8 that divides the count and keeps at
-/// most 64 registers a lane of loads in flight (1: rolled).
+/// most 128 registers a lane of loads in flight (1: rolled).
 int64_t getMergeUnroll(int64_t splits, int64_t elementsPerLane);
+
+/// The splits a split-KV kernel merges in a first level (1: one level).
+/// With more than 8 splits, the last of each group of that many splits to
+/// arrive merges its group into the group's first partial, and the last
+/// group to arrive merges the groups: the merge after the last key block
+/// walks a group and the groups instead of every split. The smallest
+/// divisor of `splits` from its square root up (1 where none leaves two
+/// groups or more).
+int64_t getMergeGroup(int64_t splits);
 
 /// The time of the decode with `splits` splits (1: one kernel).
 DecodeEstimate estimateDecode(const Chip &chip, const DecodeShape &shape,

@@ -814,9 +814,18 @@ private:
     Value row;
   };
   /// Merges the partial O and log2-sum-exp of the query block at row m0
-  /// into O (and the logsumexp), on `numWaves` waves.
+  /// into O (and the logsumexp), on `numWaves` waves; or, given
+  /// `intoSlot`, into the partial (normalized O and log2-sum-exp) of that
+  /// split slot, for a second level to merge (no sinks then).
   LogicalResult buildCombine(Value batch, Value head, Value m0,
-                             unsigned numWaves, const PartialRange &partials);
+                             unsigned numWaves, const PartialRange &partials,
+                             Value intoSlot = {});
+  /// Split-KV, after this split's partial: the last split of the query
+  /// block to arrive merges the partials; with merge groups
+  /// (getMergeGroup), the last of each group merges the group into its
+  /// first slot, and the last group to arrive merges the groups.
+  LogicalResult mergeSplits(Value batch, Value head, Value pidM, Value m0,
+                            Value split, unsigned numWaves);
   /// Stream-K: the steps [begin, end) of this workgroup and the first and
   /// last query blocks (in unit order) they reach.
   struct StreamKRange {
@@ -1110,7 +1119,8 @@ static void unrollCombineLoop(scf::ForOp loop, int64_t elementsPerLane) {
 
 LogicalResult AttentionTiler::buildCombine(Value batch, Value head, Value m0,
                                            unsigned numWaves,
-                                           const PartialRange &partials) {
+                                           const PartialRange &partials,
+                                           Value intoSlot) {
   MLIRContext *context = b.getContext();
   // The block's rows, or only as many as its queries fill where they are
   // fewer (a decode's few queries, of each packed head: the one-wave
@@ -1148,8 +1158,16 @@ LogicalResult AttentionTiler::buildCombine(Value batch, Value head, Value m0,
     result.append({partials.row, column});
     return result;
   };
+  // The workspaces hold whole merge tiles where their rows and head dim
+  // are static multiples of the tile's (the rows of every query block the
+  // grid has, the head dim not padded): the loads then need no masks.
+  UnitAttr wholeTiles =
+      inBounds(cast<MemRefType>(workspaceO.getType()), {blockM, columns});
+  if (cast<MemRefType>(workspaceO.getType()).getShape().back() != headDim)
+    wholeTiles = UnitAttr();
   auto partialLse = [&](Value s) {
-    return LoadOp::create(b, loc, *statType, lseRows, indices(s, zero));
+    return LoadOp::create(b, loc, *statType, lseRows, indices(s, zero),
+                          wholeTiles);
   };
   double negInf = -std::numeric_limits<double>::infinity();
   auto forSplits = [&](ValueRange inits, auto body) {
@@ -1173,7 +1191,8 @@ LogicalResult AttentionTiler::buildCombine(Value batch, Value head, Value m0,
   // joins as one more split with no value). The maximum ignores a NaN
   // (maxnum: one instruction); the NaN's weight still makes the sum, and
   // so every output of the row, NaN.
-  Value sink = sinks ? sinkTile(*statType, head, /*rowsDim=*/0) : Value();
+  Value sink =
+      sinks && !intoSlot ? sinkTile(*statType, head, /*rowsDim=*/0) : Value();
   auto statistics = forSplits(
       ValueRange{sink ? sink : stat(negInf)}, [&](Value s, ValueRange iters) {
         return SmallVector<Value>{
@@ -1183,10 +1202,13 @@ LogicalResult AttentionTiler::buildCombine(Value batch, Value head, Value m0,
   Value maxSafe = safeMax(max);
   Value sumInit =
       sink ? weightOf(arith::SubFOp::create(b, loc, sink, maxSafe)) : stat(0.0);
+  // The chunks carry the rows' sum of the weights out (every chunk's is
+  // the same) for a merged partial's log2-sum-exp, stored after the last
+  // chunk has read the slot's.
   auto chunks = scf::ForOp::create(b, loc, zero, constIndex(headDim),
-                                   constIndex(columns));
+                                   constIndex(columns), ValueRange{sumInit});
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(chunks.getBody()->getTerminator());
+  b.setInsertionPointToEnd(chunks.getBody());
   Value d0 = chunks.getInductionVar();
   // Per chunk, the weighted partials and the rows' sum of the weights (one
   // exponent per row and split, the same in every chunk).
@@ -1194,18 +1216,17 @@ LogicalResult AttentionTiler::buildCombine(Value batch, Value head, Value m0,
       ValueRange{splat(type, 0.0), sumInit}, [&](Value s, ValueRange iters) {
         Value weight =
             weightOf(arith::SubFOp::create(b, loc, partialLse(s), maxSafe));
-        Value partial =
-            LoadOp::create(b, loc, type, workspaceO, indices(s, d0));
+        Value partial = LoadOp::create(b, loc, type, workspaceO, indices(s, d0),
+                                       wholeTiles);
+        // One fused multiply-add per element (v_pk_fma_f32 pairs).
         return SmallVector<Value>{
-            arith::AddFOp::create(
-                b, loc, iters[0],
-                arith::MulFOp::create(b, loc, broadcast(weight), partial)),
+            math::FmaOp::create(b, loc, broadcast(weight), partial, iters[0]),
             arith::AddFOp::create(b, loc, iters[1], weight)};
       });
   Value sum = accLoop.getResult(1);
   // Every chunk has the rows' whole statistics: each stores the same
   // logsumexp.
-  if (logsumexp)
+  if (logsumexp && !intoSlot)
     StoreOp::create(b, loc, naturalLogSumExp(max, sum, *statType),
                     rowView(logsumexp, {}), ValueRange{batch, head, m0, zero});
   // The sum holds a weight of 1 (the largest split's), so it is at least 1:
@@ -1229,21 +1250,114 @@ LogicalResult AttentionTiler::buildCombine(Value batch, Value head, Value m0,
       trips.push_back(accUnroll->second * numChunks);
     else if (numChunks > 1)
       trips.push_back(numChunks);
-    chunks->getParentOfType<FunctionOpInterface>()->setAttr(
-        kMergeLoopIterationsAttrName, b.getDenseI64ArrayAttr(trips));
+    // A second level's loops follow the first's.
+    Operation *function = chunks->getParentOfType<FunctionOpInterface>();
+    if (auto earlier = function->getAttrOfType<DenseI64ArrayAttr>(
+            kMergeLoopIterationsAttrName))
+      trips.insert(trips.begin(), earlier.asArrayRef().begin(),
+                   earlier.asArrayRef().end());
+    function->setAttr(kMergeLoopIterationsAttrName,
+                      b.getDenseI64ArrayAttr(trips));
   }
   Value out = arith::SelectOp::create(
       b, loc, empty, splat(type, 0.0),
       arith::DivFOp::create(b, loc, accLoop.getResult(0), sums,
                             arith::FastMathFlags::afn));
-  Type oElement = op.getO().getType().getElementType();
-  if (oElement != f32)
-    out = arith::TruncFOp::create(
-        b, loc, tile({blockM, columns}, oElement, layout), out);
-  StoreOp::create(b, loc, out, output, ValueRange{batch, head, m0, d0});
+  if (intoSlot) {
+    // The slot's partial is also an input: every lane reads what it needs
+    // of it before any lane overwrites it (a lane may hold another's
+    // elements or rows, and lanes need not run in lockstep).
+    gpu::BarrierOp::create(b, loc);
+    SmallVector<Value> slot = partials.prefix(intoSlot);
+    slot.append({partials.row, d0});
+    StoreOp::create(b, loc, out, workspaceO, slot, wholeTiles);
+  } else {
+    Type oElement = op.getO().getType().getElementType();
+    if (oElement != f32)
+      out = arith::TruncFOp::create(
+          b, loc, tile({blockM, columns}, oElement, layout), out);
+    // O, like the workspaces, holds whole tiles where its rows (of every
+    // packed head) and head dim are static multiples of the tile's.
+    MemRefType oType = op.getO().getType();
+    int64_t oRows = oType.getDimSize(2), oColumns = oType.getDimSize(3);
+    UnitAttr wholeOutputTiles;
+    if (!op.isVarlen() && !ShapedType::isDynamic(oRows) &&
+        (oRows * packedHeads) % blockM == 0 && oColumns == headDim &&
+        headDim % columns == 0)
+      wholeOutputTiles = b.getUnitAttr();
+    StoreOp::create(b, loc, out, output, ValueRange{batch, head, m0, d0},
+                    wholeOutputTiles);
+  }
+  scf::YieldOp::create(b, loc, sum);
+  if (intoSlot) {
+    b.setInsertionPointAfter(chunks);
+    Value lse2 =
+        arith::AddFOp::create(b, loc, maxSafe, log2OfSum(chunks.getResult(0)));
+    gpu::BarrierOp::create(b, loc);
+    StoreOp::create(b, loc, lse2, lseRows, indices(intoSlot, zero), wholeTiles);
+  }
   unrollCombineLoop(accLoop, elementsPerLane);
   unrollCombineLoop(statistics, rowsPerLane);
   return success();
+}
+
+static int64_t getSplitMergeGroup(int64_t splits, unsigned numWaves) {
+  // A merged partial is stored in place of the group's first, whose
+  // statistics every chunk reads: safe where each lane stores only what
+  // it alone read (one wave).
+  return numWaves == 1 ? getMergeGroup(splits) : 1;
+}
+
+LogicalResult AttentionTiler::mergeSplits(Value batch, Value head, Value pidM,
+                                          Value m0, Value split,
+                                          unsigned numWaves) {
+  int64_t splits = config.getSplits();
+  int64_t group = getSplitMergeGroup(splits, numWaves);
+  auto arrive = [&](ValueRange counter, int64_t count) {
+    Value last =
+        SplitArriveOp::create(b, loc, b.getI1Type(), arrivals, counter,
+                              /*count=*/Value(), b.getI64IntegerAttr(count));
+    auto ifLast = scf::IfOp::create(b, loc, last, /*withElseRegion=*/false);
+    b.setInsertionPoint(ifLast.thenBlock()->getTerminator());
+    return ifLast;
+  };
+  Value zero = constIndex(0);
+  OpBuilder::InsertionGuard guard(b);
+  if (group == 1) {
+    arrive({batch, head, pidM}, splits);
+    PartialRange splitPartials{zero, constIndex(splits),
+                               [&](Value s) {
+                                 return SmallVector<Value>{batch, head, s};
+                               },
+                               m0};
+    return buildCombine(batch, head, m0, numWaves, splitPartials);
+  }
+  // Counters [.., query block, g] for group g and [.., query block,
+  // groups] for the groups.
+  int64_t groups = splits / group;
+  Value groupSize = constIndex(group);
+  Value groupIndex = arith::DivUIOp::create(b, loc, split, groupSize);
+  Value first = arith::MulIOp::create(b, loc, groupIndex, groupSize);
+  arrive({batch, head, pidM, groupIndex}, group);
+  PartialRange groupPartials{zero, groupSize,
+                             [&, first](Value s) {
+                               return SmallVector<Value>{
+                                   batch, head,
+                                   arith::AddIOp::create(b, loc, first, s)};
+                             },
+                             m0};
+  if (failed(buildCombine(batch, head, m0, numWaves, groupPartials,
+                          /*intoSlot=*/zero)))
+    return failure();
+  arrive({batch, head, pidM, constIndex(groups)}, groups);
+  PartialRange groupResults{zero, constIndex(groups),
+                            [&](Value g) {
+                              return SmallVector<Value>{
+                                  batch, head,
+                                  arith::MulIOp::create(b, loc, g, groupSize)};
+                            },
+                            m0};
+  return buildCombine(batch, head, m0, numWaves, groupResults);
 }
 
 Value AttentionTiler::firstStepOf(Value w) {
@@ -2396,20 +2510,8 @@ LogicalResult AttentionTiler::run() {
     Value lse2 = arith::AddFOp::create(b, loc, m, log2OfSum(l));
     StoreOp::create(b, loc, lse2, queryView(workspaceLse),
                     ValueRange{batch, head, split, zero, m0});
-    // The last split of the query block to arrive merges the partials.
-    Value last = SplitArriveOp::create(
-        b, loc, b.getI1Type(), arrivals, ValueRange{batch, head, pidM},
-        /*count=*/Value(), b.getI64IntegerAttr(splits));
-    auto lastSplit = scf::IfOp::create(b, loc, last, /*withElseRegion=*/false);
-    b.setInsertionPoint(lastSplit.thenBlock()->getTerminator());
-    PartialRange splitPartials{zero, constIndex(splits),
-                               [&](Value s) {
-                                 return SmallVector<Value>{batch, head, s};
-                               },
-                               m0};
-    if (failed(buildCombine(batch, head, m0, numWaves, splitPartials)))
+    if (failed(mergeSplits(batch, head, pidM, m0, split, numWaves)))
       return failure();
-    b.setInsertionPointAfter(lastSplit);
   } else {
     storeOutput(output, {batch, head}, op.getO().getType().getElementType(),
                 m0);
@@ -2542,25 +2644,32 @@ LogicalResult TilePass::splitAttention(func::FuncOp function,
   int64_t blocks = ShapedType::isDynamic(rows)
                        ? ShapedType::kDynamic
                        : llvm::divideCeil(rows, config.getTile()[0]);
+  // Two-level merges count arrivals per group and of the groups.
+  int64_t mergeGroup = getSplitMergeGroup(splits, config.getNumWaves());
+  SmallVector<int64_t> counters = {q.getDimSize(0), heads, blocks};
+  if (mergeGroup > 1)
+    counters.push_back(splits / mergeGroup + 1);
   SmallVector<Type> workspaces = {
       MemRefType::get({q.getDimSize(0), heads, splits, rows,
                        attention.getV().getType().getDimSize(3)},
                       f32),
       MemRefType::get({q.getDimSize(0), heads, splits, rows}, f32),
-      MemRefType::get({q.getDimSize(0), heads, blocks},
-                      IntegerType::get(&getContext(), 32))};
+      MemRefType::get(counters, IntegerType::get(&getContext(), 32))};
   // What the runtime sizes dynamic workspace dimensions from (a dynamic
   // batch; the rows with a dynamic query length and no packed heads).
   Builder names(&getContext());
   std::string headsName = group > 1 ? "" : "heads";
   std::string rowsName = group > 1 ? "" : "seq_q";
+  SmallVector<StringRef> counterNames = {"batch", headsName, ""};
+  if (counters.size() > 3)
+    counterNames.push_back("");
   function->setAttr(
       "tessel.workspace_dims",
       names.getArrayAttr(
           {names.getStrArrayAttr(
                {"batch", headsName, "", rowsName, "head_dim_v"}),
            names.getStrArrayAttr({"batch", headsName, "", rowsName}),
-           names.getStrArrayAttr({"batch", headsName, ""})}));
+           names.getStrArrayAttr(counterNames)}));
   return tileAttentionWithWorkspaces(function, attention, workspaces,
                                      "tessel.splits", splits,
                                      AttentionTiler::Mode::Split);
