@@ -1284,6 +1284,7 @@ tessel::analyzeKernel(const KernelCode &input, const KernelMetadata &metadata,
   std::vector<BasicBlock> blocks = buildBasicBlocks(code);
   std::vector<bool> inLoop(code.instructions.size(), false);
   uint64_t loopFlopsPerWave = 0;
+  std::vector<const LoopRange *> loopRanges; // report.loops' ranges
   for (const LoopRange &range : ranges) {
     bool innermost = llvm::none_of(ranges, [&](const LoopRange &other) {
       return other.depth > range.depth &&
@@ -1297,6 +1298,7 @@ tessel::analyzeKernel(const KernelCode &input, const KernelMetadata &metadata,
                                        usage.waveSize, report.wavesPerBusySimd,
                                        wavesPerBarrier, report.simdsBusy,
                                        isStaggeredLoop(code, blocks, range)));
+    loopRanges.push_back(&range);
     loopFlopsPerWave += report.loops.back().matrixFlopsPerIteration;
   }
   if (llvm::any_of(ranges, [](const LoopRange &r) { return r.depth > 0; }))
@@ -1385,6 +1387,24 @@ tessel::analyzeKernel(const KernelCode &input, const KernelMetadata &metadata,
                         loop.beginAddress)
               .str());
     }
+  }
+
+  // The merge loops run in the tail, when the other workgroups are done:
+  // the merging workgroup's waves share the CU's SIMDs and vector-memory
+  // path among themselves only (wavesPerBarrier of them to a SIMD).
+  unsigned mergingSimds =
+      std::min(placement.wavesPerWorkgroup, chip.simdsPerCU);
+  for (auto [loop, range] : llvm::zip(report.loops, loopRanges)) {
+    if (!loop.merge)
+      continue;
+    LoopReport alone =
+        analyzeLoop(code, *range, chip, parameters, usage.waveSize,
+                    wavesPerBarrier, wavesPerBarrier, mergingSimds,
+                    /*staggered=*/false);
+    alone.tripCount = loop.tripCount;
+    alone.tripCountSource = loop.tripCountSource;
+    alone.merge = true;
+    loop = std::move(alone);
   }
 
   // Time per round of workgroups, then the grid, then the memory floors.

@@ -633,6 +633,27 @@ def test_wmma_chips(chip):
     assert np.abs(o - reference_attention(q, k, k, True, 0.125)).max() < 1e-2
 
 
+@pytest.mark.parametrize("chip", ["gfx90a", "gfx942", "gfx950"])
+def test_two_wave_packed_decode(chip):
+    # 8 queries of 4 packed heads fill a 32-row block, which two waves of
+    # 16 rows share, in the split kernel and in the merge of the splits (8
+    # of them: the key length is dynamic here). A NaN key makes NaN the
+    # rows of its key/value head's query heads, and only those.
+    # (tessel-run's e2e tests run the two-level merges of more splits.)
+    rng = np.random.default_rng(17)
+    sq, skv, d = 8, 3000, 128
+    q = rng.standard_normal((1, 8, sq, d)).astype(np.float16)
+    k = rng.standard_normal((1, 2, skv, d)).astype(np.float16)
+    v = rng.standard_normal((1, 2, skv, d)).astype(np.float16)
+    o = tessel.attention(q, k, v, chip=chip).astype(np.float32)[0]
+    expected = reference_attention(q, k, v, False, 1 / np.sqrt(d))[0]
+    assert np.abs(o - expected).max() < 2e-3
+    k[0, 1, 2500, 7] = np.nan
+    o = tessel.attention(q, k, v, chip=chip).astype(np.float32)[0]
+    assert np.isnan(o[4:]).all() and not np.isnan(o[:4]).any()
+    assert np.abs(o[:4] - expected[:4]).max() < 2e-3
+
+
 @pytest.mark.parametrize("chip", ["gfx942", "gfx950"])
 def test_split_decode_propagates_nan(chip):
     # A grouped-query decode whose keys the model splits (one batch, two

@@ -21,7 +21,7 @@ DecodeShape decode(int64_t batch, int64_t seqKV) {
   shape.seqQ = 1;
   shape.seqKV = seqKV;
   shape.headDim = 128;
-  shape.blockM = 32;
+  shape.blockM = 16; // one query of 4 packed heads: a 16-row block
   shape.blockN = 32;
   shape.packedHeads = 4;
   shape.matrixOpsPerClockPerSimd = 512;
@@ -51,22 +51,22 @@ TEST(DecodeEstimate, FewWorkgroupsSplit) {
 
 // The merge's tail grows with the splits and with the rows merged: all 32
 // rows of the block (8 queries of each packed head) in 4 chunks cost more
-// than 4 rows in one, and the model stops at fewer splits for them at 4096
-// keys.
+// than 4 rows in one; two waves merging the 32 rows cost less than one.
 TEST(DecodeEstimate, MergeCostLimitsSplits) {
   DecodeShape few = decode(1, 4096);
   DecodeShape many = few;
   many.seqQ = 8;
+  many.blockM = 32;
   many.mergeRows = 32;
   many.mergeColumns = 32;
   int64_t fewSplits = chooseDecodeSplits(gfx942(), few);
   EXPECT_GT(estimateDecode(gfx942(), many, fewSplits).combineSeconds,
             2 * estimateDecode(gfx942(), few, fewSplits).combineSeconds);
-  // Two levels of merges cost less than one over every split.
+  // Two waves share the merge's rows.
   DecodeShape twoWaves = many;
   twoWaves.waves = 2;
-  EXPECT_LT(estimateDecode(gfx942(), many, 64).combineSeconds,
-            estimateDecode(gfx942(), twoWaves, 64).combineSeconds);
+  EXPECT_LT(estimateDecode(gfx942(), twoWaves, 64).combineSeconds,
+            estimateDecode(gfx942(), many, 64).combineSeconds);
 }
 
 // More than 8 splits merge in groups: the smallest divisor from the split

@@ -679,14 +679,18 @@ ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
   // model, each at its best split count). A larger group stays in one
   // 32-row block, whose K and V one workgroup reads rather than two (8
   // queries of 4 heads at batch 8, 4096 keys, 8 splits: 68.0 % in one
-  // block, 44.7 % in two of 16 rows).
-  if (decode && chip.isCDNA() && !wave32 && !chunked &&
-      rows <= kSmallDecodeRows) {
+  // block, 44.7 % in two of 16 rows), on two waves of 16 rows each: two
+  // SIMDs stream and compute its keys, and two merge (8 queries of 4
+  // heads, 4096 keys: batch 1 22.1 -> 27.4 %, batch 8 72.0 -> 75.2 % on
+  // gfx942; docs/performance.md).
+  if (decode && chip.isCDNA() && !wave32 && !chunked && blockM <= 32) {
     if (const MmaInstr *small =
             chooseMmaInstr(chip, element, element, kSmallDecodeRows,
                            /*xf32=*/false, kMaxAttentionOperandElements)) {
       instr = small;
-      blockM = queriesPerWave = kSmallDecodeRows;
+      queriesPerWave = kSmallDecodeRows;
+      if (rows <= kSmallDecodeRows)
+        blockM = kSmallDecodeRows;
     }
   }
   SmallVector<int64_t> tile = {blockM, blockN};
