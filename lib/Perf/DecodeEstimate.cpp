@@ -124,10 +124,6 @@ DecodeEstimate tessel::estimateDecode(const Chip &chip,
   // block overwrites it) and wait on each other's writes: one more LDS
   // round trip.
   double exchanges = wavesPerWorkgroup > 1 ? 2 : 1;
-  double iterationClocks =
-      latencies * parameters.globalLoadLatency +
-      exchanges * (2 * parameters.ldsLatency + parameters.barrierLatency) +
-      matrixClocks + valuClocks;
   // Workgroups resident per CU: the register and LDS limits (K and V^T
   // blocks), or fewer when the grid is small.
   unsigned byWaves = chip.simdsPerCU * kWavesPerSimd / wavesPerWorkgroup;
@@ -135,6 +131,18 @@ DecodeEstimate tessel::estimateDecode(const Chip &chip,
   unsigned maxResident = std::max(1u, std::min(byWaves, byLds));
   uint64_t perCU = llvm::divideCeil(workgroups, uint64_t(chip.numCUs));
   estimate.residentPerCU = unsigned(std::min<uint64_t>(maxResident, perCU));
+  // A wave's share of the block crosses the CU's vector-memory path (the
+  // L1's bytes a clock) shared by the busy SIMDs; a paged block's address
+  // waits for its block-table entry first.
+  double busySimds = std::min<double>(
+      chip.simdsPerCU, double(estimate.residentPerCU) * wavesPerWorkgroup);
+  double transferClocks = bytesPerIteration / wavesPerWorkgroup /
+                          (parameters.l1BytesPerClock / busySimds);
+  double iterationClocks =
+      latencies * parameters.globalLoadLatency + transferClocks +
+      (shape.paged ? parameters.scalarLoadLatency : 0) +
+      exchanges * (2 * parameters.ldsLatency + parameters.barrierLatency) +
+      matrixClocks + valuClocks;
   // The busiest CU runs perCU workgroups, R at a time; all of them
   // together move their bytes at no more than the HBM bandwidth.
   double cuIterations = double(perCU) * double(iterations);

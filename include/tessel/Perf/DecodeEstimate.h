@@ -31,6 +31,9 @@ struct DecodeShape {
   double matrixOpsPerClockPerSimd = 0;
   /// P is rounded to bf16 in software (bf16 before gfx950).
   bool softwareBf16 = false;
+  /// Each key block's address comes from a paged cache's block table (a
+  /// scalar load before the block's loads).
+  bool paged = false;
   /// Waves per workgroup, and the tile the last split merges the partials
   /// on (getAttentionMergeTile; 0: blockM rows, 32 columns).
   int64_t waves = 1, mergeRows = 0, mergeColumns = 0;

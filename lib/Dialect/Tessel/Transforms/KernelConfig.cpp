@@ -1092,6 +1092,7 @@ int64_t tessel::chooseAttentionSplits(AttentionOp op, ConfigAttr config,
   shape.mergeRows = merge.rows;
   shape.mergeColumns = merge.columns;
   shape.softwareBf16 = q.getElementType().isBF16() && !chip.convertsToBf16();
+  shape.paged = op.isPaged();
   std::optional<MatrixType> type = getMatrixType(config.getInstr().getValue());
   if (type)
     shape.matrixOpsPerClockPerSimd =
