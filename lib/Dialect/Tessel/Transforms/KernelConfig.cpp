@@ -589,6 +589,9 @@ static bool getAttentionScoresAhead(const Chip &chip, const MmaInstr &instr,
 
 /// The rows of the decode blocks that take the 16x16 instructions.
 constexpr int64_t kSmallDecodeRows = 16;
+/// The most splits chooseDecodeSplits considers, and the key block of
+/// decode blocks of at most 32 rows where the keys fill that many.
+constexpr int64_t kMaxDecodeSplits = 64, kWideDecodeKeys = 64;
 
 ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
                                              const Chip &chip, Type element,
@@ -632,9 +635,14 @@ ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
   // workgroup per CU) to win; a masked one keeps 64, which halves its
   // masked diagonal blocks. gfx950's kernels without masks at head dim
   // 128 take 32 keys and the scores ahead (getSixteenDeepScoresAhead).
-  // A decode workgroup of one wave loads whole
-  // blocks alone: 32 keys keep its registers and LDS small enough for
-  // several workgroups per CU.
+  // Decode blocks take 64 keys too: half the key loop's
+  // latency-bound iterations (gfx942 b1, 1 query of 4 heads, 4096 keys,
+  // 64 splits: 5.90 -> 5.16 us; gfx950 8 queries, 32768 keys: 23.4 ->
+  // 22.3 us at the best split counts; the same at batch 8) where the keys
+  // still give the most splits a block each (with 1000 keys, 8 splits of
+  // 64-key blocks took 6.28 us against 32 of 32-key blocks' 4.73); not
+  // for a padded head dim (96: 20-27 SGPRs spilled with a causal mask and
+  // the logsumexp) nor a window's left edge (2-14 SGPRs).
   // (docs/performance.md has the model's predictions for each choice.)
   // On gfx90a a kernel with a left window edge (three key loops, two of
   // them masked) spills 8-33 SGPRs with 64-key blocks at head dims 32 and
@@ -644,7 +652,10 @@ ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
   bool softwareBf16 = element.isBF16() && !chip.convertsToBf16();
   bool paddedHeadDim = realHeadDim != headDim;
   bool wideBlocks =
-      decode   ? headDim <= 128 && blockM > 32
+      decode   ? headDim <= 128 && (blockM > 32 ||
+                                  (!paddedHeadDim && !window.hasLeft() &&
+                                   !ShapedType::isDynamic(seqKV) &&
+                                   seqKV >= kMaxDecodeSplits * kWideDecodeKeys))
       : masked ? headDim <= 64 && !leftEdgeSpills
                : headDim > 64 && headDim <= 128 && !softwareBf16 &&
                      !getSixteenDeepScoresAhead(*instr, element, headDim,
@@ -683,10 +694,13 @@ ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
   // SIMDs stream and compute its keys, and two merge (8 queries of 4
   // heads, 4096 keys: batch 1 22.1 -> 27.4 %, batch 8 72.0 -> 75.2 % on
   // gfx942; docs/performance.md).
+  // (Where the head dim holds two K steps of the 16x16 instruction: not
+  // head dim 32 on gfx950, whose 16x16x32 needs 64.)
   if (decode && chip.isCDNA() && !wave32 && !chunked && blockM <= 32) {
-    if (const MmaInstr *small =
-            chooseMmaInstr(chip, element, element, kSmallDecodeRows,
-                           /*xf32=*/false, kMaxAttentionOperandElements)) {
+    const MmaInstr *small =
+        chooseMmaInstr(chip, element, element, kSmallDecodeRows,
+                       /*xf32=*/false, kMaxAttentionOperandElements);
+    if (small && headDim % (2 * small->k) == 0) {
       instr = small;
       queriesPerWave = kSmallDecodeRows;
       if (rows <= kSmallDecodeRows)

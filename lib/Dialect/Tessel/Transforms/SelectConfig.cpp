@@ -175,11 +175,16 @@ struct SelectConfigPass
         // on the CDNA chips, one step a block.
         // A paged key loop keeps its own loads (its page views are built
         // in the loop): no second LDS slot (stages at most 2).
+        // A decode block of up to 32 rows keeps 32-key blocks in a paged
+        // cache (with 64-key pages: 278 VGPRs + 22 AGPRs on gfx942).
         int64_t pageSize = attention.isPaged() ? attention.getPageSize() : 0;
+        int64_t pageKeys = config.getTile()[0] <= 32
+                               ? std::min<int64_t>(pageSize, 32)
+                               : pageSize;
         if (pageSize &&
-            (config.getTile()[1] > pageSize || config.getStages() > 2)) {
+            (config.getTile()[1] > pageKeys || config.getStages() > 2)) {
           StringAttr instr = config.getInstr();
-          int64_t keys = std::min(config.getTile()[1], pageSize);
+          int64_t keys = std::min(config.getTile()[1], pageKeys);
           if (target->isCDNA() && keys < 32)
             if (const MmaInstr *narrow = chooseMmaInstr(
                     *target, element, element, 16, /*xf32=*/false, 4))
