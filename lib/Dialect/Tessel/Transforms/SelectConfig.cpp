@@ -175,12 +175,15 @@ struct SelectConfigPass
         // on the CDNA chips, one step a block.
         // A paged key loop keeps its own loads (its page views are built
         // in the loop): no second LDS slot (stages at most 2).
-        // A decode block of up to 32 rows keeps 32-key blocks in a paged
-        // cache (with 64-key pages: 278 VGPRs + 22 AGPRs on gfx942).
+        // A decode block (at most 16 queries) of up to 32 rows keeps
+        // 32-key blocks in a paged cache (with 64-key pages: 278 VGPRs +
+        // 22 AGPRs on gfx942).
         int64_t pageSize = attention.isPaged() ? attention.getPageSize() : 0;
-        int64_t pageKeys = config.getTile()[0] <= 32
-                               ? std::min<int64_t>(pageSize, 32)
-                               : pageSize;
+        int64_t seqQ = attention.getQ().getType().getDimSize(2);
+        bool smallDecodeBlock = !ShapedType::isDynamic(seqQ) && seqQ <= 16 &&
+                                config.getTile()[0] <= 32;
+        int64_t pageKeys =
+            smallDecodeBlock ? std::min<int64_t>(pageSize, 32) : pageSize;
         if (pageSize &&
             (config.getTile()[1] > pageKeys || config.getStages() > 2)) {
           StringAttr instr = config.getInstr();
