@@ -44,11 +44,12 @@ static constexpr double kKneeExponent = 8;
 /// it holds on the rows' maximum, then per chunk kMergeValuPerRow per row
 /// on the row's weight (its log2-sum-exp loaded, the exponent taken
 /// against the maximum, the sum), kMergeValuPerElement per element on the
-/// multiply-add, and kMergeValuPerSplit on addresses in each loop;
-/// kMergeClocksPerValu clocks each (issue and the dependences between them:
-/// fitted to the ISA-level model of gfx942's one-wave decode merges, batch
-/// 1, 8 queries of 4 packed heads, 32 splits: 53.7k clocks against 55.7k
-/// here).
+/// multiply-add (a v_pk_fma_f32 per pair), and kMergeValuPerSplit on
+/// addresses in each loop; kMergeClocksPerValu clocks each (issue and the
+/// dependences between them: fitted to the ISA-level model of gfx942's
+/// one-wave decode merges, batch 1, 8 queries of 4 packed heads, 32
+/// splits: 53.7k clocks against 55.7k here, when the multiply and the add
+/// were separate instructions).
 static constexpr double kMergeMaxValuPerRow = 2, kMergeValuPerRow = 8,
                         kMergeValuPerElement = 0.5, kMergeValuPerSplit = 6,
                         kMergeClocksPerValu = 5.5;
