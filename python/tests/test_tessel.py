@@ -633,6 +633,16 @@ def test_wmma_chips(chip):
     assert np.abs(o - reference_attention(q, k, k, True, 0.125)).max() < 1e-2
 
 
+def random_gqa_decode(seed, sq, skv, d):
+    """f16 q (1, 8, sq, d), k and v (1, 2, skv, d): one batch, 8 query
+    heads on 2 key/value heads."""
+    rng = np.random.default_rng(seed)
+    q = rng.standard_normal((1, 8, sq, d)).astype(np.float16)
+    k = rng.standard_normal((1, 2, skv, d)).astype(np.float16)
+    v = rng.standard_normal((1, 2, skv, d)).astype(np.float16)
+    return q, k, v
+
+
 @pytest.mark.parametrize("chip", ["gfx90a", "gfx942", "gfx950"])
 def test_two_wave_packed_decode(chip):
     # 8 queries of 4 packed heads fill a 32-row block, which two waves of
@@ -640,11 +650,8 @@ def test_two_wave_packed_decode(chip):
     # of them: the key length is dynamic here). A NaN key makes NaN the
     # rows of its key/value head's query heads, and only those.
     # (tessel-run's e2e tests run the two-level merges of more splits.)
-    rng = np.random.default_rng(17)
-    sq, skv, d = 8, 3000, 128
-    q = rng.standard_normal((1, 8, sq, d)).astype(np.float16)
-    k = rng.standard_normal((1, 2, skv, d)).astype(np.float16)
-    v = rng.standard_normal((1, 2, skv, d)).astype(np.float16)
+    d = 128
+    q, k, v = random_gqa_decode(17, 8, 3000, d)
     o = tessel.attention(q, k, v, chip=chip).astype(np.float32)[0]
     expected = reference_attention(q, k, v, False, 1 / np.sqrt(d))[0]
     assert np.abs(o - expected).max() < 2e-3
@@ -661,11 +668,8 @@ def test_split_decode_propagates_nan(chip):
     # splits' partials. A NaN in a key makes NaN the rows of every query
     # head of its group (all see it), whichever split holds it; a NaN query
     # only its own row; the other group stays finite and right.
-    rng = np.random.default_rng(11)
-    sq, skv, d = 2, 3000, 64
-    q = rng.standard_normal((1, 8, sq, d)).astype(np.float16)
-    k = rng.standard_normal((1, 2, skv, d)).astype(np.float16)
-    v = rng.standard_normal((1, 2, skv, d)).astype(np.float16)
+    d = 64
+    q, k, v = random_gqa_decode(11, 2, 3000, d)
     k[0, 0, 2000, 5] = np.nan
     q[0, 5, 1, 0] = np.nan
     o = tessel.attention(q, k, v, chip=chip).astype(np.float32)[0]
