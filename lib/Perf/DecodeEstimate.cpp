@@ -31,13 +31,12 @@ static constexpr double kClocksPerValu = 4, kClocksPerExp = 16;
 static constexpr double kValuPerSoftwareBf16 = 5;
 /// Waves per SIMD a decode wave's registers allow (Q, O and one key block).
 static constexpr unsigned kWavesPerSimd = 2;
-/// 16-byte loads per lane the lowering keeps in flight before waiting.
-static constexpr double kLoadsInFlight = 8;
-/// The exponent of the smooth maximum of the latency and bandwidth bounds
-/// (fitted to the ISA-level model: gfx942 batch 1, 8 queries of 4 heads,
-/// 32768 keys, 32 splits: 32.8 us of split kernel where the chains take
-/// 29.5 and the bandwidth 30.6).
-static constexpr double kKneeExponent = 8;
+/// 16-byte loads per lane the lowering keeps in flight before waiting,
+/// and the fewest load latencies of a block: its V^T is permuted in
+/// registers before its LDS writes, and the code generator interleaves the
+/// first permutes with the block's last loads, which then wait for the
+/// first (gfx942's 16-key paged blocks: two latencies for 8 loads a lane).
+static constexpr double kLoadsInFlight = 8, kMinLatencies = 2;
 /// The merge of the splits' partials: its loops over the splits run
 /// unrolled (getMergeUnroll: one load latency per group of splits). Per
 /// split, a lane spends about kMergeMaxValuPerRow VALU instructions per row
@@ -120,7 +119,8 @@ DecodeEstimate tessel::estimateDecode(const Chip &chip,
   double bytesPerIteration =
       double(shape.blockN) * headDims * shape.elementBytes;
   double loadsPerLane = bytesPerIteration / (64.0 * 16 * wavesPerWorkgroup);
-  double latencies = std::max(1.0, std::ceil(loadsPerLane / kLoadsInFlight));
+  double latencies =
+      std::max(kMinLatencies, std::ceil(loadsPerLane / kLoadsInFlight));
   // Waves that share the block meet at a second barrier (before the next
   // block overwrites it) and wait on each other's writes: one more LDS
   // round trip.
@@ -151,20 +151,27 @@ DecodeEstimate tessel::estimateDecode(const Chip &chip,
       cuIterations * iterationClocks / double(estimate.residentPerCU);
   double bytesPerClock =
       chip.memoryBandwidthTBs * 1e12 * parameters.hbmEfficiency / clock;
-  double bandwidthClocks = double(workgroups) * double(iterations) *
-                           bytesPerIteration / bytesPerClock;
+  // The splits' partials (f32 O and log2-sum-exp rows) count once, as the
+  // ISA-level model counts every array the kernel touches.
+  double workspaceBytes =
+      splits > 1
+          ? double(shape.batch) * double(shape.heads / shape.packedHeads) *
+                double(splits) * double(rows) * (headDimV + 1) * 4
+          : 0;
+  double bandwidthClocks =
+      (double(workgroups) * double(iterations) * bytesPerIteration +
+       workspaceBytes) /
+      bytesPerClock;
   // The Q load and the final store of each round of workgroups.
   double rounds = std::ceil(double(perCU) / estimate.residentPerCU);
   double fixedClocks = rounds * 2 * parameters.globalLoadLatency;
   estimate.limit =
       latencyClocks > bandwidthClocks ? "memory latency" : "HBM bandwidth";
-  // Where the latency chains and the bandwidth are close, neither limit
-  // is reached alone (the loads queue behind each other's): a smooth
-  // maximum, 9 % above both where they are equal, within 0.1 % of the
-  // larger where one is half the other.
-  double bound = std::pow(std::pow(latencyClocks, kKneeExponent) +
-                              std::pow(bandwidthClocks, kKneeExponent),
-                          1.0 / kKneeExponent);
+  // The larger of the two, as the ISA-level model takes the larger of its
+  // floors. (A smooth maximum, 9 % above both where they are equal, made
+  // the estimate prefer 64 splits where the ISA-level model, and this
+  // maximum, find 32 faster: batch 1, 8 queries of 4 heads, 32768 keys.)
+  double bound = std::max(latencyClocks, bandwidthClocks);
   estimate.splitSeconds = (bound + fixedClocks) / clock;
   if (splits > 1) {
     // The last split of each query block to arrive (in the same kernel)

@@ -106,6 +106,40 @@ TEST(DecodeEstimate, LargeBatchKeepsOneKernel) {
             1.01 * estimateDecode(gfx942(), shape, splits).seconds);
 }
 
+// Where the split kernel is bound by HBM bandwidth, more splits only add
+// partials to move: batch 1, 8 queries of 4 packed heads (a 32-row block
+// on two waves of 16, merged 64 columns at a time), 32768 keys in 64-key
+// blocks. 32 splits have latency chains about equal to the bandwidth
+// time and 64 more partials; the estimate takes 32, as the ISA-level
+// model's best (76.9 % of HBM bandwidth against 73.6 % at 64, 2026-12-07).
+TEST(DecodeEstimate, PartialsCountInBandwidth) {
+  DecodeShape shape = decode(1, 32768);
+  shape.seqQ = 8;
+  shape.blockM = 32;
+  shape.blockN = 64;
+  shape.waves = 2;
+  shape.mergeRows = 32;
+  shape.mergeColumns = 64;
+  DecodeEstimate at32 = estimateDecode(gfx942(), shape, 32);
+  DecodeEstimate at64 = estimateDecode(gfx942(), shape, 64);
+  EXPECT_EQ(at64.limit, "HBM bandwidth");
+  EXPECT_GT(at64.splitSeconds, at32.splitSeconds - 1e-9);
+  EXPECT_EQ(chooseDecodeSplits(gfx942(), shape), 32);
+}
+
+// A paged cache of 16-key pages: a block is one page, whose loads (8 a
+// lane) still take two latencies, behind its block-table lookup. Batch 8,
+// 8192 keys: 16 splits reach the HBM floor (87.3 % of the bandwidth by the
+// ISA-level model, 2026-12-07) where 8 leave the chains longer (65.6 %).
+TEST(DecodeEstimate, PagedSixteenKeyBlocks) {
+  DecodeShape shape = decode(8, 8192);
+  shape.softwareBf16 = false;
+  shape.blockN = 16;
+  shape.paged = true;
+  EXPECT_EQ(estimateDecode(gfx942(), shape, 8).limit, "memory latency");
+  EXPECT_EQ(chooseDecodeSplits(gfx942(), shape), 16);
+}
+
 // Splits never go below one key block each; degenerate shapes estimate 0.
 TEST(DecodeEstimate, Bounds) {
   DecodeShape shape = decode(1, 100);
