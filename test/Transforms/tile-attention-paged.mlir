@@ -16,6 +16,9 @@ func.func @paged(%q: memref<2x4x1x64xf16>, %k: memref<?x1x16x64xf16, strided<[10
 // CHECK-LABEL: func.func @paged
 // CHECK-SAME: (%{{[^:]*}}: memref<2x4x1x64xf16>, %[[K:[^:]*]]: memref<?x1x16x64xf16, strided<[1024, 64, 64, 1]>>, %[[V:[^:]*]]: {{.*}}, %{{[^:]*}}: {{.*}}, %[[TABLE:[^:]*]]: memref<2x8xi32>, %[[LENS:[^:]*]]: memref<2xi32>
 // CHECK-SAME: tessel.config = #tessel.config<tile = [16, 16], waves = [1, 1], stages = 1, instr = "v_mfma_f32_16x16x16_f16", splits = {{[0-9]+}}>
+// The group's four heads stacked along the query rows: a view whose sizes
+// and strides stay static (the lowering loads Q in 16-byte vectors).
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [2, 1, 4, 64], strides: [256, 256, 64, 1] : memref<f16> to memref<2x1x4x64xf16, strided<[256, 256, 64, 1]>>
 // CHECK: %[[Z:.*]] = tessel.program_id 2
 // CHECK: %[[B:.*]] = arith.divui %[[Z]]
 // CHECK: %[[LENRAW:.*]] = memref.load %[[LENS]][%[[B]]] : memref<2xi32>

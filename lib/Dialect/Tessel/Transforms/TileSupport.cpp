@@ -58,17 +58,72 @@ Value tessel::transposedView(OpBuilder &b, Location loc, Value memref) {
           AffineMap::getPermutationMap(permutation, b.getContext())));
 }
 
+/// The value of `value` where it is known before run time: a constant, an
+/// offset or stride of `metadata` that its source's type fixes, or a
+/// product of such.
+static std::optional<int64_t>
+getStaticValue(OpFoldResult value, memref::ExtractStridedMetadataOp metadata) {
+  if (std::optional<int64_t> constant = getConstantIntValue(value))
+    return constant;
+  auto known = [](int64_t v) -> std::optional<int64_t> {
+    if (ShapedType::isDynamic(v))
+      return std::nullopt;
+    return v;
+  };
+  Value dynamic = dyn_cast<Value>(value);
+  auto source = cast<MemRefType>(metadata.getSource().getType());
+  int64_t offset;
+  SmallVector<int64_t> strides;
+  if (dynamic && succeeded(source.getStridesAndOffset(strides, offset))) {
+    if (dynamic == metadata.getOffset())
+      return known(offset);
+    for (auto [stride, result] : llvm::zip(strides, metadata.getStrides()))
+      if (dynamic == result)
+        return known(stride);
+  }
+  if (auto dim =
+          dynamic ? dynamic.getDefiningOp<memref::DimOp>() : memref::DimOp()) {
+    std::optional<int64_t> index = getConstantIntValue(dim.getIndex());
+    auto type = dyn_cast<MemRefType>(dim.getSource().getType());
+    if (index && type && *index >= 0 && *index < type.getRank())
+      return known(type.getDimSize(*index));
+  }
+  if (auto product =
+          dynamic ? dynamic.getDefiningOp<arith::MulIOp>() : arith::MulIOp()) {
+    std::optional<int64_t> lhs = getStaticValue(product.getLhs(), metadata);
+    std::optional<int64_t> rhs = getStaticValue(product.getRhs(), metadata);
+    if (lhs && rhs)
+      return *lhs * *rhs;
+  }
+  return std::nullopt;
+}
+
 Value tessel::stridedView(OpBuilder &b, Location loc,
                           memref::ExtractStridedMetadataOp metadata,
                           Type element, ArrayRef<OpFoldResult> sizes,
                           ArrayRef<OpFoldResult> strides) {
-  SmallVector<int64_t> dynamic(sizes.size(), ShapedType::kDynamic);
+  // What is known before run time goes into the view's type (the lowering
+  // then knows, say, that the rows are contiguous and loads vectors).
+  auto resolve = [&](ArrayRef<OpFoldResult> values,
+                     SmallVectorImpl<OpFoldResult> &operands,
+                     SmallVectorImpl<int64_t> &inType) {
+    for (OpFoldResult value : values) {
+      std::optional<int64_t> known = getStaticValue(value, metadata);
+      operands.push_back(known ? OpFoldResult(b.getIndexAttr(*known)) : value);
+      inType.push_back(known ? *known : ShapedType::kDynamic);
+    }
+  };
+  SmallVector<OpFoldResult> sizeOperands, strideOperands, offsetOperand;
+  SmallVector<int64_t> staticSizes, staticStrides, staticOffset;
+  resolve(sizes, sizeOperands, staticSizes);
+  resolve(strides, strideOperands, staticStrides);
+  resolve({OpFoldResult(metadata.getOffset())}, offsetOperand, staticOffset);
   auto viewType = MemRefType::get(
-      dynamic, element,
-      StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, dynamic));
+      staticSizes, element,
+      StridedLayoutAttr::get(b.getContext(), staticOffset[0], staticStrides));
   return memref::ReinterpretCastOp::create(
-      b, loc, viewType, metadata.getBaseBuffer(),
-      OpFoldResult(metadata.getOffset()), sizes, strides);
+      b, loc, viewType, metadata.getBaseBuffer(), offsetOperand[0],
+      sizeOperands, strideOperands);
 }
 
 Value tessel::unitDimView(OpBuilder &b, Location loc, Value memref,

@@ -139,7 +139,8 @@ mlir::Value transposedView(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Value memref);
 
 /// A view of the buffer `metadata` describes (at its offset) with these
-/// sizes and strides, all dynamic in its type.
+/// sizes and strides, static in its type where they are known before run
+/// time.
 mlir::Value stridedView(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::memref::ExtractStridedMetadataOp metadata,
                         mlir::Type element,
