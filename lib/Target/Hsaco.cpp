@@ -325,6 +325,8 @@ static void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine,
 /// (`llvm.amdgcn.readfirstlane`, convergent, so never sunk) in the entry
 /// block keeps the load in the prologue, where its latency hides under the
 /// first tile's loads; the pointer stays in two SGPRs through the loop.
+/// All of them are issued before anything else (docs/performance.md,
+/// "Decode: the split count by the larger bound").
 static void readKernelPointersAtEntry(llvm::Module &module) {
   for (llvm::Function &function : module) {
     if (function.isDeclaration() ||
@@ -340,6 +342,11 @@ static void readKernelPointersAtEntry(llvm::Module &module) {
       argument.replaceUsesWithIf(
           read, [&](llvm::Use &use) { return use.getUser() != read; });
     }
+    // A scheduling barrier behind the reads: the machine scheduler kept
+    // some of them after the first wait for kernel arguments (a second
+    // scalar-load latency in front of a split-KV decode's K and V loads).
+    builder.CreateIntrinsic(llvm::Intrinsic::amdgcn_sched_barrier, {},
+                            {builder.getInt32(0)});
   }
 }
 

@@ -45,6 +45,15 @@
 // RUN: tesselc %t.causal.mlir --chip=gfx942 --emit=report | FileCheck %s --check-prefix=PP942
 // RUN: tesselc %t.full.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=LOOP942
 // RUN: tessel-gen attention -b 1 -h 32 --seq-q 4096 --seq-kv 4096 -d 128 -t bf16 | tesselc --chip=gfx950 --emit=isa | FileCheck %s --check-prefix=CVT950
+// RUN: tessel-gen attention -b 1 -h 32 --kv-heads 8 --seq-q 1 --seq-kv 4096 -d 128 -t bf16 | tesselc --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=ENTRY
+
+// A split-KV decode reads all of its pointers at the entry, before its first
+// wait for kernel arguments (Q, K, V, O and the three workspaces), so the
+// key block's loads wait for one scalar latency only.
+// ENTRY-LABEL: attention:
+// ENTRY: s_waitcnt lgkmcnt(0)
+// ENTRY-NOT: s_load_dwordx2
+// ENTRY: buffer_load_dwordx4
 
 // Four waves of 32 queries; K and V only in LDS (gfx942: one slot of
 // 32-key blocks without the mask, 16 KiB, two with it, 32 KiB; gfx950: two
