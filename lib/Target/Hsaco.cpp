@@ -333,6 +333,7 @@ static void readKernelPointersAtEntry(llvm::Module &module) {
         function.getCallingConv() != llvm::CallingConv::AMDGPU_KERNEL)
       continue;
     llvm::IRBuilder<> builder(&*function.getEntryBlock().getFirstInsertionPt());
+    bool anyRead = false;
     for (llvm::Argument &argument : function.args()) {
       if (!argument.getType()->isPointerTy() || argument.use_empty())
         continue;
@@ -341,12 +342,14 @@ static void readKernelPointersAtEntry(llvm::Module &module) {
           {&argument});
       argument.replaceUsesWithIf(
           read, [&](llvm::Use &use) { return use.getUser() != read; });
+      anyRead = true;
     }
     // A scheduling barrier behind the reads: the machine scheduler kept
     // some of them after the first wait for kernel arguments (a second
     // scalar-load latency in front of a split-KV decode's K and V loads).
-    builder.CreateIntrinsic(llvm::Intrinsic::amdgcn_sched_barrier, {},
-                            {builder.getInt32(0)});
+    if (anyRead)
+      builder.CreateIntrinsic(llvm::Intrinsic::amdgcn_sched_barrier, {},
+                              {builder.getInt32(0)});
   }
 }
 
