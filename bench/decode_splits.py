@@ -9,6 +9,7 @@ problem's bytes over the predicted time, as bench/kpi.py), the best of the
 fixed counts, and every fixed count. Predictions, not measurements.
 
 Usage: bench/decode_splits.py [--bin-dir build/bin] [--chips gfx942,gfx950]
+       [--smoke]   (batch 1, 8 queries, 32768 keys only: the lit test's form)
 """
 
 import argparse
@@ -43,16 +44,21 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--bin-dir", default="build/bin")
     parser.add_argument("--chips", default="gfx942,gfx950")
+    parser.add_argument("--smoke", action="store_true",
+                        help="one problem: batch 1, 8 queries, 32768 keys")
     args = parser.parse_args()
+    batches, query_counts, key_counts = (1, 8), (1, 8), (4096, 32768, 131072)
+    if args.smoke:
+        batches, query_counts, key_counts = (1,), (8,), (32768,)
     print("| chip | batch | queries | keys | chosen | best of 8-64 | "
           "8 / 16 / 32 / 64 splits |")
     print("|---|---|---|---|---|---|---|")
     for chip in args.chips.split(","):
         select = ("--pass-pipeline=builtin.module(func.func("
                   "tessel-select-config{chip=%s}))" % chip)
-        for batch in (1, 8):
-            for queries in (1, 8):
-                for keys in (4096, 32768, 131072):
+        for batch in batches:
+            for queries in query_counts:
+                for keys in key_counts:
                     problem = run([os.path.join(args.bin_dir, "tessel-gen"),
                                    "attention", "-b", str(batch), "-h", "32",
                                    "--kv-heads", "8", "--seq-q", str(queries),
