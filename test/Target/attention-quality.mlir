@@ -46,6 +46,8 @@
 // RUN: tesselc %t.full.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=LOOP942
 // RUN: tessel-gen attention -b 1 -h 32 --seq-q 4096 --seq-kv 4096 -d 128 -t bf16 | tesselc --chip=gfx950 --emit=isa | FileCheck %s --check-prefix=CVT950
 // RUN: tessel-gen attention -b 1 -h 32 --kv-heads 8 --seq-q 1 --seq-kv 4096 -d 128 -t bf16 | tesselc --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=ENTRY
+// RUN: tessel-gen attention -b 1 -h 32 --kv-heads 8 --seq-q 1 --seq-kv 4096 -d 128 -t bf16 | tesselc --chip=gfx942 --emit=report | FileCheck %s --check-prefix=DECODE
+// RUN: tessel-gen attention -b 1 -h 32 --kv-heads 8 --seq-q 8 --seq-kv 4096 -d 128 -t bf16 | tesselc --chip=gfx942 --emit=report | FileCheck %s --check-prefix=DECODE
 
 // A split-KV decode reads all of its pointers at the entry, before its first
 // wait for kernel arguments (Q, K, V, O and the three workspaces), so the
@@ -54,6 +56,13 @@
 // ENTRY: s_waitcnt lgkmcnt(0)
 // ENTRY-NOT: s_load_dwordx2
 // ENTRY: buffer_load_dwordx4
+
+// A split-KV decode block (one wave of 16 rows, or two of 16) loads its key
+// block straight into the first product's operands: only V^T, 64 keys x
+// 128 head dims of bf16, goes through LDS (16 KiB, 32 KiB with K).
+// DECODE: kernel attention (amdgcn-amd-amdhsa--gfx942)
+// DECODE: LDS bytes         16384
+// DECODE: scratch bytes     0
 
 // Four waves of 32 queries; K and V only in LDS (gfx942: one slot of
 // 32-key blocks without the mask, 16 KiB, two with it, 32 KiB; gfx950: two

@@ -5,6 +5,10 @@
 // block's keys and stores its partial O and log2-sum-exp; the last split
 // of the block to arrive (tessel.split_arrive on the arrivals) merges the
 // shares and writes O and the logsumexp.
+// A split's block on one wave loads K in the first product's A operand
+// layout (its K packing, 8 head dims a lane, is the one Q^T's conversion
+// takes): no LDS trip. V^T keeps its coalesced load, through LDS.
+// CHECK: #[[$KLAYOUT:mma_operand[0-9]*]] = #tessel.mma_operand<a, #mma, kWidth = 8>
 // CHECK-LABEL: func.func @decode
 // CHECK-SAME: %[[WO:[a-z0-9]+]]: memref<1x2x4x8x64xf32>, %[[WL:[a-z0-9]+]]: memref<1x2x4x8xf32>, %[[ARRIVALS:[a-z0-9]+]]: memref<1x2x1xi32>
 // CHECK-SAME: tessel.splits = 4 : i64
@@ -17,6 +21,9 @@
 // CHECK: %[[OFFSET:.*]] = arith.muli %[[S]], %{{.*}} : index
 // CHECK: %[[BEGIN:.*]] = arith.addi %{{.*}}, %[[OFFSET]] : index
 // CHECK: scf.for %{{.*}} = %[[BEGIN]] to
+// CHECK: %[[K:.*]] = tessel.load %arg1{{.*}} -> tensor<64x64xf16, #[[$KLAYOUT]]>
+// CHECK: tessel.load %{{.*}} -> tensor<64x64xf16, #blocked{{[0-9]*}}>
+// CHECK: tessel.dot %[[K]], %{{.*}}, %{{.*}} : tensor<64x64xf16, #[[$KLAYOUT]]>, tensor<64x32xf16, #blocked{{[0-9]*}}>
 // The partial O^T through a transposed view of the workspace, the
 // log2-sum-exp as one value per query.
 // CHECK: %[[WOT:.*]] = memref.transpose %[[WO]] (d0, d1, d2, d3, d4) -> (d0, d1, d2, d4, d3)

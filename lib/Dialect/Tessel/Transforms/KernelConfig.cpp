@@ -485,6 +485,18 @@ bool tessel::readsAttentionQueriesFromLds(const MmaInstr &instr,
          instr.family == MmaFamily::Rdna3;
 }
 
+int64_t tessel::getOperandKWidth(const MmaInstr &instr, unsigned waveSize,
+                                 int64_t tileK, unsigned elementBytes) {
+  int64_t kWidth = instr.getOperandElementsPerLane(waveSize);
+  if (instr.isWmma())
+    return kWidth;
+  int64_t lanesAlongK = waveSize / instr.m;
+  while (2 * kWidth * elementBytes <= 16 &&
+         tileK % (2 * kWidth * lanesAlongK) == 0)
+    kWidth *= 2;
+  return kWidth;
+}
+
 int64_t tessel::getPaddedHeadDim(int64_t headDim) {
   // At least the 32 rows of the instructions attention uses.
   return int64_t(llvm::PowerOf2Ceil(uint64_t(std::max<int64_t>(headDim, 32))));

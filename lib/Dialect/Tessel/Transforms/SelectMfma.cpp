@@ -1,6 +1,7 @@
 //===- SelectMfma.cpp - MFMA operand layouts for dots -----------*- C++ -*-===//
 
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
+#include "tessel/Dialect/Tessel/Transforms/KernelConfig.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -12,23 +13,6 @@ namespace tessel {
 
 using namespace mlir;
 using namespace tessel;
-
-/// The K packing of the operands of `instr` for a K tile of `tileK`: the
-/// instruction's elements per lane, doubled while a lane's run stays within
-/// 16 bytes (one ds_read_b128) and the tile holds whole lane passes. A WMMA
-/// operand takes exactly the instruction's elements per lane (its register
-/// order is fixed by the instruction).
-static int64_t chooseKWidth(const MmaInstr &instr, unsigned waveSize,
-                            int64_t tileK, unsigned elementBytes) {
-  int64_t kWidth = instr.getOperandElementsPerLane(waveSize);
-  if (instr.isWmma())
-    return kWidth;
-  int64_t lanesAlongK = waveSize / instr.m;
-  while (2 * kWidth * elementBytes <= 16 &&
-         tileK % (2 * kWidth * lanesAlongK) == 0)
-    kWidth *= 2;
-  return kWidth;
-}
 
 /// The consecutive K elements each lane holds in a row of registers of an
 /// accumulator tile that is an operand (K along dimension `kDim`): 4 for
@@ -101,7 +85,7 @@ struct SelectMfmaPass
             accumulatorRun && !instr.isWmma()
                 ? std::min<int64_t>(*accumulatorRun,
                                     instr.getOperandElementsPerLane(waveSize))
-                : chooseKWidth(
+                : getOperandKWidth(
                       instr, waveSize, tileK,
                       llvm::divideCeil(
                           type.getElementType().getIntOrFloatBitWidth(), 8));

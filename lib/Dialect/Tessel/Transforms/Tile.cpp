@@ -1677,6 +1677,26 @@ LogicalResult AttentionTiler::run() {
                                          elementBytes, numWaves, waveSize)
               : getCoalescedLayout(context, {blockN, chunkQK}, 1, elementBytes,
                                    numWaves, waveSize);
+  // A split-KV block on one or two waves whose split walks at most two key
+  // blocks reads K straight into the first product's operand layout (each
+  // wave all of it: the waves split the queries). Such a split's time is
+  // the chain from its blocks' loads to its partial's store, and staging K
+  // through LDS (a write, a wait and a read of every element) lengthens it;
+  // a longer split streams its keys at the HBM floor, where keeping a
+  // block's K in registers until its product only costs registers (gfx942,
+  // one wave at head dim 128: 224 -> 269 VGPRs, 13 AGPRs of spill space).
+  // Each lane loads runs of the operands' K packing (16 bytes), which Q^T's
+  // operand layout shares (docs/performance.md, "Decode: K into the
+  // operands").
+  Attribute kLoadLayout = kLayout;
+  int64_t splitKeys = cast<MemRefType>(keys.getType()).getDimSize(2);
+  bool shortSplits =
+      mode == Mode::Split && !ShapedType::isDynamic(splitKeys) &&
+      llvm::divideCeil(llvm::divideCeil(splitKeys, splits), blockN) <= 2;
+  if (shortSplits && numWaves <= 2 && !chunked && !instr.isWmma())
+    kLoadLayout = MmaOperandAttr::get(
+        context, /*operandIndex=*/0, mma,
+        getOperandKWidth(instr, waveSize, chunkQK, elementBytes));
   // Each lane also holds a run of consecutive keys of V^T, so that V^T's
   // LDS copy keeps the keys (its K) contiguous: written and read in runs,
   // not element by element. The run is what the second product reads per
@@ -1888,7 +1908,7 @@ LogicalResult AttentionTiler::run() {
     SmallVector<Value> kChunks;
     for (int64_t c = 0; c < chunksQK; ++c) {
       Value k = LoadOp::create(
-          b, loc, tile({blockN, chunkQK}, element, kLayout), from.keys,
+          b, loc, tile({blockN, chunkQK}, element, kLoadLayout), from.keys,
           ValueRange{from.batch, kvHead, from.row, constIndex(c * chunkQK)},
           loadsInBounds(masked, paddedChunk(c, chunkQK, realHeadDim)));
       markReadAtUse(k);

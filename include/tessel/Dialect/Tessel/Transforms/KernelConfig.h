@@ -242,6 +242,16 @@ mlir::LogicalResult checkAttentionGradConfig(
 /// is never stored.
 int64_t getPaddedHeadDim(int64_t headDim);
 
+/// The K packing of the operands of `instr` for a K tile of `tileK`
+/// (`kWidth` of #tessel.mma_operand): the instruction's elements per lane,
+/// doubled while a lane's run stays within 16 bytes (one ds_read_b128 or
+/// global load) and the tile holds whole lane passes. Both operands of a
+/// product take it, so they agree on the order of K. A WMMA operand takes
+/// exactly the instruction's elements per lane (its register order is fixed
+/// by the instruction).
+int64_t getOperandKWidth(const MmaInstr &instr, unsigned waveSize,
+                         int64_t tileK, unsigned elementBytes);
+
 /// The tile a split-KV attention kernel merges its splits' partials on:
 /// the block's `blockM` rows, or as many as its queries fill where they are
 /// fewer (`blockRows`, a decode's queries times the packed heads; dynamic:
