@@ -116,12 +116,12 @@ DecodeEstimate tessel::estimateDecode(const Chip &chip,
   // The block's loads are waited for in batches of at most
   // kLoadsInFlight 16-byte loads per lane, one latency each; V^T then goes
   // through LDS (a write, a barrier and a read), and so does K but where
-  // each split walks at most two blocks (those load K into the first
-  // product's operands).
+  // each split walks at most two blocks of a dense cache (those load K into
+  // the first product's operands).
   double bytesPerIteration =
       double(shape.blockN) * headDims * shape.elementBytes;
   double ldsBytesPerIteration =
-      splits > 1 && iterations <= 2
+      splits > 1 && iterations <= 2 && !shape.paged
           ? double(shape.blockN) * headDimV * shape.elementBytes
           : bytesPerIteration;
   double loadsPerLane = bytesPerIteration / (64.0 * 16 * wavesPerWorkgroup);

@@ -1684,14 +1684,16 @@ LogicalResult AttentionTiler::run() {
   // through LDS (a write, a wait and a read of every element) lengthens it;
   // a longer split streams its keys at the HBM floor, where keeping a
   // block's K in registers until its product only costs registers (gfx942,
-  // one wave at head dim 128: 224 -> 269 VGPRs, 13 AGPRs of spill space).
+  // one wave at head dim 128: 224 VGPRs -> 256 and 13 AGPRs of spill
+  // space). (A paged cache's third dimension is its page, not the keys.)
   // Each lane loads runs of the operands' K packing (16 bytes), which Q^T's
   // operand layout shares (docs/performance.md, "Decode: K into the
   // operands").
   Attribute kLoadLayout = kLayout;
   int64_t splitKeys = cast<MemRefType>(keys.getType()).getDimSize(2);
   bool shortSplits =
-      mode == Mode::Split && !ShapedType::isDynamic(splitKeys) &&
+      mode == Mode::Split && !op.isPaged() &&
+      !ShapedType::isDynamic(splitKeys) &&
       llvm::divideCeil(llvm::divideCeil(splitKeys, splits), blockN) <= 2;
   if (shortSplits && numWaves <= 2 && !chunked && !instr.isWmma())
     kLoadLayout = MmaOperandAttr::get(
