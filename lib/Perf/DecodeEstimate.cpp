@@ -114,16 +114,10 @@ DecodeEstimate tessel::estimateDecode(const Chip &chip,
       scoresPerLane * (valuPerScore * kClocksPerValu + kClocksPerExp) +
       outputsPerLane * kValuPerOutput * kClocksPerValu;
   // The block's loads are waited for in batches of at most
-  // kLoadsInFlight 16-byte loads per lane, one latency each; V^T then goes
-  // through LDS (a write, a barrier and a read), and so does K but where
-  // each split walks at most two blocks of a dense cache (those load K into
-  // the first product's operands).
+  // kLoadsInFlight 16-byte loads per lane, one latency each; the block
+  // then goes through LDS (a write, a barrier and a read).
   double bytesPerIteration =
       double(shape.blockN) * headDims * shape.elementBytes;
-  double ldsBytesPerIteration =
-      splits > 1 && iterations <= 2 && !shape.paged
-          ? double(shape.blockN) * headDimV * shape.elementBytes
-          : bytesPerIteration;
   double loadsPerLane = bytesPerIteration / (64.0 * 16 * wavesPerWorkgroup);
   double latencies =
       std::max(kMinLatencies, std::ceil(loadsPerLane / kLoadsInFlight));
@@ -134,7 +128,7 @@ DecodeEstimate tessel::estimateDecode(const Chip &chip,
   // Workgroups resident per CU: the register and LDS limits (K and V^T
   // blocks), or fewer when the grid is small.
   unsigned byWaves = chip.simdsPerCU * kWavesPerSimd / wavesPerWorkgroup;
-  unsigned byLds = unsigned(chip.ldsBytesPerCU / ldsBytesPerIteration);
+  unsigned byLds = unsigned(chip.ldsBytesPerCU / bytesPerIteration);
   unsigned maxResident = std::max(1u, std::min(byWaves, byLds));
   uint64_t perCU = llvm::divideCeil(workgroups, uint64_t(chip.numCUs));
   estimate.residentPerCU = unsigned(std::min<uint64_t>(maxResident, perCU));
