@@ -4,7 +4,9 @@
 // scope and meets the others; one lane (wave 0, lane 0) adds one to the
 // tile's counter and tells the workgroup through LDS whether it was the
 // last (the old count equals splits - 1); the last split acquires the
-// others' stores and clears the counter for the next launch. The branch on
+// others' stores and clears the counter for the next launch. The count is
+// a relaxed device-scope atomic (element [0, 1]: 4 bytes past the base),
+// ordered by the fences around it. The branch on
 // the result holds tile code, lowered inside it. A kernel without LDS of
 // its own gets one word for the flag.
 // CHECK-LABEL: gpu.func @arrive
@@ -13,7 +15,12 @@
 // CHECK: llvm.fence syncscope("agent") release
 // CHECK-NEXT: gpu.barrier
 // CHECK-NEXT: scf.if %[[FIRST]] {
-// CHECK: %[[OLD:.*]] = memref.atomic_rmw addi %{{.*}}, %arg1[%{{.*}}, %{{.*}}] : (i32, memref<4x8xi32>) -> i32
+// CHECK: memref.extract_strided_metadata %arg1 : memref<4x8xi32>
+// CHECK-NEXT: %[[BASE:.*]] = memref.extract_aligned_pointer_as_index
+// CHECK-NEXT: %[[ADDRESS:.*]] = arith.addi %[[BASE]], %c4 : index
+// CHECK-NEXT: %[[WIDE:.*]] = arith.index_cast %[[ADDRESS]] : index to i64
+// CHECK-NEXT: %[[PTR:.*]] = llvm.inttoptr %[[WIDE]] : i64 to !llvm.ptr<1>
+// CHECK-NEXT: %[[OLD:.*]] = llvm.atomicrmw add %[[PTR]], %c1_i32 syncscope("agent") monotonic : !llvm.ptr<1>, i32
 // CHECK-NEXT: %[[IS_LAST:.*]] = arith.cmpi eq, %[[OLD]], %c3_i32 : i32
 // CHECK-NEXT: %[[BIT:.*]] = arith.extui %[[IS_LAST]] : i1 to i32
 // CHECK-NEXT: memref.store %[[BIT]], %[[SLOT]][%{{.*}}]
@@ -50,7 +57,7 @@ module {
 // CHECK-SAME: workgroup(%[[LDS:.*]] : memref<2048xf16, #gpu.address_space<workgroup>>)
 // CHECK-NOT: memref<1xi32
 // CHECK: scf.if
-// CHECK: %[[OLD:.*]] = memref.atomic_rmw addi
+// CHECK: %[[OLD:.*]] = llvm.atomicrmw add %{{.*}} syncscope("agent") monotonic
 // CHECK: %[[LESS:.*]] = arith.subi %arg2, %c1 : index
 // CHECK-NEXT: %[[BEFORE:.*]] = arith.index_cast %[[LESS]] : index to i32
 // CHECK-NEXT: %[[IS_LAST:.*]] = arith.cmpi eq, %[[OLD]], %[[BEFORE]] : i32

@@ -19,11 +19,15 @@
 // ISA:       v_mfma_f32_16x16x16_bf16
 // ISA:       s_cbranch_vccz
 // The partial stored (four consecutive columns per lane: the accumulator
-// is transposed), released to the device, counted once.
+// is transposed), released to the device, counted once by a relaxed
+// device-scope atomic (`sc0`: it returns the count; no `sc1`, and no second
+// write-back or system-wide invalidate around it).
 // ISA:       global_store_dwordx4
 // ISA:       buffer_wbl2 sc1
-// ISA:       global_atomic_add
+// ISA-NOT:   buffer_wbl2
+// ISA:       global_atomic_add {{v[0-9]+}}, {{v[0-9]+}}, {{v[0-9]+}}, s[{{[0-9]+:[0-9]+}}] sc0{{$}}
 // ISA-NOT:   global_atomic
+// ISA-NOT:   buffer_inv
 // ISA:       ds_write_b16
 // ISA:       ds_read_u16
 // The last split acquires, clears the counter and sums the partials.

@@ -218,6 +218,9 @@ private:
   /// The LDS address of element `index` of the workgroup memref `memory`
   /// as an LLVM pointer (the LDS side of a buffer load into LDS).
   Value ldsPointerAt(Value memory, Value index, Type element);
+  /// The global-memory address of element `indices` of `memref` (its
+  /// offset and strides applied) as an LLVM pointer.
+  Value globalPointerAt(Value memref, ValueRange indices);
   LogicalResult lowerLocalLoad(LocalLoadOp op);
   LogicalResult lowerDot(DotOp op);
   vector::FromElementsOp loweredNextStepRead(DotOp dot, Value operand,
@@ -1109,6 +1112,25 @@ Value KernelLowering::ldsPointerAt(Value memory, Value index, Type element) {
                             constIndex(element.getIntOrFloatBitWidth() / 8)));
   return LLVM::IntToPtrOp::create(
       b, loc(), LLVM::LLVMPointerType::get(b.getContext(), 3),
+      arith::IndexCastOp::create(b, loc(), b.getI64Type(), address),
+      /*dereferenceable=*/nullptr);
+}
+
+Value KernelLowering::globalPointerAt(Value memref, ValueRange indices) {
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc(), memref);
+  Value element = metadata.getOffset();
+  for (auto [index, stride] : llvm::zip_equal(indices, metadata.getStrides()))
+    element = arith::AddIOp::create(
+        b, loc(), element, arith::MulIOp::create(b, loc(), index, stride));
+  unsigned bytes =
+      cast<MemRefType>(memref.getType()).getElementTypeBitWidth() / 8;
+  Value address = arith::AddIOp::create(
+      b, loc(),
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc(),
+                                                     metadata.getBaseBuffer()),
+      arith::MulIOp::create(b, loc(), element, constIndex(bytes)));
+  return LLVM::IntToPtrOp::create(
+      b, loc(), LLVM::LLVMPointerType::get(b.getContext(), 1),
       arith::IndexCastOp::create(b, loc(), b.getI64Type(), address),
       /*dereferenceable=*/nullptr);
 }
@@ -2431,6 +2453,7 @@ LogicalResult KernelLowering::lowerIf(scf::IfOp op) {
 /// the count (release) and the last workgroup's loads of the other partials
 /// after it (acquire) at device ("agent") scope: the workgroups of a tile may
 /// run on different XCDs, whose L2s the fences write back and invalidate.
+/// The count is a relaxed device-scope atomic between them.
 /// The flag borrows the first element of LDS the kernel already has (its
 /// operand buffers, idle between the barriers around it: every later write
 /// phase starts with a barrier) so that it costs no LDS of its own; a
@@ -2462,9 +2485,15 @@ LogicalResult KernelLowering::lowerSplitArrive(SplitArriveOp op) {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(count.thenBlock()->getTerminator());
+    // The count itself is relaxed, at device scope: the fences around it
+    // order the partials. (memref.atomic_rmw would lower to an acq_rel
+    // atomic at system scope, which the backend brackets with a second L2
+    // write-back and a system-wide invalidate, `buffer_wbl2 sc0 sc1` and
+    // `buffer_inv sc0 sc1` on gfx942, on top of the fences' own.)
     Value one = arith::ConstantIntOp::create(b, l, 1, 32);
-    Value before = memref::AtomicRMWOp::create(b, l, arith::AtomicRMWKind::addi,
-                                               one, counters, indices);
+    Value before = LLVM::AtomicRMWOp::create(
+        b, l, LLVM::AtomicBinOp::add, globalPointerAt(counters, indices), one,
+        LLVM::AtomicOrdering::monotonic, "agent");
     // The last to arrive saw the count less one before its own addition.
     Value lastBefore =
         op.getCount()
