@@ -1488,7 +1488,21 @@ tessel::analyzeKernel(const KernelCode &input, const KernelMetadata &metadata,
   std::vector<CycleSource> &sources = report.sources;
   double total = 1.0;
   double idleSimds = 1.0 - double(report.simdsBusy) / chip.simdsPerCU;
-  if (idleSimds > 0)
+  // What keeps SIMDs idle: the kernel's resources, or a grid too small to
+  // give each CU the workgroups they would allow.
+  if (idleSimds > 0 && residentPerCU < placement.workgroupsPerCU)
+    sources.push_back(
+        {"idle-simds", idleSimds, 0,
+         llvm::formatv("{0} of {1} SIMDs idle: {2} workgroups of {3} wave{4} "
+                       "on {5} CUs give each CU {6} ({7} allow{8} {9})",
+                       chip.simdsPerCU - report.simdsBusy, chip.simdsPerCU,
+                       report.workgroups, placement.wavesPerWorkgroup,
+                       placement.wavesPerWorkgroup == 1 ? "" : "s", chip.numCUs,
+                       residentPerCU, placement.limit,
+                       placement.limit == "workgroup slots" ? "" : "s",
+                       placement.workgroupsPerCU)
+             .str()});
+  else if (idleSimds > 0)
     sources.push_back(
         {"idle-simds", idleSimds, 0,
          llvm::formatv("{0} of {1} SIMDs idle: {2} allow{3} {4} workgroup{5} "
