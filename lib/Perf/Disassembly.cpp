@@ -135,6 +135,30 @@ static bool isTranscendental(StringRef mnemonic) {
   return false;
 }
 
+/// Whether `mnemonic` (of `kind`) waits on `chip` for the matrix
+/// instruction its own wave has in flight instead of issuing beside it
+/// (docs/hardware.md, "Vector instructions that wait for their wave's
+/// product"): on CDNA3 and CDNA4, packed math (`v_pk_*`), dot products and
+/// the pair conversions to 8-bit floats; on CDNA3 the transcendentals too.
+/// This is LLVM's list for these chips (`SIInstrInfo::isNeverCoissue`,
+/// whose packed instructions its code generator splits into unpacked ones
+/// where they fall under a product); a measurement on CDNA4 found its
+/// transcendentals issuing beside the products.
+static bool waitsForOwnMatrix(StringRef mnemonic, InstrKind kind,
+                              const Chip &chip) {
+  if (!chip.isCDNA() || chip.isaVersion() < 9400)
+    return false;
+  if (kind == InstrKind::Transcendental)
+    return chip.isaVersion() < 9500;
+  if (kind != InstrKind::Valu)
+    return false;
+  for (StringRef prefix :
+       {"v_pk_", "v_dot", "v_cvt_pk_fp8_", "v_cvt_pk_bf8_", "v_mqsad_"})
+    if (mnemonic.starts_with(prefix))
+      return true;
+  return false;
+}
+
 /// The element class of a matrix mnemonic, for the chip's rate table.
 /// FLOPs and pipe cycles of a matrix instruction: from the catalogue when it
 /// has the instruction, otherwise derived from its shape (MxNxK, blocks) and
@@ -261,6 +285,7 @@ Instruction tessel::classifyInstruction(StringRef text, const Chip &chip) {
   instr.mnemonic = trimmed.take_until(llvm::isSpace).str();
   StringRef m = instr.mnemonic;
   instr.kind = classifyMnemonic(m);
+  instr.waitsForMatrix = waitsForOwnMatrix(m, instr.kind, chip);
   switch (instr.kind) {
   case InstrKind::Matrix:
     describeMatrix(instr, chip);

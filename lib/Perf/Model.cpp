@@ -161,6 +161,9 @@ namespace {
 enum class Cause {
   Matrix,
   Valu,
+  /// VALU instructions held until their own wave's matrix instruction
+  /// finishes (Instruction::waitsForMatrix).
+  MatrixCoissue,
   Salu,
   LdsIssue,
   GlobalIssue,
@@ -173,9 +176,10 @@ enum class Cause {
 };
 
 StringRef causeName(Cause cause) {
-  static const char *kNames[] = {
-      "matrix",      "valu",     "salu",        "lds-issue", "global-issue",
-      "wait-global", "wait-lds", "wait-scalar", "barrier",   "nop"};
+  static const char *kNames[] = {"matrix",      "valu",      "matrix-coissue",
+                                 "salu",        "lds-issue", "global-issue",
+                                 "wait-global", "wait-lds",  "wait-scalar",
+                                 "barrier",     "nop"};
   return kNames[static_cast<unsigned>(cause)];
 }
 
@@ -330,6 +334,8 @@ private:
     double now = 0;
     std::deque<InFlight> vm, lgkm, vs;
     uint64_t matrixIssued = 0;
+    /// When the wave's last matrix instruction finishes.
+    double matrixDone = 0;
     size_t pc = 0;
     unsigned iteration = 0;
     int priority = 0;
@@ -395,7 +401,10 @@ private:
       const InFlight *blocking = nullptr;
       return waitReady(wave, instr.wait, &blocking);
     }
-    return std::max(wave.now, portFree(instr));
+    double ready = std::max(wave.now, portFree(instr));
+    if (instr.waitsForMatrix)
+      ready = std::max(ready, wave.matrixDone);
+    return ready;
   }
 
   static Cause pipeCause(const Instruction &instr) {
@@ -470,12 +479,20 @@ private:
   void execute(Wave &wave, const Instruction &instr, double at,
                Timeline *timeline) {
     double lanes = waveSize;
-    // Stalls waiting for a port or pipe are charged to what holds it.
-    if (instr.kind != InstrKind::Wait)
-      charge(timeline, pipeCause(instr), at - wave.now);
+    // Stalls waiting for a port or pipe are charged to what holds it; an
+    // instruction that waits for its wave's product, to that.
+    if (instr.kind != InstrKind::Wait) {
+      double held = instr.waitsForMatrix
+                        ? std::max(0.0, std::min(at, wave.matrixDone) -
+                                            std::max(wave.now, portFree(instr)))
+                        : 0.0;
+      charge(timeline, Cause::MatrixCoissue, held);
+      charge(timeline, pipeCause(instr), at - wave.now - held);
+    }
     switch (instr.kind) {
     case InstrKind::Matrix:
       matrixFree = at + instr.matrixCycles;
+      wave.matrixDone = matrixFree;
       valuPortFree = at + issueInterval;
       // Zeroing an accumulator occupies the pipe but is none of the work.
       if (!instr.zeroesAccumulator)
@@ -653,6 +670,7 @@ static void countInstructions(LoopReport &loop,
   loop.instructions = body.size();
   summarizeLdsConflicts(loop, body);
   for (const Instruction &instr : body) {
+    loop.matrixWaiters += instr.waitsForMatrix;
     switch (instr.kind) {
     case InstrKind::Matrix:
       ++loop.matrixInstructions;
@@ -712,6 +730,14 @@ static std::string explainCause(Cause cause, const Timeline &single,
     return llvm::formatv("VALU issue: {0} vector instructions ({1} "
                          "transcendental at quarter rate) per wave",
                          loop.valuInstructions, loop.transcendentals)
+        .str();
+  case Cause::MatrixCoissue:
+    return llvm::formatv("{0} vector instructions per wave that do not "
+                         "issue beside their own wave's matrix instruction "
+                         "(packed math, dot products, 8-bit pair "
+                         "conversions; gfx942's transcendentals) wait for it "
+                         "to finish",
+                         loop.matrixWaiters)
         .str();
   case Cause::Salu:
     return "scalar, branch and wait instructions taking issue slots";

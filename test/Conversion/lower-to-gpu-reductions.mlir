@@ -1,5 +1,6 @@
 // RUN: tessel-opt %s --tessel-lower-to-gpu="chip=gfx942" --split-input-file --verify-diagnostics | FileCheck %s
 // RUN: tessel-opt %s --tessel-lower-to-gpu="chip=gfx950" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=GFX950
+// RUN: tessel-opt %s --tessel-lower-to-gpu="chip=gfx90a" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=GFX90A
 
 // Row reductions of a 32x32 MFMA accumulator tile: each lane holds column
 // lane % 32 of rows spread over its 16 registers, so a row's maximum is a
@@ -104,26 +105,35 @@ func.func @columns(%x: memref<32x32xf32>, %y: memref<1x32xf32>) attributes {tess
 
 // -----
 
-// A sum of f16 values widened to f32 (attention's row sums of P on gfx942):
+// A sum of f16 values widened to f32 (attention's row sums of P): on gfx90a
 // v_dot2_f32_f16 adds a pair of neighbouring registers to an f32 sum, in
 // two chains (8 instructions for the 16 registers, then one add), before
-// the shuffle across the half-waves.
+// the shuffle across the half-waves. gfx942 and gfx950 do not issue a dot
+// product beside the wave's own matrix instructions (docs/hardware.md
+// §7e): outside a ping-pong loop's phases the sum adds the widened values.
 #mma3 = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [1, 1]>
 #columns3 = #tessel.linear<lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 0]]>
+// GFX90A-LABEL: gpu.func @sum_of_halves
+// GFX90A: %[[ONES:.*]] = arith.constant dense<1.000000e+00> : vector<2xf16>
+// GFX90A: %[[PAIR0:.*]] = vector.shuffle %[[H:.*]], %[[H]] [0, 1] : vector<16xf16>, vector<16xf16>
+// GFX90A: %[[A0:.*]] = llvm.call_intrinsic "llvm.amdgcn.fdot2"(%[[PAIR0]], %[[ONES]], %[[ZERO:.*]], %[[FALSE:.*]]) : (vector<2xf16>, vector<2xf16>, f32, i1) -> f32
+// GFX90A: %[[PAIR1:.*]] = vector.shuffle %[[H]], %[[H]] [2, 3]
+// GFX90A: %[[B0:.*]] = llvm.call_intrinsic "llvm.amdgcn.fdot2"(%[[PAIR1]], %[[ONES]], %[[ZERO]], %[[FALSE]])
+// GFX90A: %[[PAIR2:.*]] = vector.shuffle %[[H]], %[[H]] [4, 5]
+// GFX90A: llvm.call_intrinsic "llvm.amdgcn.fdot2"(%[[PAIR2]], %[[ONES]], %[[A0]], %[[FALSE]])
+// GFX90A: %[[PAIR3:.*]] = vector.shuffle %[[H]], %[[H]] [6, 7]
+// GFX90A: llvm.call_intrinsic "llvm.amdgcn.fdot2"(%[[PAIR3]], %[[ONES]], %[[B0]], %[[FALSE]])
+// GFX90A-COUNT-4: llvm.call_intrinsic "llvm.amdgcn.fdot2"
+// GFX90A-NOT: llvm.call_intrinsic
+// GFX90A: %[[SUM:.*]] = arith.addf
+// GFX90A: gpu.shuffle  xor %[[SUM]], %{{.*}}, %{{.*}} : f32
+// GFX90A: gpu.return
 // CHECK-LABEL: gpu.func @sum_of_halves
-// CHECK: %[[ONES:.*]] = arith.constant dense<1.000000e+00> : vector<2xf16>
-// CHECK: %[[PAIR0:.*]] = vector.shuffle %[[H:.*]], %[[H]] [0, 1] : vector<16xf16>, vector<16xf16>
-// CHECK: %[[A0:.*]] = llvm.call_intrinsic "llvm.amdgcn.fdot2"(%[[PAIR0]], %[[ONES]], %[[ZERO:.*]], %[[FALSE:.*]]) : (vector<2xf16>, vector<2xf16>, f32, i1) -> f32
-// CHECK: %[[PAIR1:.*]] = vector.shuffle %[[H]], %[[H]] [2, 3]
-// CHECK: %[[B0:.*]] = llvm.call_intrinsic "llvm.amdgcn.fdot2"(%[[PAIR1]], %[[ONES]], %[[ZERO]], %[[FALSE]])
-// CHECK: %[[PAIR2:.*]] = vector.shuffle %[[H]], %[[H]] [4, 5]
-// CHECK: llvm.call_intrinsic "llvm.amdgcn.fdot2"(%[[PAIR2]], %[[ONES]], %[[A0]], %[[FALSE]])
-// CHECK: %[[PAIR3:.*]] = vector.shuffle %[[H]], %[[H]] [6, 7]
-// CHECK: llvm.call_intrinsic "llvm.amdgcn.fdot2"(%[[PAIR3]], %[[ONES]], %[[B0]], %[[FALSE]])
-// CHECK-COUNT-4: llvm.call_intrinsic "llvm.amdgcn.fdot2"
-// CHECK-NOT: llvm.call_intrinsic
-// CHECK: %[[SUM:.*]] = arith.addf
-// CHECK: gpu.shuffle  xor %[[SUM]], %{{.*}}, %{{.*}} : f32
+// CHECK-NOT: fdot2
+// CHECK: arith.extf %{{.*}} : vector<16xf16> to vector<16xf32>
+// CHECK-COUNT-15: arith.addf %{{.*}}, %{{.*}} : f32
+// CHECK-NOT: fdot2
+// CHECK: gpu.shuffle  xor
 // CHECK: gpu.return
 func.func @sum_of_halves(%x: memref<32x32xf16>, %y: memref<1x32xf32>) attributes {tessel.workgroup_size = 64 : i64} {
   %c0 = arith.constant 0 : index
@@ -131,6 +141,34 @@ func.func @sum_of_halves(%x: memref<32x32xf16>, %y: memref<1x32xf32>) attributes
   %w = arith.extf %t : tensor<32x32xf16, #mma3> to tensor<32x32xf32, #mma3>
   %s = tessel.reduce "add" %w along 0 : tensor<32x32xf32, #mma3> -> tensor<1x32xf32, #columns3>
   tessel.store %s, %y[%c0, %c0] : tensor<1x32xf32, #columns3>, memref<1x32xf32>
+  return
+}
+
+// -----
+
+// The same sum in a ping-pong loop (a tessel.phase_barrier in its body),
+// whose phases keep it away from the wave's products, takes the dot
+// products on gfx942 too.
+#mma4 = #tessel.mma<"v_mfma_f32_32x32x8_f16", waves = [1, 1]>
+#columns4 = #tessel.linear<lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 0]]>
+// CHECK-LABEL: gpu.func @sum_of_halves_in_phases
+// CHECK: scf.for
+// CHECK-COUNT-8: llvm.call_intrinsic "llvm.amdgcn.fdot2"
+// CHECK: rocdl.s.barrier
+func.func @sum_of_halves_in_phases(%x: memref<32x32xf16>, %y: memref<1x32xf32>) attributes {tessel.workgroup_size = 64 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant dense<0.0> : tensor<1x32xf32, #columns4>
+  %t = tessel.load %x[%c0, %c0] : memref<32x32xf16> -> tensor<32x32xf16, #mma4>
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %zero) -> (tensor<1x32xf32, #columns4>) {
+    %w = arith.extf %t : tensor<32x32xf16, #mma4> to tensor<32x32xf32, #mma4>
+    %s = tessel.reduce "add" %w along 0 : tensor<32x32xf32, #mma4> -> tensor<1x32xf32, #columns4>
+    %a = arith.addf %acc, %s : tensor<1x32xf32, #columns4>
+    tessel.phase_barrier matrix
+    scf.yield %a : tensor<1x32xf32, #columns4>
+  }
+  tessel.store %r, %y[%c0, %c0] : tensor<1x32xf32, #columns4>, memref<1x32xf32>
   return
 }
 

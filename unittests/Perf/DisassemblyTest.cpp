@@ -45,4 +45,32 @@ TEST(Disassembly, AccumulatorZeroingChain) {
   EXPECT_GT(code[5].matrixFlops, 0u);
 }
 
+// The vector instructions that do not issue beside their own wave's matrix
+// instruction: packed math, dot products and 8-bit pair conversions on
+// CDNA3 and CDNA4, transcendentals on CDNA3 only; none on CDNA2.
+TEST(Disassembly, InstructionsThatWaitForTheirWavesProduct) {
+  auto waits = [](const char *chip, const char *line) {
+    return classifyInstruction(line, *lookupChip(chip)).waitsForMatrix;
+  };
+  for (const char *chip : {"gfx942", "gfx950"}) {
+    EXPECT_TRUE(waits(chip, "v_pk_fma_f32 v[0:1], v[2:3], v[4:5], v[6:7]"));
+    EXPECT_TRUE(waits(chip, "v_pk_add_f32 v[0:1], v[2:3], v[4:5]"));
+    EXPECT_TRUE(
+        waits(chip, "v_pk_mov_b32 v[0:1], v[2:3], v[4:5] op_sel:[0,1]"));
+    EXPECT_TRUE(waits(chip, "v_dot2c_f32_f16_e32 v0, v1, v2"));
+    EXPECT_TRUE(waits(chip, "v_cvt_pk_fp8_f32 v0, v1, v2"));
+    EXPECT_FALSE(waits(chip, "v_fma_f32 v0, v1, v2, v3"));
+    EXPECT_FALSE(waits(chip, "v_add_f32_e32 v0, v1, v2"));
+    EXPECT_FALSE(waits(chip, "v_cvt_pkrtz_f16_f32 v0, v1, v2"));
+    EXPECT_FALSE(waits(chip, "v_mfma_f32_32x32x8_f16 v[0:15], v[16:17], "
+                             "v[18:19], v[0:15]"));
+    EXPECT_FALSE(waits(chip, "ds_read_b128 v[0:3], v4"));
+  }
+  EXPECT_TRUE(waits("gfx942", "v_exp_f32_e32 v0, v1"));
+  EXPECT_FALSE(waits("gfx950", "v_exp_f32_e32 v0, v1"));
+  EXPECT_FALSE(waits("gfx90a", "v_pk_fma_f32 v[0:1], v[2:3], v[4:5], v[6:7]"));
+  EXPECT_FALSE(waits("gfx90a", "v_exp_f32_e32 v0, v1"));
+  EXPECT_FALSE(waits("gfx1100", "v_exp_f32_e32 v0, v1"));
+}
+
 } // namespace

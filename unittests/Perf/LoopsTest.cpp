@@ -18,8 +18,9 @@ namespace {
 /// A kernel from printed instructions, 4 bytes apart: "NAME:" labels the
 /// next instruction, a trailing "-> NAME" makes it a conditional branch to
 /// it and "=> NAME" an unconditional one.
-KernelCode kernel(llvm::ArrayRef<const char *> lines) {
-  const Chip &chip = *lookupChip("gfx942");
+KernelCode kernel(llvm::ArrayRef<const char *> lines,
+                  llvm::StringRef chipName = "gfx942") {
+  const Chip &chip = *lookupChip(chipName);
   KernelCode code;
   code.name = "test";
   llvm::StringMap<uint64_t> labels;
@@ -123,10 +124,11 @@ TEST(Loops, OuterLoopKeepsItsInnerLoopLaidOutAfterItsBackEdge) {
   EXPECT_EQ(inner.instructions, (std::vector<size_t>{5, 6}));
 }
 
-/// `code` analyzed on gfx942 as a kernel of 128 VGPRs and `lanes` lanes
-/// per workgroup over `workgroups` workgroups.
-PerfReport analyzeOnGfx942(const KernelCode &code, unsigned lanes,
-                           uint64_t workgroups, const ProblemWork &work) {
+/// `code` analyzed on `chip` as a kernel of 128 VGPRs and `lanes` lanes per
+/// workgroup over `workgroups` workgroups.
+PerfReport analyzeOn(llvm::StringRef chip, const KernelCode &code,
+                     unsigned lanes, uint64_t workgroups,
+                     const ProblemWork &work) {
   KernelMetadata metadata;
   metadata.vgprCount = 128;
   metadata.sgprCount = 16;
@@ -136,9 +138,14 @@ PerfReport analyzeOnGfx942(const KernelCode &code, unsigned lanes,
   Launch launch;
   launch.grid = {workgroups, 1, 1};
   llvm::Expected<PerfReport> report = analyzeKernel(
-      code, metadata, *lookupChip("gfx942"), launch, work, ModelParameters());
+      code, metadata, *lookupChip(chip), launch, work, ModelParameters());
   EXPECT_TRUE(bool(report)) << llvm::toString(report.takeError());
   return std::move(*report);
+}
+
+PerfReport analyzeOnGfx942(const KernelCode &code, unsigned lanes,
+                           uint64_t workgroups, const ProblemWork &work) {
+  return analyzeOn("gfx942", code, lanes, workgroups, work);
 }
 
 /// A kernel of one loop with one matrix instruction (4 waves, 128 VGPRs:
@@ -309,4 +316,49 @@ TEST(Loops, StaggerAndCatchUpCancel) {
   ASSERT_EQ(caughtUp.loops.size(), 1u);
   EXPECT_FALSE(caughtUp.loops[0].staggered);
   EXPECT_LT(caughtUp.loops[0].structuralEfficiency, 0.6);
+}
+
+/// One wave's loop of a 32x32x8 product (32 clocks) followed by `count`
+/// copies of `after`, which does not depend on it, on `chip`.
+PerfReport analyzeProductThen(llvm::StringRef chip, const char *after,
+                              unsigned count) {
+  std::vector<const char *> lines = {
+      "s_mov_b32 s0, 0",
+      "LOOP:", "v_mfma_f32_32x32x8_f16 v[0:15], v[16:17], v[18:19], v[0:15]"};
+  lines.insert(lines.end(), count, after);
+  lines.insert(lines.end(), {"s_add_u32 s0, s0, 1", "s_cbranch_scc1 -> LOOP"});
+  return analyzeOn(chip, kernel(lines, chip), 64, 1, iterations(100));
+}
+
+// On gfx942 a transcendental or packed instruction waits for its own
+// wave's product to finish; a plain VALU instruction issues beside it. On
+// gfx950 the transcendentals issue beside it too. The wait shows as its own
+// cycle source.
+TEST(Loops, PackedAndTranscendentalInstructionsWaitForTheWavesProduct) {
+  const char *exp = "v_exp_f32_e32 v20, v21";
+  PerfReport plain =
+      analyzeProductThen("gfx942", "v_fma_f32 v20, v21, v22, v23", 4);
+  PerfReport exp942 = analyzeProductThen("gfx942", exp, 1);
+  PerfReport exp950 = analyzeProductThen("gfx950", exp, 1);
+  PerfReport packed = analyzeProductThen(
+      "gfx942", "v_pk_fma_f32 v[20:21], v[22:23], v[24:25], v[26:27]", 4);
+  for (const PerfReport *report : {&plain, &exp942, &exp950, &packed})
+    ASSERT_EQ(report->loops.size(), 1u);
+  double product = plain.loops[0].matrixCyclesPerIteration;
+  // Beside the product (16 clocks of VALU work): the product's time.
+  EXPECT_LE(plain.loops[0].singleWaveCycles, product + 8);
+  EXPECT_LE(exp950.loops[0].singleWaveCycles, product + 8);
+  // After it: the product's time, then their issue (a transcendental's
+  // quarter-rate work overlaps the next iteration's product).
+  EXPECT_GE(exp942.loops[0].singleWaveCycles, product + 8);
+  EXPECT_GE(packed.loops[0].singleWaveCycles, product + 4 * 4);
+  EXPECT_EQ(exp942.loops[0].matrixWaiters, 1u);
+  EXPECT_EQ(exp950.loops[0].matrixWaiters, 0u);
+  auto hasSource = [](const LoopReport &loop, llvm::StringRef category) {
+    return llvm::any_of(loop.sources, [&](const CycleSource &source) {
+      return source.category == category;
+    });
+  };
+  EXPECT_TRUE(hasSource(exp942.loops[0], "matrix-coissue"));
+  EXPECT_FALSE(hasSource(plain.loops[0], "matrix-coissue"));
 }

@@ -68,6 +68,10 @@ struct Instruction {
   /// the problem's work, so its FLOPs are 0 and the model does not count
   /// its cycles as busy.
   bool zeroesAccumulator = false;
+  /// A VALU instruction that does not issue while a matrix instruction of
+  /// its own wave executes (waitsForOwnMatrix in Disassembly.cpp): it waits
+  /// for the product to finish.
+  bool waitsForMatrix = false;
   /// Memory instructions: bytes moved per lane.
   unsigned bytesPerLane = 0;
   /// Branches: target offset from the kernel's entry.

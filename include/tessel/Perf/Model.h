@@ -96,6 +96,9 @@ struct LoopReport {
   unsigned instructions = 0, matrixInstructions = 0, valuInstructions = 0,
            transcendentals = 0, ldsReads = 0, ldsWrites = 0, globalLoads = 0,
            globalStores = 0, barriers = 0, waits = 0;
+  /// VALU instructions that wait for their wave's matrix instruction
+  /// (Instruction::waitsForMatrix).
+  unsigned matrixWaiters = 0;
   double matrixCyclesPerIteration = 0;                          ///< one wave
   uint64_t matrixFlopsPerIteration = 0;                         ///< one wave
   double ldsBytesPerIteration = 0, globalBytesPerIteration = 0; ///< one wave

@@ -852,10 +852,13 @@ static int64_t getPingPongKeyBlock(const Chip &chip, const MmaInstr &instr,
     return 0;
   if (headDim == 128)
     return 32;
-  // gfx942's f16 kernel at head dim 64 predicts as fast with four waves and
-  // the key loop unrolled (chooseAttentionUnroll: 75.8 against 75.7 %
-  // without masks, 76.4 against 72.3 % causal), whose loop keeps the
-  // matrix pipe busy from one wave (llvm-mca 88 % against 59 %).
+  // gfx942's f16 kernel at head dim 64 takes four waves and the key loop
+  // unrolled (chooseAttentionUnroll), whose loop keeps the matrix pipe busy
+  // from one wave (llvm-mca 87 % against 60 %): 73.9 against 76.2 %
+  // without masks and 71.3 against 69.3 % causal where transcendentals
+  // wait for their wave's products, 76.1 and 73.5 % where they do not
+  // (docs/performance.md, "Instructions that wait for their wave's
+  // product").
   if (headDim == 64 && (instr.k >= 16 || !element.isF16()))
     return 64;
   return 0;
