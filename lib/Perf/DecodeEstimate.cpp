@@ -21,11 +21,11 @@
 using namespace tessel;
 
 /// VALU instructions per score in the online softmax (scale, max, exponent
-/// argument, sum, conversion) besides its quarter-rate exp, and per output
-/// element for the rescale; clocks per VALU instruction of a wave64 and per
-/// transcendental.
+/// argument, sum, conversion) besides its exp (ModelParameters::
+/// transcendentalPasses passes), and per output element for the rescale;
+/// clocks per VALU pass of a wave64.
 static constexpr double kValuPerScore = 6, kValuPerOutput = 0.5;
-static constexpr double kClocksPerValu = 4, kClocksPerExp = 16;
+static constexpr double kClocksPerValu = 4;
 /// VALU instructions per score to round P to bf16 where the chip has no
 /// conversion instruction (before gfx950).
 static constexpr double kValuPerSoftwareBf16 = 5;
@@ -110,9 +110,10 @@ DecodeEstimate tessel::estimateDecode(const Chip &chip,
   double outputsPerLane = headDimV * waveRows / 64;
   double valuPerScore =
       kValuPerScore + (shape.softwareBf16 ? kValuPerSoftwareBf16 : 0);
-  double valuClocks =
-      scoresPerLane * (valuPerScore * kClocksPerValu + kClocksPerExp) +
-      outputsPerLane * kValuPerOutput * kClocksPerValu;
+  double valuClocks = scoresPerLane *
+                          (valuPerScore + parameters.transcendentalPasses) *
+                          kClocksPerValu +
+                      outputsPerLane * kValuPerOutput * kClocksPerValu;
   // The block's loads are waited for in batches of at most
   // kLoadsInFlight 16-byte loads per lane, one latency each; the block
   // then goes through LDS (a write, a barrier and a read).

@@ -402,9 +402,13 @@ private:
       return waitReady(wave, instr.wait, &blocking);
     }
     double ready = std::max(wave.now, portFree(instr));
-    if (instr.waitsForMatrix)
+    if (heldBehindProduct(instr))
       ready = std::max(ready, wave.matrixDone);
     return ready;
+  }
+
+  bool heldBehindProduct(const Instruction &instr) const {
+    return instr.waitsForMatrix && parameters.holdBehindOwnProducts;
   }
 
   static Cause pipeCause(const Instruction &instr) {
@@ -482,7 +486,7 @@ private:
     // Stalls waiting for a port or pipe are charged to what holds it; an
     // instruction that waits for its wave's product, to that.
     if (instr.kind != InstrKind::Wait) {
-      double held = instr.waitsForMatrix
+      double held = heldBehindProduct(instr)
                         ? std::max(0.0, std::min(at, wave.matrixDone) -
                                             std::max(wave.now, portFree(instr)))
                         : 0.0;
@@ -501,9 +505,11 @@ private:
       break;
     case InstrKind::Valu:
     case InstrKind::Transcendental: {
-      // Transcendentals run at a quarter of the VALU rate.
-      double busy =
-          valuPass * (instr.kind == InstrKind::Transcendental ? 4 : 1);
+      // Transcendentals run at a quarter of the VALU rate (an assumption:
+      // ModelParameters::transcendentalPasses).
+      double busy = valuPass * (instr.kind == InstrKind::Transcendental
+                                    ? parameters.transcendentalPasses
+                                    : 1);
       valuFree = at + busy;
       valuPortFree = at + issueInterval;
       timeline->valuBusy += busy;
@@ -726,11 +732,17 @@ static std::string explainCause(Cause cause, const Timeline &single,
                          "clocks per wave",
                          loop.matrixInstructions, loop.matrixCyclesPerIteration)
         .str();
-  case Cause::Valu:
+  case Cause::Valu: {
+    std::string rate = parameters.transcendentalPasses == 4
+                           ? std::string("quarter rate")
+                           : llvm::formatv("{0} pass(es) each",
+                                           parameters.transcendentalPasses)
+                                 .str();
     return llvm::formatv("VALU issue: {0} vector instructions ({1} "
-                         "transcendental at quarter rate) per wave",
-                         loop.valuInstructions, loop.transcendentals)
+                         "transcendental at {2}) per wave",
+                         loop.valuInstructions, loop.transcendentals, rate)
         .str();
+  }
   case Cause::MatrixCoissue:
     return llvm::formatv("{0} vector instructions per wave that do not "
                          "issue beside their own wave's matrix instruction "

@@ -62,6 +62,17 @@ static cl::opt<unsigned> globalLatency(
     "global-latency",
     cl::desc("Assumed vector memory load latency in clocks (default 500)"),
     cl::init(0), cl::cat(category));
+static cl::opt<unsigned> transcendentalPasses(
+    "transcendental-passes",
+    cl::desc("Assumed VALU passes of a transcendental instruction (default 4: "
+             "a quarter of the VALU rate)"),
+    cl::init(0), cl::cat(category));
+static cl::opt<bool> holdBehindOwnProducts(
+    "hold-behind-products",
+    cl::desc("Whether packed, dot-product and (gfx942) transcendental "
+             "instructions wait for their own wave's matrix instruction "
+             "(default true)"),
+    cl::init(true), cl::cat(category));
 static cl::opt<std::string>
     plotFile("plot",
              cl::desc("Also draw the report as SVG (roofline and cycle "
@@ -156,6 +167,9 @@ int main(int argc, char **argv) {
     parameters.tripCount = uint64_t(tripCount);
   if (globalLatency)
     parameters.globalLoadLatency = globalLatency;
+  if (transcendentalPasses)
+    parameters.transcendentalPasses = transcendentalPasses;
+  parameters.holdBehindOwnProducts = holdBehindOwnProducts;
 
   llvm::Expected<PerfReport> report =
       analyzeCodeObject(bytes, kernel, *chip, launch, work, parameters);

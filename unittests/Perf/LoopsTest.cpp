@@ -128,7 +128,8 @@ TEST(Loops, OuterLoopKeepsItsInnerLoopLaidOutAfterItsBackEdge) {
 /// workgroup over `workgroups` workgroups.
 PerfReport analyzeOn(llvm::StringRef chip, const KernelCode &code,
                      unsigned lanes, uint64_t workgroups,
-                     const ProblemWork &work) {
+                     const ProblemWork &work,
+                     const ModelParameters &parameters = ModelParameters()) {
   KernelMetadata metadata;
   metadata.vgprCount = 128;
   metadata.sgprCount = 16;
@@ -138,7 +139,7 @@ PerfReport analyzeOn(llvm::StringRef chip, const KernelCode &code,
   Launch launch;
   launch.grid = {workgroups, 1, 1};
   llvm::Expected<PerfReport> report = analyzeKernel(
-      code, metadata, *lookupChip(chip), launch, work, ModelParameters());
+      code, metadata, *lookupChip(chip), launch, work, parameters);
   EXPECT_TRUE(bool(report)) << llvm::toString(report.takeError());
   return std::move(*report);
 }
@@ -320,14 +321,16 @@ TEST(Loops, StaggerAndCatchUpCancel) {
 
 /// One wave's loop of a 32x32x8 product (32 clocks) followed by `count`
 /// copies of `after`, which does not depend on it, on `chip`.
-PerfReport analyzeProductThen(llvm::StringRef chip, const char *after,
-                              unsigned count) {
+PerfReport
+analyzeProductThen(llvm::StringRef chip, const char *after, unsigned count,
+                   const ModelParameters &parameters = ModelParameters()) {
   std::vector<const char *> lines = {
       "s_mov_b32 s0, 0",
       "LOOP:", "v_mfma_f32_32x32x8_f16 v[0:15], v[16:17], v[18:19], v[0:15]"};
   lines.insert(lines.end(), count, after);
   lines.insert(lines.end(), {"s_add_u32 s0, s0, 1", "s_cbranch_scc1 -> LOOP"});
-  return analyzeOn(chip, kernel(lines, chip), 64, 1, iterations(100));
+  return analyzeOn(chip, kernel(lines, chip), 64, 1, iterations(100),
+                   parameters);
 }
 
 // On gfx942 a transcendental or packed instruction waits for its own
@@ -361,4 +364,27 @@ TEST(Loops, PackedAndTranscendentalInstructionsWaitForTheWavesProduct) {
   };
   EXPECT_TRUE(hasSource(exp942.loops[0], "matrix-coissue"));
   EXPECT_FALSE(hasSource(plain.loops[0], "matrix-coissue"));
+}
+
+// Both assumptions are parameters: without the hold, gfx942's
+// transcendental issues beside the product; at one pass, four
+// transcendentals after a product fit in its 32 clocks, at the default
+// four passes they do not.
+TEST(Loops, HoldAndTranscendentalRateAreParameters) {
+  const char *exp = "v_exp_f32_e32 v20, v21";
+  ModelParameters noHold;
+  noHold.holdBehindOwnProducts = false;
+  PerfReport held = analyzeProductThen("gfx942", exp, 1);
+  PerfReport free = analyzeProductThen("gfx942", exp, 1, noHold);
+  ModelParameters onePass;
+  onePass.transcendentalPasses = 1;
+  PerfReport quarter = analyzeProductThen("gfx950", exp, 4);
+  PerfReport full = analyzeProductThen("gfx950", exp, 4, onePass);
+  for (const PerfReport *report : {&held, &free, &quarter, &full})
+    ASSERT_EQ(report->loops.size(), 1u);
+  double product = held.loops[0].matrixCyclesPerIteration;
+  EXPECT_GE(held.loops[0].singleWaveCycles, product + 8);
+  EXPECT_LE(free.loops[0].singleWaveCycles, product + 8);
+  EXPECT_GE(quarter.loops[0].singleWaveCycles, 4 * 16.0);
+  EXPECT_LE(full.loops[0].singleWaveCycles, product + 8);
 }

@@ -27,6 +27,14 @@ struct ModelParameters {
   unsigned ldsLatency = 64;
   /// Clocks from the last wave's arrival at s_barrier to the release.
   unsigned barrierLatency = 16;
+  /// VALU passes of a transcendental instruction (`v_exp_f32`, ...): a
+  /// quarter of the VALU rate (docs/hardware.md §7a; LLVM's scheduling
+  /// models say one pass).
+  unsigned transcendentalPasses = 4;
+  /// Whether the instructions that do not issue beside their own wave's
+  /// matrix instruction (Instruction::waitsForMatrix, docs/hardware.md
+  /// §7e) wait for it to finish.
+  bool holdBehindOwnProducts = true;
   /// Bytes per clock per CU of the vector L1 / address path and of L2 per
   /// XCD.
   double l1BytesPerClock = 64;
