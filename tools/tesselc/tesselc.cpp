@@ -91,6 +91,17 @@ static llvm::cl::opt<std::string> deviceLibsDir(
     llvm::cl::desc("Directory of ocml.bc/ockl.bc (default: "
                    "$TESSEL_ROCM_DEVICE_LIBS or the Debian path)"),
     llvm::cl::init(""), llvm::cl::cat(category));
+static llvm::cl::opt<unsigned> transcendentalPasses(
+    "transcendental-passes",
+    llvm::cl::desc("--emit=perf: assumed VALU passes of a transcendental "
+                   "instruction (default 4: a quarter of the VALU rate)"),
+    llvm::cl::init(4), llvm::cl::cat(category));
+static llvm::cl::opt<bool> holdBehindProducts(
+    "hold-behind-products",
+    llvm::cl::desc("--emit=perf: whether packed, dot-product and (gfx942) "
+                   "transcendental instructions wait for their own wave's "
+                   "matrix instruction (default true)"),
+    llvm::cl::init(true), llvm::cl::cat(category));
 static llvm::cl::opt<std::string> gpuModuleName(
     "gpu-module",
     llvm::cl::desc("Compile only the gpu.module with this name (required for "
@@ -105,12 +116,18 @@ struct Settings {
   ReportFormat format;
   unsigned optLevel;
   unsigned codeObjectVersion;
+  /// The performance model's stated assumptions (--emit=perf).
+  ModelParameters model;
 };
 
 static Settings snapshotCommandLine() {
-  return Settings{inputFilename, outputFilename, chipName,
-                  deviceLibsDir, gpuModuleName,  emitKind,
-                  reportFormat,  optLevel,       codeObjectVersion};
+  Settings settings{inputFilename, outputFilename, chipName,
+                    deviceLibsDir, gpuModuleName,  emitKind,
+                    reportFormat,  optLevel,       codeObjectVersion};
+  settings.model.transcendentalPasses =
+      std::max(1u, unsigned(transcendentalPasses));
+  settings.model.holdBehindOwnProducts = holdBehindProducts;
+  return settings;
 }
 
 static int fail(const llvm::Twine &message) {
@@ -242,7 +259,8 @@ static LogicalResult emitPerf(const Settings &settings, ModuleOp module,
     std::string problem =
         kernel.grid.planOf.empty() ? kernel.name : kernel.grid.planOf;
     auto report = predictPerformance(**compiled, kernel, sizes,
-                                     getProblemKeyWindow(module, problem));
+                                     getProblemKeyWindow(module, problem),
+                                     settings.model);
     if (!report) {
       fail("kernel '" + kernel.name +
            "': " + llvm::toString(report.takeError()));
