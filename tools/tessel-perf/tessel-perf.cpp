@@ -66,7 +66,7 @@ static cl::opt<unsigned> transcendentalPasses(
     "transcendental-passes",
     cl::desc("Assumed VALU passes of a transcendental instruction (default 4: "
              "a quarter of the VALU rate)"),
-    cl::init(0), cl::cat(category));
+    cl::init(4), cl::cat(category));
 static cl::opt<bool> holdBehindOwnProducts(
     "hold-behind-products",
     cl::desc("Whether packed, dot-product and (gfx942) transcendental "
@@ -167,8 +167,9 @@ int main(int argc, char **argv) {
     parameters.tripCount = uint64_t(tripCount);
   if (globalLatency)
     parameters.globalLoadLatency = globalLatency;
-  if (transcendentalPasses)
-    parameters.transcendentalPasses = transcendentalPasses;
+  if (transcendentalPasses == 0)
+    return fail("--transcendental-passes must be at least 1");
+  parameters.transcendentalPasses = transcendentalPasses;
   parameters.holdBehindOwnProducts = holdBehindOwnProducts;
 
   llvm::Expected<PerfReport> report =

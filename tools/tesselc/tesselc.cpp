@@ -124,8 +124,7 @@ static Settings snapshotCommandLine() {
   Settings settings{inputFilename, outputFilename, chipName,
                     deviceLibsDir, gpuModuleName,  emitKind,
                     reportFormat,  optLevel,       codeObjectVersion};
-  settings.model.transcendentalPasses =
-      std::max(1u, unsigned(transcendentalPasses));
+  settings.model.transcendentalPasses = transcendentalPasses;
   settings.model.holdBehindOwnProducts = holdBehindProducts;
   return settings;
 }
@@ -296,6 +295,8 @@ int main(int argc, char **argv) {
     return fail("--opt-level must be 0, 1, 2 or 3");
   if (!isSupportedCodeObjectVersion(settings.codeObjectVersion))
     return fail("--code-object-version must be 4, 5 or 6");
+  if (settings.model.transcendentalPasses == 0)
+    return fail("--transcendental-passes must be at least 1");
 
   DialectRegistry registry;
   registerAllDialects(registry);
