@@ -32,7 +32,7 @@
 // RUN: tesselc %t.causal4.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=PREFETCH
 // RUN: tesselc %t.causal4.mlir --chip=gfx942 --emit=perf | FileCheck %s --check-prefix=DOUBLE
 // RUN: tesselc %t.full4.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=AHEAD
-// RUN: tessel-gen attention -b 1 -h 32 --seq-q 4096 --seq-kv 4096 -d 64 -t f16 | tesselc --chip=gfx942 --emit=isa > %t.d64.s
+// RUN: tessel-gen attention -b 1 -h 32 --seq-q 4096 --seq-kv 4096 -d 64 -t f16 --config='#tessel.config<tile = [128, 64], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x8_f16", stream_k = 608, scores_ahead, unrolled>' | tesselc --chip=gfx942 --emit=isa > %t.d64.s
 // RUN: FileCheck %s --check-prefix=P64 < %t.d64.s
 // RUN: FileCheck %s --check-prefix=UNROLL64 < %t.d64.s
 // RUN: FileCheck %s --check-prefix=NOMOV64 < %t.d64.s
@@ -437,8 +437,9 @@
 // v_cvt_pkrtz_f16_f32 (16 for a lane's 32 of a 64-key block), where the
 // row sums add the rounded values: the key loop converts with no
 // v_cvt_f16_f32 and no v_pack_b32_f16. O is still rounded to nearest.
-// gfx942's f16 kernel at head dim 64 keeps four waves and unrolls its key
-// loop by two (`unrolled`): the two blocks' S^T computed ahead alternate
+// gfx942's four-wave f16 kernel at head dim 64 (given: the chooser now
+// takes the ping-pong form there) unrolls its key loop by two
+// (`unrolled`): the two blocks' S^T computed ahead alternate
 // between two sets of registers, so the loop (64 MFMAs, two blocks) copies
 // no register into another, where the rolled loop moved the next block's
 // 32 registers of S^T into the carried ones every block.

@@ -3,10 +3,11 @@
 // the LDS accesses. The prologue stores the first block and loads the
 // second in front of the upper half's barrier (whose waves then store
 // before the lower half's first phase barrier meets it); the loop reads
-// the block's slot after the barrier that opens the matrix phase, and
-// stores the next block into the other slot (behind a scheduling barrier)
-// and loads the block after next, clamped in 32 bits, after the second
-// product, before the barrier that closes the phase.
+// the block's slot after the barrier that opens the matrix phase, stores
+// the next block into the other slot between the two products (behind a
+// scheduling barrier), and loads the block after next, clamped in 32 bits,
+// after the second product (behind another), before the barrier that
+// closes the phase.
 // RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 512 -d 64 -t f16 --config='#tessel.config<tile = [256, 64], waves = [8, 1], stages = 3, instr = "v_mfma_f32_32x32x8_f16", scores_ahead, ping_pong>' | tessel-opt --tessel-tile=chip=gfx942 --tessel-select-mfma=chip=gfx942 --tessel-promote-lds=chip=gfx942 --tessel-pipeline | FileCheck %s
 // stages = 4: three slots. The prologue stores the first two blocks (slots
 // 0 and 1) and a barrier follows them (the lower half reads its first K
@@ -31,7 +32,8 @@
 // steps). The blocks left over run in the rolled loop after it, which
 // starts from the slots the unrolled one ends with (0 and 2 again).
 // RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 512 -d 128 -t f16 --dynamic seq-kv --config='#tessel.config<tile = [256, 32], waves = [8, 1], stages = 4, instr = "v_mfma_f32_32x32x16_f16", scores_ahead, ping_pong>' | tessel-opt --tessel-tile=chip=gfx950 --tessel-select-mfma=chip=gfx950 --tessel-promote-lds=chip=gfx950 --tessel-pipeline --canonicalize | FileCheck %s --check-prefix=UNROLL
-// Two slots (stages = 3) on gfx950: unrolled by two.
+// Two slots (stages = 3) on gfx950: unrolled by two; V^T is read with
+// transposing reads, and the stores stay after the second product.
 // RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 512 -d 64 -t f16 --dynamic seq-kv --config='#tessel.config<tile = [256, 64], waves = [8, 1], stages = 3, instr = "v_mfma_f32_32x32x16_f16", scores_ahead, ping_pong>' | tessel-opt --tessel-tile=chip=gfx950 --tessel-select-mfma=chip=gfx950 --tessel-promote-lds=chip=gfx950 --tessel-pipeline --canonicalize | FileCheck %s --check-prefix=UNROLL2
 
 // CHECK-LABEL: func.func @attention
@@ -48,12 +50,13 @@
 // CHECK: %[[KT:.*]] = tessel.local_load %[[K]][%[[SLOT]]]
 // CHECK-NEXT: %[[VT:.*]] = tessel.local_load %[[V]][%[[SLOT]]]
 // CHECK-NEXT: tessel.dot %[[KT]]
-// CHECK-NOT: {{gpu.barrier|tessel.local_store}}
-// CHECK: tessel.dot %[[VT]]
 // CHECK-NEXT: amdgpu.sched_barrier allow = <none>
 // CHECK-NEXT: tessel.local_store %{{.*}}, %[[K]][%[[NEXT]]]
 // CHECK-NEXT: tessel.local_store %{{.*}}, %[[V]][%[[NEXT]]]
-// CHECK-NOT: gpu.barrier
+// CHECK-NOT: {{gpu.barrier|tessel.local_store|tessel.load}}
+// CHECK: tessel.dot %[[VT]]
+// CHECK-NEXT: amdgpu.sched_barrier allow = <none>
+// CHECK-NOT: {{gpu.barrier|tessel.local_store}}
 // CHECK: arith.minui %{{.*}} : i32
 // CHECK-NOT: gpu.barrier
 // CHECK: tessel.load %arg1{{.*}} in_bounds
@@ -138,7 +141,10 @@
 // UNROLL2:       scf.for %{{.*}} step %c128
 // UNROLL2:         tessel.phase_barrier matrix
 // UNROLL2:         tessel.local_load %[[KBUF:[0-9]+]][%c0]
-// UNROLL2:         tessel.local_store %{{.*}}, %[[KBUF]][%c1]
+// UNROLL2:         %[[VT:.*]] = tessel.local_load %{{.*}}[%c0] transposed
+// UNROLL2:         tessel.dot %[[VT]]
+// UNROLL2-NEXT:    amdgpu.sched_barrier allow = <none>
+// UNROLL2-NEXT:    tessel.local_store %{{.*}}, %[[KBUF]][%c1]
 // UNROLL2:         tessel.phase_barrier matrix
 // UNROLL2:         tessel.local_load %[[KBUF]][%c1]
 // UNROLL2:         tessel.local_store %{{.*}}, %[[KBUF]][%c0]

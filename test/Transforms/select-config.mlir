@@ -214,14 +214,15 @@ func.func @attention_default_bf16(%q: memref<4x32x3968x128xbf16>, %k: memref<4x8
 // -----
 
 // Head dim 64 with a mask: 64-key blocks and the next one prefetched; an
-// f16 causal kernel keeps four waves with the next block's S^T ahead, K
-// and V double-buffered and the key loop unrolled by two
-// (chooseAttentionUnroll; bf16 takes the ping-pong form instead,
-// select-config-attention-stream-k.mlir); a local (windowed) one keeps
-// four waves and does not compute ahead (its masked loops on both sides of
-// the main one would take 262 VGPRs: one wave per SIMD).
+// f16 causal kernel takes the ping-pong form on gfx942 as bf16 does (eight
+// waves of 32 queries, 256-query blocks, the grid's 512 blocks shared by
+// the 304 CUs: stream-K), where it took four waves with the key loop
+// unrolled until the two-slot ping-pong loop's stores moved between its
+// products; a local (windowed) one keeps four waves and does not compute
+// ahead (its masked loops on both sides of the main one would take 262
+// VGPRs: one wave per SIMD).
 // CHECK-LABEL: func.func @attention_d64_causal
-// CHECK: config = #tessel.config<tile = [128, 64], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x8_f16", scores_ahead, unrolled>
+// CHECK: config = #tessel.config<tile = [256, 64], waves = [8, 1], stages = 3, instr = "v_mfma_f32_32x32x8_f16", stream_k = 304, scores_ahead, ping_pong>
 // CHECK-LABEL: func.func @attention_d64_window
 // CHECK: config = #tessel.config<tile = [128, 64], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_f16">, window
 func.func @attention_d64_causal(%q: memref<2x16x4096x64xf16>, %k: memref<2x16x4096x64xf16>, %v: memref<2x16x4096x64xf16>, %o: memref<2x16x4096x64xf16>) {

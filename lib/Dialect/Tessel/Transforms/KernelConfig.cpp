@@ -847,19 +847,18 @@ static double causalLongestFirstGridEfficiency(int64_t queryBlocks,
 /// LDS slots: 63-66 % against 85-89 %; with three, docs/performance.md,
 /// "Ping-pong stores between the products", 88-97 %.)
 static int64_t getPingPongKeyBlock(const Chip &chip, const MmaInstr &instr,
-                                   Type element, int64_t headDim) {
+                                   int64_t headDim) {
   if (!chip.isCDNA() || chip.isaVersion() < 9400 || instr.m != 32)
     return 0;
   if (headDim == 128)
     return 32;
-  // gfx942's f16 kernel at head dim 64 takes four waves and the key loop
-  // unrolled (chooseAttentionUnroll), whose loop keeps the matrix pipe busy
-  // from one wave (llvm-mca 87 % against 60 %): 73.9 against 76.2 %
-  // without masks and 71.3 against 69.3 % causal where transcendentals
-  // wait for their wave's products, 76.1 and 73.5 % where they do not
-  // (docs/performance.md, "Instructions that wait for their wave's
-  // product").
-  if (headDim == 64 && (instr.k >= 16 || !element.isF16()))
+  // (gfx942's f16 kernel at head dim 64 took four waves and the key loop
+  // unrolled while the ping-pong loop's LDS stores sat at the end of its
+  // matrix phase; with them between the products the ping-pong form
+  // predicts 83.3 against 73.9 % without masks and 79.7 against 71.3 %
+  // causal: docs/performance.md, "Ping-pong stores between the products,
+  // two slots".)
+  if (headDim == 64)
     return 64;
   return 0;
 }
@@ -902,8 +901,7 @@ ConfigAttr tessel::chooseAttentionPingPong(AttentionOp op, ConfigAttr config,
       ((causal || sliding) && seqQ != seqKV))
     return config;
   const MmaInstr *instr = lookupMma(config.getInstr().getValue(), chip);
-  int64_t blockN =
-      instr ? getPingPongKeyBlock(chip, *instr, element, headDim) : 0;
+  int64_t blockN = instr ? getPingPongKeyBlock(chip, *instr, headDim) : 0;
   if (!blockN)
     return config;
   MLIRContext *context = op.getContext();

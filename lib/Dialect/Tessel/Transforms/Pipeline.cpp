@@ -657,6 +657,19 @@ static Operation *getLastFirstProductDot(scf::ForOp loop) {
   return last;
 }
 
+/// Whether a ping-pong loop's second product (O^T += V^T P^T, a dot whose
+/// B operand is computed in the loop) reads its LDS operand with
+/// transposing reads.
+static bool readsSecondOperandTransposed(scf::ForOp loop) {
+  for (auto dot : loop.getBody()->getOps<DotOp>()) {
+    if (loop.isDefinedOutsideOfLoop(dot.getB()))
+      continue;
+    if (auto read = dot.getA().getDefiningOp<LocalLoadOp>())
+      return read.getTransposed();
+  }
+  return false;
+}
+
 /// Ends `pipelined`'s body with `loop`'s yields (mapped by `mapping`) and
 /// the carried `next` tiles, and replaces `loop` by it.
 static void replacePipelinedLoop(OpBuilder &b, scf::ForOp loop,
@@ -1011,24 +1024,32 @@ static SmallVector<Value> doubleBufferKeyLoop(scf::ForOp loop, LoopShape &shape,
   mapping.map(iv, newIv);
   for (unsigned i = 0; i < numOld; ++i)
     mapping.map(loop.getRegionIterArgs()[i], iters[i]);
-  // A ping-pong loop writes and loads in its matrix phase. With two slots
-  // at its end, after the second product: the phase's MFMAs then run as one
-  // cluster, and the stores and the loads' address arithmetic do not hold
-  // it up. With three, the phase reads only V^T from LDS (its K was read in
-  // the softmax phase), and the stores go between the two products: they
-  // complete under the second product's MFMAs instead of holding up the
-  // barrier that closes the phase (docs/performance.md, "Ping-pong stores
-  // between the products"). The slot written is read by neither half until
-  // a later phase either way.
+  // A ping-pong loop writes and loads in its matrix phase, its LDS stores
+  // between the two products, where they complete under the second
+  // product's MFMAs instead of holding up the barrier that closes the phase
+  // (docs/performance.md, "Ping-pong stores between the products"). With
+  // three slots the loads go there too (the phase reads only V^T from LDS,
+  // its K was read in the softmax phase); with two they stay at the phase's
+  // end, after the second product, whose MFMAs then run as one cluster
+  // without the loads' address arithmetic and waits among them. Where the
+  // second product's V^T is read with transposing LDS reads (gfx950), the
+  // stores stay at the end as well: between the products they measured
+  // slower there (head dim 64, 63.7 -> 62.5 %). The slot written is read by
+  // neither half until a later phase either way.
   Operation *writePoint = getFirstOperandUse(loop, shape);
+  Operation *storePoint = nullptr;
   if (phased) {
     auto barriers = loop.getBody()->getOps<PhaseBarrierOp>();
     Operation *last = *std::prev(barriers.end());
     writePoint = last->getPrevNode();
-    if (slots > 2)
-      if (Operation *firstProductEnd = getLastFirstProductDot(loop))
-        writePoint = firstProductEnd;
+    Operation *firstProductEnd = getLastFirstProductDot(loop);
+    if (firstProductEnd && slots > 2)
+      writePoint = firstProductEnd;
+    else if (firstProductEnd && !readsSecondOperandTransposed(loop))
+      storePoint = firstProductEnd;
   }
+  if (!storePoint)
+    storePoint = writePoint;
   auto cloneRead = [&](LocalLoadOp localLoad) {
     auto read = LocalLoadOp::create(b, localLoad.getLoc(), localLoad.getType(),
                                     localLoad.getBuffer(), slot,
@@ -1071,13 +1092,18 @@ static SmallVector<Value> doubleBufferKeyLoop(scf::ForOp loop, LoopShape &shape,
     } else {
       b.clone(op, mapping);
     }
+    // (A scheduling barrier keeps the stores and the loads where they are.)
+    if (&op == storePoint) {
+      if (phased)
+        amdgpu::SchedBarrierOp::create(b, loc,
+                                       amdgpu::sched_barrier_opt_enum::none);
+      storeAll(iters.drop_front(numOld), nextSlot);
+    }
     if (&op != writePoint)
       continue;
-    // (A scheduling barrier keeps them there.)
-    if (phased)
+    if (phased && storePoint != writePoint)
       amdgpu::SchedBarrierOp::create(b, loc,
                                      amdgpu::sched_barrier_opt_enum::none);
-    storeAll(iters.drop_front(numOld), nextSlot);
     Value ahead = arith::AddIOp::create(
         b, loc, newIv, arith::MulIOp::create(b, loc, step, slotCount));
     // In 32 bits in a ping-pong loop (a scalar compare instead of a VALU
