@@ -203,6 +203,12 @@ struct Timeline {
   std::array<double, static_cast<size_t>(Cause::Count)> byCause{};
   double matrixBusy = 0, valuBusy = 0, issue = 0;
   double ldsBytes = 0, globalBytes = 0;
+  /// A wave's stretches between barriers (from a barrier's release to its
+  /// arrival at the next), summed apart for those that issued a matrix
+  /// instruction and those that did not, and counted: a ping-pong loop's
+  /// matrix and softmax phases.
+  double matrixPhaseClocks = 0, otherPhaseClocks = 0;
+  unsigned matrixPhases = 0, otherPhases = 0;
   std::map<Cause, WaitSite> worstWait;
 };
 
@@ -336,6 +342,10 @@ private:
     uint64_t matrixIssued = 0;
     /// When the wave's last matrix instruction finishes.
     double matrixDone = 0;
+    /// When the wave left its last barrier, and whether it has issued a
+    /// matrix instruction since.
+    double phaseStart = 0;
+    bool phaseHasMatrix = false;
     size_t pc = 0;
     unsigned iteration = 0;
     int priority = 0;
@@ -465,6 +475,14 @@ private:
 
   void arriveAtBarrier(Wave &wave, Timeline *timeline) {
     wave.atBarrier = true;
+    double phase = wave.now - wave.phaseStart;
+    if (wave.phaseHasMatrix) {
+      timeline->matrixPhaseClocks += phase;
+      ++timeline->matrixPhases;
+    } else {
+      timeline->otherPhaseClocks += phase;
+      ++timeline->otherPhases;
+    }
     llvm::MutableArrayRef<Wave> group = barrierGroup(wave);
     if (llvm::any_of(group, [](const Wave &w) { return !w.atBarrier; }))
       return;
@@ -477,6 +495,8 @@ private:
       charge(timeline, Cause::Barrier, release - w.now);
       w.now = release;
       w.atBarrier = false;
+      w.phaseStart = release;
+      w.phaseHasMatrix = false;
     }
   }
 
@@ -497,6 +517,7 @@ private:
     case InstrKind::Matrix:
       matrixFree = at + instr.matrixCycles;
       wave.matrixDone = matrixFree;
+      wave.phaseHasMatrix = true;
       valuPortFree = at + issueInterval;
       // Zeroing an accumulator occupies the pipe but is none of the work.
       if (!instr.zeroesAccumulator)
@@ -667,6 +688,10 @@ static Timeline runWithStartPhases(llvm::ArrayRef<Instruction> body,
     average.issue += weight * run.issue;
     average.ldsBytes += weight * run.ldsBytes;
     average.globalBytes += weight * run.globalBytes;
+    average.matrixPhaseClocks += run.matrixPhaseClocks;
+    average.otherPhaseClocks += run.otherPhaseClocks;
+    average.matrixPhases += run.matrixPhases;
+    average.otherPhases += run.otherPhases;
   }
   return average;
 }
@@ -890,6 +915,10 @@ static LoopReport analyzeLoop(const KernelCode &code, const LoopRange &range,
   loop.sharedCycles = std::max(shared.cycles, 1.0);
   loop.structuralEfficiency =
       std::min(1.0, shared.matrixBusy / loop.sharedCycles);
+  if (loop.staggered && shared.matrixPhases && shared.otherPhases) {
+    loop.matrixPhaseClocks = shared.matrixPhaseClocks / shared.matrixPhases;
+    loop.softmaxPhaseClocks = shared.otherPhaseClocks / shared.otherPhases;
+  }
 
   // The matrix pipe's busy time, then the rest of the SIMD's clocks in
   // proportion to what the waves were held up by.

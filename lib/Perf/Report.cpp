@@ -115,6 +115,15 @@ void tessel::printPerfReport(llvm::raw_ostream &os, const PerfReport &report) {
         loop.wavesPerSimd, loop.sharedCycles, loop.limit,
         loop.structuralEfficiency,
         loop.staggered ? " a phase apart (ping-pong)" : "");
+    if (loop.matrixPhaseClocks > 0)
+      os << llvm::formatv(
+          "    phases of a wave, barrier to barrier: matrix {0:F0} clocks "
+          "({1:F0} of matrix instructions a phase), softmax {2:F0} clocks; "
+          "each runs beside the other wave's opposite phase, the longer "
+          "sets the pace\n",
+          loop.matrixPhaseClocks,
+          loop.matrixCyclesPerIteration * 2 / std::max(1u, loop.barriers),
+          loop.softmaxPhaseClocks);
     printLdsConflicts(os, loop);
     printSources(os, loop.sources, "    ");
   }
@@ -158,6 +167,8 @@ llvm::json::Value tessel::perfReportToJSON(const PerfReport &report) {
         {"matrix_cycles", loop.matrixCyclesPerIteration},
         {"waves_per_simd", loop.wavesPerSimd},
         {"staggered", loop.staggered},
+        {"matrix_phase_cycles", loop.matrixPhaseClocks},
+        {"softmax_phase_cycles", loop.softmaxPhaseClocks},
         {"shared_cycles", loop.sharedCycles},
         {"structural_efficiency", loop.structuralEfficiency},
         {"limit", loop.limit},

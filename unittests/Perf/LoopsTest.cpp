@@ -307,6 +307,11 @@ TEST(Loops, StaggeredHalvesAlternateTheirPhases) {
   EXPECT_EQ(staggered.loops[0].wavesPerSimd, 2u);
   EXPECT_GT(staggered.loops[0].structuralEfficiency, 0.8);
   EXPECT_LT(together.loops[0].structuralEfficiency, 0.6);
+  // A staggered loop reports its phases' lengths: the matrix phase at
+  // least its products' issue, the softmax phase its transcendentals'.
+  EXPECT_GT(staggered.loops[0].matrixPhaseClocks, 0);
+  EXPECT_GT(staggered.loops[0].softmaxPhaseClocks, 0);
+  EXPECT_EQ(together.loops[0].matrixPhaseClocks, 0);
 }
 
 // A second skipped barrier (the lower half's, after an earlier ping-pong

@@ -124,6 +124,11 @@ struct LoopReport {
   /// The waves of a workgroup on one SIMD run the loop a phase apart (a
   /// barrier only half of them wait at in front of it: ping-pong).
   bool staggered = false;
+  /// A staggered loop: a wave's average clocks from leaving a barrier to
+  /// arriving at the next, in its matrix phases and in the others (its
+  /// softmax). One wave's matrix phase runs beside the other's softmax, so
+  /// the longer of the two sets the pair's pace.
+  double matrixPhaseClocks = 0, softmaxPhaseClocks = 0;
   double structuralEfficiency = 0; ///< matrix-pipe busy fraction
   std::string limit;               ///< what binds the loop
   uint64_t tripCount = 0;
