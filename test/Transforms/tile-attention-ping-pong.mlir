@@ -10,7 +10,8 @@
 // barrier. The causal diagonal's masked loop after it takes the same
 // phases, between its own pair of stagger barriers: it starts from the
 // first loop's last S^T, masked, and masks each next S^T in its matrix
-// phase (under the second product). (Head dim 128: at 64 the loop takes
+// phase (under the second product; at head dim 64, below, only in the
+// waves that need it). (Head dim 128: at 64 the loop takes
 // the weights first, below.)
 // RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 512 -d 128 -t f16 --causal --config='#tessel.config<tile = [256, 32], waves = [8, 1], stages = 4, instr = "v_mfma_f32_32x32x8_f16", scores_ahead, ping_pong>' | tessel-opt --tessel-tile=chip=gfx942 | FileCheck %s
 
@@ -73,7 +74,7 @@
 // maximum; only the branch takes the block's maximum and computes the
 // weights again. It yields m, l, O, the rounded weights and their sums.
 // RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 512 -d 64 -t f16 --config='#tessel.config<tile = [256, 64], waves = [8, 1], stages = 3, instr = "v_mfma_f32_32x32x16_f16", scores_ahead, ping_pong>' | tessel-opt --tessel-tile=chip=gfx950 | FileCheck %s --check-prefix=WEIGHTS
-// RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 512 -d 64 -t f16 --causal --config='#tessel.config<tile = [256, 64], waves = [8, 1], stages = 3, instr = "v_mfma_f32_32x32x8_f16", scores_ahead, ping_pong>' | tessel-opt --tessel-tile=chip=gfx942 | FileCheck %s --check-prefix=WEIGHTS
+// RUN: tessel-gen attention -b 1 -h 2 --seq-q 256 --seq-kv 512 -d 64 -t f16 --causal --config='#tessel.config<tile = [256, 64], waves = [8, 1], stages = 3, instr = "v_mfma_f32_32x32x8_f16", scores_ahead, ping_pong>' | tessel-opt --tessel-tile=chip=gfx942 | FileCheck %s --check-prefixes=WEIGHTS,MASKS
 
 // WEIGHTS-LABEL: func.func @attention
 // WEIGHTS: tessel.phase_barrier half 1
@@ -98,3 +99,22 @@
 // WEIGHTS-NEXT: tessel.phase_barrier matrix
 // WEIGHTS-NOT: tessel.reduce "max"
 // WEIGHTS: scf.yield %[[R]]#0, %[[LNEW]]
+// The causal diagonal's loop (gfx942's RUN) masks each next S^T after the
+// second product, behind a wave-uniform branch taken where one of the
+// wave's queries does not see the whole block (one compare per lane).
+// MASKS: tessel.phase_barrier half 1
+// MASKS: scf.for
+// MASKS: tessel.phase_barrier matrix
+// MASKS: %[[SM:.*]] = tessel.dot
+// MASKS-NEXT: tessel.dot
+// MASKS-NEXT: %[[QUERY:.*]] = tessel.iota 1 : tensor<1x256xi32
+// MASKS: %[[LIMIT:.*]] = arith.addi %[[QUERY]], %{{.*}} : tensor<1x256xi32
+// MASKS-NEXT: %[[PART:.*]] = arith.cmpi slt, %[[LIMIT]], %{{.*}} : tensor<1x256xi32
+// MASKS-NEXT: %[[ANYPART:.*]] = tessel.wave_any %[[PART]]
+// MASKS-NEXT: %[[MASKED:.*]] = scf.if %[[ANYPART]]
+// MASKS: arith.select %{{.*}}, %[[SM]], %{{.*}}
+// MASKS: } else {
+// MASKS-NEXT: scf.yield %[[SM]]
+// MASKS-NEXT: }
+// MASKS-NEXT: tessel.phase_barrier
+// MASKS-NEXT: scf.yield {{.*}}, %[[MASKED]] :

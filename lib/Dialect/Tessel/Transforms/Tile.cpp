@@ -2004,6 +2004,67 @@ LogicalResult AttentionTiler::run() {
       return s;
     return arith::SelectOp::create(b, loc, valid, s, splat(sType, negInf));
   };
+  // maskScores behind a wave-uniform branch: a wave one of whose queries
+  // does not see the whole block masks it (a compare and a select per
+  // score); a wave all of whose queries see every key of it keeps the
+  // scores as they are. Of a causal query block's diagonal key blocks, a
+  // 32-query wave sees one 64-key block partly and the others whole or not
+  // at all: one compare per lane decides.
+  auto maskScoresWhereNeeded = [&](Value n0, Value s) -> Value {
+    RankedTensorType indexType =
+        tile(statType->getShape(), b.getI32Type(), statType->getEncoding());
+    auto asI32 = [&](Value index) {
+      return splatValue(
+          indexType, arith::IndexCastOp::create(b, loc, b.getI32Type(), index));
+    };
+    auto constant = [&](int64_t value) {
+      return splatValue(indexType, arith::ConstantIntOp::create(
+                                       b, loc, b.getI32Type(), value));
+    };
+    Value query = IotaOp::create(b, loc, indexType, b.getI64IntegerAttr(1));
+    if (packedHeads > 1)
+      query = arith::RemUIOp::create(b, loc, query, constant(queriesPerBlock));
+    Value partial;
+    auto either = [&](Value condition) {
+      partial =
+          partial ? arith::OrIOp::create(b, loc, partial, condition).getResult()
+                  : condition;
+    };
+    // The conditions of maskScores at the block's last key (the right
+    // bounds) and its first (the left edge).
+    if (!wholeKeyBlocks)
+      either(arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::slt,
+          asI32(arith::SubIOp::create(b, loc, seqKV, n0)), constant(blockN)));
+    if (window.hasRight()) {
+      Value firstUnseen = arith::SubIOp::create(
+          b, loc,
+          arith::AddIOp::create(b, loc, firstPosition,
+                                constIndex(window.right + 1)),
+          n0);
+      either(arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::slt,
+          arith::AddIOp::create(b, loc, query, asI32(firstUnseen)),
+          constant(blockN)));
+    }
+    if (window.hasLeft()) {
+      Value first = arith::SubIOp::create(b, loc, firstSeen(firstPosition), n0);
+      either(arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::sgt,
+          arith::AddIOp::create(b, loc, query, asI32(first)), constant(0)));
+    }
+    if (!partial)
+      return s;
+    Value anyPartial = WaveAnyOp::create(b, loc, b.getI1Type(), partial);
+    auto masking = scf::IfOp::create(b, loc, TypeRange{s.getType()}, anyPartial,
+                                     /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(masking.thenBlock());
+    scf::YieldOp::create(b, loc, maskScores(n0, s));
+    b.setInsertionPointToStart(masking.elseBlock());
+    scf::YieldOp::create(b, loc, s);
+    return masking.getResult(0);
+  };
   // The rest of key block n0 once its scores `s` (S^T) are known: the
   // masks of a `masked` block (the tail past the sequence, causal diagonal
   // blocks; the others need none), the online softmax and O^T += V^T P^T.
@@ -2118,6 +2179,18 @@ LogicalResult AttentionTiler::run() {
   // (rescaleIfGrown). (Ping-pong loops are scores-ahead loops only.)
   bool weightsFirst =
       pingPong && getPaddedHeadDim(std::max(headDim, headDimV)) <= 64;
+  // A ping-pong loop's masked blocks (the causal diagonal, a window's
+  // edges) are masked only in the waves that need it (a 32-query wave meets
+  // one 64-key diagonal block partly, and sees the others whole or not at
+  // all): a compare and a select per score less in three of a causal
+  // block's four diagonal blocks, whose VALU would otherwise run beside the
+  // other wave's softmax. Taken on the 16-deep instructions (gfx950), whose
+  // matrix phases are short enough for that to bind, and at padded head dim
+  // 64; gfx942's head dim 128 (three LDS slots, long matrix phases) keeps
+  // the unconditional masks, where the branch measured worse (bf16 causal
+  // 93.7 -> 92.6 %, 2 VGPRs spilled) (docs/performance.md, "Masks only in
+  // the waves that need them").
+  bool branchesMasks = pingPong && (instr.k >= 16 || weightsFirst);
   // A four-wave scores-ahead loop carries each block's maximum, computed an
   // iteration ahead under the next block's MFMAs, for its test; testing the
   // scores instead measured mixed there (-7 to +12 points over 40 problems)
@@ -2370,9 +2443,11 @@ LogicalResult AttentionTiler::run() {
               loadValues(sourceOf(n0), /*masked=*/false);
           Value nextScores = scoresOf(kChunks);
           // A ping-pong loop masks the next block's scores in its matrix
-          // phase, under the second product's matrix instructions.
+          // phase: under the second product's matrix instructions, or,
+          // where branchesMasks, after them and only in a wave whose queries
+          // do not all see the whole block (maskScoresWhereNeeded).
           bool maskAhead = masked && pingPong;
-          if (maskAhead)
+          if (maskAhead && !branchesMasks)
             nextScores = maskScores(next, scaledScores(nextScores));
           SmallVector<Value> results;
           if (pingPong) {
@@ -2380,6 +2455,9 @@ LogicalResult AttentionTiler::run() {
             llvm::append_range(
                 results, secondProduct(pLow, vTChunks,
                                        ArrayRef<Value>(state).drop_front(2)));
+            if (maskAhead && branchesMasks)
+              nextScores =
+                  maskScoresWhereNeeded(next, scaledScores(nextScores));
             PhaseBarrierOp::create(b, loc, IntegerAttr(), UnitAttr());
           } else {
             results = lazyRescale
