@@ -1947,42 +1947,59 @@ LogicalResult AttentionTiler::run() {
                                         splat(*statType, negInf));
     return arith::SelectOp::create(b, loc, empty, splat(*statType, 0.0), m);
   };
+  // What the masks of block n0 compare, per query, in `type` (a tile of
+  // i32 whose dimension 1 runs over the block's queries): the query's
+  // offset in the block (a packed block's rows are queries of each head of
+  // the group), the key offset the query sees no more from (a right bound:
+  // i + m0 + shift + right + 1 - n0) and the first it sees (a left edge:
+  // i + m0 + shift - left - n0).
+  auto queryOffsetsIn = [&](RankedTensorType type) -> Value {
+    Value offset = IotaOp::create(b, loc, type, b.getI64IntegerAttr(1));
+    if (packedHeads > 1)
+      offset = arith::RemUIOp::create(
+          b, loc, offset,
+          splatValue(type, arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                                        queriesPerBlock)));
+    return offset;
+  };
+  auto splatI32 = [&](RankedTensorType type, Value index) {
+    return splatValue(
+        type, arith::IndexCastOp::create(b, loc, b.getI32Type(), index));
+  };
+  auto firstUnseenKeys = [&](Value n0, Value queryOffsets) -> Value {
+    auto type = cast<RankedTensorType>(queryOffsets.getType());
+    Value firstUnseen = arith::SubIOp::create(
+        b, loc,
+        arith::AddIOp::create(b, loc, firstPosition,
+                              constIndex(window.right + 1)),
+        n0);
+    return arith::AddIOp::create(b, loc, queryOffsets,
+                                 splatI32(type, firstUnseen));
+  };
+  auto firstSeenKeys = [&](Value n0, Value queryOffsets) -> Value {
+    auto type = cast<RankedTensorType>(queryOffsets.getType());
+    return arith::AddIOp::create(
+        b, loc, queryOffsets,
+        splatI32(type,
+                 arith::SubIOp::create(b, loc, firstSeen(firstPosition), n0)));
+  };
   // Block n0's scores `s` (S^T) with the keys (rows) past the sequence,
   // and outside the query's (column's) window, at -inf. Each query sees
   // the block's first `limit` keys: one compare of the key's offset in the
   // block per score (the query's limit is the same in every register of
   // its lane), and a second one with a left edge.
   auto maskScores = [&](Value n0, Value s) -> Value {
-    auto asI32 = [&](Value index) {
-      return splatValue(
-          iotaType, arith::IndexCastOp::create(b, loc, b.getI32Type(), index));
-    };
     // (Keys past the sequence only where its last block can be partial.)
     Value limit;
     if (!wholeKeyBlocks)
-      limit = asI32(arith::SubIOp::create(b, loc, seqKV, n0));
-    Value queryOffset;
-    auto getQueryOffset = [&] {
-      if (queryOffset)
-        return queryOffset;
-      queryOffset = IotaOp::create(b, loc, iotaType, b.getI64IntegerAttr(1));
-      if (packedHeads > 1)
-        queryOffset = arith::RemUIOp::create(
-            b, loc, queryOffset,
-            splatValue(iotaType, arith::ConstantIntOp::create(
-                                     b, loc, b.getI32Type(), queriesPerBlock)));
-      return queryOffset;
-    };
+      limit = splatI32(iotaType, arith::SubIOp::create(b, loc, seqKV, n0));
+    Value queryOffsets;
+    if (window.hasRight() || window.hasLeft())
+      queryOffsets = queryOffsetsIn(iotaType);
     if (window.hasRight()) {
       // Query i sees keys j <= i + shift + right, that is j - n0 < i +
       // (m0 + shift + right + 1 - n0) with i the query's offset here.
-      Value firstUnseen = arith::SubIOp::create(
-          b, loc,
-          arith::AddIOp::create(b, loc, firstPosition,
-                                constIndex(window.right + 1)),
-          n0);
-      Value queries =
-          arith::AddIOp::create(b, loc, getQueryOffset(), asI32(firstUnseen));
+      Value queries = firstUnseenKeys(n0, queryOffsets);
       limit = limit ? arith::MinSIOp::create(b, loc, limit, queries) : queries;
     }
     Value keyOffset = IotaOp::create(b, loc, iotaType, b.getI64IntegerAttr(0));
@@ -1993,11 +2010,9 @@ LogicalResult AttentionTiler::run() {
     if (window.hasLeft()) {
       // And keys j >= i + shift - left: j - n0 >= i + (m0 + shift - left
       // - n0).
-      Value first = arith::AddIOp::create(
-          b, loc, getQueryOffset(),
-          asI32(arith::SubIOp::create(b, loc, firstSeen(firstPosition), n0)));
-      Value seen = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
-                                         keyOffset, first);
+      Value seen =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, keyOffset,
+                                firstSeenKeys(n0, queryOffsets));
       valid = valid ? arith::AndIOp::create(b, loc, valid, seen) : seen;
     }
     if (!valid)
@@ -2009,50 +2024,35 @@ LogicalResult AttentionTiler::run() {
   // score); a wave all of whose queries see every key of it keeps the
   // scores as they are. Of a causal query block's diagonal key blocks, a
   // 32-query wave sees one 64-key block partly and the others whole or not
-  // at all: one compare per lane decides.
+  // at all: one compare per lane decides (maskScores' conditions at the
+  // block's last key, and at its first for a left edge).
   auto maskScoresWhereNeeded = [&](Value n0, Value s) -> Value {
     RankedTensorType indexType =
         tile(statType->getShape(), b.getI32Type(), statType->getEncoding());
-    auto asI32 = [&](Value index) {
-      return splatValue(
-          indexType, arith::IndexCastOp::create(b, loc, b.getI32Type(), index));
-    };
     auto constant = [&](int64_t value) {
       return splatValue(indexType, arith::ConstantIntOp::create(
                                        b, loc, b.getI32Type(), value));
     };
-    Value query = IotaOp::create(b, loc, indexType, b.getI64IntegerAttr(1));
-    if (packedHeads > 1)
-      query = arith::RemUIOp::create(b, loc, query, constant(queriesPerBlock));
+    Value queryOffsets = queryOffsetsIn(indexType);
     Value partial;
     auto either = [&](Value condition) {
       partial =
           partial ? arith::OrIOp::create(b, loc, partial, condition).getResult()
                   : condition;
     };
-    // The conditions of maskScores at the block's last key (the right
-    // bounds) and its first (the left edge).
     if (!wholeKeyBlocks)
       either(arith::CmpIOp::create(
           b, loc, arith::CmpIPredicate::slt,
-          asI32(arith::SubIOp::create(b, loc, seqKV, n0)), constant(blockN)));
-    if (window.hasRight()) {
-      Value firstUnseen = arith::SubIOp::create(
-          b, loc,
-          arith::AddIOp::create(b, loc, firstPosition,
-                                constIndex(window.right + 1)),
-          n0);
-      either(arith::CmpIOp::create(
-          b, loc, arith::CmpIPredicate::slt,
-          arith::AddIOp::create(b, loc, query, asI32(firstUnseen)),
+          splatI32(indexType, arith::SubIOp::create(b, loc, seqKV, n0)),
           constant(blockN)));
-    }
-    if (window.hasLeft()) {
-      Value first = arith::SubIOp::create(b, loc, firstSeen(firstPosition), n0);
-      either(arith::CmpIOp::create(
-          b, loc, arith::CmpIPredicate::sgt,
-          arith::AddIOp::create(b, loc, query, asI32(first)), constant(0)));
-    }
+    if (window.hasRight())
+      either(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                   firstUnseenKeys(n0, queryOffsets),
+                                   constant(blockN)));
+    if (window.hasLeft())
+      either(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
+                                   firstSeenKeys(n0, queryOffsets),
+                                   constant(0)));
     if (!partial)
       return s;
     Value anyPartial = WaveAnyOp::create(b, loc, b.getI1Type(), partial);
