@@ -1,5 +1,6 @@
 // The key loop without the scores ahead rescales lazily where the kernel
-// has no masked loop at padded head dim 64 (rescalesUnmaskedKeyLoopLazily):
+// has no masked loop at padded head dim 64, and past padded V head dim 128
+// (rescalesUnmaskedKeyLoopLazily):
 // each iteration computes its block's S^T, rescales O and l behind an
 // unlikely branch on tessel.wave_any only where some query's score grew
 // past the kept maximum by more than 8 (log2 units: the scores are compared
@@ -7,10 +8,17 @@
 // block), takes the block's maximum in that branch only, then adds the
 // block's weights against the kept maximum.
 // RUN: tessel-gen attention -b 1 -h 2 --seq-q 128 --seq-kv 256 -d 64 -t bf16 --config='#tessel.config<tile = [128, 64], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_bf16">' | tessel-opt --tessel-tile=chip=gfx942 | FileCheck %s --check-prefix=LAZY
-// A masked loop (causal), another head dim, or 8-bit P keep the exact
-// update in every block.
+// Past padded V head dim 128 (O takes a lane's 128 registers or more) the
+// loop rescales lazily in front of a masked loop too (causal, head dim
+// 256; 192 computes as 256).
+// RUN: tessel-gen attention -b 1 -h 2 --seq-q 128 --seq-kv 256 -d 256 -t bf16 --causal --config='#tessel.config<tile = [128, 32], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x8_bf16">' | tessel-opt --tessel-tile=chip=gfx942 | FileCheck %s --check-prefix=LAZY
+// RUN: tessel-gen attention -b 1 -h 2 --seq-q 128 --seq-kv 256 -d 192 -t f16 --causal --config='#tessel.config<tile = [128, 32], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x16_f16">' | tessel-opt --tessel-tile=chip=gfx950 | FileCheck %s --check-prefix=LAZY
+// A masked loop (causal) at head dim 64, head dim 128, an O of head dim
+// 128 beside 192-wide scores, or 8-bit P keep the exact update in every
+// block.
 // RUN: tessel-gen attention -b 1 -h 2 --seq-q 128 --seq-kv 256 -d 64 -t bf16 --causal --config='#tessel.config<tile = [128, 64], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_bf16">' | tessel-opt --tessel-tile=chip=gfx942 | FileCheck %s --check-prefix=EXACT
 // RUN: tessel-gen attention -b 1 -h 2 --seq-q 128 --seq-kv 256 -d 128 -t bf16 --config='#tessel.config<tile = [128, 32], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_bf16">' | tessel-opt --tessel-tile=chip=gfx942 | FileCheck %s --check-prefix=EXACT
+// RUN: tessel-gen attention -b 1 -h 2 --seq-q 128 --seq-kv 256 -d 192 --head-dim-v 128 -t bf16 --causal --config='#tessel.config<tile = [128, 32], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_bf16">' | tessel-opt --tessel-tile=chip=gfx942 | FileCheck %s --check-prefix=EXACT
 // RUN: tessel-gen attention -b 1 -h 2 --seq-q 128 --seq-kv 256 -d 64 -t f8E4M3FNUZ --descale --config='#tessel.config<tile = [128, 64], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x16_fp8_fp8">' | tessel-opt --tessel-tile=chip=gfx942 | FileCheck %s --check-prefix=EXACT
 
 // LAZY-LABEL: func.func @attention

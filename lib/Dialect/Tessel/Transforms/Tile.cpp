@@ -2531,8 +2531,9 @@ LogicalResult AttentionTiler::run() {
       ahead->setAttr(kContinuesKeyLoopAttrName, b.getUnitAttr());
       loopResults = ahead.getResults().take_front(inits.size());
     }
-  } else if (lazyRescale && rescalesUnmaskedKeyLoopLazily(
-                                std::max(headDim, headDimV), wholeBlocksOnly)) {
+  } else if (lazyRescale &&
+             rescalesUnmaskedKeyLoopLazily(std::max(headDim, headDimV),
+                                           headDimV, wholeBlocksOnly)) {
     scf::ForOp loop = lazyKeyLoop(unmaskedBegin, maskStart, inits);
     loopResults = loop.getResults();
   } else {

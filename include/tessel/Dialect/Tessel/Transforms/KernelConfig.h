@@ -277,14 +277,21 @@ int64_t getAttentionHeadDimChunk(const MmaInstr &instr, int64_t headDim);
 
 /// Whether an attention kernel's loop over whole, unmasked key blocks that
 /// does not compute the scores ahead rescales O and l lazily (as the
-/// scores-ahead loop does for 16-bit P): where the kernel has no masked
-/// loop (`onlyWholeBlocks`: no window, no mask, a static key count that is
-/// a multiple of the block) at padded head dim 64. Measured by the model
-/// (docs/performance.md, "Lazy rescale"): gfx942 bf16 D=64 56.0 -> 60.9 %,
-/// gfx950 D=64 38.7 -> 43.6 %, gfx90a bf16 D=64 78.7 -> 84.1 %; kernels
-/// with a masked loop and other head dims lost (gfx942 f16 D=256 40.5 ->
-/// 32.7 %, bf16 D=64 causal 47.8 -> 40.2 %).
-bool rescalesUnmaskedKeyLoopLazily(int64_t paddedHeadDim, bool onlyWholeBlocks);
+/// scores-ahead loop does for 16-bit P): past padded V head dim 128 (O
+/// takes a lane's 128 registers or more, and the eager rescale 64 packed
+/// multiplies a block), masked loop or not; at padded head dim 64 where
+/// the kernel has no masked loop (`onlyWholeBlocks`: no window, no mask, a
+/// static key count that is a multiple of the block). Measured by the
+/// model (docs/performance.md, "Lazy rescale" and "Head dims past 128"):
+/// gfx942 bf16 D=64 56.0 -> 60.9 %, gfx950 D=64 38.7 -> 43.6 %, gfx90a
+/// bf16 D=64 78.7 -> 84.1 %, gfx942 bf16 D=192 29.5 -> 43.7 %, causal
+/// 32.8 -> 47.2 %; head dim 64 with a masked loop lost (bf16 causal 47.8
+/// -> 40.2 %), and so did a head dim 128 O with 192-wide scores (gfx90a
+/// bf16 causal 91.3 -> 66.3 %: the registers of the rescale's test cost
+/// the second wave on the SIMD).
+bool rescalesUnmaskedKeyLoopLazily(int64_t paddedHeadDim,
+                                   int64_t paddedHeadDimV,
+                                   bool onlyWholeBlocks);
 
 /// Whether attention's f16 probabilities, where the row sums add the
 /// rounded values (gfx90a, gfx942, no logsumexp output), are rounded
