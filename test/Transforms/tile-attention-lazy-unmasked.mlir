@@ -10,9 +10,10 @@
 // RUN: tessel-gen attention -b 1 -h 2 --seq-q 128 --seq-kv 256 -d 64 -t bf16 --config='#tessel.config<tile = [128, 64], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x8_bf16">' | tessel-opt --tessel-tile=chip=gfx942 | FileCheck %s --check-prefix=LAZY
 // Past padded V head dim 128 (O takes a lane's 128 registers or more) the
 // loop rescales lazily in front of a masked loop too (causal, head dim
-// 256; 192 computes as 256).
+// 256; 192, padded to 256, in six chunks of 32 head dims: six products
+// sum S^T, six accumulators hold O^T).
 // RUN: tessel-gen attention -b 1 -h 2 --seq-q 128 --seq-kv 256 -d 256 -t bf16 --causal --config='#tessel.config<tile = [128, 32], waves = [4, 1], stages = 3, instr = "v_mfma_f32_32x32x8_bf16">' | tessel-opt --tessel-tile=chip=gfx942 | FileCheck %s --check-prefix=LAZY
-// RUN: tessel-gen attention -b 1 -h 2 --seq-q 128 --seq-kv 256 -d 192 -t f16 --causal --config='#tessel.config<tile = [128, 32], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x16_f16">' | tessel-opt --tessel-tile=chip=gfx950 | FileCheck %s --check-prefix=LAZY
+// RUN: tessel-gen attention -b 1 -h 2 --seq-q 128 --seq-kv 256 -d 192 -t f16 --causal --config='#tessel.config<tile = [128, 32], waves = [4, 1], stages = 2, instr = "v_mfma_f32_32x32x16_f16">' | tessel-opt --tessel-tile=chip=gfx950 | FileCheck %s --check-prefix=CHUNKS
 // A masked loop (causal) at head dim 64, head dim 128, an O of head dim
 // 128 beside 192-wide scores, or 8-bit P keep the exact update in every
 // block.
@@ -45,3 +46,14 @@
 // EXACT-LABEL: func.func @attention
 // EXACT-NOT: tessel.wave_any
 // EXACT: return
+
+// CHUNKS-LABEL: func.func @attention
+// CHUNKS: scf.for
+// CHUNKS-COUNT-6: tessel.dot {{.*}} : tensor<32x32xf16, #{{[^>]*}}>, tensor<32x128xf16, #{{[^>]*}}> -> tensor<32x128xf32, #mma>
+// CHUNKS-NOT: tessel.dot
+// CHUNKS: tessel.wave_any
+// CHUNKS-NEXT: scf.if
+// CHUNKS: } {tessel.unlikely}
+// CHUNKS: math.exp2
+// CHUNKS-COUNT-6: tessel.dot {{.*}} -> tensor<32x128xf32, #mma>
+// CHUNKS-NEXT: scf.yield

@@ -465,9 +465,16 @@ tessel::checkMatmulConfig(ConfigAttr config, const Chip &chip, Type a, Type b,
   return success();
 }
 
-int64_t tessel::getAttentionHeadDimChunk(const MmaInstr &instr,
-                                         int64_t headDim) {
-  return instr.isWmma() && headDim > 128 ? 64 : headDim;
+int64_t tessel::getAttentionHeadDimChunk(const MmaInstr &instr, int64_t headDim,
+                                         int64_t realHeadDim) {
+  if (headDim <= 128)
+    return headDim;
+  if (instr.isWmma())
+    return 64;
+  // The MFMA's 32 rows (and two of its K steps) at a time where the head
+  // dim is padded, so that every multiple of 32 computes exactly.
+  int64_t rows = std::max<int64_t>({32, instr.m, 2 * instr.k});
+  return realHeadDim < headDim && rows < headDim ? rows : headDim;
 }
 
 bool tessel::rescalesUnmaskedKeyLoopLazily(int64_t paddedHeadDim,
@@ -482,8 +489,8 @@ bool tessel::roundsProbabilitiesTowardZero(int64_t paddedHeadDim) {
 
 bool tessel::readsAttentionQueriesFromLds(const MmaInstr &instr,
                                           int64_t headDim) {
-  return getAttentionHeadDimChunk(instr, headDim) < headDim &&
-         instr.family == MmaFamily::Rdna3;
+  return instr.family == MmaFamily::Rdna3 &&
+         getAttentionHeadDimChunk(instr, headDim, headDim) < headDim;
 }
 
 int64_t tessel::getOperandKWidth(const MmaInstr &instr, unsigned waveSize,
@@ -705,7 +712,10 @@ ConfigAttr tessel::getDefaultAttentionConfig(MLIRContext *context,
   // head dim 128 (head-dim chunks) O alone takes half of a WMMA chip's
   // registers: 16 keys on gfx12 too, and on gfx11, whose Q stays in LDS,
   // at most 64 queries so that Q, K and V fit its 64 KiB.
-  bool chunked = getAttentionHeadDimChunk(*instr, headDim) < headDim;
+  // (The MFMA chips' chunks of a padded head dim keep 32-key blocks and
+  // the prefetch.)
+  bool chunked = instr->isWmma() && getAttentionHeadDimChunk(
+                                        *instr, headDim, realHeadDim) < headDim;
   if ((instr->family == MmaFamily::Rdna3 && headDim > 64) || chunked)
     blockN = 16;
   // A chunked decode block takes four waves even for a few queries: two
@@ -1290,7 +1300,7 @@ tessel::checkAttentionConfig(ConfigAttr config, const Chip &chip, Type element,
   // S^T and P^T, O^T, and the operands: Q^T per wave (one head-dim chunk
   // where it is read from LDS at use), K and V a chunk at a time (the row
   // statistics are a few registers).
-  int64_t chunk = getAttentionHeadDimChunk(*instr, headDim);
+  int64_t chunk = getAttentionHeadDimChunk(*instr, headDim, realHeadDim);
   int64_t queryOperand = blockM / waves[0] * (queriesInLds ? chunk : headDim);
   int64_t vgprs = 2 * blockM * blockN / lanes + blockM * headDim / lanes +
                   llvm::divideCeil((queryOperand + 2 * blockN * chunk) * bytes,

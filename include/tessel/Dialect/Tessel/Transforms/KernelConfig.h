@@ -266,14 +266,20 @@ AttentionMergeTile getAttentionMergeTile(int64_t blockM, int64_t blockRows,
                                          int64_t headDimV, int64_t lanes);
 
 /// The head dims an attention kernel on `instr` computes at a time, for a
-/// padded head dim `headDim` (the larger of the scores' and the values'):
-/// all of them where a wave holds its queries' Q and O and a key block's K
-/// and V in registers at once; 64 on the WMMA chips past head dim 128, whose
-/// waves have 256 VGPRs and no AGPRs. Each chunk of K and V^T is then read
-/// from LDS where its product uses it, S^T sums the chunks' products and O^T
-/// has one accumulator per chunk; chunks wholly past the real head dim are
-/// not computed (head dim 192 takes 3).
-int64_t getAttentionHeadDimChunk(const MmaInstr &instr, int64_t headDim);
+/// padded head dim `headDim` (the larger of the scores' and the values')
+/// and the real one `realHeadDim`: all of them where a wave holds its
+/// queries' Q and O and a key block's K and V in registers at once; 64 on
+/// the WMMA chips past head dim 128, whose waves have 256 VGPRs and no
+/// AGPRs; on the MFMA chips, 32 (the instruction's rows, or two of its K
+/// steps if more) past head dim 128 where the head dim is padded, so that
+/// 160, 192 or 224 compute no padding (computed whole as 256 they wasted
+/// up to 37 % of the matrix work: gfx942 bf16 D=192 43.7 -> 59.1 %, gfx950
+/// 38.2 -> 64.2 % by the model, docs/performance.md "Head dims past 128").
+/// Each chunk of K and V^T is then read from LDS where its product uses
+/// it, S^T sums the chunks' products and O^T has one accumulator per
+/// chunk; chunks wholly past the real head dim are not computed.
+int64_t getAttentionHeadDimChunk(const MmaInstr &instr, int64_t headDim,
+                                 int64_t realHeadDim);
 
 /// Whether an attention kernel's loop over whole, unmasked key blocks that
 /// does not compute the scores ahead rescales O and l lazily (as the
