@@ -94,19 +94,39 @@ func.func @attention(%arg0: memref<1x4x?x64xbf16>, %arg1: memref<1x2x?x64xbf16>,
   return
 }
 
-// A head dim of 96 computes as 128: the tiles are 128 wide along it, loads
-// read zeros past 96 and nothing claims to be in bounds (the whole-block
-// loop's loads included), so the stores skip the padding. Without a key
-// edge every query block sees all keys: the grid order stays.
-// CHECK-LABEL: func.func @attention_head_dim_96
+// A head dim of 112 computes as 128: the tiles are 128 wide along it,
+// loads read zeros past 112 and nothing claims to be in bounds (the
+// whole-block loop's loads included), so the stores skip the padding.
+// Without a key edge every query block sees all keys: the grid order
+// stays.
+// CHECK-LABEL: func.func @attention_head_dim_112
 // CHECK-NOT: tessel.longest_first
 // CHECK: tessel.program_id 0
-// CHECK: tessel.load %{{.*}} : memref<1x2x96x256xf16, strided<{{.*}}>> -> tensor<128x64xf16,
+// CHECK: tessel.load %{{.*}} : memref<1x2x112x256xf16, strided<{{.*}}>> -> tensor<128x64xf16,
 // CHECK: scf.for
 // CHECK-NOT: in_bounds
-// CHECK: tessel.load %{{.*}} : memref<1x2x256x96xf16> -> tensor<64x128xf16,
+// CHECK: tessel.load %{{.*}} : memref<1x2x256x112xf16> -> tensor<64x128xf16,
 // CHECK-NOT: in_bounds
-// CHECK: tessel.store %{{.*}} : tensor<128x64xf16, #{{.*}}>, memref<1x2x96x256xf16, strided<{{.*}}>>
+// CHECK: tessel.store %{{.*}} : tensor<128x64xf16, #{{.*}}>, memref<1x2x112x256xf16, strided<{{.*}}>>
+func.func @attention_head_dim_112(%q: memref<1x2x256x112xf16>, %k: memref<1x2x256x112xf16>, %v: memref<1x2x256x112xf16>, %o: memref<1x2x256x112xf16>) {
+  tessel.attention ins(%q, %k, %v : memref<1x2x256x112xf16>, memref<1x2x256x112xf16>, memref<1x2x256x112xf16>) outs(%o : memref<1x2x256x112xf16>) {config = #tessel.config<tile = [64, 64], waves = [2, 1], stages = 1, instr = "v_mfma_f32_32x32x8_f16">}
+  return
+}
+
+// A head dim of 96, which would compute as 128, takes three chunks of 32
+// (the instruction's rows, getAttentionHeadDimChunk) instead: Q^T, K and
+// V^T in three pieces each, S^T the sum of three products, O^T three
+// accumulators, all of them within the 96 head dims (K and V^T in bounds).
+// CHECK-LABEL: func.func @attention_head_dim_96
+// CHECK-COUNT-3: tessel.load %{{.*}} : memref<1x2x96x256xf16, strided<{{.*}}>> -> tensor<32x64xf16,
+// CHECK: scf.for {{.*}} -> (tensor<1x64xf32, #{{[^>]*}}>, tensor<2x64xf32, #{{[^>]*}}>, tensor<32x64xf32, #[[$O:[^>]*]]>, tensor<32x64xf32, #[[$O]]>, tensor<32x64xf32, #[[$O]]>)
+// CHECK-COUNT-3: tessel.load %{{.*}} in_bounds {{.*}} : memref<1x2x256x96xf16> -> tensor<64x32xf16,
+// CHECK-COUNT-3: tessel.load %{{.*}} in_bounds {{.*}} : memref<1x2x96x256xf16, strided<{{.*}}>> -> tensor<32x64xf16,
+// CHECK: %[[S0:.*]] = tessel.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x32xf16, {{.*}} -> tensor<64x64xf32
+// CHECK-NEXT: %[[S1:.*]] = tessel.dot %{{.*}}, %{{.*}}, %[[S0]] : tensor<64x32xf16
+// CHECK-NEXT: tessel.dot %{{.*}}, %{{.*}}, %[[S1]] : tensor<64x32xf16
+// CHECK-COUNT-3: tessel.dot %{{.*}} : tensor<32x64xf16, {{.*}}>, tensor<64x64xf16, {{.*}}> -> tensor<32x64xf32
+// CHECK-COUNT-3: tessel.store %{{.*}} : tensor<32x64xf16, #{{.*}}>, memref<1x2x96x256xf16, strided<{{.*}}>>
 func.func @attention_head_dim_96(%q: memref<1x2x256x96xf16>, %k: memref<1x2x256x96xf16>, %v: memref<1x2x256x96xf16>, %o: memref<1x2x256x96xf16>) {
   tessel.attention ins(%q, %k, %v : memref<1x2x256x96xf16>, memref<1x2x256x96xf16>, memref<1x2x256x96xf16>) outs(%o : memref<1x2x256x96xf16>) {config = #tessel.config<tile = [64, 64], waves = [2, 1], stages = 1, instr = "v_mfma_f32_32x32x8_f16">}
   return

@@ -271,10 +271,12 @@ AttentionMergeTile getAttentionMergeTile(int64_t blockM, int64_t blockRows,
 /// queries' Q and O and a key block's K and V in registers at once; 64 on
 /// the WMMA chips past head dim 128, whose waves have 256 VGPRs and no
 /// AGPRs; on the MFMA chips, 32 (the instruction's rows, or two of its K
-/// steps if more) past head dim 128 where the head dim is padded, so that
-/// 160, 192 or 224 compute no padding (computed whole as 256 they wasted
-/// up to 37 % of the matrix work: gfx942 bf16 D=192 43.7 -> 59.1 %, gfx950
-/// 38.2 -> 64.2 % by the model, docs/performance.md "Head dims past 128").
+/// steps if more) where that computes fewer head dims than the padding
+/// (past 64 with gfx90a's and gfx942's 8-deep instructions, past 128 with
+/// the 16-deep ones): 160 or 192 computed whole as 256, 96 as 128, wasted
+/// up to 37 % of the matrix work (gfx942 bf16 D=192 43.7 -> 59.1 %,
+/// gfx950 38.2 -> 64.2 % by the model, f16 D=96 307 -> 230 us;
+/// docs/performance.md, "Padded head dims in chunks").
 /// Each chunk of K and V^T is then read from LDS where its product uses
 /// it, S^T sums the chunks' products and O^T has one accumulator per
 /// chunk; chunks wholly past the real head dim are not computed.
