@@ -466,17 +466,18 @@ tessel::checkMatmulConfig(ConfigAttr config, const Chip &chip, Type a, Type b,
 }
 
 int64_t tessel::getAttentionHeadDimChunk(const MmaInstr &instr, int64_t headDim,
-                                         int64_t realHeadDim) {
+                                         int64_t realHeadDim, bool masked) {
   if (instr.isWmma())
     return headDim > 128 ? 64 : headDim;
   // The MFMA's 32 rows (and two of its K steps) at a time where that
   // computes fewer head dims than the padded ones (160 or 192 of 256, 96
   // of 128; not 112 or 240, whose chunks only cost their reads at use:
   // gfx942 f16 D=112 307 -> 364 us): past 64 with the 8-deep instructions
-  // (gfx90a and gfx942's 16-bit ones), past 128 with the 16-deep ones,
-  // whose kernels at 80 lost (gfx950 bf16: 212 -> 232 us).
+  // (gfx90a and gfx942's 16-bit ones) and in masked kernels (causal,
+  // windows), past 128 with the 16-deep ones without masks, whose kernels
+  // at 80 lost (gfx950 bf16: 212 -> 232 us; causal: 137 -> 115 us).
   int64_t rows = std::max<int64_t>({32, instr.m, 2 * instr.k});
-  int64_t smallest = instr.k <= 8 ? 64 : 128;
+  int64_t smallest = instr.k <= 8 || masked ? 64 : 128;
   return headDim > smallest && llvm::alignTo(realHeadDim, rows) < headDim
              ? rows
              : headDim;

@@ -1644,8 +1644,9 @@ LogicalResult AttentionTiler::run() {
   // or the head dim is padded past 128 (MFMA: chunks of its 32 rows):
   // S^T sums one product per chunk of K and Q^T, O^T keeps one accumulator
   // per chunk of V^T. Chunks wholly past the real head dim are left out.
-  int64_t chunk = getAttentionHeadDimChunk(instr, std::max(headDim, headDimV),
-                                           std::max(realHeadDim, realHeadDimV));
+  int64_t chunk = getAttentionHeadDimChunk(
+      instr, std::max(headDim, headDimV), std::max(realHeadDim, realHeadDimV),
+      /*masked=*/!op.getKeyWindow().isFull());
   int64_t chunkQK = std::min(chunk, headDim),
           chunkV = std::min(chunk, headDimV);
   int64_t chunksQK = llvm::divideCeil(realHeadDim, chunkQK);

@@ -272,8 +272,9 @@ AttentionMergeTile getAttentionMergeTile(int64_t blockM, int64_t blockRows,
 /// the WMMA chips past head dim 128, whose waves have 256 VGPRs and no
 /// AGPRs; on the MFMA chips, 32 (the instruction's rows, or two of its K
 /// steps if more) where that computes fewer head dims than the padding
-/// (past 64 with gfx90a's and gfx942's 8-deep instructions, past 128 with
-/// the 16-deep ones): 160 or 192 computed whole as 256, 96 as 128, wasted
+/// (past 64 with gfx90a's and gfx942's 8-deep instructions and in `masked`
+/// kernels, past 128 with the 16-deep ones): 160 or 192 computed whole as
+/// 256, 96 as 128, wasted
 /// up to 37 % of the matrix work (gfx942 bf16 D=192 43.7 -> 59.1 %,
 /// gfx950 38.2 -> 64.2 % by the model, f16 D=96 307 -> 230 us;
 /// docs/performance.md, "Padded head dims in chunks").
@@ -281,7 +282,7 @@ AttentionMergeTile getAttentionMergeTile(int64_t blockM, int64_t blockRows,
 /// it, S^T sums the chunks' products and O^T has one accumulator per
 /// chunk; chunks wholly past the real head dim are not computed.
 int64_t getAttentionHeadDimChunk(const MmaInstr &instr, int64_t headDim,
-                                 int64_t realHeadDim);
+                                 int64_t realHeadDim, bool masked = false);
 
 /// Whether an attention kernel's loop over whole, unmasked key blocks that
 /// does not compute the scores ahead rescales O and l lazily (as the
