@@ -87,6 +87,9 @@ def problems(chip, smoke):
         fp8_gemm(chip),
         attention(64, False), attention(64, True),
         attention(128, False), attention(128, True),
+        # Past 128: a padded head dim in chunks (192, DeepSeek's scores,
+        # causal) and 256 with both LDS slots.
+        attention(192, True, dtype="bf16"), attention(256, False, dtype="bf16"),
         fp8_attention(chip),
         decode(),
     ]
