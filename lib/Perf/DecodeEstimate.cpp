@@ -224,7 +224,7 @@ int64_t tessel::chooseDecodeSplits(const Chip &chip, const DecodeShape &shape,
   int64_t best = 1;
   double bestSeconds = estimateDecode(chip, shape, 1, parameters).seconds;
   for (int64_t splits = 2; splits <= 64; splits *= 2) {
-    if (llvm::divideCeil(shape.seqKV, splits) < shape.blockN)
+    if (int64_t(llvm::divideCeil(shape.seqKV, splits)) < shape.blockN)
       break;
     double seconds = estimateDecode(chip, shape, splits, parameters).seconds;
     if (seconds < bestSeconds) {

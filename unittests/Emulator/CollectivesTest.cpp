@@ -1030,8 +1030,9 @@ TEST(CollectivesFloat, HalfTowardZero) {
   // Every f16 value converts to itself.
   for (uint32_t bits = 0; bits < 0x10000; ++bits) {
     float value = halfToFloat(uint16_t(bits));
-    if (!std::isnan(value))
+    if (!std::isnan(value)) {
       ASSERT_EQ(floatToHalfTowardZero(value), bits) << bits;
+    }
   }
 }
 

@@ -478,7 +478,8 @@ int64_t tessel::getAttentionHeadDimChunk(const MmaInstr &instr, int64_t headDim,
   // at 80 lost (gfx950 bf16: 212 -> 232 us; causal: 137 -> 115 us).
   int64_t rows = std::max<int64_t>({32, instr.m, 2 * instr.k});
   int64_t smallest = instr.k <= 8 || masked ? 64 : 128;
-  return headDim > smallest && llvm::alignTo(realHeadDim, rows) < headDim
+  return headDim > smallest &&
+                 int64_t(llvm::alignTo(realHeadDim, rows)) < headDim
              ? rows
              : headDim;
 }
