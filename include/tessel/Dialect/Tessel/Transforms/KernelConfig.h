@@ -272,15 +272,15 @@ AttentionMergeTile getAttentionMergeTile(int64_t blockM, int64_t blockRows,
 /// the WMMA chips past head dim 128, whose waves have 256 VGPRs and no
 /// AGPRs; on the MFMA chips, 32 (the instruction's rows, or two of its K
 /// steps if more) where that computes fewer head dims than the padding
-/// (past 64 with gfx90a's and gfx942's 8-deep instructions and in `masked`
-/// kernels, past 128 with the 16-deep ones): 160 or 192 computed whole as
-/// 256, 96 as 128, wasted
-/// up to 37 % of the matrix work (gfx942 bf16 D=192 43.7 -> 59.1 %,
-/// gfx950 38.2 -> 64.2 % by the model, f16 D=96 307 -> 230 us;
-/// docs/performance.md, "Padded head dims in chunks").
-/// Each chunk of K and V^T is then read from LDS where its product uses
-/// it, S^T sums the chunks' products and O^T has one accumulator per
-/// chunk; chunks wholly past the real head dim are not computed.
+/// (past 64 with gfx90a's and gfx942's 16-bit 8-deep instructions and in
+/// `masked` kernels, past 128 with the 16-deep ones: gfx950's and the
+/// 8-bit ones). Computed whole, 160 or 192 as 256 and 96 as 128 wasted up
+/// to 37 % of the matrix work (gfx942 bf16 D=192 43.7 -> 59.1 %, gfx950
+/// 38.2 -> 64.2 % by the model, f16 D=96 307 -> 230 us; docs/performance.md,
+/// "Head dims past 128, and padded head dims in chunks"). Each chunk of K
+/// and V^T is then read from LDS where its product uses it, S^T sums the
+/// chunks' products and O^T has one accumulator per chunk; chunks wholly
+/// past the real head dim are not computed.
 int64_t getAttentionHeadDimChunk(const MmaInstr &instr, int64_t headDim,
                                  int64_t realHeadDim, bool masked = false);
 
@@ -291,7 +291,8 @@ int64_t getAttentionHeadDimChunk(const MmaInstr &instr, int64_t headDim,
 /// multiplies a block), masked loop or not; at padded head dim 64 where
 /// the kernel has no masked loop (`onlyWholeBlocks`: no window, no mask, a
 /// static key count that is a multiple of the block). Measured by the
-/// model (docs/performance.md, "Lazy rescale" and "Head dims past 128"):
+/// model (docs/performance.md, "Lazy rescale" and "Head dims past 128,
+/// and padded head dims in chunks"):
 /// gfx942 bf16 D=64 56.0 -> 60.9 %, gfx950 D=64 38.7 -> 43.6 %, gfx90a
 /// bf16 D=64 78.7 -> 84.1 %, gfx942 bf16 D=192 29.5 -> 43.7 %, causal
 /// 32.8 -> 47.2 %; head dim 64 with a masked loop lost (bf16 causal 47.8
