@@ -1297,7 +1297,7 @@ tessel::checkAttentionConfig(ConfigAttr config, const Chip &chip, Type element,
   bool queriesInLds = readsAttentionQueriesFromLds(*instr, headDim);
   // Two slots of each with stages >= 3 (tessel-pipeline).
   int64_t slots = config.getStages() >= 3 ? 2 : 1;
-  int64_t ldsBytes = slots * 2 * blockN * headDim * bytes;
+  int64_t ldsBytes = slots * getKeyBlockBytes(element, blockN, headDim);
   if (queriesInLds)
     ldsBytes += blockM * headDim * bytes;
   if (ldsBytes > chip.maxLdsBytesPerWorkgroup)

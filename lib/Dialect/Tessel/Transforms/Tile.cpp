@@ -1641,7 +1641,8 @@ LogicalResult AttentionTiler::run() {
   MmaAttr mma = *mmaLayout;
   const MmaInstr &instr = mma.getInstruction();
   // Head dims a chunk at a time where registers are short (WMMA past 128)
-  // or the head dim is padded past 128 (MFMA: chunks of its 32 rows):
+  // or where the MFMA's 32 rows at a time compute less than the padded
+  // head dim (getAttentionHeadDimChunk):
   // S^T sums one product per chunk of K and Q^T, O^T keeps one accumulator
   // per chunk of V^T. Chunks wholly past the real head dim are left out.
   int64_t chunk = getAttentionHeadDimChunk(
