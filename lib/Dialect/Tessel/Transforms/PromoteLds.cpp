@@ -27,8 +27,10 @@ struct Promotion {
   ConvertLayoutOp convert;
   BlockedAttr writeLayout;
   MmaOperandAttr readLayout;
-  /// Read from LDS right before each use (kLdsReadAtUseAttrName).
+  /// Read from LDS right before each use (kLdsReadAtUseAttrName), or one
+  /// product ahead of it (kLdsReadAheadAttrName).
   bool readAtUse = false;
+  bool readAhead = false;
   /// Read with transposing LDS reads (set by chooseBuffer).
   bool transposedRead = false;
 };
@@ -268,6 +270,37 @@ static LoadOp getDirectCopySource(Promotion &promotion, LdsType type,
   return load;
 }
 
+/// Moves the reads of operands read at use one product ahead: the reads
+/// of each product's chunk go in front of the previous product in the same
+/// block (its operands were read right before it), so that their LDS
+/// latency runs under that product's matrix instructions instead of
+/// stalling the product they feed. The first chunk of the second product
+/// (attention's V^T) is then read in front of the first product's last
+/// chunk, in flight through the softmax. One more chunk is live at a time.
+static void readOneProductAhead(ArrayRef<LocalLoadOp> reads) {
+  // The products that use the reads, per block, each with its reads.
+  llvm::MapVector<Block *,
+                  llvm::MapVector<Operation *, SmallVector<LocalLoadOp>>>
+      byBlock;
+  for (LocalLoadOp read : reads)
+    for (Operation *user : read->getUsers())
+      if (user->getBlock() == read->getBlock()) {
+        byBlock[read->getBlock()][user].push_back(read);
+        break;
+      }
+  for (auto &[block, products] : byBlock) {
+    SmallVector<Operation *> order;
+    for (auto &entry : products)
+      order.push_back(entry.first);
+    llvm::sort(order, [](Operation *x, Operation *y) {
+      return x->isBeforeInBlock(y);
+    });
+    for (size_t i = 1; i < order.size(); ++i)
+      for (LocalLoadOp read : products[order[i]])
+        read->moveBefore(order[i - 1]);
+  }
+}
+
 void PromoteLdsPass::runOnOperation() {
   chosenSwizzles.clear();
   const Chip *target = lookupChip(chip);
@@ -278,6 +311,8 @@ void PromoteLdsPass::runOnOperation() {
   }
   // Loads whose tiles are copied straight into LDS (erased at the end).
   SmallVector<LoadOp> copiedLoads;
+  // The reads of operands read one product ahead.
+  SmallVector<LocalLoadOp> readsAhead;
   // Promotions grouped by block, in order.
   llvm::MapVector<Block *, SmallVector<Promotion>> byBlock;
   getOperation().walk([&](ConvertLayoutOp convert) {
@@ -303,7 +338,9 @@ void PromoteLdsPass::runOnOperation() {
       load.erase();
       return;
     }
-    byBlock[convert->getBlock()].push_back({convert, write, read, readAtUse});
+    bool readAhead = readAtUse && load->hasAttr(kLdsReadAheadAttrName);
+    byBlock[convert->getBlock()].push_back(
+        {convert, write, read, readAtUse, readAhead});
   });
   Block &entry = getOperation().getBody().front();
   // Buffers are shared between blocks: a block's promotions are fenced by
@@ -401,9 +438,12 @@ void PromoteLdsPass::runOnOperation() {
       if (promotion.readAtUse) {
         for (OpOperand &use : llvm::make_early_inc_range(convert->getUses())) {
           OpBuilder reader(use.getOwner());
-          use.set(LocalLoadOp::create(reader, convert.getLoc(),
-                                      convert.getType(), buffer, slot,
-                                      promotion.transposedRead));
+          auto read =
+              LocalLoadOp::create(reader, convert.getLoc(), convert.getType(),
+                                  buffer, slot, promotion.transposedRead);
+          use.set(read);
+          if (promotion.readAhead)
+            readsAhead.push_back(read);
         }
         continue;
       }
@@ -422,4 +462,5 @@ void PromoteLdsPass::runOnOperation() {
   }
   for (LoadOp load : copiedLoads)
     load.erase();
+  readOneProductAhead(readsAhead);
 }

@@ -1660,9 +1660,26 @@ LogicalResult AttentionTiler::run() {
   // Operands read from LDS at their product rather than all after the
   // key block's barrier: with chunks, one chunk's K or V^T at a time.
   bool chunked = chunk < std::max(headDim, headDimV);
+  // On the MFMA chips, past four chunks, each chunk is read one product
+  // ahead (in front of the product before its own) where the registers of
+  // one more chunk are free: up to 96 registers a lane of O^T accumulators
+  // (a head dim of 192 at 32 queries a wave). Each product's first matrix
+  // instruction otherwise waits for its chunk's LDS reads (gfx942 bf16 head
+  // dim 192, causal: 20 % of the key loop's clocks). Past 96 the chunk
+  // ahead spilled (gfx942 f16 head dim 224: 250 VGPRs -> 262 and 6 AGPRs);
+  // with three chunks (head dims 80 and 96) it measured mixed, -4 to +11
+  // points (docs/performance.md, "Head-dim chunks read one product ahead").
+  int64_t accumulatorRegisters =
+      chunksV * chunkV * blockM / numWaves / int64_t(target.waveSize);
+  bool readsChunksAhead = chunked && !instr.isWmma() &&
+                          std::max(chunksQK, chunksV) > 4 &&
+                          accumulatorRegisters <= 96;
   auto markReadAtUse = [&](Value load) {
-    if (chunked)
-      load.getDefiningOp()->setAttr(kLdsReadAtUseAttrName, b.getUnitAttr());
+    if (!chunked)
+      return;
+    load.getDefiningOp()->setAttr(kLdsReadAtUseAttrName, b.getUnitAttr());
+    if (readsChunksAhead)
+      load.getDefiningOp()->setAttr(kLdsReadAheadAttrName, b.getUnitAttr());
   };
   // A key block's origin moves along the keys each iteration while every
   // lane's coordinates stay: the origin goes to the loads' scalar offset

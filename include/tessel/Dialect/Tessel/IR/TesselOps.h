@@ -87,6 +87,14 @@ getReducedTileType(mlir::RankedTensorType source, unsigned axis,
 inline constexpr llvm::StringLiteral kLdsReadAtUseAttrName =
     "tessel.lds_read_at_use";
 
+/// A unit attribute beside kLdsReadAtUseAttrName: tessel-promote-lds reads
+/// the operand one product ahead instead, in front of the product before
+/// the one it feeds in the same block, so that its LDS latency runs under
+/// that product's matrix instructions (set by tessel-tile where the
+/// registers of one more chunk are free).
+inline constexpr llvm::StringLiteral kLdsReadAheadAttrName =
+    "tessel.lds_read_ahead";
+
 /// A unit attribute on a `tessel.local_load` or `tessel.local_store`:
 /// tessel-lower-to-gpu gives the registers whose LDS offsets differ only
 /// in bits no lane or wave sets one address register, the rest in the

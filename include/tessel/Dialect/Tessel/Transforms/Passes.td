@@ -93,7 +93,11 @@ def TesselPromoteLdsPass
     `tessel.load` carries `tessel.lds_read_at_use` (attention's head-dim
     chunks): those are read right before each use, and one converted outside
     the loops (Q^T) stays in an LDS buffer of its own, written once and read
-    inside the loops, instead of going straight to registers.
+    inside the loops, instead of going straight to registers. Where the
+    load also carries `tessel.lds_read_ahead`, each use's read goes one
+    product ahead instead: in front of the previous product in the same
+    block, so that its LDS latency runs under that product's matrix
+    instructions.
 
     Otherwise an operand converted outside every loop and loaded for that
     one use (attention's Q^T without head-dim chunks) is read once: it is
