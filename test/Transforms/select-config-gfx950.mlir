@@ -124,7 +124,8 @@ func.func @small_k_one_step(%a: memref<4096x16xbf16>, %b: memref<16x4096xbf16, s
 // ahead, K and V double-buffered (chooseAttentionPingPong). A smaller grid
 // (8 heads: 128 workgroups for 256 CUs) shares the key blocks over one
 // ping-pong workgroup per CU (stream-K; the model: 65.0 % against 61.8 %
-// for the four-wave stream-K kernel); padded head dims (96) keep their blocks without them.
+// for the four-wave stream-K kernel); a padded head dim computed whole
+// (96 as 128) takes it too (select-config-padded-ping-pong.mlir).
 // CHECK-LABEL: func.func @attention_d128
 // CHECK: config = #tessel.config<tile = [256, 32], waves = [8, 1], stages = 4, instr = "v_mfma_f32_32x32x16_bf16", scores_ahead, ping_pong>
 func.func @attention_d128(%q: memref<2x16x4096x128xbf16>, %k: memref<2x16x4096x128xbf16>, %v: memref<2x16x4096x128xbf16>, %o: memref<2x16x4096x128xbf16>) {
@@ -133,7 +134,7 @@ func.func @attention_d128(%q: memref<2x16x4096x128xbf16>, %k: memref<2x16x4096x1
 }
 
 // CHECK-LABEL: func.func @attention_d96
-// CHECK: config = #tessel.config<tile = [128, 64], waves = [4, 1], stages = 1, instr = "v_mfma_f32_32x32x16_f16">
+// CHECK: config = #tessel.config<tile = [256, 32], waves = [8, 1], stages = 4, instr = "v_mfma_f32_32x32x16_f16", scores_ahead, ping_pong>
 func.func @attention_d96(%q: memref<2x16x4096x96xf16>, %k: memref<2x16x4096x96xf16>, %v: memref<2x16x4096x96xf16>, %o: memref<2x16x4096x96xf16>) {
   tessel.attention ins(%q, %k, %v : memref<2x16x4096x96xf16>, memref<2x16x4096x96xf16>, memref<2x16x4096x96xf16>) outs(%o : memref<2x16x4096x96xf16>)
   return

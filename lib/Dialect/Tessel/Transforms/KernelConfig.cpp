@@ -924,28 +924,43 @@ ConfigAttr tessel::chooseAttentionPingPong(AttentionOp op, ConfigAttr config,
   bool sliding = window.hasLeft() && window.right == 0 &&
                  window.left >= kPingPongMinWindow &&
                  chip.hasLdsTransposeReads();
-  // Static sizes, whole 256-query blocks, the same head dim for V, a
-  // power of two (no padding), no window but the causal one and wide
-  // sliding ones; a query group packed into one block (decode) takes other
-  // forms.
+  // Static sizes, whole 256-query blocks, the same head dim for V, no
+  // window but the causal one and wide sliding ones; a query group packed
+  // into one block (decode) takes other forms.
   int64_t seqQ = q.getDimSize(2), seqKV = k.getDimSize(2);
   if ((!element.isF16() && !element.isBF16()) || q.isDynamicDim(0) ||
       q.isDynamicDim(1) || ShapedType::isDynamic(seqQ) ||
       ShapedType::isDynamic(seqKV) || seqQ % kPingPongQueryRows != 0 ||
       op.getV().getType().getDimSize(3) != headDim ||
-      getPaddedHeadDim(headDim) != headDim ||
       (!window.isFull() && !causal && !sliding) ||
       ((causal || sliding) && seqQ != seqKV))
     return config;
   const MmaInstr *instr = lookupMma(config.getInstr().getValue(), chip);
-  int64_t blockN = instr ? getPingPongKeyBlock(chip, *instr, headDim) : 0;
+  if (!instr)
+    return config;
+  // A head dim the kernel pads takes the form of its padded one on
+  // gfx950's 16-deep instructions, where the kernel computes it whole
+  // (no chunks): 128 (72 to 120), and 64 (40 to 56) with masks. Model
+  // predictions (docs/performance.md, "Padded head dims pipelined"): f16
+  // head dim 96 without masks 224.0 -> 115.4 us, 112 causal 110.5 -> 97.5
+  // us, 48 causal 77.0 -> 69.6 us; chunked ones lose (96 causal 90.5 ->
+  // 96.0 us), as do 48 without masks (116.2 -> 118.9 us) and the 8-deep
+  // instructions (gfx942 f16 96: 230.4 -> 285.9 us).
+  int64_t padded = getPaddedHeadDim(headDim);
+  if (padded != headDim &&
+      (instr->k < 16 ||
+       getAttentionHeadDimChunk(*instr, padded, headDim,
+                                /*masked=*/!window.isFull()) < padded ||
+       !(padded == 128 || (padded == 64 && !window.isFull()))))
+    return config;
+  int64_t blockN = getPingPongKeyBlock(chip, *instr, padded);
   if (!blockN)
     return config;
   MLIRContext *context = op.getContext();
   auto form = [&](int64_t streamK) {
     return ConfigAttr::get(
         context, {kPingPongQueryRows, blockN}, {kPingPongQueryRows / 32, 1},
-        getPingPongStages(headDim), config.getInstr(), /*splits=*/1, streamK,
+        getPingPongStages(padded), config.getInstr(), /*splits=*/1, streamK,
         /*scores_ahead=*/true, /*ping_pong=*/true);
   };
   // One workgroup a CU. A causal grid must give every CU one (its

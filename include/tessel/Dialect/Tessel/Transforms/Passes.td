@@ -49,11 +49,14 @@ def TesselPipelinePass
     model. A four-wave double-buffered loop whose config says `unrolled`
     is unrolled by two the same way (its slots stay derived from the
     induction variable), so that the next block's S^T, computed ahead,
-    alternates between two sets of registers. Only loops whose loads all
-    stay in bounds (`in_bounds`) are pipelined; the masked loops marked
+    alternates between two sets of registers. The masked loops marked
     `tessel.own_loads` (a tail block, a window's left edge, the diagonal
     of kernels without the scores ahead) run a block or two and keep their
-    own loads. The first blocks' loads move in front of the loop, masked
+    own loads. A loop whose loads are masked along a padded head dim (not
+    `in_bounds`) is pipelined like one whose loads are in bounds (the masks
+    keep every prefetch inside the arrays), but in a kernel with masked
+    loops whose tile iteration arguments take more than 96 registers a
+    lane (unless it is a ping-pong loop, whose halves need its barriers). The first blocks' loads move in front of the loop, masked
     (the loop may run no iteration); the last iteration's prefetch is
     clamped to the last step. A load's indices may be integer arithmetic
     on the induction variable inside the loop (the next block's K under
