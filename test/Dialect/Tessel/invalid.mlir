@@ -345,7 +345,7 @@ func.func @config_ping_pong_odd_waves(%q: memref<1x1x64x64xf16>, %k: memref<1x1x
 // -----
 
 func.func @config_ping_pong_padded_head_dim(%q: memref<1x1x256x200xf16>, %k: memref<1x1x256x200xf16>, %v: memref<1x1x256x200xf16>, %o: memref<1x1x256x200xf16>) {
-  // expected-error @+1 {{ping_pong takes padded head dims up to 128 (past that the padded loads keep barriers the two halves of the waves cannot meet), got 200}}
+  // expected-error @+1 {{ping_pong takes padded head dims up to 128 (a wave's O^T takes 128 registers a lane at 256), got 200}}
   tessel.attention ins(%q, %k, %v : memref<1x1x256x200xf16>, memref<1x1x256x200xf16>, memref<1x1x256x200xf16>) outs(%o : memref<1x1x256x200xf16>) {config = #tessel.config<tile = [256, 32], waves = [8, 1], stages = 3, scores_ahead, ping_pong>}
   return
 }
@@ -353,7 +353,7 @@ func.func @config_ping_pong_padded_head_dim(%q: memref<1x1x256x200xf16>, %k: mem
 // -----
 
 func.func @config_ping_pong_padded_value_head_dim(%q: memref<1x1x256x128xf16>, %k: memref<1x1x256x128xf16>, %v: memref<1x1x256x160xf16>, %o: memref<1x1x256x160xf16>) {
-  // expected-error @+1 {{ping_pong takes padded head dims up to 128 (past that the padded loads keep barriers the two halves of the waves cannot meet), got 160}}
+  // expected-error @+1 {{ping_pong takes padded head dims up to 128 (a wave's O^T takes 128 registers a lane at 256), got 160}}
   tessel.attention ins(%q, %k, %v : memref<1x1x256x128xf16>, memref<1x1x256x128xf16>, memref<1x1x256x160xf16>) outs(%o : memref<1x1x256x160xf16>) {config = #tessel.config<tile = [256, 32], waves = [8, 1], stages = 3, scores_ahead, ping_pong>}
   return
 }

@@ -778,11 +778,10 @@ LogicalResult AttentionOp::verify() {
                             "blocks of one sequence: it takes no paged cache, "
                             "packed (varlen) sequences or splits";
   // A head dim the kernel pads (to a power of two, at least 32) makes the
-  // key and value loads masked. tessel-pipeline pipelines such a loop where
-  // it carries at most 96 registers a lane (a padded head dim up to 128 at
-  // a ping-pong wave's 32 queries); past that, a kernel with masked loops
-  // keeps the loop's promote-lds barriers around its LDS stores, which the
-  // halves, a phase apart, would never meet together.
+  // key and value loads masked; tessel-pipeline pipelines a ping-pong loop
+  // with them all the same (its halves meet only at the pipelined loop's
+  // barriers). The form is built and tested for padded head dims up to 128;
+  // past that a wave's O^T alone takes 128 registers a lane (at 256).
   if (ConfigAttr config = getConfigAttr(); config && config.getPingPong())
     for (int64_t headDim :
          {getQ().getType().getDimSize(3), getV().getType().getDimSize(3)}) {
@@ -790,9 +789,8 @@ LogicalResult AttentionOp::verify() {
           std::max<int64_t>(32, llvm::PowerOf2Ceil(uint64_t(headDim)));
       if (padded != headDim && padded > 128)
         return emitOpError()
-               << "ping_pong takes padded head dims up to 128 (past that "
-                  "the padded loads keep barriers the two halves of the "
-                  "waves cannot meet), got "
+               << "ping_pong takes padded head dims up to 128 (a wave's "
+                  "O^T takes 128 registers a lane at 256), got "
                << headDim;
     }
   if (!getDescale().empty()) {

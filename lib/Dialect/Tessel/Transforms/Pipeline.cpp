@@ -765,11 +765,14 @@ constexpr int64_t kMaxCarriedRegistersForPaddedPrefetch = 96;
 /// kernel that also has masked loops and whose loop carries more than
 /// kMaxCarriedRegistersForPaddedPrefetch registers a lane: there the
 /// prefetched tiles spilled (gfx942 bf16 head dim 200, causal: 272 VGPRs
-/// and 16 AGPRs, 57.7 -> 40.3 %).
+/// and 16 AGPRs, 57.7 -> 40.3 %). A ping-pong loop is pipelined whatever it
+/// carries: the two halves of its waves meet only at the barriers of the
+/// pipelined loop.
 static bool isPipelinedKeyLoop(scf::ForOp loop, const LoopShape &shape) {
   if (loop->hasAttr(kOwnLoadsAttrName))
     return false;
-  if (llvm::all_of(shape.loads, [](LoadOp load) { return load.getInBounds(); }))
+  if (isPingPongLoop(loop) ||
+      llvm::all_of(shape.loads, [](LoadOp load) { return load.getInBounds(); }))
     return true;
   bool maskedLoops = false;
   loop->getParentOfType<func::FuncOp>().walk([&](scf::ForOp other) {

@@ -61,10 +61,8 @@ def Tessel_ConfigAttr : Tessel_Attr<"Config", "config"> {
       that each SIMD runs one wave's matrix instructions while its other
       wave computes a softmax. With `stages = 4` K and V^T keep three LDS
       slots and each block's K is read in the softmax phase. A head dim of
-      Q/K or of V that the kernel pads pads to at most 128 (past that a
-      padded head dim's masked loads keep barriers the two halves could
-      not meet), and the cache is neither paged nor varlen, without
-      splits.
+      Q/K or of V that the kernel pads pads to at most 128, and the cache
+      is neither paged nor varlen, without splits.
     * `unrolled`: optional, `tessel.attention` with `scores_ahead` and
       `stages` >= 3, without `ping_pong` (whose loop gfx950 unrolls by its
       LDS slots anyway): the loop over whole key blocks is unrolled by two,

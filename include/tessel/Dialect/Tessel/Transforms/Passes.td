@@ -56,7 +56,9 @@ def TesselPipelinePass
     `in_bounds`) is pipelined like one whose loads are in bounds (the masks
     keep every prefetch inside the arrays), but in a kernel with masked
     loops whose tile iteration arguments take more than 96 registers a
-    lane (unless it is a ping-pong loop, whose halves need its barriers). The first blocks' loads move in front of the loop, masked
+    lane, unless it is a ping-pong loop (whose halves meet only at the
+    pipelined loop's barriers). The first blocks' loads move in front of
+    the loop, masked
     (the loop may run no iteration); the last iteration's prefetch is
     clamped to the last step. A load's indices may be integer arithmetic
     on the induction variable inside the loop (the next block's K under
