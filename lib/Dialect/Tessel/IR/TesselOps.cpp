@@ -785,8 +785,7 @@ LogicalResult AttentionOp::verify() {
   if (ConfigAttr config = getConfigAttr(); config && config.getPingPong())
     for (int64_t headDim :
          {getQ().getType().getDimSize(3), getV().getType().getDimSize(3)}) {
-      int64_t padded =
-          std::max<int64_t>(32, llvm::PowerOf2Ceil(uint64_t(headDim)));
+      int64_t padded = getPaddedHeadDim(headDim);
       if (padded != headDim && padded > 128)
         return emitOpError()
                << "ping_pong takes padded head dims up to 128 (a wave's "

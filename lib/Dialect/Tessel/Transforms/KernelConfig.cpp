@@ -512,11 +512,6 @@ int64_t tessel::getOperandKWidth(const MmaInstr &instr, unsigned waveSize,
   return kWidth;
 }
 
-int64_t tessel::getPaddedHeadDim(int64_t headDim) {
-  // At least the 32 rows of the instructions attention uses.
-  return int64_t(llvm::PowerOf2Ceil(uint64_t(std::max<int64_t>(headDim, 32))));
-}
-
 /// The bytes of a key block's K and V^T.
 static int64_t getKeyBlockBytes(Type element, int64_t blockN, int64_t headDim) {
   return 2 * blockN * headDim *

@@ -736,17 +736,9 @@ static void prefetchIntoRegisters(scf::ForOp loop, LoopShape &shape) {
 /// attention key loop's O^T accumulators and row statistics).
 static int64_t getCarriedTileRegisters(scf::ForOp loop) {
   int64_t registers = 0;
-  for (Value value : loop.getRegionIterArgs()) {
-    auto type = dyn_cast<RankedTensorType>(value.getType());
-    if (!type || !type.getEncoding())
-      continue;
-    FailureOr<LinearLayout> layout = getLinearLayout(
-        type.getEncoding(), type.getShape(), [&] { return loop.emitError(); });
-    if (succeeded(layout))
-      registers += llvm::divideCeil(layout->getInDimSize(dims::kRegister) *
-                                        type.getElementTypeBitWidth(),
-                                    32);
-  }
+  for (Value value : loop.getRegionIterArgs())
+    if (isa<RankedTensorType>(value.getType()))
+      registers += registersPerLane(value.getType());
   return registers;
 }
 

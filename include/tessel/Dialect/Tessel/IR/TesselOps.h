@@ -15,6 +15,7 @@
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Dialect/Tessel/IR/TesselTypes.h"
 #include "tessel/Support/KeyWindow.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace tessel {
 
@@ -226,6 +227,13 @@ int64_t getSplitKChunk(int64_t k, int64_t tileK, int64_t splits);
 #include "tessel/Dialect/Tessel/IR/TesselOps.h.inc"
 
 namespace tessel {
+/// The head dim an attention kernel computes with: `headDim` rounded up to
+/// a power of two of at least 32 (tiles are powers of two, the instructions
+/// 32 rows); the padding reads as zeros and is never stored.
+inline int64_t getPaddedHeadDim(int64_t headDim) {
+  return int64_t(llvm::PowerOf2Ceil(uint64_t(std::max<int64_t>(headDim, 32))));
+}
+
 /// Whether `loop` is a ping-pong loop: its body holds tessel.phase_barriers
 /// (the attention key loop of a `ping_pong` config).
 inline bool isPingPongLoop(mlir::scf::ForOp loop) {

@@ -236,11 +236,6 @@ ConfigAttr getDefaultAttentionGradConfig(mlir::MLIRContext *context,
 mlir::LogicalResult checkAttentionGradConfig(
     ConfigAttr config, const Chip &chip, mlir::Type element, int64_t headDim,
     int64_t headDimV, llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
-/// The head dim an attention kernel computes with: `headDim` rounded up to
-/// a power of two of at least 32 (tiles are powers of two, the instructions
-/// 32 rows); the padding reads as zeros and
-/// is never stored.
-int64_t getPaddedHeadDim(int64_t headDim);
 
 /// The K packing of the operands of `instr` for a K tile of `tileK`
 /// (`kWidth` of #tessel.mma_operand): the instruction's elements per lane,
